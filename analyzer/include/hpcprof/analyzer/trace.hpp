@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+/// Read-only access to a trace file for analyses. Opening checks that the file is an hpcprof
+/// trace of a supported schema version; analyses never write.
+#pragma once
+
+#include <string>
+
+#include "hpcprof/schema/sqlite.hpp"
+#include "hpcprof/status.hpp"
+
+namespace hpcprof::analyzer {
+
+class Trace {
+public:
+    /// Opens `path` read-only; a clear error for missing, damaged, foreign or newer files.
+    static Result<Trace> open(const std::string& path);
+
+    sqlite3* db() const { return m_db.get(); }
+    const std::string& path() const { return m_path; }
+
+    /// Value of a metadata key, empty if absent.
+    std::string metadata(const std::string& key) const;
+
+private:
+    Trace() = default;
+    schema::DbHandle m_db;
+    std::string m_path;
+};
+
+} // namespace hpcprof::analyzer

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// The hpcprof command line: run, merge (more subcommands register here as they arrive).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "hpcprof/config.hpp"
+#include "merge.hpp"
+#include "run_command.hpp"
+#include "summary_printer.hpp"
+
+using namespace hpcprof;
+
+namespace {
+
+int mergeCommand(const std::string& rawDir, const std::string& output, bool force) {
+    store::MergeOptions mo;
+    mo.rawDir = rawDir;
+    mo.output = output;
+    mo.force = force;
+    auto r = store::mergeRawDirectory(mo);
+    if (!r) {
+        fmt::print(stderr, "hpcprof merge: {}\n", r.status().message());
+        return cli::kExitUsage;
+    }
+    for (const auto& w : r->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
+    fmt::print(stderr, "hpcprof: {} processes, {} threads, {} events -> {}{}\n", r->processes,
+               r->threads, r->events, output, r->partial ? " (partial: see stats)" : "");
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"hpcprof: profile distributed HPC and ML jobs without recompiling them"};
+    app.set_version_flag("--version", std::string("hpcprof ") + HPCPROF_VERSION);
+    app.require_subcommand(1);
+
+    cli::RunOptions run;
+    auto* runCmd = app.add_subcommand("run", "Run a command under the profiler and write a trace");
+    runCmd->add_option("-o,--output", run.output, "Trace file (default: hpcprof-<time>.hpcprof)");
+    runCmd->add_option("--sources", run.sources, "Comma list of sources to record: io, all")
+        ->capture_default_str();
+    runCmd->add_flag("--force", run.force, "Replace an existing trace");
+    runCmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
+    runCmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");
+    runCmd->add_option("command", run.command, "The command to run, after --")->required();
+    runCmd->positionals_at_end();
+
+    std::string rawDir, mergeOut;
+    bool mergeForce = false;
+    auto* mergeCmd = app.add_subcommand("merge", "Convert a raw capture directory into a trace");
+    mergeCmd->add_option("rawdir", rawDir, "Raw directory (TRACE.raw)")->required();
+    mergeCmd->add_option("-o,--output", mergeOut, "Trace file to write")->required();
+    mergeCmd->add_flag("--force", mergeForce, "Replace an existing trace");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "hpcprof: {}\n", e.what());
+        fmt::print(stderr, "hpcprof: see 'hpcprof --help'\n");
+        return cli::kExitUsage;
+    }
+    if (runCmd->parsed()) return cli::runCommand(run);
+    if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
+    return cli::kExitUsage;
+}

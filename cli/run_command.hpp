@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// `hpcprof run`: runs a command with the agent preloaded, passes its stdio, signals and exit code
+// through, then converts the raw capture into a trace and prints a summary on stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hpcprof::cli {
+
+struct RunOptions {
+    std::string output;            ///< trace path; empty = fresh hpcprof-<timestamp>.hpcprof
+    std::string sources = "all";   ///< comma list of capture sources
+    bool force = false;            ///< replace an existing trace
+    bool keepRaw = false;          ///< keep the raw directory after conversion
+    bool quiet = false;            ///< no summary
+    std::vector<std::string> command;
+};
+
+/// Exit codes of hpcprof itself (the wrapped command's own code passes through otherwise).
+inline constexpr int kExitUsage = 2;          ///< bad flags, unwritable output, ...
+inline constexpr int kExitTraceFailed = 125;  ///< the command succeeded but no trace was written
+inline constexpr int kExitCannotExecute = 126;
+inline constexpr int kExitNotFound = 127;
+
+int runCommand(const RunOptions& options);
+
+} // namespace hpcprof::cli

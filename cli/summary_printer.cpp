@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#include "summary_printer.hpp"
+
+#include <fmt/format.h>
+
+namespace hpcprof::cli {
+
+std::string formatDuration(int64_t ns) {
+    double v = double(ns);
+    if (ns >= 1'000'000'000) return fmt::format("{:.3f} s", v / 1e9);
+    if (ns >= 1'000'000) return fmt::format("{:.2f} ms", v / 1e6);
+    if (ns >= 1'000) return fmt::format("{:.1f} us", v / 1e3);
+    return fmt::format("{} ns", ns);
+}
+
+std::string formatBytes(int64_t bytes) {
+    static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024) return fmt::format("{} B", bytes);
+    double v = double(bytes);
+    int u = -1;
+    while (v >= 1024 && u < 3) {
+        v /= 1024;
+        ++u;
+    }
+    return fmt::format("{:.1f} {}", v, kUnits[u]);
+}
+
+void printIoSummary(std::FILE* out, const std::string& tracePath,
+                    const analyzer::IoSummary& s) {
+    fmt::print(out, "hpcprof: trace written to {}\n", tracePath);
+    fmt::print(out, "hpcprof: wall time {}, {} process{}, {} events\n", formatDuration(s.wallNs),
+               s.processes, s.processes == 1 ? "" : "es", s.events);
+    if (!s.perProcess.empty()) {
+        fmt::print(out, "  {:<10} {:>8} {:>12} {:>12} {:>7} {:>10} {:>11} {:>11}\n", "process",
+                   "pid", "wall", "in I/O", "I/O %", "I/O calls", "read", "written");
+        for (const auto& p : s.perProcess) {
+            std::string who = p.rank ? fmt::format("rank {}", *p.rank) : std::string("-");
+            double pct = p.wallNs > 0 ? 100.0 * double(p.ioNs) / double(p.wallNs) : 0.0;
+            fmt::print(out, "  {:<10} {:>8} {:>12} {:>12} {:>6.1f}% {:>10} {:>11} {:>11}\n", who,
+                       p.pid, formatDuration(p.wallNs), formatDuration(p.ioNs), pct, p.calls,
+                       formatBytes(p.bytesRead), formatBytes(p.bytesWritten));
+        }
+    }
+    if (!s.topFiles.empty()) {
+        fmt::print(out, "  top files by time in I/O:\n");
+        for (const auto& f : s.topFiles)
+            fmt::print(out, "    {:>12} {:>7} calls  read {:>10}  written {:>10}  {} [{}]\n",
+                       formatDuration(f.ioNs), f.calls, formatBytes(f.bytesRead),
+                       formatBytes(f.bytesWritten), f.path, f.kind);
+    }
+    for (const auto& p : s.problems)
+        fmt::print(out, "hpcprof: {}: {} = {} ({})\n",
+                   p.severity == "info" ? "note" : p.severity == "data_loss" ? "DATA LOSS" : "ERROR",
+                   p.name, p.value, p.description);
+}
+
+} // namespace hpcprof::cli

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// Prints the post-run summary (wall time, I/O per process, top files, data problems).
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "hpcprof/analyzer/io_summary.hpp"
+
+namespace hpcprof::cli {
+
+void printIoSummary(std::FILE* out, const std::string& tracePath,
+                    const analyzer::IoSummary& summary);
+
+/// "1.23 s", "45.6 ms", "789 us", "12 ns".
+std::string formatDuration(int64_t ns);
+/// "1.5 GiB", "12.0 KiB", "17 B".
+std::string formatBytes(int64_t bytes);
+
+} // namespace hpcprof::cli

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// Agent configuration, read once from environment variables the launcher sets.
+//
+//   HPCPROF_RAW_DIR           run's raw directory; without it the agent stays passive
+//   HPCPROF_SOURCES           comma list of sources to record (io,mpi,...); default: all built in
+//   HPCPROF_THREAD_BUFFER_MB  raw records kept per thread before dropping (default 1024)
+//   HPCPROF_CHUNK_KB          file growth step per thread (default 1024)
+//   HPCPROF_CLOCK             tsc | monotonic (default: tsc when invariant)
+//   HPCPROF_TSC_HZ            TSC frequency measured by the launcher
+//   HPCPROF_CLOCK_SKEW_NS     test knob: add this many ns to this process's clock readings
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hpcprof::collector {
+
+enum class SourceBit : uint32_t { Io = 1u << 0, Mpi = 1u << 1, Socket = 1u << 2 };
+
+struct Config {
+    char rawDir[1024] = {};
+    bool enabled = false;
+    uint32_t sources = ~0u;
+    uint64_t threadBufferBytes = 1024ull << 20;
+    uint64_t chunkBytes = 1024ull << 10;
+    uint64_t tscHz = 0;
+    int64_t clockSkewNs = 0;
+    const char* clockRequest = nullptr;
+};
+
+/// Parses the environment (allocation-free). Unknown source names are ignored here; the launcher
+/// validates --sources before it starts anything.
+Config readConfig();
+
+/// Parses a comma-separated source list ("io,mpi"); returns 0 for an empty/unknown-only list.
+uint32_t parseSources(const char* list);
+
+} // namespace hpcprof::collector

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+// Process start-up, per-thread raw files, string interning, fork and exit handling.
+#include "recorder.hpp"
+
+#include <pthread.h>
+#include <sys/utsname.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <cstring>
+
+#include "rank_identity.hpp"
+#include "syscalls.hpp"
+
+namespace hpcprof::collector {
+
+namespace raw = schema::raw;
+
+namespace detail {
+int g_state = 0;
+uint32_t g_sources = ~0u;
+int64_t g_clockSkewTicks = 0;
+} // namespace detail
+
+namespace {
+
+Config g_config;
+raw::ProcessHeader* g_header = nullptr;
+char g_procDir[1400];
+uint32_t g_generation = 1; // bumped in a forked child; thread state of older generations is stale
+pthread_key_t g_threadKey;
+int64_t g_clockSkewNs = 0;
+
+/// Hot per-thread state. Kept tiny: an initial-exec TLS block must fit the static TLS area even
+/// if the agent is dlopen'ed (CUDA injection) rather than preloaded.
+struct ThreadState {
+    uint32_t generation; // == g_generation once initialised in this process
+    bool growing;        // a chunk is being mapped (a signal handler must not map too)
+    bool failed;         // the thread file could not be created: drop everything
+    char* base;          // reservation start: header at base, slot k at base + 4096 + 64k
+    uint64_t next;       // next free slot
+    uint64_t mapped;     // slots currently backed by the file
+    uint64_t maxSlots;   // per-thread limit
+    int32_t tid;
+};
+thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
+
+// Appends decimal `v` to `out` (no allocation, signal-safe).
+char* appendNumber(char* out, int64_t v) {
+    char tmp[24];
+    int n = 0;
+    bool neg = v < 0;
+    uint64_t u = neg ? uint64_t(-v) : uint64_t(v);
+    do {
+        tmp[n++] = char('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg) *out++ = '-';
+    while (n) *out++ = tmp[--n];
+    *out = 0;
+    return out;
+}
+
+char* appendText(char* out, const char* text) {
+    while (*text) *out++ = *text++;
+    *out = 0;
+    return out;
+}
+
+raw::ClockPair skewedClockPair() {
+    raw::ClockPair p = readClockPair();
+    p.ticks += uint64_t(detail::g_clockSkewTicks);
+    p.monotonicNs += g_clockSkewNs;
+    p.realtimeNs += g_clockSkewNs;
+    return p;
+}
+
+// Seqlock write of the latest calibration pair; the store discards a pair caught mid-write.
+void refreshLastClockPair() {
+    if (!g_header) return;
+    raw::ClockPair p = skewedClockPair();
+    __atomic_fetch_add(&g_header->lastSeq, 1, __ATOMIC_ACQ_REL);
+    g_header->last = p;
+    __atomic_fetch_add(&g_header->lastSeq, 1, __ATOMIC_ACQ_REL);
+}
+
+void countDrop() {
+    if (g_header) __atomic_fetch_add(&g_header->droppedRecords, 1, __ATOMIC_RELAXED);
+}
+
+void readFileInto(const char* path, char* buf, size_t cap, uint32_t* lengthOut) {
+    buf[0] = 0;
+    int fd = sys::open(path, O_RDONLY);
+    if (fd < 0) return;
+    ssize_t n = sys::read(fd, buf, cap - 1);
+    sys::close(fd);
+    if (n < 0) n = 0;
+    buf[n] = 0;
+    if (lengthOut) *lengthOut = uint32_t(n);
+}
+
+// Creates proc-<pid>-<start_ns>/process.bin and maps it. Returns false if the raw directory is
+// unusable; the process then runs unrecorded.
+bool createProcessFolder(const raw::ProcessHeader* parent) {
+    raw::ClockPair start = skewedClockPair();
+    int pid = int(getpid());
+    char* p = appendText(g_procDir, g_config.rawDir);
+    p = appendText(p, "/proc-");
+    p = appendNumber(p, pid);
+    p = appendText(p, "-");
+    p = appendNumber(p, start.monotonicNs);
+    if (sys::mkdir(g_procDir, 0755) != 0) return false;
+
+    char path[1500];
+    appendText(appendText(appendText(path, g_procDir), "/"), "process.bin");
+    int fd = sys::open(path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    if (sys::ftruncate(fd, sizeof(raw::ProcessHeader)) != 0) {
+        sys::close(fd);
+        return false;
+    }
+    void* m = mmap(nullptr, sizeof(raw::ProcessHeader), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    sys::close(fd);
+    if (m == MAP_FAILED) return false;
+
+    auto* h = static_cast<raw::ProcessHeader*>(m);
+    h->version = raw::kFormatVersion;
+    h->recordSize = raw::kRecordSize;
+    h->pid = pid;
+    h->ppid = int(getppid());
+    h->clockKind = detail::g_useTsc ? raw::ClockKind::Tsc : raw::ClockKind::Monotonic;
+    h->start = start;
+    h->last = start;
+    h->tscHz = g_config.tscHz;
+    h->endState = raw::EndState::Running;
+    h->exitCode = -1;
+    h->endMonotonicNs = start.monotonicNs;
+    if (parent) {
+        // A forked child: same executable and command, not a rank, string ids continue after the
+        // parent's so ids inherited through the descriptor table still resolve (via the parent).
+        h->rank = -1;
+        h->worldSize = parent->worldSize;
+        h->localRank = -1;
+        std::strcpy(h->rankSource, "fork");
+        h->nextStringId = __atomic_load_n(&parent->nextStringId, __ATOMIC_RELAXED);
+        h->parentStartValid = 1;
+        h->parentStartNs = parent->start.monotonicNs - g_clockSkewNs;
+        std::memcpy(h->host, parent->host, sizeof(h->host));
+        std::memcpy(h->exe, parent->exe, sizeof(h->exe));
+        std::memcpy(h->cmdline, parent->cmdline, sizeof(h->cmdline));
+        h->cmdlineLength = parent->cmdlineLength;
+    } else {
+        RankIdentity id = rankFromEnvironment();
+        h->rank = id.rank;
+        h->worldSize = id.worldSize;
+        h->localRank = id.localRank;
+        std::strncpy(h->rankSource, id.source, sizeof(h->rankSource) - 1);
+        h->nextStringId = 1;
+        struct utsname u;
+        if (uname(&u) == 0) std::memcpy(h->host, u.nodename, std::min(sizeof(h->host) - 1, std::strlen(u.nodename)));
+        ssize_t n = sys::readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
+        h->exe[n > 0 ? n : 0] = 0;
+        readFileInto("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline), &h->cmdlineLength);
+    }
+    // The magic goes last: the store ignores a header that never finished initialising.
+    __atomic_store_n(&h->magic, raw::kProcessMagic, __ATOMIC_RELEASE);
+    g_header = h;
+    return true;
+}
+
+void onThreadExit(void*) {
+    ThreadState& t = t_thread;
+    if (t.base && t.generation == g_generation) {
+        munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize);
+        t.base = nullptr;
+        t.failed = true; // late events of this thread (other TLS destructors) are dropped
+    }
+}
+
+// Return from main (or exit() after its hook already set the code): keep the code if known.
+void onExit() {
+    if (g_header && g_header->endState != raw::EndState::Running)
+        markEnd(g_header->endState, g_header->exitCode);
+    else
+        markEnd(raw::EndState::Exited, -1);
+}
+
+void onForkChild() {
+    raw::ProcessHeader* parent = g_header;
+    g_generation++;
+    g_header = nullptr;
+    if (!parent || !createProcessFolder(parent)) {
+        __atomic_store_n(&detail::g_state, 3, __ATOMIC_RELEASE);
+        return;
+    }
+    // The parent's header mapping is shared with the parent: drop our view of it.
+    munmap(parent, sizeof(raw::ProcessHeader));
+}
+
+// Maps the next chunk of the thread file. Returns false when the limit is reached or the file
+// cannot grow. Not reentrant: callers hold t.growing.
+bool growThreadFile(ThreadState& t) {
+    uint64_t chunkSlots = g_config.chunkBytes / raw::kRecordSize;
+    uint64_t newMapped = t.mapped + chunkSlots;
+    if (newMapped > t.maxSlots) return false;
+    char path[1500];
+    char* p = appendText(appendText(path, g_procDir), "/thread-");
+    appendNumber(p, t.tid);
+    int fd = sys::open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = sys::ftruncate(fd, off_t(raw::kHeaderSize + newMapped * raw::kRecordSize)) == 0;
+    if (ok) {
+        char* at = t.base + raw::kHeaderSize + t.mapped * raw::kRecordSize;
+        void* m = mmap(at, g_config.chunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                       off_t(raw::kHeaderSize + t.mapped * raw::kRecordSize));
+        ok = m == at;
+    }
+    sys::close(fd);
+    if (!ok) return false;
+    t.mapped = newMapped;
+    auto* h = reinterpret_cast<raw::ThreadFileHeader*>(t.base);
+    __atomic_store_n(&h->capacity, newMapped, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->reserved, t.next, __ATOMIC_RELAXED);
+    refreshLastClockPair();
+    return true;
+}
+
+bool initThread(ThreadState& t) {
+    if (t.base) munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize); // forked child
+    t = ThreadState{};
+    t.generation = g_generation;
+    t.tid = int32_t(sys::gettid());
+    t.maxSlots = g_config.threadBufferBytes / raw::kRecordSize;
+    t.failed = true;
+    size_t span = raw::kHeaderSize + t.maxSlots * raw::kRecordSize;
+    void* region = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region == MAP_FAILED) return false;
+
+    char path[1500];
+    char* p = appendText(appendText(path, g_procDir), "/thread-");
+    appendNumber(p, t.tid);
+    int fd = sys::open(path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && sys::ftruncate(fd, raw::kHeaderSize) == 0 &&
+              mmap(region, raw::kHeaderSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                   0) == region;
+    if (fd >= 0) sys::close(fd);
+    if (!ok) {
+        munmap(region, span);
+        return false;
+    }
+    t.base = static_cast<char*>(region);
+    auto* h = reinterpret_cast<raw::ThreadFileHeader*>(t.base);
+    h->version = raw::kFormatVersion;
+    h->recordSize = raw::kRecordSize;
+    h->pid = int32_t(getpid());
+    h->tid = t.tid;
+    pthread_getname_np(pthread_self(), h->threadName, sizeof(h->threadName));
+    __atomic_store_n(&h->magic, raw::kThreadMagic, __ATOMIC_RELEASE);
+    t.failed = false;
+    pthread_setspecific(g_threadKey, &t);
+    return true;
+}
+
+inline uint64_t bumpSlot(uint64_t* slot) {
+#if defined(__x86_64__)
+    // One instruction without a lock prefix: atomic with respect to a signal handler on this
+    // thread (the only other writer), and much cheaper than `lock xadd`.
+    uint64_t v = 1;
+    asm volatile("xaddq %0, %1" : "+r"(v), "+m"(*slot) : : "memory");
+    return v;
+#else
+    return __atomic_fetch_add(slot, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+// Reserves one raw slot on the calling thread. nullptr = dropped (counted).
+char* reserveSlot() {
+    ThreadState& t = t_thread;
+    if (t.generation != g_generation) [[unlikely]] {
+        if (!initThread(t)) {
+            countDrop();
+            return nullptr;
+        }
+    }
+    if (t.failed) [[unlikely]] {
+        countDrop();
+        return nullptr;
+    }
+    uint64_t slot = bumpSlot(&t.next);
+    if (slot >= t.mapped) [[unlikely]] {
+        // Only the outermost context maps; a signal handler that lands here mid-growth drops.
+        if (t.growing || slot >= t.maxSlots) {
+            countDrop();
+            return nullptr;
+        }
+        t.growing = true;
+        bool ok = true;
+        while (ok && slot >= t.mapped) ok = growThreadFile(t);
+        t.growing = false;
+        if (!ok) {
+            countDrop();
+            return nullptr;
+        }
+    }
+    return t.base + raw::kHeaderSize + slot * raw::kRecordSize;
+}
+
+} // namespace
+
+void ensureStarted() {
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&detail::g_state, &expected, 1, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return; // started, starting on another thread, or passive
+    g_config = readConfig();
+    if (!g_config.enabled) {
+        __atomic_store_n(&detail::g_state, 3, __ATOMIC_RELEASE);
+        return;
+    }
+    raw::ClockKind kind = selectClock(g_config.clockRequest);
+    g_clockSkewNs = g_config.clockSkewNs;
+    if (g_clockSkewNs != 0) {
+        double ticksPerNs = (kind == raw::ClockKind::Tsc && g_config.tscHz) ? g_config.tscHz / 1e9 : 1.0;
+        detail::g_clockSkewTicks = int64_t(double(g_clockSkewNs) * ticksPerNs);
+    }
+    detail::g_sources = g_config.sources;
+    if (!createProcessFolder(nullptr)) {
+        __atomic_store_n(&detail::g_state, 3, __ATOMIC_RELEASE);
+        return;
+    }
+    pthread_key_create(&g_threadKey, onThreadExit);
+    pthread_atfork(nullptr, nullptr, onForkChild);
+    std::atexit(onExit);
+    __atomic_store_n(&detail::g_state, 2, __ATOMIC_RELEASE);
+}
+
+raw::EventRecord* reserveEvent() { return reinterpret_cast<raw::EventRecord*>(reserveSlot()); }
+
+void recordEvent(const EventFields& f) {
+    raw::EventRecord* r = reserveEvent();
+    if (!r) return;
+    r->flags = f.flags;
+    r->op = uint16_t(f.op);
+    r->status = f.status;
+    r->start = f.start;
+    r->end = f.end;
+    r->bytes = f.bytes;
+    r->objectId = f.objectId;
+    r->fd = f.fd;
+    r->peer = f.peer;
+    r->tag = f.tag;
+    r->commId = f.commId;
+    r->seq = f.seq;
+    r->aux = f.aux;
+    commit(r);
+}
+
+uint32_t internString(const char* text, size_t len) {
+    if (!g_header) return 0;
+    uint32_t id = uint32_t(__atomic_fetch_add(&g_header->nextStringId, 1, __ATOMIC_RELAXED));
+    size_t done = 0;
+    do {
+        auto* r = reinterpret_cast<raw::StringRecord*>(reserveSlot());
+        if (!r) return 0; // an incomplete string is reported as unknown by the store
+        size_t piece = len - done < raw::kStringPieceSize ? len - done : raw::kStringPieceSize;
+        r->id = id;
+        r->length = uint16_t(piece);
+        std::memcpy(r->text, text + done, piece);
+        done += piece;
+        r->last = done == len;
+        r->kind.store(raw::RecordKind::String, std::memory_order_release);
+    } while (done < len);
+    return id;
+}
+
+void setRank(int rank, int worldSize, const char* source) {
+    if (!g_header) return;
+    g_header->rank = rank;
+    g_header->worldSize = worldSize;
+    std::strncpy(g_header->rankSource, source, sizeof(g_header->rankSource) - 1);
+}
+
+void markEnd(raw::EndState state, int exitCode) {
+    if (!g_header) return;
+    refreshLastClockPair();
+    g_header->exitCode = exitCode;
+    g_header->endMonotonicNs = monotonicNs() + g_clockSkewNs;
+    __atomic_store_n(&g_header->endState, state, __ATOMIC_RELEASE);
+}
+
+void countUnresolvedHook() {
+    if (g_header) __atomic_fetch_add(&g_header->hooksUnresolved, 1, __ATOMIC_RELAXED);
+}
+
+} // namespace hpcprof::collector

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// The in-process recorder: what hooks call to append records to the calling thread's buffer.
+//
+// Each thread owns a raw file (see raw_format.hpp). At the thread's first event the recorder
+// reserves a range of address space as large as the per-thread limit and maps the file into it
+// chunk by chunk as it grows, so slot k always lives at base + 64*k. Appending is a bump of the
+// thread's slot index (one non-locked xadd, which a signal handler on the same thread cannot
+// tear), a bounds check, filling 64 bytes and a release store of the kind byte.
+//
+// Hot-path rules: no lock, no malloc, no syscall per event; syscalls only when a chunk is
+// mapped (once per HPCPROF_CHUNK_KB of records) and at thread/process start.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "clock.hpp"
+#include "config.hpp"
+#include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/raw_format.hpp"
+
+namespace hpcprof::collector {
+
+namespace detail {
+// 0 = not started, 1 = starting, 2 = recording, 3 = passive (no raw dir, or it failed).
+extern int g_state;
+extern uint32_t g_sources;
+extern int64_t g_clockSkewTicks;
+} // namespace detail
+
+/// Starts the recorder once per process (idempotent, thread-safe). Called from the agent's
+/// constructor and lazily from the first hook that runs before it.
+void ensureStarted();
+
+/// True when the calling thread should record source `bit`. Thread-safe, async-signal-safe.
+inline bool recording(SourceBit bit) {
+    int s = __atomic_load_n(&detail::g_state, __ATOMIC_ACQUIRE);
+    if (s != 2) [[unlikely]] {
+        if (s != 0) return false;
+        ensureStarted();
+        if (__atomic_load_n(&detail::g_state, __ATOMIC_ACQUIRE) != 2) return false;
+    }
+    return (detail::g_sources & uint32_t(bit)) != 0;
+}
+
+/// Ticks for event timestamps (with the test-only skew applied).
+inline uint64_t now() { return readTicks() + uint64_t(detail::g_clockSkewTicks); }
+
+/// Reserves the next record slot of the calling thread, or nullptr when the per-thread limit is
+/// reached (the drop is counted). Fill the record, then commit(). Async-signal-safe.
+schema::raw::EventRecord* reserveEvent();
+
+/// Publishes a filled record (release store of its kind byte).
+inline void commit(schema::raw::EventRecord* r) {
+    r->kind.store(schema::raw::RecordKind::Event, std::memory_order_release);
+}
+
+/// Records one call: a convenience over reserveEvent()/commit() for the common fields.
+struct EventFields {
+    schema::Op op;
+    uint64_t start;
+    uint64_t end;
+    int64_t bytes = -1;
+    uint32_t objectId = 0;
+    int32_t fd = -1;
+    uint8_t flags = 0;
+    int32_t status = 0;
+    int32_t peer = -1;
+    int32_t tag = 0;
+    uint32_t commId = 0;
+    uint32_t seq = 0;
+    int64_t aux = -1;
+};
+void recordEvent(const EventFields& f);
+
+/// Interns `len` bytes of text: writes its definition into the calling thread's file and returns
+/// its process-wide id (0 if it could not be recorded). Async-signal-safe, no allocation.
+uint32_t internString(const char* text, size_t len);
+
+/// Sets the rank once MPI knows it (overrides the launcher environment).
+void setRank(int rank, int worldSize, const char* source);
+
+/// Marks how the process is ending; called from exit paths (exit, _exit, exec).
+void markEnd(schema::raw::EndState state, int exitCode);
+
+/// Counts hooks whose real function could not be resolved.
+void countUnresolvedHook();
+
+} // namespace hpcprof::collector

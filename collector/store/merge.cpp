@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+#include "merge.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "clock_mapping.hpp"
+#include "hpcprof/config.hpp"
+#include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/tables.hpp"
+#include "raw_reader.hpp"
+
+namespace hpcprof::store {
+
+namespace fs = std::filesystem;
+namespace raw = schema::raw;
+using schema::Stat;
+
+namespace {
+
+std::string_view endStateName(raw::EndState s) {
+    switch (s) {
+    case raw::EndState::Exited: return "exited";
+    case raw::EndState::QuickExit: return "quick_exit";
+    case raw::EndState::Exec: return "exec";
+    case raw::EndState::Running: break;
+    }
+    return "abnormal";
+}
+
+std::string fixedString(const char* s, size_t cap) { return std::string(s, strnlen(s, cap)); }
+
+std::string commandLine(const raw::ProcessHeader& h) {
+    std::string out(h.cmdline, std::min<size_t>(h.cmdlineLength, sizeof(h.cmdline)));
+    while (!out.empty() && out.back() == 0) out.pop_back();
+    std::replace(out.begin(), out.end(), '\0', ' ');
+    return out;
+}
+
+/// Identity of a process folder, so forked children can find their parent's strings.
+using ProcessKey = std::pair<int32_t, int64_t>; // pid, start monotonic ns
+
+/// Decides which process owns each rank when several claim it from the environment (a wrapper
+/// script and the program it starts both inherit OMPI_COMM_WORLD_RANK): the one MPI confirmed,
+/// else the one with the most records, else the earliest. The others become non-rank processes.
+std::vector<bool> rankOwners(const std::vector<RawProcess>& procs) {
+    std::vector<bool> owner(procs.size(), false);
+    std::map<int32_t, size_t> best;
+    auto score = [&](size_t i) {
+        int64_t records = 0;
+        std::error_code ec;
+        for (const auto& f : procs[i].threadFiles) records += int64_t(fs::file_size(f, ec) / 64);
+        bool mpi = std::string_view(procs[i].header.rankSource) == "MPI";
+        return std::pair<int, int64_t>(mpi ? 1 : 0, records);
+    };
+    for (size_t i = 0; i < procs.size(); ++i) {
+        int32_t r = procs[i].header.rank;
+        if (r < 0) continue;
+        auto [it, inserted] = best.try_emplace(r, i);
+        if (!inserted && score(i) > score(it->second)) it->second = i;
+    }
+    for (const auto& [rank, i] : best) owner[i] = true;
+    return owner;
+}
+
+class Merger {
+public:
+    Merger(const MergeOptions& o, TraceWriter& w, MergeResult& r) : m_opt(o), m_w(w), m_result(r) {}
+
+    Status run(std::vector<RawProcess>& procs) {
+        if (procs.empty()) return {};
+        const auto& ref = procs.front().header; // earliest start: defines ts 0
+        m_refHost = fixedString(ref.host, sizeof(ref.host));
+        m_originMono = ref.start.monotonicNs;
+        m_originRealtime = ref.start.realtimeNs;
+        HPCPROF_RETURN_IF_ERROR(m_w.setMetadata(schema::meta::kTimeOriginRealtimeNs,
+                                                std::to_string(m_originRealtime)));
+        std::vector<bool> owners = rankOwners(procs);
+        for (size_t i = 0; i < procs.size(); ++i) {
+            HPCPROF_RETURN_IF_ERROR(convertProcess(procs[i], int64_t(i + 1), owners[i]));
+        }
+        bool anyRealtime = false;
+        for (const auto& p : procs) anyRealtime |= fixedString(p.header.host, 64) != m_refHost;
+        return m_w.setMetadata(schema::meta::kClockMethod,
+                               anyRealtime ? "monotonic+realtime" : "monotonic");
+    }
+
+    std::vector<std::pair<int64_t, StatCounts>>& perProcessStats() { return m_perProcess; }
+
+private:
+    void add(StatCounts& c, Stat s, int64_t n) {
+        c[size_t(s)] += n;
+        m_result.stats[size_t(s)] += n;
+    }
+
+    int64_t opName(uint16_t op, const schema::OpInfo& info) {
+        auto it = m_opNames.find(op);
+        if (it != m_opNames.end()) return it->second;
+        return m_opNames[op] = m_w.internString(info.name);
+    }
+
+    Status convertProcess(RawProcess& p, int64_t processId, bool ownsRank) {
+        const raw::ProcessHeader& h = p.header;
+        StatCounts stats{};
+        RawProblems problems;
+        TickConverter clock(h, m_opt.fallbackTscHz);
+        std::string host = fixedString(h.host, sizeof(h.host));
+        bool sameHost = host == m_refHost;
+        // Same host: one monotonic clock, exact. Elsewhere: wall clock at process start.
+        int64_t offset = sameHost ? -m_originMono
+                                  : (h.start.realtimeNs - h.start.monotonicNs) - m_originRealtime;
+
+        // Read the whole process (bounded by one process's data): strings first, then events.
+        std::vector<ThreadRecords> threads;
+        threads.reserve(p.threadFiles.size());
+        for (const auto& f : p.threadFiles) threads.push_back(readThreadFile(f, problems));
+        auto& strings = m_stringMaps[ProcessKey{h.pid, h.start.monotonicNs}];
+        for (auto& t : threads) {
+            for (auto& s : t.strings) strings[s.id] = {m_w.internString(s.text), std::move(s.text)};
+            t.strings.clear();
+            add(stats, Stat::UnknownStringRefs, t.incompleteStrings);
+        }
+        const auto* parentStrings = parentMap(h);
+
+        int64_t lastEnd = h.start.monotonicNs + offset;
+        for (auto& t : threads) {
+            int64_t threadId = m_w.insertThread(processId, t.tid, t.name);
+            std::string trackName = t.name.empty() ? "thread " + std::to_string(t.tid)
+                                                   : t.name + " (" + std::to_string(t.tid) + ")";
+            int64_t trackId = m_w.insertTrack(processId, threadId, "cpu_thread", trackName, {}, {});
+            m_result.threads++;
+            // Records are written when calls end; the track wants start order (stable for ties).
+            std::stable_sort(t.events.begin(), t.events.end(),
+                             [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; });
+            std::vector<int64_t> openEnds; // ends of enclosing events, for depth
+            int64_t first = 0, last = 0, count = 0;
+            for (const RawEvent& e : t.events) {
+                const schema::OpInfo* info = schema::findOp(e.op);
+                if (!info) {
+                    add(stats, Stat::UnknownOps, 1);
+                    continue;
+                }
+                EventRow row;
+                row.trackId = trackId;
+                row.ts = clock.toLocalNs(e.start) + offset;
+                row.dur = clock.toDurationNs(e.start, e.end);
+                if (row.dur < 0) {
+                    add(stats, Stat::NegativeDurations, 1);
+                    row.dur = 0;
+                }
+                row.categoryId = int64_t(info->category);
+                row.nameId = opName(e.op, *info);
+                while (!openEnds.empty() && openEnds.back() <= row.ts) openEnds.pop_back();
+                row.depth = int64_t(openEnds.size());
+                openEnds.push_back(row.ts + row.dur);
+                if (e.bytes >= 0) row.bytes = e.bytes;
+                if (e.objectId) {
+                    if (auto obj = resolveObject(strings, parentStrings, e.objectId))
+                        row.objectId = *obj;
+                    else
+                        add(stats, Stat::UnknownStringRefs, 1);
+                }
+                if (e.peer >= 0) row.peer = e.peer;
+                EventDetail d;
+                if (e.flags & raw::kFlagHasOffset) d.offset = e.aux;
+                if (e.flags & raw::kFlagFailed) {
+                    d.errnoValue = e.status;
+                    if (e.fd >= 0) d.fd = e.fd;
+                }
+                int64_t id = m_w.insertEvent(row, d);
+                if (count == 0) first = id;
+                last = id;
+                ++count;
+                lastEnd = std::max(lastEnd, row.ts + row.dur);
+            }
+            m_result.events += count;
+            HPCPROF_RETURN_IF_ERROR(m_w.finishTrack(trackId, first, last, count));
+            t.events.clear();
+            t.events.shrink_to_fit();
+        }
+
+        add(stats, Stat::RecordsDropped, int64_t(h.droppedRecords));
+        add(stats, Stat::RecordsTorn, problems.tornRecords);
+        add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);
+        add(stats, Stat::RawFilesUnreadable, problems.unreadableFiles);
+        add(stats, Stat::HooksUnresolved, h.hooksUnresolved);
+        if (clock.weakCalibration()) add(stats, Stat::ClockCalibrationWeak, 1);
+        if (!sameHost) add(stats, Stat::RealtimeClockAlignment, 1);
+        bool abnormal = h.endState == raw::EndState::Running;
+        if (abnormal) add(stats, Stat::ProcessesKilled, 1);
+        for (auto& m : problems.messages) m_result.warnings.push_back(std::move(m));
+
+        ProcessRow row;
+        row.id = processId;
+        if (h.rank >= 0 && ownsRank) {
+            row.rank = h.rank;
+            row.rankSource = fixedString(h.rankSource, sizeof(h.rankSource));
+            m_result.rankProcesses++;
+        } else if (h.rank >= 0) {
+            row.rankSource = "duplicate claim of rank " + std::to_string(h.rank);
+        } else {
+            row.rankSource = fixedString(h.rankSource, sizeof(h.rankSource));
+        }
+        if (h.worldSize >= 0) row.worldSize = h.worldSize;
+        if (h.localRank >= 0 && row.rank) row.localRank = h.localRank;
+        row.host = host;
+        row.pid = h.pid;
+        row.ppid = h.ppid;
+        if (h.parentStartValid) {
+            auto it = m_processIds.find(ProcessKey{h.ppid, h.parentStartNs});
+            if (it != m_processIds.end()) row.parentProcessId = it->second;
+        }
+        row.command = commandLine(h);
+        row.exe = fixedString(h.exe, sizeof(h.exe));
+        row.startTs = h.start.monotonicNs + offset;
+        row.endTs = abnormal ? lastEnd : std::max(lastEnd, h.endMonotonicNs + offset);
+        row.endState = std::string(endStateName(h.endState));
+        if (!abnormal && h.exitCode >= 0) row.exitCode = h.exitCode;
+        row.clockMethod = sameHost ? "monotonic" : "realtime";
+        row.clockOffsetNs = offset;
+        row.rawDir = p.dir.filename().string();
+        HPCPROF_RETURN_IF_ERROR(m_w.insertProcess(row));
+        m_processIds[ProcessKey{h.pid, h.start.monotonicNs}] = processId;
+        m_perProcess.emplace_back(processId, stats);
+        m_result.processes++;
+        if (abnormal)
+            m_result.warnings.push_back("process " + std::to_string(h.pid) + " (" + row.exe +
+                                        ") did not exit cleanly (killed or crashed): calls in "
+                                        "flight at that moment are missing");
+        return m_w.error();
+    }
+
+    struct KnownString {
+        int64_t id;
+        std::string text;
+    };
+    using StringMap = std::unordered_map<uint32_t, KnownString>;
+
+    const StringMap* parentMap(const raw::ProcessHeader& h) const {
+        if (!h.parentStartValid) return nullptr;
+        auto it = m_stringMaps.find(ProcessKey{h.ppid, h.parentStartNs});
+        return it == m_stringMaps.end() ? nullptr : &it->second;
+    }
+
+    std::optional<int64_t> resolveObject(const StringMap& own, const StringMap* parent,
+                                         uint32_t localId) {
+        const KnownString* s = nullptr;
+        if (auto it = own.find(localId); it != own.end())
+            s = &it->second;
+        else if (parent) // descriptors inherited through fork carry the parent's ids
+            if (auto pit = parent->find(localId); pit != parent->end()) s = &pit->second;
+        if (!s) return std::nullopt;
+        return m_w.internObject(s->id, s->text);
+    }
+
+    const MergeOptions& m_opt;
+    TraceWriter& m_w;
+    MergeResult& m_result;
+    std::string m_refHost;
+    int64_t m_originMono = 0;
+    int64_t m_originRealtime = 0;
+    std::unordered_map<uint16_t, int64_t> m_opNames;
+    std::map<ProcessKey, StringMap> m_stringMaps;
+    std::map<ProcessKey, int64_t> m_processIds;
+    std::vector<std::pair<int64_t, StatCounts>> m_perProcess;
+};
+
+} // namespace
+
+Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
+    std::error_code ec;
+    if (fs::exists(options.output, ec) && !options.force)
+        return Status::error(options.output.string() +
+                             " already exists (use --force to replace it)");
+    RawProblems problems;
+    auto procs = listProcesses(options.rawDir, problems);
+    if (!procs) return procs.status();
+
+    fs::path tmp = options.output;
+    tmp += ".tmp-" + std::to_string(getpid());
+    fs::remove(tmp, ec);
+    MergeResult result;
+    {
+        auto writer = TraceWriter::create(tmp.string());
+        if (!writer) return writer.status();
+        TraceWriter& w = writer.value();
+        Merger merger(options, w, result);
+        Status s = merger.run(procs.value());
+        result.stats[size_t(Stat::RawFilesUnreadable)] += problems.unreadableFiles;
+        for (auto& m : problems.messages) result.warnings.push_back(std::move(m));
+        if (s.ok()) {
+            for (size_t i = 0; i < result.stats.size(); ++i)
+                if (result.stats[i] > 0 && schema::kStats[i].severity != schema::Severity::Info)
+                    result.partial = true;
+            w.setMetadata(schema::meta::kSchemaVersion, std::to_string(schema::kSchemaVersion));
+            w.setMetadata(schema::meta::kHpcprofVersion, HPCPROF_VERSION);
+            w.setMetadata(schema::meta::kCreatedBy, "hpcprof merge");
+            w.setMetadata(schema::meta::kCommand, options.command);
+            w.setMetadata(schema::meta::kPartial, result.partial ? "true" : "false");
+            s = w.writeStats(result.stats, merger.perProcessStats());
+        }
+        if (s.ok()) s = w.finish();
+        if (!s.ok()) {
+            fs::remove(tmp, ec);
+            return Status::error("cannot write trace " + options.output.string() + ": " +
+                                 s.message());
+        }
+    }
+    fs::rename(tmp, options.output, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return Status::error("cannot move trace into place at " + options.output.string() + ": " +
+                             ec.message());
+    }
+    return result;
+}
+
+} // namespace hpcprof::store

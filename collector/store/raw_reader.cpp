@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+#include "raw_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace hpcprof::store {
+
+namespace fs = std::filesystem;
+namespace raw = schema::raw;
+
+namespace {
+
+/// A read-only mapping of a whole file; empty if the file cannot be mapped.
+class MappedFile {
+public:
+    explicit MappedFile(const fs::path& path) {
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        struct stat st;
+        if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+            void* m = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (m != MAP_FAILED) {
+                m_data = static_cast<const char*>(m);
+                m_size = size_t(st.st_size);
+            }
+        }
+        ::close(fd);
+    }
+    ~MappedFile() {
+        if (m_data) ::munmap(const_cast<char*>(m_data), m_size);
+    }
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const char* data() const { return m_data; }
+    size_t size() const { return m_size; }
+
+private:
+    const char* m_data = nullptr;
+    size_t m_size = 0;
+};
+
+bool readProcessHeader(const fs::path& file, raw::ProcessHeader& out) {
+    MappedFile m(file);
+    if (m.size() < sizeof(raw::ProcessHeader)) return false;
+    std::memcpy(static_cast<void*>(&out), m.data(), sizeof(out));
+    return out.magic == raw::kProcessMagic && out.version == raw::kFormatVersion &&
+           out.recordSize == raw::kRecordSize;
+}
+
+} // namespace
+
+Result<std::vector<RawProcess>> listProcesses(const fs::path& rawDir, RawProblems& problems) {
+    std::error_code ec;
+    if (!fs::is_directory(rawDir, ec))
+        return Status::error(rawDir.string() + ": not a raw directory (no such folder)");
+    std::vector<RawProcess> out;
+    for (const auto& entry : fs::directory_iterator(rawDir, ec)) {
+        if (!entry.is_directory() || entry.path().filename().string().rfind("proc-", 0) != 0)
+            continue;
+        RawProcess p;
+        p.dir = entry.path();
+        if (!readProcessHeader(p.dir / "process.bin", p.header)) {
+            problems.unreadableFiles++;
+            problems.messages.push_back((p.dir / "process.bin").string() +
+                                        ": missing or invalid process header");
+            continue;
+        }
+        for (const auto& t : fs::directory_iterator(p.dir, ec))
+            if (t.path().filename().string().rfind("thread-", 0) == 0)
+                p.threadFiles.push_back(t.path());
+        std::sort(p.threadFiles.begin(), p.threadFiles.end());
+        out.push_back(std::move(p));
+    }
+    if (ec) return Status::error(rawDir.string() + ": " + ec.message());
+    std::sort(out.begin(), out.end(), [](const RawProcess& a, const RawProcess& b) {
+        return a.header.start.realtimeNs < b.header.start.realtimeNs;
+    });
+    return out;
+}
+
+ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
+    ThreadRecords out;
+    MappedFile m(file);
+    raw::ThreadFileHeader h;
+    if (m.size() < sizeof(h)) {
+        problems.unreadableFiles++;
+        problems.messages.push_back(file.string() + ": too short for a thread header");
+        return out;
+    }
+    std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
+    if (h.magic != raw::kThreadMagic || h.version != raw::kFormatVersion ||
+        h.recordSize != raw::kRecordSize) {
+        problems.unreadableFiles++;
+        problems.messages.push_back(file.string() + ": bad magic or unsupported raw format");
+        return out;
+    }
+    out.tid = h.tid;
+    out.name.assign(h.threadName, strnlen(h.threadName, sizeof(h.threadName)));
+    size_t slots = (m.size() - raw::kHeaderSize) / raw::kRecordSize;
+    if (h.capacity > slots) problems.truncatedFiles++;
+    const char* base = m.data() + raw::kHeaderSize;
+
+    // Slots after the last committed record were never used; an Empty slot before it was
+    // reserved but never completed (the process died mid-record).
+    size_t end = slots;
+    while (end > 0 && base[(end - 1) * raw::kRecordSize] == 0) --end;
+    out.events.reserve(end);
+    std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
+    for (size_t i = 0; i < end; ++i) {
+        const char* rec = base + i * raw::kRecordSize;
+        switch (static_cast<raw::RecordKind>(rec[0])) {
+        case raw::RecordKind::Event: {
+            const auto* r = reinterpret_cast<const raw::EventRecord*>(rec);
+            out.events.push_back(RawEvent{r->flags, r->op, r->status, r->start, r->end, r->bytes,
+                                          r->objectId, r->fd, r->peer, r->tag, r->commId, r->seq,
+                                          r->aux});
+            break;
+        }
+        case raw::RecordKind::String: {
+            const auto* r = reinterpret_cast<const raw::StringRecord*>(rec);
+            auto it = std::find_if(pending.begin(), pending.end(),
+                                   [&](const RawString& s) { return s.id == r->id; });
+            if (it == pending.end()) it = pending.insert(pending.end(), RawString{r->id, {}});
+            it->text.append(r->text, std::min<size_t>(r->length, raw::kStringPieceSize));
+            if (r->last) {
+                out.strings.push_back(std::move(*it));
+                pending.erase(it);
+            }
+            break;
+        }
+        default: problems.tornRecords++; break;
+        }
+    }
+    out.incompleteStrings = int64_t(pending.size());
+    return out;
+}
+
+} // namespace hpcprof::store

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Reads a run's raw directory (see schemas/include/hpcprof/schema/raw_format.hpp): the process
+// folders, their headers, and the records of each thread file. Damaged or partial files are
+// read as far as they are valid and the problems counted, never thrown.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hpcprof/schema/raw_format.hpp"
+#include "hpcprof/status.hpp"
+
+namespace hpcprof::store {
+
+/// Problems met while reading raw files (folded into the trace's stats table).
+struct RawProblems {
+    int64_t unreadableFiles = 0;
+    int64_t tornRecords = 0;
+    int64_t truncatedFiles = 0;
+    std::vector<std::string> messages; ///< one line per unreadable file
+};
+
+/// An event record decoded out of the file (plain copy of EventRecord without its atomic).
+struct RawEvent {
+    uint8_t flags;
+    uint16_t op;
+    int32_t status;
+    uint64_t start;
+    uint64_t end;
+    int64_t bytes;
+    uint32_t objectId;
+    int32_t fd;
+    int32_t peer;
+    int32_t tag;
+    uint32_t commId;
+    uint32_t seq;
+    int64_t aux;
+};
+
+/// A string definition reassembled from its pieces.
+struct RawString {
+    uint32_t id;
+    std::string text;
+};
+
+/// One thread file's committed records, in file order.
+struct ThreadRecords {
+    int32_t tid = 0;
+    std::string name;
+    std::vector<RawEvent> events;
+    std::vector<RawString> strings;
+    int64_t incompleteStrings = 0; ///< strings whose last piece never arrived
+};
+
+/// One process folder: its header and its thread files (not yet read).
+struct RawProcess {
+    std::filesystem::path dir;
+    schema::raw::ProcessHeader header{};
+    std::vector<std::filesystem::path> threadFiles;
+};
+
+/// Lists the process folders of `rawDir`, oldest first. Folders whose header is missing or
+/// invalid are skipped and counted in `problems`.
+Result<std::vector<RawProcess>> listProcesses(const std::filesystem::path& rawDir,
+                                              RawProblems& problems);
+
+/// Reads the committed records of one thread file.
+ThreadRecords readThreadFile(const std::filesystem::path& file, RawProblems& problems);
+
+} // namespace hpcprof::store

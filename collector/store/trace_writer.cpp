@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+#include "trace_writer.hpp"
+
+#include "hpcprof/schema/tables.hpp"
+
+namespace hpcprof::store {
+
+namespace {
+template <typename T> void bindOptional(schema::Statement& s, int i, const std::optional<T>& v) {
+    if (v)
+        s.bind(i, *v);
+    else
+        s.bindNull(i);
+}
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+} // namespace
+
+std::string_view classifyObject(std::string_view name) {
+    if (startsWith(name, "pipe:[")) return "pipe";
+    if (startsWith(name, "socket:[")) return "socket";
+    if (startsWith(name, "anon_inode:")) return "other";
+    if (startsWith(name, "/dev/shm/")) return "shm";
+    if (startsWith(name, "/proc/") || startsWith(name, "/sys/")) return "procfs";
+    if (startsWith(name, "/dev/")) return "device";
+    if (startsWith(name, "/")) return "file";
+    return "unknown";
+}
+
+Result<TraceWriter> TraceWriter::create(const std::string& path) {
+    auto db = schema::createTrace(path);
+    if (!db) return db.status();
+    TraceWriter w;
+    w.m_db = std::move(db.value());
+    sqlite3* d = w.m_db.get();
+    HPCPROF_RETURN_IF_ERROR(schema::exec(d, "BEGIN"));
+    w.m_insString = schema::Statement(d, "INSERT INTO string(id, value) VALUES (?, ?)");
+    w.m_insObject = schema::Statement(d, "INSERT INTO object(id, name_id, kind) VALUES (?, ?, ?)");
+    w.m_insCommunicator =
+        schema::Statement(d, "INSERT INTO communicator(id, key, size, kind) VALUES (?, ?, ?, ?)");
+    w.m_insProcess = schema::Statement(
+        d, "INSERT INTO process(id, rank, world_size, local_rank, rank_source, host, pid, ppid,"
+           " parent_process_id, command, exe, start_ts, end_ts, end_state, exit_code, clock_method,"
+           " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir)"
+           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    w.m_insThread =
+        schema::Statement(d, "INSERT INTO thread(id, process_id, tid, name) VALUES (?, ?, ?, ?)");
+    w.m_insTrack = schema::Statement(
+        d, "INSERT INTO track(id, process_id, thread_id, kind, name, device, stream)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?)");
+    w.m_insEvent = schema::Statement(
+        d, "INSERT INTO event(id, track_id, ts, dur, category_id, name_id, depth, bytes, object_id,"
+           " peer, communicator_id, seq, correlation_id, count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    w.m_insDetail = schema::Statement(
+        d, "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES (?, ?, ?, ?, ?)");
+    w.m_finishTrack = schema::Statement(
+        d, "UPDATE track SET first_event_id = ?, last_event_id = ?, event_count = ? WHERE id = ?");
+    w.m_insMeta =
+        schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
+    for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
+                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail,
+                    &w.m_finishTrack, &w.m_insMeta})
+        if (!s->valid()) return s->error();
+    return w;
+}
+
+int64_t TraceWriter::internString(std::string_view text) {
+    auto [it, inserted] = m_strings.try_emplace(std::string(text), m_nextString);
+    if (!inserted) return it->second;
+    m_insString.bind(1, m_nextString);
+    m_insString.bind(2, text);
+    check(m_insString.run());
+    return m_nextString++;
+}
+
+int64_t TraceWriter::internObject(int64_t nameStringId, std::string_view name) {
+    auto [it, inserted] = m_objects.try_emplace(nameStringId, m_nextObject);
+    if (!inserted) return it->second;
+    m_insObject.bind(1, m_nextObject);
+    m_insObject.bind(2, nameStringId);
+    m_insObject.bind(3, classifyObject(name));
+    check(m_insObject.run());
+    return m_nextObject++;
+}
+
+int64_t TraceWriter::internCommunicator(std::string_view key, std::optional<int64_t> size,
+                                        std::string_view kind) {
+    auto [it, inserted] = m_communicators.try_emplace(std::string(key), m_nextCommunicator);
+    if (!inserted) return it->second;
+    m_insCommunicator.bind(1, m_nextCommunicator);
+    m_insCommunicator.bind(2, key);
+    bindOptional(m_insCommunicator, 3, size);
+    m_insCommunicator.bind(4, kind);
+    check(m_insCommunicator.run());
+    return m_nextCommunicator++;
+}
+
+Status TraceWriter::insertProcess(const ProcessRow& p) {
+    auto& s = m_insProcess;
+    s.bind(1, p.id);
+    bindOptional(s, 2, p.rank);
+    bindOptional(s, 3, p.worldSize);
+    bindOptional(s, 4, p.localRank);
+    s.bind(5, p.rankSource);
+    s.bind(6, p.host);
+    s.bind(7, p.pid);
+    bindOptional(s, 8, p.ppid);
+    bindOptional(s, 9, p.parentProcessId);
+    s.bind(10, p.command);
+    s.bind(11, p.exe);
+    s.bind(12, p.startTs);
+    bindOptional(s, 13, p.endTs);
+    s.bind(14, p.endState);
+    bindOptional(s, 15, p.exitCode);
+    s.bind(16, p.clockMethod);
+    s.bind(17, p.clockOffsetNs);
+    s.bind(18, p.clockDriftPpb);
+    bindOptional(s, 19, p.clockUncertaintyNs);
+    s.bind(20, p.rawDir);
+    Status st = s.run();
+    check(st);
+    return st;
+}
+
+int64_t TraceWriter::insertThread(int64_t processId, int64_t tid, std::string_view name) {
+    m_insThread.bind(1, m_nextThread);
+    m_insThread.bind(2, processId);
+    m_insThread.bind(3, tid);
+    if (name.empty())
+        m_insThread.bindNull(4);
+    else
+        m_insThread.bind(4, name);
+    check(m_insThread.run());
+    return m_nextThread++;
+}
+
+int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threadId,
+                                 std::string_view kind, std::string_view name,
+                                 std::optional<int64_t> device, std::optional<int64_t> stream) {
+    auto& s = m_insTrack;
+    s.bind(1, m_nextTrack);
+    s.bind(2, processId);
+    bindOptional(s, 3, threadId);
+    s.bind(4, kind);
+    s.bind(5, name);
+    bindOptional(s, 6, device);
+    bindOptional(s, 7, stream);
+    check(s.run());
+    return m_nextTrack++;
+}
+
+int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
+    auto& s = m_insEvent;
+    int64_t id = m_nextEvent++;
+    s.bind(1, id);
+    s.bind(2, e.trackId);
+    s.bind(3, e.ts);
+    s.bind(4, e.dur);
+    s.bind(5, e.categoryId);
+    s.bind(6, e.nameId);
+    s.bind(7, e.depth);
+    bindOptional(s, 8, e.bytes);
+    bindOptional(s, 9, e.objectId);
+    bindOptional(s, 10, e.peer);
+    bindOptional(s, 11, e.communicatorId);
+    bindOptional(s, 12, e.seq);
+    bindOptional(s, 13, e.correlationId);
+    bindOptional(s, 14, e.count);
+    if (sqlite3_step(s.get()) != SQLITE_DONE)
+        check(Status::error(std::string("SQL error inserting event: ") + sqlite3_errmsg(db())));
+    sqlite3_reset(s.get());
+    if (d.any()) {
+        auto& t = m_insDetail;
+        t.bind(1, id);
+        bindOptional(t, 2, d.offset);
+        bindOptional(t, 3, d.errnoValue);
+        bindOptional(t, 4, d.fd);
+        bindOptional(t, 5, d.tag);
+        check(t.run());
+    }
+    return id;
+}
+
+Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
+                                int64_t count) {
+    auto& s = m_finishTrack;
+    if (count > 0) {
+        s.bind(1, firstEventId);
+        s.bind(2, lastEventId);
+    } else {
+        s.bindNull(1);
+        s.bindNull(2);
+    }
+    s.bind(3, count);
+    s.bind(4, trackId);
+    Status st = s.run();
+    check(st);
+    return st;
+}
+
+Status TraceWriter::setMetadata(std::string_view key, std::string_view value) {
+    m_insMeta.bind(1, key);
+    m_insMeta.bind(2, value);
+    Status st = m_insMeta.run();
+    check(st);
+    return st;
+}
+
+Status TraceWriter::writeStats(const StatCounts& totals,
+                               const std::vector<std::pair<int64_t, StatCounts>>& perProcess) {
+    schema::Statement ins(db(), "INSERT INTO stats(id, name, severity, source, value, description)"
+                                " VALUES (?, ?, ?, ?, ?, ?)");
+    for (size_t i = 0; i < totals.size(); ++i) {
+        const auto& info = schema::kStats[i];
+        ins.bind(1, int64_t(i + 1));
+        ins.bind(2, info.name);
+        ins.bind(3, schema::severityName(info.severity));
+        ins.bind(4, info.source);
+        ins.bind(5, totals[i]);
+        ins.bind(6, info.description);
+        HPCPROF_RETURN_IF_ERROR(ins.run());
+    }
+    schema::Statement per(db(),
+                          "INSERT INTO stats_by_process(stats_id, process_id, value) VALUES (?,?,?)");
+    for (const auto& [processId, counts] : perProcess)
+        for (size_t i = 0; i < counts.size(); ++i)
+            if (counts[i] != 0) {
+                per.bind(1, int64_t(i + 1));
+                per.bind(2, processId);
+                per.bind(3, counts[i]);
+                HPCPROF_RETURN_IF_ERROR(per.run());
+            }
+    return {};
+}
+
+Status TraceWriter::finish() {
+    if (!m_error.ok()) return m_error;
+    // Statements must be finalized before the handle closes.
+    m_insString = {};
+    m_insObject = {};
+    m_insCommunicator = {};
+    m_insProcess = {};
+    m_insThread = {};
+    m_insTrack = {};
+    m_insEvent = {};
+    m_insDetail = {};
+    m_finishTrack = {};
+    m_insMeta = {};
+    HPCPROF_RETURN_IF_ERROR(schema::exec(m_db.get(), "COMMIT"));
+    // Secondary indexes after the load (events need none: each track is a contiguous id range).
+    HPCPROF_RETURN_IF_ERROR(schema::exec(
+        m_db.get(), "CREATE INDEX track_process ON track(process_id);"
+                    "CREATE UNIQUE INDEX string_value ON string(value);"
+                    "CREATE INDEX counter_track_ts ON counter(counter_track_id, ts);"
+                    "ANALYZE;"));
+    m_db.reset();
+    return {};
+}
+
+} // namespace hpcprof::store

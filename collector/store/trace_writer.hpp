@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// Bulk writer for a new trace file: prepared statements, interning of strings and objects, and
+// one large transaction. The only code that writes traces (the store step and importers use it).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/sqlite.hpp"
+
+namespace hpcprof::store {
+
+/// Row of the process table.
+struct ProcessRow {
+    int64_t id = 0;
+    std::optional<int64_t> rank, worldSize, localRank;
+    std::string rankSource, host, command, exe, endState, clockMethod, rawDir;
+    int64_t pid = 0;
+    std::optional<int64_t> ppid, parentProcessId, endTs, exitCode, clockUncertaintyNs;
+    int64_t startTs = 0, clockOffsetNs = 0, clockDriftPpb = 0;
+};
+
+/// Row of the event table (NULL-able columns use std::optional).
+struct EventRow {
+    int64_t trackId = 0;
+    int64_t ts = 0;
+    int64_t dur = 0;
+    int64_t categoryId = 0;
+    int64_t nameId = 0;
+    int64_t depth = 0;
+    std::optional<int64_t> bytes, objectId, peer, communicatorId, seq, correlationId, count;
+};
+
+/// Optional per-event facts (event_detail); a row is written only if any is set.
+struct EventDetail {
+    std::optional<int64_t> offset, errnoValue, fd, tag;
+    bool any() const { return offset || errnoValue || fd || tag; }
+};
+
+/// Data-quality counters for one process or the whole trace.
+using StatCounts = std::array<int64_t, size_t(schema::Stat::Count_)>;
+
+class TraceWriter {
+public:
+    /// Creates the trace at `path` (must not exist) and opens the load transaction.
+    static Result<TraceWriter> create(const std::string& path);
+
+    TraceWriter(TraceWriter&&) = default;
+    TraceWriter& operator=(TraceWriter&&) = default;
+
+    /// The id of `text` in the string table, inserting it once.
+    int64_t internString(std::string_view text);
+    /// The object row for a path/name string id; kind is classified from the name.
+    int64_t internObject(int64_t nameStringId, std::string_view name);
+    /// The communicator row for `key`, inserting it once.
+    int64_t internCommunicator(std::string_view key, std::optional<int64_t> size,
+                               std::string_view kind);
+
+    Status insertProcess(const ProcessRow& p);
+    int64_t insertThread(int64_t processId, int64_t tid, std::string_view name);
+    /// Inserts a track; first/last event ids and the count are filled by finishTrack().
+    int64_t insertTrack(int64_t processId, std::optional<int64_t> threadId, std::string_view kind,
+                        std::string_view name, std::optional<int64_t> device,
+                        std::optional<int64_t> stream);
+    /// Appends an event; events of one track must be appended consecutively, sorted by ts.
+    int64_t insertEvent(const EventRow& e, const EventDetail& d = {});
+    Status finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId, int64_t count);
+    Status setMetadata(std::string_view key, std::string_view value);
+    /// Writes the stats table (all known stats) and the per-process break-down.
+    Status writeStats(const StatCounts& totals,
+                      const std::vector<std::pair<int64_t, StatCounts>>& perProcess);
+
+    /// Commits, builds the indexes and closes the file.
+    Status finish();
+
+    /// First error met by any insert (inserts do not return Status to keep the loop tight).
+    const Status& error() const { return m_error; }
+    sqlite3* db() const { return m_db.get(); }
+
+private:
+    TraceWriter() = default;
+    void check(const Status& s) {
+        if (!s.ok() && m_error.ok()) m_error = s;
+    }
+
+    schema::DbHandle m_db;
+    schema::Statement m_insString, m_insObject, m_insCommunicator, m_insProcess, m_insThread,
+        m_insTrack, m_insEvent, m_insDetail, m_finishTrack, m_insMeta;
+    std::unordered_map<std::string, int64_t> m_strings;
+    std::unordered_map<int64_t, int64_t> m_objects;
+    std::unordered_map<std::string, int64_t> m_communicators;
+    int64_t m_nextString = 1, m_nextObject = 1, m_nextCommunicator = 1, m_nextThread = 1,
+            m_nextTrack = 1, m_nextEvent = 1;
+    Status m_error;
+};
+
+/// Object kind from its name: "/dev/shm/..." shm, "/proc/..." procfs, "pipe:[..]" pipe, ...
+std::string_view classifyObject(std::string_view name);
+
+} // namespace hpcprof::store

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// The shape every I/O hook shares: time the real call, keep errno exactly as the real call left
+// it, and record one event with the bytes actually transferred and the descriptor's object.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+
+#include "collector/runtime/recorder.hpp"
+#include "fd_table.hpp"
+
+namespace hpcprof::interpose {
+
+/// How an I/O hook's result is read.
+enum class IoResult {
+    Bytes,  ///< the result is a byte count (read, write, ...)
+    Status, ///< the result only says success (>= 0) or failure (-1): close, fsync, lseek
+};
+
+/// Records a finished descriptor call. Thread-safe, async-signal-safe.
+inline void recordFdCall(schema::Op op, int fd, uint32_t objectId, uint64_t t0, uint64_t t1,
+                         int64_t result, IoResult kind, int err, int64_t offset) {
+    collector::EventFields f{op, t0, t1};
+    f.fd = fd;
+    f.objectId = objectId;
+    if (result < 0) {
+        f.flags |= schema::raw::kFlagFailed;
+        f.status = err;
+    } else if (kind == IoResult::Bytes) {
+        f.bytes = result;
+    }
+    if (offset >= 0) {
+        f.flags |= schema::raw::kFlagHasOffset;
+        f.aux = offset;
+    }
+    collector::recordEvent(f);
+}
+
+/// Runs `call` (the real function) and records it against descriptor `fd`.
+template <typename Call>
+inline auto timedFdCall(schema::Op op, int fd, IoResult kind, int64_t offset, Call&& call) {
+    if (!collector::recording(collector::SourceBit::Io)) return call();
+    uint64_t t0 = collector::now();
+    auto result = call();
+    int err = errno;
+    uint64_t t1 = collector::now();
+    recordFdCall(op, fd, fdObject(fd), t0, t1, int64_t(result), kind, err, offset);
+    errno = err;
+    return result;
+}
+
+} // namespace hpcprof::interpose

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Compile-time catalogs of categories, operations and data-quality stats, generated from the
+// .def lists beside this header so the agent, the store, the docs and the DDL share one source.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace hpcprof::schema {
+
+/// Fine event category; the numeric value is stored in traces.
+enum class Category : uint8_t {
+#define HPCPROF_CATEGORY(e, name, cls, id) e = id,
+#include "hpcprof/schema/categories.def"
+#undef HPCPROF_CATEGORY
+};
+
+/// Intercepted function; the numeric value travels in raw records.
+enum class Op : uint16_t {
+#define HPCPROF_OP(e, name, cat, id) e = id,
+#include "hpcprof/schema/ops.def"
+#undef HPCPROF_OP
+};
+
+enum class Severity : uint8_t { Info, DataLoss, Error };
+
+/// Data-quality counter; the order is the stats table's row order.
+enum class Stat : uint16_t {
+#define HPCPROF_STAT(e, name, sev, src, desc) e,
+#include "hpcprof/schema/stats.def"
+#undef HPCPROF_STAT
+    Count_
+};
+
+struct CategoryInfo {
+    Category category;
+    std::string_view name;
+    std::string_view className;
+};
+
+struct OpInfo {
+    Op op;
+    std::string_view name;
+    Category category;
+};
+
+struct StatInfo {
+    Stat stat;
+    std::string_view name;
+    Severity severity;
+    std::string_view source;
+    std::string_view description;
+};
+
+inline constexpr CategoryInfo kCategories[] = {
+#define HPCPROF_CATEGORY(e, name, cls, id) {Category::e, name, cls},
+#include "hpcprof/schema/categories.def"
+#undef HPCPROF_CATEGORY
+};
+
+inline constexpr OpInfo kOps[] = {
+#define HPCPROF_OP(e, name, cat, id) {Op::e, name, Category::cat},
+#include "hpcprof/schema/ops.def"
+#undef HPCPROF_OP
+};
+
+namespace detail {
+constexpr Severity severityOf(std::string_view s) {
+    return s == "info" ? Severity::Info : s == "data_loss" ? Severity::DataLoss : Severity::Error;
+}
+} // namespace detail
+
+inline constexpr StatInfo kStats[] = {
+#define HPCPROF_STAT(e, name, sev, src, desc)                                                      \
+    {Stat::e, name, detail::severityOf(#sev), #src, desc},
+#include "hpcprof/schema/stats.def"
+#undef HPCPROF_STAT
+};
+
+static_assert(std::size(kStats) == static_cast<size_t>(Stat::Count_));
+
+/// Name of a severity as written in the stats table.
+constexpr std::string_view severityName(Severity s) {
+    switch (s) {
+    case Severity::Info: return "info";
+    case Severity::DataLoss: return "data_loss";
+    case Severity::Error: return "error";
+    }
+    return "error";
+}
+
+/// Looks up an op by its raw id; empty for ids this build does not know.
+constexpr const OpInfo* findOp(uint16_t id) {
+    for (const auto& info : kOps)
+        if (static_cast<uint16_t>(info.op) == id) return &info;
+    return nullptr;
+}
+
+constexpr const CategoryInfo& categoryInfo(Category c) {
+    for (const auto& info : kCategories)
+        if (info.category == c) return info;
+    return kCategories[0]; // unreachable for valid enumerators
+}
+
+constexpr const StatInfo& statInfo(Stat s) { return kStats[static_cast<size_t>(s)]; }
+
+} // namespace hpcprof::schema

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+#include "hpcprof/schema/sqlite.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/tables.hpp"
+
+namespace hpcprof::schema {
+
+Statement::Statement(sqlite3* db, std::string_view sql) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v3(db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
+                           nullptr) != SQLITE_OK) {
+        m_error = Status::error(std::string("SQL error: ") + sqlite3_errmsg(db) + " in: " +
+                                std::string(sql.substr(0, 120)));
+        return;
+    }
+    m_stmt.reset(s);
+}
+
+bool Statement::step() {
+    if (!m_stmt) return false;
+    int rc = sqlite3_step(m_stmt.get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE)
+        m_error = Status::error(std::string("SQL error: ") +
+                                sqlite3_errmsg(sqlite3_db_handle(m_stmt.get())));
+    return false;
+}
+
+Status Statement::run() {
+    if (!m_stmt) return m_error;
+    int rc = sqlite3_step(m_stmt.get());
+    Status s;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        s = Status::error(std::string("SQL error: ") +
+                          sqlite3_errmsg(sqlite3_db_handle(m_stmt.get())));
+    sqlite3_reset(m_stmt.get());
+    return s;
+}
+
+std::string Statement::text(int col) const {
+    const auto* p = sqlite3_column_text(m_stmt.get(), col);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           size_t(sqlite3_column_bytes(m_stmt.get(), col)))
+             : std::string();
+}
+
+Status exec(sqlite3* db, std::string_view sql) {
+    char* err = nullptr;
+    std::string text(sql);
+    if (sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string message = err ? err : "unknown SQLite error";
+        sqlite3_free(err);
+        return Status::error("SQL error: " + message);
+    }
+    return {};
+}
+
+Result<DbHandle> createTrace(const std::string& path) {
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &raw,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE,
+                             nullptr);
+    DbHandle db(raw);
+    if (rc != SQLITE_OK)
+        return Status::error("cannot create trace " + path + ": " +
+                             (raw ? sqlite3_errmsg(raw) : "out of memory"));
+    // Building a trace is a one-shot bulk load into a private file: no journal, no fsync until
+    // the end (the store renames the file into place only after it is complete).
+    HPCPROF_RETURN_IF_ERROR(exec(db.get(), "PRAGMA page_size=8192; PRAGMA journal_mode=OFF;"
+                                           "PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+                                           "PRAGMA cache_size=-65536;"));
+    HPCPROF_RETURN_IF_ERROR(exec(db.get(), ddl()));
+    Statement cat(db.get(), "INSERT INTO category(id, name, class) VALUES (?, ?, ?)");
+    for (const auto& c : kCategories) {
+        cat.bind(1, int64_t(c.category));
+        cat.bind(2, c.name);
+        cat.bind(3, c.className);
+        HPCPROF_RETURN_IF_ERROR(cat.run());
+    }
+    return db;
+}
+
+Result<DbHandle> openTraceReadOnly(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return Status::error(path + ": no such file");
+    if (!S_ISREG(st.st_mode)) return Status::error(path + ": not a regular file");
+    if (st.st_size == 0) return Status::error(path + ": empty file, not an hpcprof trace");
+    // A truncated copy is recognised before SQLite reads a missing page: the file header says
+    // how many pages the database has.
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+        unsigned char header[100] = {};
+        size_t got = std::fread(header, 1, sizeof(header), f);
+        std::fclose(f);
+        if (got == sizeof(header) && std::memcmp(header, "SQLite format 3", 16) == 0) {
+            uint32_t pageSize = (uint32_t(header[16]) << 8) | header[17];
+            if (pageSize == 1) pageSize = 65536;
+            uint32_t pageCount = (uint32_t(header[28]) << 24) | (uint32_t(header[29]) << 16) |
+                                 (uint32_t(header[30]) << 8) | header[31];
+            uint64_t expected = uint64_t(pageSize) * pageCount;
+            if (pageCount > 0 && uint64_t(st.st_size) < expected)
+                return Status::error(path + ": damaged trace (file is truncated: " +
+                                     std::to_string(st.st_size) + " bytes, expected " +
+                                     std::to_string(expected) + ")");
+        }
+    }
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    DbHandle db(raw);
+    if (rc != SQLITE_OK)
+        return Status::error(path + ": cannot open: " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
+    Statement appId(db.get(), "PRAGMA application_id");
+    if (!appId.valid() || !appId.step())
+        return Status::error(path + ": not an hpcprof trace (not a readable SQLite database" +
+                             (appId.error().ok() ? std::string(")") : ": " + appId.error().message() + ")"));
+    if (appId.int64(0) != kApplicationId)
+        return Status::error(path + ": not an hpcprof trace (SQLite application_id is " +
+                             std::to_string(appId.int64(0)) + ")");
+    Statement version(db.get(), "PRAGMA user_version");
+    if (!version.step()) return Status::error(path + ": cannot read schema version");
+    int64_t v = version.int64(0);
+    if (v != kSchemaVersion)
+        return Status::error(path + ": trace schema version " + std::to_string(v) +
+                             " is not supported by this hpcprof (it reads version " +
+                             std::to_string(kSchemaVersion) + ")");
+    // A truncated copy still opens; its header says how many pages it should have.
+    Statement pages(db.get(), "PRAGMA page_count");
+    Statement pageSize(db.get(), "PRAGMA page_size");
+    if (!pages.step() || !pageSize.step())
+        return Status::error(path + ": damaged trace (cannot read its page count)");
+    if (int64_t(st.st_size) < pages.int64(0) * pageSize.int64(0))
+        return Status::error(path + ": damaged trace (file is truncated: " +
+                             std::to_string(st.st_size) + " bytes, expected " +
+                             std::to_string(pages.int64(0) * pageSize.int64(0)) + ")");
+    return db;
+}
+
+} // namespace hpcprof::schema

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Sets up hpcprof on a fresh Debian bookworm machine: installs the Debian packages it needs
+# (idempotent: only what is missing), configures and builds, then optionally runs the demo or
+# the whole test suite.
+#
+#   scripts/setup.sh          install dependencies and build (build/)
+#   scripts/setup.sh demo     ... then profile the bundled I/O sample and print its summary
+#   scripts/setup.sh test     ... then run the full test suite (ctest)
+#
+# Environment: BUILD_DIR (default build), JOBS (default: number of cores), CMAKE_ARGS (extra).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$here/build}
+jobs=${JOBS:-$(nproc)}
+mode=${1:-build}
+
+packages=(
+    build-essential cmake pkg-config git
+    libsqlite3-dev sqlite3 zlib1g-dev
+    libfmt-dev libcli11-dev nlohmann-json3-dev catch2
+    openmpi-bin libopenmpi-dev gfortran
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# shellcheck disable=SC2086
+cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >&2
+cmake --build "$build_dir" -j "$jobs" >&2
+
+case "$mode" in
+build) ;;
+demo)
+    demo_dir=$(mktemp -d)
+    trap 'rm -rf "$demo_dir"' EXIT
+    "$build_dir/bin/hpcprof" run -o "$demo_dir/demo.hpcprof" -- "$build_dir/samples/io_sample" "$demo_dir"
+    echo "setup: query it yourself, e.g. sqlite3 TRACE \"SELECT name, COUNT(*), SUM(bytes) FROM event_view GROUP BY name\"" >&2
+    sqlite3 -header -column "$demo_dir/demo.hpcprof" \
+        "SELECT rank, pid, name, COUNT(*) AS calls, SUM(bytes) AS bytes, object FROM event_view
+         WHERE object LIKE '%.dat' GROUP BY pid, name, object ORDER BY object, name"
+    ;;
+test)
+    cd "$build_dir"
+    ctest --output-on-failure -j "$jobs" --timeout 300
+    ;;
+*)
+    echo "usage: $0 [build|demo|test]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// Real programs under `hpcprof run`: the trace holds exactly the I/O calls and bytes they made.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+
+#include "process_runner.hpp"
+#include "trace_query.hpp"
+
+using namespace hpcprof::test;
+
+namespace {
+
+ProcessResult profile(const TempDir& dir, const std::vector<std::string>& cmd,
+                      const std::vector<std::string>& extraFlags = {}) {
+    std::vector<std::string> argv = {hpcprofBinary(), "run", "-o", dir / "trace.hpcprof"};
+    argv.insert(argv.end(), extraFlags.begin(), extraFlags.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), cmd.begin(), cmd.end());
+    return runProcess(argv);
+}
+
+/// "function|calls|bytes" rows for one file, by the file's base name.
+std::vector<std::string> callsOn(const TraceQuery& q, const std::string& file) {
+    return q.rows("SELECT name, COUNT(*), COALESCE(SUM(bytes), 0) FROM event_view"
+                  " WHERE object LIKE '%/" + file + "' GROUP BY name ORDER BY name");
+}
+
+/// The same, with the function folded to what it does, so plain and fortified builds compare.
+std::map<std::string, std::pair<int64_t, int64_t>> byKind(const TraceQuery& q,
+                                                          const std::string& file) {
+    std::map<std::string, std::pair<int64_t, int64_t>> out;
+    for (const auto& row : callsOn(q, file)) {
+        auto a = row.find('|'), b = row.rfind('|');
+        std::string name = row.substr(0, a);
+        int64_t calls = std::stoll(row.substr(a + 1, b - a - 1));
+        int64_t bytes = std::stoll(row.substr(b + 1));
+        std::string kind = name;
+        for (const char* base : {"pread", "pwrite", "fopen", "fread", "fwrite", "fclose", "fsync",
+                                 "read", "write", "open", "close"})
+            if (name.find(base) != std::string::npos) {
+                kind = base;
+                break;
+            }
+        out[kind].first += calls;
+        out[kind].second += bytes;
+    }
+    return out;
+}
+
+void checkIoSampleTrace(const TempDir& dir) {
+    TraceQuery q(dir / "trace.hpcprof");
+    using P = std::pair<int64_t, int64_t>;
+    auto posix = byKind(q, "posix.dat");
+    CHECK(posix["open"] == P{2, 0});
+    CHECK(posix["write"] == P{3, 11100});
+    CHECK(posix["pwrite"] == P{2, 8192});
+    CHECK(posix["read"] == P{5, 20000});
+    CHECK(posix["pread"] == P{1, 512});
+    CHECK(posix["close"] == P{2, 0});
+    CHECK(posix.size() == 6);
+
+    auto stdio = byKind(q, "stdio.dat");
+    CHECK(stdio["fopen"] == P{2, 0});
+    CHECK(stdio["fwrite"] == P{5, 2560});
+    CHECK(stdio["fread"] == P{3, 2560});
+    CHECK(stdio["fclose"] == P{2, 0});
+    CHECK(stdio.size() == 4);
+
+    auto thread = byKind(q, "thread.dat");
+    CHECK(thread["open"] == P{1, 0});
+    CHECK(thread["write"] == P{7, 2331});
+    CHECK(thread["fsync"] == P{1, 0});
+    CHECK(thread["close"] == P{1, 0});
+
+    auto child = byKind(q, "child.dat");
+    CHECK(child["open"] == P{1, 0});
+    CHECK(child["write"] == P{4, 1000});
+    CHECK(child["close"] == P{1, 0});
+
+    // Per thread and per process: the worker thread did thread.dat only; the child is its own
+    // process (forked, left through _exit) with the parent recorded.
+    CHECK(q.scalar("SELECT COUNT(DISTINCT tid) FROM event_view WHERE object LIKE '%/thread.dat'") == 1);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object LIKE '%/thread.dat' AND tid = pid") == 0);
+    CHECK(q.scalar("SELECT COUNT(DISTINCT tid) FROM event_view WHERE object LIKE '%/posix.dat'"
+                   " OR object LIKE '%/stdio.dat'") == 1);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object LIKE '%/posix.dat' AND tid = pid") == 15);
+    CHECK(q.scalar("SELECT COUNT(*) FROM process") == 2);
+    CHECK(q.text("SELECT end_state FROM process p JOIN event_view e ON e.process_id = p.id"
+                 " WHERE e.object LIKE '%/child.dat' LIMIT 1") == "quick_exit");
+    CHECK(q.scalar("SELECT COUNT(*) FROM process WHERE parent_process_id IS NOT NULL") == 1);
+    CHECK(q.text("SELECT DISTINCT class FROM event_view WHERE object LIKE '%.dat'") == "io");
+    CHECK(q.text("SELECT DISTINCT object_kind FROM event_view WHERE object LIKE '%.dat'") == "file");
+    // Positioned calls keep their offsets.
+    CHECK(q.rows("SELECT d.offset FROM event_detail d JOIN event_view e ON e.event_id = d.event_id"
+                 " WHERE e.object LIKE '%/posix.dat' AND e.name LIKE 'pwrite%' ORDER BY d.offset") ==
+          std::vector<std::string>{"20000", "24096"});
+    // Nothing lost.
+    CHECK(q.scalar("SELECT SUM(value) FROM stats WHERE severity != 'info'") == 0);
+    // The agent's own files never appear.
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object LIKE '%.raw/%'") == 0);
+}
+
+} // namespace
+
+TEST_CASE("the I/O sample's calls and bytes are recorded exactly, per file, thread and process",
+          "[integration][io]") {
+    TempDir dir;
+    auto r = profile(dir, {sampleBinary("io_sample"), dir.path().string()});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "io_sample done\n"); // the app's stdout is untouched
+    checkIoSampleTrace(dir);
+    TraceQuery q(dir / "trace.hpcprof");
+    // The -O0 build calls the plain functions.
+    CHECK(callsOn(q, "posix.dat") ==
+          std::vector<std::string>{"close|2|0", "open|2|0", "pread|1|512", "pwrite|2|8192",
+                                   "read|5|20000", "write|3|11100"});
+}
+
+TEST_CASE("the fortified -O2 build of the sample is captured equally", "[integration][io]") {
+    TempDir dir;
+    auto r = profile(dir, {sampleBinary("io_sample_fortified"), dir.path().string()});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    checkIoSampleTrace(dir);
+    TraceQuery q(dir / "trace.hpcprof");
+    // It reaches libc through the large-file and _chk entry points.
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name IN ('open64', '__open64_2')") >= 2);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name LIKE '%pread64%'") == 1);
+}
+
+TEST_CASE("writes inside a signal handler are recorded, nested in no other call",
+          "[integration][io]") {
+    TempDir dir;
+    auto r = profile(dir, {sampleBinary("signal_sample"), dir.path().string()});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(callsOn(q, "signal.dat") ==
+          std::vector<std::string>{"close|1|0", "open|1|0", "write|5|212"});
+}
+
+TEST_CASE("a SIGKILLed program leaves a trace with every completed call and the kill counted",
+          "[integration][io]") {
+    TempDir dir;
+    auto r = profile(dir, {sampleBinary("crash_sample"), dir.path().string()});
+    CHECK(r.exitCode == 128 + 9);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(callsOn(q, "crash.dat") == std::vector<std::string>{"open|1|0", "write|10|1000"});
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'processes_ended_abnormally'") == 1);
+    CHECK(q.text("SELECT end_state FROM process") == "abnormal");
+    CHECK(q.text("SELECT value FROM metadata WHERE key = 'partial'") == "true");
+    CHECK_THAT(r.err, Catch::Contains("DATA LOSS"));
+}
+
+TEST_CASE("a program that uses SQLite itself runs correctly and its I/O is seen",
+          "[integration][io]") {
+    TempDir dir;
+    std::string db = dir / "app.sqlite";
+    auto r = profile(dir, {"sqlite3", db,
+                           "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3);"
+                           " SELECT SUM(x) FROM t;"});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "6\n");
+    auto check = runProcess({"sqlite3", db, "SELECT COUNT(*) FROM t;"});
+    CHECK(check.out == "3\n");
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object = '" + db +
+                   "' AND name LIKE 'pwrite%'") >= 2);
+    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE object = '" + db +
+                   "' AND name LIKE 'pwrite%'") >= 8192);
+}
+
+TEST_CASE("exec'ed and forked shell children are each recorded", "[integration][io]") {
+    TempDir dir;
+    std::string out = dir / "out.txt";
+    auto r = profile(dir, {"sh", "-c", "head -c 5000 /dev/zero > " + out + "; cat " + out +
+                                           " | wc -c"});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "5000\n");
+    TraceQuery q(dir / "trace.hpcprof");
+    // head writes the 5000 bytes into out.txt; cat moves them on (read/write or a kernel copy).
+    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE object = '" + out +
+                   "' AND (name LIKE '%write%')") == 5000);
+    CHECK(q.scalar("SELECT COUNT(*) FROM process WHERE exe LIKE '%/head'") == 1);
+    CHECK(q.scalar("SELECT COUNT(*) FROM process WHERE exe LIKE '%/wc'") == 1);
+    CHECK(q.scalar("SELECT COUNT(*) FROM process WHERE exe LIKE '%/cat'") == 1);
+}
+
+TEST_CASE("the environment carries the agent into children that drop it", "[integration][io]") {
+    TempDir dir;
+    std::string out = dir / "env.txt";
+    // env -i clears the environment before exec'ing sh: the agent must put itself back.
+    auto r = profile(dir, {"env", "-i", "/bin/sh", "-c", "echo hi > " + out});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object = '" + out + "'") >= 1);
+}

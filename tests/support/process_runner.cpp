@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+#include "process_runner.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace hpcprof::test {
+
+namespace fs = std::filesystem;
+
+ProcessResult runProcess(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& extraEnv, const std::string& stdinText) {
+    int in[2], out[2], err[2];
+    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+        throw std::runtime_error("pipe failed");
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        for (const auto& e : extraEnv) putenv(const_cast<char*>(e.c_str()));
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    if (!stdinText.empty()) {
+        ssize_t ignored = write(in[1], stdinText.data(), stdinText.size());
+        (void)ignored;
+    }
+    close(in[1]);
+    ProcessResult r;
+    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    int open = 2;
+    char buf[65536];
+    while (open > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+            if (n <= 0) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open;
+            } else {
+                (i == 0 ? r.out : r.err).append(buf, size_t(n));
+            }
+        }
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+TempDir::TempDir() {
+    std::string templ = (fs::temp_directory_path() / "hpcprof-test-XXXXXX").string();
+    if (!mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
+    m_path = templ;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+}
+
+std::string hpcprofBinary() { return HPCPROF_TEST_BUILD_DIR "/bin/hpcprof"; }
+std::string agentLibrary() { return HPCPROF_TEST_BUILD_DIR "/lib/libhpcprof.so"; }
+std::string sampleBinary(const std::string& name) {
+    return HPCPROF_TEST_BUILD_DIR "/samples/" + name;
+}
+
+} // namespace hpcprof::test

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// Test support: run a program, capture its exit code and output; temporary folders; paths of the
+// built binaries (passed in by CMake).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace hpcprof::test {
+
+struct ProcessResult {
+    int exitCode = -1; ///< exit status, or 128 + signal number
+    std::string out;
+    std::string err;
+};
+
+/// Runs argv[0] (searched in PATH) with `extraEnv` ("NAME=value") added to the environment.
+ProcessResult runProcess(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& extraEnv = {},
+                         const std::string& stdinText = {});
+
+/// A fresh empty folder under the system temporary directory, removed by the destructor.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return m_path; }
+    std::string operator/(const std::string& name) const { return (m_path / name).string(); }
+
+private:
+    std::filesystem::path m_path;
+};
+
+/// Build-tree locations.
+std::string hpcprofBinary();
+std::string agentLibrary();
+std::string sampleBinary(const std::string& name);
+
+} // namespace hpcprof::test

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Test support: writes raw capture folders by hand (process header, thread files with chosen
+// records), so store tests control every byte the agent would have written.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hpcprof/schema/raw_format.hpp"
+
+namespace hpcprof::test {
+
+struct RawEventSpec {
+    uint16_t op;
+    uint64_t start;
+    uint64_t end;
+    int64_t bytes = -1;
+    uint32_t objectId = 0;
+    int32_t fd = -1;
+    uint8_t flags = 0;
+    int32_t status = 0;
+    int64_t aux = -1;
+};
+
+class RawThreadBuilder {
+public:
+    explicit RawThreadBuilder(int32_t tid) : m_tid(tid) {}
+    RawThreadBuilder& string(uint32_t id, const std::string& text);
+    RawThreadBuilder& event(const RawEventSpec& e);
+    /// A reserved slot that was never committed (process killed mid-record).
+    RawThreadBuilder& tornSlot();
+    int32_t tid() const { return m_tid; }
+    const std::vector<std::array<char, 64>>& records() const { return m_records; }
+
+private:
+    int32_t m_tid;
+    std::vector<std::array<char, 64>> m_records;
+};
+
+/// A process header with sensible defaults: monotonic clock (ticks are ns), exited cleanly.
+schema::raw::ProcessHeader makeProcessHeader(int32_t pid, int64_t startNs, int32_t rank = -1,
+                                             const char* host = "node1");
+
+/// Writes RAWDIR/proc-<pid>-<start>/process.bin and thread files; returns the folder.
+std::filesystem::path writeRawProcess(const std::filesystem::path& rawDir,
+                                      const schema::raw::ProcessHeader& header,
+                                      const std::vector<RawThreadBuilder>& threads);
+
+} // namespace hpcprof::test
