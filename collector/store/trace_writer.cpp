@@ -52,12 +52,13 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
            " peer, communicator_id, seq, correlation_id, count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     w.m_insDetail = schema::Statement(
         d, "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES (?, ?, ?, ?, ?)");
+    w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
     w.m_finishTrack = schema::Statement(
         d, "UPDATE track SET first_event_id = ?, last_event_id = ?, event_count = ? WHERE id = ?");
     w.m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
-                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail,
+                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insArg,
                     &w.m_finishTrack, &w.m_insMeta})
         if (!s->valid()) return s->error();
     return w;
@@ -180,6 +181,27 @@ int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     return id;
 }
 
+void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, int64_t value) {
+    m_insArg.bind(1, eventId);
+    m_insArg.bind(2, key);
+    m_insArg.bind(3, value);
+    check(m_insArg.run());
+}
+
+void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, double value) {
+    m_insArg.bind(1, eventId);
+    m_insArg.bind(2, key);
+    m_insArg.bind(3, value);
+    check(m_insArg.run());
+}
+
+void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, std::string_view value) {
+    m_insArg.bind(1, eventId);
+    m_insArg.bind(2, key);
+    m_insArg.bind(3, value);
+    check(m_insArg.run());
+}
+
 Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
                                 int64_t count) {
     auto& s = m_finishTrack;
@@ -243,6 +265,7 @@ Status TraceWriter::finish() {
     m_insTrack = {};
     m_insEvent = {};
     m_insDetail = {};
+    m_insArg = {};
     m_finishTrack = {};
     m_insMeta = {};
     HPCPROF_RETURN_IF_ERROR(schema::exec(m_db.get(), "COMMIT"));

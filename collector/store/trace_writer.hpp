@@ -70,6 +70,10 @@ public:
                         std::optional<int64_t> stream);
     /// Appends an event; events of one track must be appended consecutively, sorted by ts.
     int64_t insertEvent(const EventRow& e, const EventDetail& d = {});
+    /// Adds a free-form attribute to an event (event_arg table).
+    void insertEventArg(int64_t eventId, std::string_view key, int64_t value);
+    void insertEventArg(int64_t eventId, std::string_view key, double value);
+    void insertEventArg(int64_t eventId, std::string_view key, std::string_view value);
     Status finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId, int64_t count);
     Status setMetadata(std::string_view key, std::string_view value);
     /// Writes the stats table (all known stats) and the per-process break-down.
@@ -91,7 +95,7 @@ private:
 
     schema::DbHandle m_db;
     schema::Statement m_insString, m_insObject, m_insCommunicator, m_insProcess, m_insThread,
-        m_insTrack, m_insEvent, m_insDetail, m_finishTrack, m_insMeta;
+        m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta;
     std::unordered_map<std::string, int64_t> m_strings;
     std::unordered_map<int64_t, int64_t> m_objects;
     std::unordered_map<std::string, int64_t> m_communicators;

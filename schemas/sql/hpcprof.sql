@@ -119,6 +119,16 @@ CREATE TABLE event_detail (
     tag INTEGER                   -- message tag
 );
 
+-- Free-form attributes of an event that do not deserve a column: a memcpy's direction and
+-- memory kinds, a kernel's grid, an NCCL call's datatype. Keys are documented per source in
+-- docs/trace-schema.md.
+CREATE TABLE event_arg (
+    event_id INTEGER NOT NULL, -- event.id
+    key TEXT NOT NULL,         -- attribute name, e.g. copy_kind, grid, datatype
+    value,                     -- integer, real or text
+    PRIMARY KEY (event_id, key)
+) WITHOUT ROWID;
+
 -- Counter lanes (hardware or software counters, per thread or per process).
 CREATE TABLE counter_track (
     id INTEGER PRIMARY KEY,

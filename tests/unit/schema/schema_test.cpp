@@ -45,7 +45,7 @@ TEST_CASE("every table and view named in tables.hpp exists in the DDL", "[schema
     auto db = memoryDbWithDdl();
     for (auto t : {table::kMetadata, table::kString, table::kCategory, table::kProcess,
                    table::kThread, table::kTrack, table::kObject, table::kCommunicator,
-                   table::kEvent, table::kEventDetail, table::kCounterTrack, table::kCounter,
+                   table::kEvent, table::kEventDetail, table::kEventArg, table::kCounterTrack, table::kCounter,
                    table::kStats, table::kStatsByProcess, view::kEventView, view::kCounterView,
                    view::kStatsView}) {
         INFO(t);

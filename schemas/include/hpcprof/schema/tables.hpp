@@ -27,6 +27,7 @@ inline constexpr std::string_view kObject = "object";
 inline constexpr std::string_view kCommunicator = "communicator";
 inline constexpr std::string_view kEvent = "event";
 inline constexpr std::string_view kEventDetail = "event_detail";
+inline constexpr std::string_view kEventArg = "event_arg";
 inline constexpr std::string_view kCounterTrack = "counter_track";
 inline constexpr std::string_view kCounter = "counter";
 inline constexpr std::string_view kStats = "stats";
