@@ -134,8 +134,10 @@ private:
             int64_t trackId = m_w.insertTrack(processId, threadId, "cpu_thread", trackName, {}, {});
             m_result.threads++;
             // Records are written when calls end; the track wants start order (stable for ties).
-            std::stable_sort(t.events.begin(), t.events.end(),
-                             [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; });
+            // (Usually already in order: only nested calls, e.g. in signal handlers, are not.)
+            auto byStart = [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; };
+            if (!std::is_sorted(t.events.begin(), t.events.end(), byStart))
+                std::stable_sort(t.events.begin(), t.events.end(), byStart);
             std::vector<int64_t> openEnds; // ends of enclosing events, for depth
             int64_t first = 0, last = 0, count = 0;
             for (const RawEvent& e : t.events) {

@@ -47,9 +47,16 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     w.m_insTrack = schema::Statement(
         d, "INSERT INTO track(id, process_id, thread_id, kind, name, device, stream)"
            " VALUES (?, ?, ?, ?, ?, ?, ?)");
-    w.m_insEvent = schema::Statement(
-        d, "INSERT INTO event(id, track_id, ts, dur, category_id, name_id, depth, bytes, object_id,"
-           " peer, communicator_id, seq, correlation_id, count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    // Ids are not bound: SQLite appends max(rowid) + 1, which equals the writer's own counter
+    // (the table only grows) and skips the b-tree seek an explicit rowid costs.
+    const std::string eventInsert = "INSERT INTO event(track_id, ts, dur, category_id, name_id,"
+                                    " depth, bytes, object_id, peer, communicator_id, seq,"
+                                    " correlation_id, count) VALUES ";
+    const std::string oneRow = "(?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    w.m_insEvent = schema::Statement(d, eventInsert + oneRow);
+    std::string batch = eventInsert;
+    for (size_t i = 0; i < kEventBatch; ++i) batch += (i ? "," : "") + oneRow;
+    w.m_insEventBatch = schema::Statement(d, batch);
     w.m_insDetail = schema::Statement(
         d, "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES (?, ?, ?, ?, ?)");
     w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
@@ -58,7 +65,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     w.m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
-                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insArg,
+                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insEventBatch, &w.m_insDetail, &w.m_insArg,
                     &w.m_finishTrack, &w.m_insMeta})
         if (!s->valid()) return s->error();
     return w;
@@ -150,26 +157,45 @@ int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threa
 }
 
 int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
-    auto& s = m_insEvent;
     int64_t id = m_nextEvent++;
-    s.bind(1, id);
-    s.bind(2, e.trackId);
-    s.bind(3, e.ts);
-    s.bind(4, e.dur);
-    s.bind(5, e.categoryId);
-    s.bind(6, e.nameId);
-    s.bind(7, e.depth);
-    bindOptional(s, 8, e.bytes);
-    bindOptional(s, 9, e.objectId);
-    bindOptional(s, 10, e.peer);
-    bindOptional(s, 11, e.communicatorId);
-    bindOptional(s, 12, e.seq);
-    bindOptional(s, 13, e.correlationId);
-    bindOptional(s, 14, e.count);
-    if (sqlite3_step(s.get()) != SQLITE_DONE)
-        check(Status::error(std::string("SQL error inserting event: ") + sqlite3_errmsg(db())));
-    sqlite3_reset(s.get());
-    if (d.any()) {
+    m_pendingEvents.push_back(e);
+    if (d.any()) m_pendingDetails.emplace_back(id, d);
+    if (m_pendingEvents.size() == kEventBatch) flushEvents();
+    return id;
+}
+
+void TraceWriter::bindEvent(schema::Statement& s, int base, const EventRow& e) {
+    s.bind(base + 1, e.trackId);
+    s.bind(base + 2, e.ts);
+    s.bind(base + 3, e.dur);
+    s.bind(base + 4, e.categoryId);
+    s.bind(base + 5, e.nameId);
+    s.bind(base + 6, e.depth);
+    bindOptional(s, base + 7, e.bytes);
+    bindOptional(s, base + 8, e.objectId);
+    bindOptional(s, base + 9, e.peer);
+    bindOptional(s, base + 10, e.communicatorId);
+    bindOptional(s, base + 11, e.seq);
+    bindOptional(s, base + 12, e.correlationId);
+    bindOptional(s, base + 13, e.count);
+}
+
+void TraceWriter::flushEvents() {
+    constexpr int kColumns = 13;
+    if (m_pendingEvents.size() == kEventBatch) {
+        for (size_t i = 0; i < kEventBatch; ++i)
+            bindEvent(m_insEventBatch, int(i) * kColumns, m_pendingEvents[i]);
+        check(m_insEventBatch.run());
+    } else {
+        for (const auto& e : m_pendingEvents) {
+            bindEvent(m_insEvent, 0, e);
+            check(m_insEvent.run());
+        }
+    }
+    if (!m_pendingEvents.empty() && sqlite3_last_insert_rowid(db()) != m_nextEvent - 1)
+        check(Status::error("event ids out of step (was the event table written elsewhere?)"));
+    m_pendingEvents.clear();
+    for (const auto& [id, d] : m_pendingDetails) {
         auto& t = m_insDetail;
         t.bind(1, id);
         bindOptional(t, 2, d.offset);
@@ -178,7 +204,7 @@ int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
         bindOptional(t, 5, d.tag);
         check(t.run());
     }
-    return id;
+    m_pendingDetails.clear();
 }
 
 void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, int64_t value) {
@@ -204,6 +230,7 @@ void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, std::str
 
 Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
                                 int64_t count) {
+    flushEvents();
     auto& s = m_finishTrack;
     if (count > 0) {
         s.bind(1, firstEventId);
@@ -255,6 +282,7 @@ Status TraceWriter::writeStats(const StatCounts& totals,
 }
 
 Status TraceWriter::finish() {
+    flushEvents();
     if (!m_error.ok()) return m_error;
     // Statements must be finalized before the handle closes.
     m_insString = {};
@@ -264,6 +292,7 @@ Status TraceWriter::finish() {
     m_insThread = {};
     m_insTrack = {};
     m_insEvent = {};
+    m_insEventBatch = {};
     m_insDetail = {};
     m_insArg = {};
     m_finishTrack = {};

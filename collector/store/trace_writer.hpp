@@ -68,7 +68,8 @@ public:
     int64_t insertTrack(int64_t processId, std::optional<int64_t> threadId, std::string_view kind,
                         std::string_view name, std::optional<int64_t> device,
                         std::optional<int64_t> stream);
-    /// Appends an event; events of one track must be appended consecutively, sorted by ts.
+    /// Appends an event and returns its id; events of one track must be appended
+    /// consecutively, sorted by ts. Rows are buffered and written in multi-row batches.
     int64_t insertEvent(const EventRow& e, const EventDetail& d = {});
     /// Adds a free-form attribute to an event (event_arg table).
     void insertEventArg(int64_t eventId, std::string_view key, int64_t value);
@@ -93,7 +94,16 @@ private:
         if (!s.ok() && m_error.ok()) m_error = s;
     }
 
+    void flushEvents();
+    void bindEvent(schema::Statement& s, int base, const EventRow& e);
+
+    /// Rows per multi-row INSERT: amortises statement start/halt over many rows.
+    static constexpr size_t kEventBatch = 128;
+
     schema::DbHandle m_db;
+    schema::Statement m_insEventBatch;
+    std::vector<EventRow> m_pendingEvents;
+    std::vector<std::pair<int64_t, EventDetail>> m_pendingDetails;
     schema::Statement m_insString, m_insObject, m_insCommunicator, m_insProcess, m_insThread,
         m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta;
     std::unordered_map<std::string, int64_t> m_strings;

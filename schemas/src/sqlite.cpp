@@ -64,7 +64,8 @@ Status exec(sqlite3* db, std::string_view sql) {
 Result<DbHandle> createTrace(const std::string& path) {
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE |
+                                 SQLITE_OPEN_NOMUTEX,
                              nullptr);
     DbHandle db(raw);
     if (rc != SQLITE_OK)
@@ -72,7 +73,7 @@ Result<DbHandle> createTrace(const std::string& path) {
                              (raw ? sqlite3_errmsg(raw) : "out of memory"));
     // Building a trace is a one-shot bulk load into a private file: no journal, no fsync until
     // the end (the store renames the file into place only after it is complete).
-    HPCPROF_RETURN_IF_ERROR(exec(db.get(), "PRAGMA page_size=8192; PRAGMA journal_mode=OFF;"
+    HPCPROF_RETURN_IF_ERROR(exec(db.get(), "PRAGMA page_size=65536; PRAGMA journal_mode=OFF;"
                                            "PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
                                            "PRAGMA cache_size=-65536;"));
     HPCPROF_RETURN_IF_ERROR(exec(db.get(), ddl()));
