@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
@@ -19,6 +20,8 @@ namespace hpcprof::collector {
 namespace raw = schema::raw;
 
 namespace detail {
+uint32_t g_generation = 1; // bumped in a forked child; thread state of older generations is stale
+thread_local ThreadState t_thread;
 int g_state = 0;
 uint32_t g_sources = ~0u;
 int64_t g_clockSkewTicks = 0;
@@ -27,25 +30,11 @@ int64_t g_clockSkewTicks = 0;
 namespace {
 
 Config g_config;
+constexpr int kMadvPopulateWrite = 23; // MADV_POPULATE_WRITE (Linux 5.14), absent from old headers
 raw::ProcessHeader* g_header = nullptr;
 char g_procDir[1400];
-uint32_t g_generation = 1; // bumped in a forked child; thread state of older generations is stale
 pthread_key_t g_threadKey;
 int64_t g_clockSkewNs = 0;
-
-/// Hot per-thread state. Kept tiny: an initial-exec TLS block must fit the static TLS area even
-/// if the agent is dlopen'ed (CUDA injection) rather than preloaded.
-struct ThreadState {
-    uint32_t generation; // == g_generation once initialised in this process
-    bool growing;        // a chunk is being mapped (a signal handler must not map too)
-    bool failed;         // the thread file could not be created: drop everything
-    char* base;          // reservation start: header at base, slot k at base + 4096 + 64k
-    uint64_t next;       // next free slot
-    uint64_t mapped;     // slots currently backed by the file
-    uint64_t maxSlots;   // per-thread limit
-    int32_t tid;
-};
-thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 
 // Appends decimal `v` to `out` (no allocation, signal-safe).
 char* appendNumber(char* out, int64_t v) {
@@ -171,8 +160,8 @@ bool createProcessFolder(const raw::ProcessHeader* parent) {
 }
 
 void onThreadExit(void*) {
-    ThreadState& t = t_thread;
-    if (t.base && t.generation == g_generation) {
+    detail::ThreadState& t = detail::t_thread;
+    if (t.base && t.generation == detail::g_generation) {
         munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize);
         t.base = nullptr;
         t.failed = true; // late events of this thread (other TLS destructors) are dropped
@@ -189,7 +178,7 @@ void onExit() {
 
 void onForkChild() {
     raw::ProcessHeader* parent = g_header;
-    g_generation++;
+    detail::g_generation++;
     g_header = nullptr;
     if (!parent || !createProcessFolder(parent)) {
         __atomic_store_n(&detail::g_state, 3, __ATOMIC_RELEASE);
@@ -201,7 +190,7 @@ void onForkChild() {
 
 // Maps the next chunk of the thread file. Returns false when the limit is reached or the file
 // cannot grow. Not reentrant: callers hold t.growing.
-bool growThreadFile(ThreadState& t) {
+bool growThreadFile(detail::ThreadState& t) {
     uint64_t chunkSlots = g_config.chunkBytes / raw::kRecordSize;
     uint64_t newMapped = t.mapped + chunkSlots;
     if (newMapped > t.maxSlots) return false;
@@ -216,6 +205,10 @@ bool growThreadFile(ThreadState& t) {
         void* m = mmap(at, g_config.chunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
                        off_t(raw::kHeaderSize + t.mapped * raw::kRecordSize));
         ok = m == at;
+        // Fault the whole chunk in, writable, with one call: otherwise every 4 KiB page of
+        // records costs a page fault on the hot path (64 events per fault). Best effort: older
+        // kernels without MADV_POPULATE_WRITE fault lazily as before.
+        if (ok) madvise(at, g_config.chunkBytes, kMadvPopulateWrite);
     }
     sys::close(fd);
     if (!ok) return false;
@@ -227,10 +220,10 @@ bool growThreadFile(ThreadState& t) {
     return true;
 }
 
-bool initThread(ThreadState& t) {
+bool initThread(detail::ThreadState& t) {
     if (t.base) munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize); // forked child
-    t = ThreadState{};
-    t.generation = g_generation;
+    t = detail::ThreadState{};
+    t.generation = detail::g_generation;
     t.tid = int32_t(sys::gettid());
     t.maxSlots = g_config.threadBufferBytes / raw::kRecordSize;
     t.failed = true;
@@ -263,50 +256,44 @@ bool initThread(ThreadState& t) {
     return true;
 }
 
-inline uint64_t bumpSlot(uint64_t* slot) {
-#if defined(__x86_64__)
-    // One instruction without a lock prefix: atomic with respect to a signal handler on this
-    // thread (the only other writer), and much cheaper than `lock xadd`.
-    uint64_t v = 1;
-    asm volatile("xaddq %0, %1" : "+r"(v), "+m"(*slot) : : "memory");
-    return v;
-#else
-    return __atomic_fetch_add(slot, 1, __ATOMIC_RELAXED);
-#endif
-}
+} // namespace
 
-// Reserves one raw slot on the calling thread. nullptr = dropped (counted).
-char* reserveSlot() {
-    ThreadState& t = t_thread;
-    if (t.generation != g_generation) [[unlikely]] {
-        if (!initThread(t)) {
-            countDrop();
-            return nullptr;
+namespace detail {
+
+char* reserveSlotSlow(uint64_t slot) {
+    ThreadState& t = detail::t_thread;
+    if (slot == kNoSlot) {
+        // First event of this thread in this process (or the thread could not start).
+        if (t.generation != g_generation) {
+            int savedErrno = errno;
+            bool ok = initThread(t);
+            errno = savedErrno;
+            if (ok) return reserveSlot();
         }
-    }
-    if (t.failed) [[unlikely]] {
         countDrop();
         return nullptr;
     }
-    uint64_t slot = bumpSlot(&t.next);
-    if (slot >= t.mapped) [[unlikely]] {
-        // Only the outermost context maps; a signal handler that lands here mid-growth drops.
-        if (t.growing || slot >= t.maxSlots) {
-            countDrop();
-            return nullptr;
-        }
-        t.growing = true;
-        bool ok = true;
-        while (ok && slot >= t.mapped) ok = growThreadFile(t);
-        t.growing = false;
-        if (!ok) {
-            countDrop();
-            return nullptr;
-        }
+    // Only the outermost context maps; a signal handler that lands here mid-growth drops.
+    if (t.growing || slot >= t.maxSlots) {
+        countDrop();
+        return nullptr;
+    }
+    t.growing = true;
+    int savedErrno = errno; // hooks rely on errno surviving the recording path
+    bool ok = true;
+    while (ok && slot >= t.mapped) ok = growThreadFile(t);
+    errno = savedErrno;
+    t.growing = false;
+    if (!ok) {
+        countDrop();
+        return nullptr;
     }
     return t.base + raw::kHeaderSize + slot * raw::kRecordSize;
 }
 
+} // namespace detail
+
+namespace {
 } // namespace
 
 void ensureStarted() {
@@ -336,26 +323,6 @@ void ensureStarted() {
     __atomic_store_n(&detail::g_state, 2, __ATOMIC_RELEASE);
 }
 
-raw::EventRecord* reserveEvent() { return reinterpret_cast<raw::EventRecord*>(reserveSlot()); }
-
-void recordEvent(const EventFields& f) {
-    raw::EventRecord* r = reserveEvent();
-    if (!r) return;
-    r->flags = f.flags;
-    r->op = uint16_t(f.op);
-    r->status = f.status;
-    r->start = f.start;
-    r->end = f.end;
-    r->bytes = f.bytes;
-    r->objectId = f.objectId;
-    r->fd = f.fd;
-    r->peer = f.peer;
-    r->tag = f.tag;
-    r->commId = f.commId;
-    r->seq = f.seq;
-    r->aux = f.aux;
-    commit(r);
-}
 
 uint32_t internString(const char* text, size_t len) {
     if (!g_header) return 0;

@@ -26,7 +26,50 @@ namespace detail {
 extern int g_state;
 extern uint32_t g_sources;
 extern int64_t g_clockSkewTicks;
+extern uint32_t g_generation;
+
+/// Hot per-thread state. Kept tiny: an initial-exec TLS block must fit the static TLS area even
+/// if the agent is dlopen'ed (CUDA injection) rather than preloaded.
+struct ThreadState {
+    uint32_t generation; // == g_generation once initialised in this process
+    bool growing;        // a chunk is being mapped (a signal handler must not map too)
+    bool failed;         // the thread file could not be created: drop everything
+    char* base;          // reservation start: header at base, slot k at base + 4096 + 64k
+    uint64_t next;       // next free slot
+    uint64_t mapped;     // slots currently backed by the file
+    uint64_t maxSlots;   // per-thread limit
+    int32_t tid;
+};
+extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
+
+constexpr uint64_t kNoSlot = ~0ull;
+/// Slow path of reserveSlot(): thread start (slot == kNoSlot) or the next chunk.
+char* reserveSlotSlow(uint64_t slot);
+
+inline uint64_t bumpSlot(uint64_t* slot) {
+#if defined(__x86_64__)
+    // One instruction without a lock prefix: atomic with respect to a signal handler on this
+    // thread (the only other writer), and much cheaper than `lock xadd`.
+    uint64_t v = 1;
+    asm volatile("xaddq %0, %1" : "+r"(v), "+m"(*slot) : : "memory");
+    return v;
+#else
+    return __atomic_fetch_add(slot, 1, __ATOMIC_RELAXED);
+#endif
+}
 } // namespace detail
+
+/// Reserves one 64-byte slot in the calling thread's file; nullptr = dropped (counted).
+/// Async-signal-safe. Fill the record, then store its kind byte with release ordering.
+inline char* reserveSlot() {
+    detail::ThreadState& t = detail::t_thread;
+    if (t.generation != detail::g_generation || t.failed) [[unlikely]]
+        return detail::reserveSlotSlow(detail::kNoSlot);
+    uint64_t slot = detail::bumpSlot(&t.next);
+    if (slot >= t.mapped) [[unlikely]]
+        return detail::reserveSlotSlow(slot);
+    return t.base + schema::raw::kHeaderSize + slot * schema::raw::kRecordSize;
+}
 
 /// Starts the recorder once per process (idempotent, thread-safe). Called from the agent's
 /// constructor and lazily from the first hook that runs before it.
@@ -48,7 +91,9 @@ inline uint64_t now() { return readTicks() + uint64_t(detail::g_clockSkewTicks);
 
 /// Reserves the next record slot of the calling thread, or nullptr when the per-thread limit is
 /// reached (the drop is counted). Fill the record, then commit(). Async-signal-safe.
-schema::raw::EventRecord* reserveEvent();
+inline schema::raw::EventRecord* reserveEvent() {
+    return reinterpret_cast<schema::raw::EventRecord*>(reserveSlot());
+}
 
 /// Publishes a filled record (release store of its kind byte).
 inline void commit(schema::raw::EventRecord* r) {
@@ -71,7 +116,24 @@ struct EventFields {
     uint32_t seq = 0;
     int64_t aux = -1;
 };
-void recordEvent(const EventFields& f);
+inline void recordEvent(const EventFields& f) {
+    schema::raw::EventRecord* r = reserveEvent();
+    if (!r) return;
+    r->flags = f.flags;
+    r->op = uint16_t(f.op);
+    r->status = f.status;
+    r->start = f.start;
+    r->end = f.end;
+    r->bytes = f.bytes;
+    r->objectId = f.objectId;
+    r->fd = f.fd;
+    r->peer = f.peer;
+    r->tag = f.tag;
+    r->commId = f.commId;
+    r->seq = f.seq;
+    r->aux = f.aux;
+    commit(r);
+}
 
 /// Interns `len` bytes of text: writes its definition into the calling thread's file and returns
 /// its process-wide id (0 if it could not be recorded). Async-signal-safe, no allocation.

@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 
+#include <cerrno>
+
 #include <cstring>
 
 #include "collector/runtime/recorder.hpp"
@@ -45,8 +47,10 @@ uint32_t fdObject(int fd) {
     if (fd < 0 || fd >= kMaxFds) return 0;
     uint32_t id = __atomic_load_n(&g_objects[fd], __ATOMIC_RELAXED);
     if (id) [[likely]] return id;
+    int savedErrno = errno; // the caller's errno must survive this first-use readlink
     id = internFromProc(fd);
     if (id) __atomic_store_n(&g_objects[fd], id, __ATOMIC_RELAXED);
+    errno = savedErrno;
     return id;
 }
 
@@ -57,8 +61,11 @@ uint32_t fdOpened(int fd, const char* path, int dirfd) {
     // kernel so the trace names the file users know.
     if (path && path[0] == '/' && dirfd == AT_FDCWD)
         id = collector::internString(path, std::strlen(path));
-    else
+    else {
+        int savedErrno = errno;
         id = internFromProc(fd);
+        errno = savedErrno;
+    }
     __atomic_store_n(&g_objects[fd], id, __ATOMIC_RELAXED);
     return id;
 }

@@ -42,10 +42,11 @@ inline auto timedFdCall(schema::Op op, int fd, IoResult kind, int64_t offset, Ca
     if (!collector::recording(collector::SourceBit::Io)) return call();
     uint64_t t0 = collector::now();
     auto result = call();
-    int err = errno;
     uint64_t t1 = collector::now();
+    // Only a failed call's errno matters, and nothing on the recording path below changes
+    // errno (slow paths that make system calls restore it themselves).
+    int err = int64_t(result) < 0 ? errno : 0;
     recordFdCall(op, fd, fdObject(fd), t0, t1, int64_t(result), kind, err, offset);
-    errno = err;
     return result;
 }
 
