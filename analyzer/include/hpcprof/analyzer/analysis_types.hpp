@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/// Plain result structs of the analyses (attribution, cross-rank, steps, findings). Report
+/// writers, the diff and the GUI consume them; nothing here formats or draws. All times are ns.
+/// The exact definitions of every number are in docs/analysis.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpcprof::analyzer {
+
+/// The exclusive classes of the breakdown: at every instant of a rank's window exactly one holds.
+enum class TimeClass : uint8_t { Compute, Communication, Io, Memory, Sync, Idle };
+inline constexpr int kTimeClassCount = 6;
+/// JSON / report name of a class: compute, comm, io, memory, sync, idle.
+const char* timeClassName(TimeClass c);
+
+/// How the analysis window is chosen (`--window`).
+struct WindowSpec {
+    enum class Kind { Whole, TimeRange, RangeName } kind = Kind::Whole;
+    int64_t begin = 0, end = 0; ///< TimeRange, ns from the trace origin, end exclusive
+    std::string pattern;        ///< RangeName: range name, a trailing '*' matches any suffix
+    std::string text;           ///< as the user wrote it (for reports)
+};
+
+/// Rule thresholds and machine facts the analyses need; defaults are documented in
+/// docs/advice-rules.md.
+struct AnalysisOptions {
+    WindowSpec window;
+    int overviewBuckets = 100;
+    size_t topItems = 10;
+    /// Link bandwidth for the collective-bandwidth rule, bytes/s; 0 = metadata key
+    /// `link_bandwidth_bytes_per_s` if the trace has it, else 12.5e9 (100 Gb/s).
+    double linkBandwidthBytesPerS = 0;
+};
+
+/// Per-rank facts gathered during the scan that the advice rules use as evidence.
+struct RankFacts {
+    int64_t commCalls = 0, smallCommCalls = 0, smallCommNs = 0;   ///< bytes < 64 KiB
+    int64_t ioCalls = 0, smallIoCalls = 0, smallIoNs = 0;         ///< data calls, bytes < 64 KiB
+    int64_t ioBytes = 0;
+    int64_t syncCalls = 0, syncNs = 0;
+    int64_t kernels = 0, shortKernels = 0, kernelNs = 0;          ///< short: < 10 us
+    int64_t fp32GemmKernels = 0, fp32GemmNs = 0;
+    int64_t pageableCopies = 0, pageableCopyNs = 0;
+    int64_t syncCopies = 0, syncCopyNs = 0;                       ///< blocking cudaMemcpy calls
+    int64_t gpuActiveBegin = 0, gpuActiveEnd = 0;                 ///< first/last GPU activity
+    int64_t gpuGaps = 0, gpuGapNs = 0;                            ///< gaps inside the active span
+    int64_t shortGpuGaps = 0, shortGpuGapNs = 0;                  ///< gaps < 20 us
+    int64_t largeCollectives = 0, largeCollectiveBytes = 0;       ///< calls moving >= 1 MiB
+    int64_t largeCollectiveTransferNs = 0;                        ///< their duration minus wait
+    std::map<std::string, std::vector<int64_t>> examples;         ///< up to 3 event ids per fact
+};
+
+struct RankBreakdown {
+    int64_t rank = 0;
+    int64_t processId = 0;
+    int64_t pid = 0;
+    std::string host;
+    bool gpu = false;          ///< GPU reference timeline (the rank has GPU stream tracks)
+    int64_t windowNs = 0;      ///< length of the rank's window (the sum of the exclusive classes)
+    int64_t activeNs = 0;      ///< part of the window the process existed in
+    int64_t exclusive[kTimeClassCount] = {}; ///< by TimeClass, sums to windowNs
+    int64_t commTotalNs = 0, commOverlappedNs = 0;
+    int64_t ioTotalNs = 0, ioOverlappedNs = 0;
+    int64_t memoryTotalNs = 0, syncTotalNs = 0;
+    int64_t gpuIdleNs = 0;     ///< GPU ranks: active time with no GPU activity at all
+    int64_t waitNs = 0;        ///< time waiting for late partners (wait states)
+    int64_t transferNs = 0;    ///< exposed communication minus wait (clamped at 0)
+    int64_t events = 0;
+    std::vector<uint8_t> overview; ///< dominant TimeClass per overview bucket
+    RankFacts facts;
+    int64_t ns(TimeClass c) const { return exclusive[int(c)]; }
+};
+
+struct JobSummary {
+    int64_t windowBegin = 0, windowEnd = 0; ///< the job window (hull of the rank windows)
+    int64_t wallNs = 0;                      ///< windowEnd - windowBegin
+    int64_t rankCount = 0, gpuRankCount = 0, events = 0;
+    int64_t totalNs = 0;                     ///< sum of the ranks' windowNs
+    int64_t exclusive[kTimeClassCount] = {}; ///< sums over ranks
+    int64_t commTotalNs = 0, commOverlappedNs = 0, ioTotalNs = 0, ioOverlappedNs = 0;
+    double pct(TimeClass c) const { return totalNs > 0 ? 100.0 * double(exclusive[int(c)]) / double(totalNs) : 0; }
+};
+
+struct PopMetrics {
+    double loadBalance = 0, communicationEfficiency = 0, serialisationEfficiency = 0,
+           transferEfficiency = 0, parallelEfficiency = 0;
+    int64_t runtimeNs = 0, idealRuntimeNs = 0, avgUsefulNs = 0, maxUsefulNs = 0;
+};
+
+/// One collective call of one rank (input of the wait-state analysis).
+struct CollectiveCall {
+    int64_t rank = 0, communicatorId = 0, seq = 0, ts = 0, end = 0, bytes = -1, nameId = 0,
+            eventId = 0;
+};
+
+/// One blocking-or-not point-to-point call (input of the late sender/receiver analysis).
+struct P2pCall {
+    int64_t rank = 0, peer = 0, tag = -1, ts = 0, end = 0, bytes = -1, eventId = 0;
+    bool send = false;     ///< send side (else receive)
+    bool blocking = false; ///< the call returns only when the transfer can complete
+};
+
+struct RankWait {
+    int64_t rank = 0;
+    int64_t collectiveWaitNs = 0, lateSenderNs = 0, lateReceiverNs = 0;
+    int64_t total() const { return collectiveWaitNs + lateSenderNs + lateReceiverNs; }
+};
+
+struct Straggler {
+    int64_t rank = 0;
+    int64_t timesLast = 0;        ///< collective instances it entered last (others waited)
+    int64_t instances = 0;        ///< complete instances it took part in
+    int64_t inflictedWaitNs = 0;  ///< others' wait attributed to it (collectives + late sends)
+    int64_t maxInflictedNs = 0;   ///< largest single instance
+    int64_t exampleEventId = 0;   ///< its event in the worst instance
+};
+
+struct WaitStates {
+    int64_t completeInstances = 0, incompleteInstances = 0;
+    int64_t matchedMessages = 0, unmatchedMessages = 0;
+    int64_t collectiveWaitNs = 0, lateSenderNs = 0, lateReceiverNs = 0;
+    std::vector<RankWait> perRank;      ///< by rank
+    std::vector<Straggler> stragglers;  ///< inflicted wait descending; only ranks with > 0
+    /// Per collective call event id: its wait (used by the bandwidth rule).
+    std::map<int64_t, int64_t> waitByEvent;
+};
+
+struct Step {
+    int64_t index = 0, begin = 0, end = 0;
+    int64_t durNs = 0;     ///< the slowest rank's duration of this step
+    int64_t spreadNs = 0;  ///< max minus min per-rank duration of this step
+};
+
+struct StepStats {
+    std::string source; ///< "range:<name>", "collectives:<period>" or "" when none found
+    std::vector<Step> steps;
+    int64_t meanNs = 0, minNs = 0, maxNs = 0, stddevNs = 0;
+    double cv = 0; ///< stddev / mean
+};
+
+enum class Severity : uint8_t { Info, Warning, Critical };
+const char* severityName(Severity s);
+/// Parses info|warning|critical; false if unknown.
+bool parseSeverity(const std::string& text, Severity& out);
+
+struct Evidence {
+    std::string key;
+    double value = 0;
+    std::string unit; ///< ns, pct, count, bytes, ratio, bytes_per_s
+};
+
+struct Finding {
+    std::string id;
+    std::string title;
+    Severity severity = Severity::Info;
+    std::vector<int64_t> ranks;
+    std::vector<Evidence> evidence;
+    std::vector<int64_t> eventIds; ///< example events behind the evidence
+    int64_t estimatedGainNs = 0;   ///< upper bound of runtime saved
+    std::string suggestion;
+};
+
+/// A top-N row: a kernel, collective, file, ...
+struct TopItem {
+    std::string name;
+    int64_t count = 0, totalNs = 0, maxNs = 0, bytes = 0;
+};
+
+struct DataWarning {
+    std::string name;
+    int64_t count = 0;
+    std::string message;
+};
+
+struct Analysis {
+    std::string tracePath;
+    WindowSpec window;
+    JobSummary summary;
+    std::vector<RankBreakdown> ranks; ///< by rank
+    PopMetrics pop;
+    WaitStates waits;
+    StepStats steps;
+    std::vector<Finding> findings; ///< by estimated gain, descending
+    std::vector<TopItem> topKernels, topCollectives, topFiles;
+    std::vector<DataWarning> warnings; ///< data-quality problems (trace stats and analysis)
+    double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with
+};
+
+} // namespace hpcprof::analyzer

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/// The small tables of a trace held in memory (processes, tracks, categories, strings,
+/// communicators, objects) and the per-track event scan that analyses stream through. Events are
+/// never all loaded at once: a track's events are the contiguous id range
+/// [first_event_id, last_event_id], read with a rowid range scan.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hpcprof/analyzer/trace.hpp"
+
+namespace hpcprof::analyzer {
+
+/// Attribution class of a category (the category table's `class` column).
+enum class EventClass : uint8_t { Compute, Communication, Io, Memory, Sync, Annotation };
+
+/// Name of a class as stored in the trace ("communication", ...).
+const char* eventClassName(EventClass c);
+
+enum class TrackKind : uint8_t { CpuThread, GpuStream, NicQueue };
+
+struct ProcessInfo {
+    int64_t id = 0;
+    std::optional<int64_t> rank;
+    std::optional<int64_t> worldSize;
+    int64_t pid = 0;
+    std::string host;
+    std::string command;
+    int64_t startTs = 0;
+    std::optional<int64_t> endTs;
+};
+
+struct TrackInfo {
+    int64_t id = 0;
+    int64_t processId = 0;
+    std::optional<int64_t> tid; ///< OS thread id for CPU tracks
+    TrackKind kind = TrackKind::CpuThread;
+    std::string name;
+    std::optional<int64_t> device, stream;
+    std::optional<int64_t> firstEventId, lastEventId;
+    int64_t eventCount = 0;
+};
+
+struct CommunicatorInfo {
+    std::string key;
+    std::optional<int64_t> size;
+    std::string kind;
+};
+
+/// One event as the analyses see it. Absent optional columns are -1 (bytes, peer, seq, ...).
+struct EventRecord {
+    int64_t id = 0;
+    int64_t ts = 0;
+    int64_t dur = 0;
+    int64_t bytes = -1;
+    int64_t seq = -1;
+    int64_t communicatorId = -1;
+    int64_t objectId = -1;
+    int64_t nameId = 0;
+    int64_t correlationId = -1;
+    int32_t peer = -1;
+    int32_t depth = 0;
+    int32_t categoryId = 0;
+    int32_t count = 1;
+    EventClass cls = EventClass::Annotation;
+    int64_t end() const { return ts + dur; }
+};
+
+/// Problems found while scanning events: counted, reported as data-quality warnings.
+struct ScanQuality {
+    int64_t negativeDurations = 0; ///< stored dur < 0: read as 0
+    int64_t unsortedEvents = 0;    ///< ts smaller than the previous event's on the same track
+    int64_t tracksWithoutIdRange = 0;
+    int64_t unknownCategories = 0;
+};
+
+class TraceIndex {
+public:
+    static Result<TraceIndex> load(const Trace& trace);
+
+    const std::vector<ProcessInfo>& processes() const { return m_processes; }
+    const std::vector<TrackInfo>& tracks() const { return m_tracks; }
+    /// Tracks of one process, in id order.
+    std::vector<const TrackInfo*> tracksOf(int64_t processId) const;
+
+    const std::string& string(int64_t id) const;
+    const std::string& categoryName(int64_t categoryId) const;
+    EventClass categoryClass(int64_t categoryId) const;
+    const CommunicatorInfo* communicator(int64_t id) const;
+    /// Path or name of an object (the file of an I/O call).
+    const std::string& objectName(int64_t objectId) const;
+    /// Total number of events over all tracks (from the track table).
+    int64_t eventCount() const;
+
+    /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
+    /// durations are read as 0 and counted in `quality`.
+    template <typename Fn>
+    Status scanTrack(const Trace& trace, const TrackInfo& track, ScanQuality& quality, Fn&& fn) const;
+
+private:
+    std::vector<ProcessInfo> m_processes;
+    std::vector<TrackInfo> m_tracks;
+    std::vector<std::string> m_strings;
+    std::unordered_map<int64_t, std::pair<std::string, EventClass>> m_categories;
+    std::unordered_map<int64_t, CommunicatorInfo> m_communicators;
+    std::unordered_map<int64_t, int64_t> m_objects; ///< object id -> name string id
+};
+
+namespace detail {
+/// Prepares the event scan of a track (by id range when known, by track id otherwise).
+schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, bool& byRange);
+/// Reads the current row of a scan statement.
+void readEventRow(const schema::Statement& s, EventRecord& e);
+} // namespace detail
+
+template <typename Fn>
+Status TraceIndex::scanTrack(const Trace& trace, const TrackInfo& track, ScanQuality& quality,
+                             Fn&& fn) const {
+    bool byRange = true;
+    schema::Statement s = detail::prepareTrackScan(trace, track, byRange);
+    if (!s.valid()) return s.error();
+    if (!byRange && track.eventCount > 0) ++quality.tracksWithoutIdRange;
+    EventRecord e;
+    int64_t prevTs = INT64_MIN;
+    while (s.step()) {
+        detail::readEventRow(s, e);
+        if (e.dur < 0) {
+            ++quality.negativeDurations;
+            e.dur = 0;
+        }
+        if (e.ts < prevTs) ++quality.unsortedEvents;
+        prevTs = e.ts;
+        auto it = m_categories.find(e.categoryId);
+        if (it == m_categories.end()) {
+            ++quality.unknownCategories;
+            e.cls = EventClass::Annotation;
+        } else {
+            e.cls = it->second.second;
+        }
+        fn(e);
+    }
+    return s.error();
+}
+
+} // namespace hpcprof::analyzer

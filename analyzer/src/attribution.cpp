@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#include "hpcprof/analyzer/attribution.hpp"
+
+namespace hpcprof::analyzer {
+
+namespace {
+constexpr int idx(EventClass c) { return int(c); }
+} // namespace
+
+const char* timeClassName(TimeClass c) {
+    switch (c) {
+    case TimeClass::Compute: return "compute";
+    case TimeClass::Communication: return "comm";
+    case TimeClass::Io: return "io";
+    case TimeClass::Memory: return "memory";
+    case TimeClass::Sync: return "sync";
+    case TimeClass::Idle: return "idle";
+    }
+    return "idle";
+}
+
+void TimelineSets::normalize() {
+    for (auto& s : all) s.normalize();
+    for (auto& s : reference) s.normalize();
+}
+
+Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const IntervalSet& active) {
+    Attribution a;
+    const IntervalSet act = active.intersect(window);
+    a.windowNs = window.length();
+    a.activeNs = act.length();
+
+    // Blocking sets: what the reference timeline waits on, per class.
+    static constexpr EventClass kBlocking[] = {EventClass::Communication, EventClass::Io,
+                                               EventClass::Memory, EventClass::Sync};
+    IntervalSet blocking[4];
+    for (int i = 0; i < 4; ++i) {
+        const IntervalSet& src = sets.gpu ? sets.all[idx(kBlocking[i])] : sets.reference[idx(kBlocking[i])];
+        blocking[i] = src.intersect(act);
+    }
+
+    IntervalSet computeRef;
+    if (sets.gpu) {
+        computeRef = sets.reference[idx(EventClass::Compute)].intersect(act);
+        IntervalSet gpuBusy = sets.reference[idx(EventClass::Compute)];
+        for (EventClass c : kBlocking) gpuBusy = gpuBusy.unite(sets.reference[idx(c)]);
+        a.gpuIdleNs = act.subtract(gpuBusy).length();
+    } else {
+        IntervalSet inCalls;
+        for (const auto& b : blocking) inCalls = inCalls.unite(b);
+        computeRef = act.subtract(inCalls);
+    }
+
+    // Partition by priority: compute, then communication, I/O, memory, sync; the rest is idle.
+    a.partition[int(TimeClass::Compute)] = computeRef;
+    IntervalSet taken = computeRef;
+    static constexpr TimeClass kOrder[] = {TimeClass::Communication, TimeClass::Io,
+                                           TimeClass::Memory, TimeClass::Sync};
+    for (int i = 0; i < 4; ++i) {
+        IntervalSet part = blocking[i].subtract(taken);
+        taken = taken.unite(part);
+        a.partition[int(kOrder[i])] = std::move(part);
+    }
+    a.partition[int(TimeClass::Idle)] = window.subtract(taken);
+    for (int c = 0; c < kTimeClassCount; ++c) a.exclusive[c] = a.partition[c].length();
+
+    const IntervalSet commAll = sets.all[idx(EventClass::Communication)].intersect(window);
+    const IntervalSet ioAll = sets.all[idx(EventClass::Io)].intersect(window);
+    a.commTotalNs = commAll.length();
+    a.commOverlappedNs = commAll.intersect(computeRef).length();
+    a.ioTotalNs = ioAll.length();
+    a.ioOverlappedNs = ioAll.intersect(computeRef).length();
+    a.memoryTotalNs = sets.all[idx(EventClass::Memory)].intersect(window).length();
+    a.syncTotalNs = sets.all[idx(EventClass::Sync)].intersect(window).length();
+    return a;
+}
+
+std::vector<uint8_t> overviewStrip(const Attribution& a, int64_t begin, int64_t end, int buckets) {
+    std::vector<uint8_t> out;
+    if (buckets <= 0 || end <= begin) return out;
+    out.resize(size_t(buckets), 255);
+    const double width = double(end - begin) / buckets;
+    for (int b = 0; b < buckets; ++b) {
+        int64_t lo = begin + int64_t(b * width), hi = b + 1 == buckets ? end : begin + int64_t((b + 1) * width);
+        int64_t best = 0;
+        for (int c = 0; c < kTimeClassCount; ++c) {
+            int64_t len = a.partition[c].lengthIn(lo, hi);
+            if (len > best) {
+                best = len;
+                out[size_t(b)] = uint8_t(c);
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace hpcprof::analyzer

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#include "hpcprof/analyzer/trace_index.hpp"
+
+#include <algorithm>
+
+namespace hpcprof::analyzer {
+
+namespace {
+std::optional<int64_t> optInt(const schema::Statement& s, int col) {
+    if (s.isNull(col)) return std::nullopt;
+    return s.int64(col);
+}
+
+EventClass classFromName(const std::string& c) {
+    if (c == "compute") return EventClass::Compute;
+    if (c == "communication") return EventClass::Communication;
+    if (c == "io") return EventClass::Io;
+    if (c == "memory") return EventClass::Memory;
+    if (c == "sync") return EventClass::Sync;
+    return EventClass::Annotation;
+}
+} // namespace
+
+const char* eventClassName(EventClass c) {
+    switch (c) {
+    case EventClass::Compute: return "compute";
+    case EventClass::Communication: return "communication";
+    case EventClass::Io: return "io";
+    case EventClass::Memory: return "memory";
+    case EventClass::Sync: return "sync";
+    case EventClass::Annotation: return "annotation";
+    }
+    return "annotation";
+}
+
+Result<TraceIndex> TraceIndex::load(const Trace& trace) {
+    TraceIndex ix;
+    sqlite3* db = trace.db();
+    {
+        schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
+                                " start_ts, end_ts FROM process ORDER BY id");
+        while (s.step()) {
+            ProcessInfo p;
+            p.id = s.int64(0);
+            p.rank = optInt(s, 1);
+            p.worldSize = optInt(s, 2);
+            p.pid = s.int64(3);
+            p.host = s.text(4);
+            p.command = s.text(5);
+            p.startTs = s.int64(6);
+            p.endTs = optInt(s, 7);
+            ix.m_processes.push_back(std::move(p));
+        }
+        if (!s.error().ok()) return s.error();
+    }
+    {
+        schema::Statement s(db, "SELECT t.id, t.process_id, th.tid, t.kind, t.name, t.device,"
+                                " t.stream, t.first_event_id, t.last_event_id, t.event_count"
+                                " FROM track t LEFT JOIN thread th ON th.id = t.thread_id"
+                                " ORDER BY t.id");
+        while (s.step()) {
+            TrackInfo t;
+            t.id = s.int64(0);
+            t.processId = s.int64(1);
+            t.tid = optInt(s, 2);
+            std::string kind = s.text(3);
+            t.kind = kind == "gpu_stream"  ? TrackKind::GpuStream
+                     : kind == "nic_queue" ? TrackKind::NicQueue
+                                           : TrackKind::CpuThread;
+            t.name = s.text(4);
+            t.device = optInt(s, 5);
+            t.stream = optInt(s, 6);
+            t.firstEventId = optInt(s, 7);
+            t.lastEventId = optInt(s, 8);
+            t.eventCount = s.int64(9);
+            ix.m_tracks.push_back(std::move(t));
+        }
+        if (!s.error().ok()) return s.error();
+    }
+    {
+        schema::Statement s(db, "SELECT id, value FROM string");
+        while (s.step()) {
+            int64_t id = s.int64(0);
+            if (id < 0 || id > (int64_t(1) << 31)) continue; // not a usable index
+            if (size_t(id) >= ix.m_strings.size()) ix.m_strings.resize(size_t(id) + 1);
+            ix.m_strings[size_t(id)] = s.text(1);
+        }
+        if (!s.error().ok()) return s.error();
+    }
+    {
+        schema::Statement s(db, "SELECT id, name, class FROM category");
+        while (s.step())
+            ix.m_categories[s.int64(0)] = {s.text(1), classFromName(s.text(2))};
+        if (!s.error().ok()) return s.error();
+    }
+    {
+        schema::Statement s(db, "SELECT id, key, size, COALESCE(kind, '') FROM communicator");
+        while (s.step())
+            ix.m_communicators[s.int64(0)] = {s.text(1), optInt(s, 2), s.text(3)};
+        if (!s.error().ok()) return s.error();
+    }
+    {
+        schema::Statement s(db, "SELECT id, name_id FROM object");
+        while (s.step()) ix.m_objects[s.int64(0)] = s.int64(1);
+        if (!s.error().ok()) return s.error();
+    }
+    return ix;
+}
+
+std::vector<const TrackInfo*> TraceIndex::tracksOf(int64_t processId) const {
+    std::vector<const TrackInfo*> out;
+    for (const auto& t : m_tracks)
+        if (t.processId == processId) out.push_back(&t);
+    return out;
+}
+
+const std::string& TraceIndex::string(int64_t id) const {
+    static const std::string kUnknown = "(unknown)";
+    if (id < 0 || size_t(id) >= m_strings.size()) return kUnknown;
+    return m_strings[size_t(id)];
+}
+
+const std::string& TraceIndex::categoryName(int64_t categoryId) const {
+    static const std::string kUnknown = "unknown";
+    auto it = m_categories.find(categoryId);
+    return it == m_categories.end() ? kUnknown : it->second.first;
+}
+
+EventClass TraceIndex::categoryClass(int64_t categoryId) const {
+    auto it = m_categories.find(categoryId);
+    return it == m_categories.end() ? EventClass::Annotation : it->second.second;
+}
+
+const CommunicatorInfo* TraceIndex::communicator(int64_t id) const {
+    auto it = m_communicators.find(id);
+    return it == m_communicators.end() ? nullptr : &it->second;
+}
+
+const std::string& TraceIndex::objectName(int64_t objectId) const {
+    auto it = m_objects.find(objectId);
+    return string(it == m_objects.end() ? -1 : it->second);
+}
+
+int64_t TraceIndex::eventCount() const {
+    int64_t n = 0;
+    for (const auto& t : m_tracks) n += t.eventCount;
+    return n;
+}
+
+namespace detail {
+
+schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, bool& byRange) {
+    static constexpr const char* kColumns =
+        "SELECT id, ts, dur, category_id, name_id, depth, bytes, object_id, peer,"
+        " communicator_id, seq, correlation_id, count FROM event ";
+    byRange = track.firstEventId && track.lastEventId;
+    std::string sql = kColumns;
+    // The id range bounds the track (rowid range scan); the track_id test guards against a
+    // trace whose ranges overlap.
+    sql += byRange ? "WHERE id BETWEEN ? AND ? AND track_id = ?" : "WHERE track_id = ? ORDER BY ts";
+    schema::Statement s(trace.db(), sql);
+    if (!s.valid()) return s;
+    if (byRange) {
+        s.bind(1, *track.firstEventId);
+        s.bind(2, *track.lastEventId);
+        s.bind(3, track.id);
+    } else {
+        s.bind(1, track.id);
+    }
+    return s;
+}
+
+void readEventRow(const schema::Statement& s, EventRecord& e) {
+    sqlite3_stmt* st = s.get();
+    auto opt = [st](int col) {
+        return sqlite3_column_type(st, col) == SQLITE_NULL ? int64_t(-1)
+                                                            : sqlite3_column_int64(st, col);
+    };
+    e.id = sqlite3_column_int64(st, 0);
+    e.ts = sqlite3_column_int64(st, 1);
+    e.dur = sqlite3_column_int64(st, 2);
+    e.categoryId = int32_t(sqlite3_column_int64(st, 3));
+    e.nameId = sqlite3_column_int64(st, 4);
+    e.depth = int32_t(sqlite3_column_int64(st, 5));
+    e.bytes = opt(6);
+    e.objectId = opt(7);
+    e.peer = int32_t(opt(8));
+    e.communicatorId = opt(9);
+    e.seq = opt(10);
+    e.correlationId = opt(11);
+    int64_t c = opt(12);
+    e.count = c < 1 ? 1 : int32_t(std::min<int64_t>(c, INT32_MAX));
+}
+
+} // namespace detail
+
+} // namespace hpcprof::analyzer

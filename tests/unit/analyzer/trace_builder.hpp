@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// Test support: builds small traces from a compact description through the real TraceWriter.
+// Events may be added in any order; they are written per track, sorted by ts (unless a test
+// asks for the given order, to build deliberately unsorted traces).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hpcprof/schema/catalog.hpp"
+
+namespace hpcprof::test {
+
+struct EventSpec {
+    schema::Category category{};
+    std::string name;
+    int64_t ts = 0, dur = 0, depth = 0;
+    std::optional<int64_t> bytes, peer, seq, tag, count, correlationId;
+    std::optional<std::string> communicator, object;
+    int64_t communicatorSize = 0;
+    std::vector<std::pair<std::string, std::string>> args;
+
+    EventSpec& withBytes(int64_t b) { bytes = b; return *this; }
+    EventSpec& withPeer(int64_t p) { peer = p; return *this; }
+    EventSpec& withTag(int64_t t) { tag = t; return *this; }
+    EventSpec& withDepth(int64_t d) { depth = d; return *this; }
+    EventSpec& withCount(int64_t c) { count = c; return *this; }
+    EventSpec& withObject(std::string path) { object = std::move(path); return *this; }
+    EventSpec& withArg(std::string k, std::string v) { args.emplace_back(std::move(k), std::move(v)); return *this; }
+    /// Collective instance `seq` of communicator `key` with `size` members.
+    EventSpec& collective(std::string key, int64_t size, int64_t s) {
+        communicator = std::move(key);
+        communicatorSize = size;
+        seq = s;
+        return *this;
+    }
+};
+
+class TraceBuilder {
+public:
+    /// A rank process alive over [start, end], with its main thread track (tid == pid). Returns
+    /// the main track's handle. rank < 0 makes a non-rank process.
+    int rank(int64_t rank, int64_t start, int64_t end, int64_t worldSize = 0);
+    /// Another CPU thread of the process that owns `track`.
+    int thread(int mainTrack, int64_t tid);
+    /// A GPU stream of the process that owns `track`.
+    int gpuStream(int mainTrack, int64_t device, int64_t stream);
+
+    EventSpec& event(int track, schema::Category c, std::string name, int64_t ts, int64_t dur);
+    void setMetadata(std::string key, std::string value) { m_metadata[std::move(key)] = std::move(value); }
+    /// Keep events in the order added (for unsorted-trace tests).
+    void keepInsertionOrder() { m_sort = false; }
+
+    /// Writes the trace; throws (test failure) on any writer error.
+    void write(const std::string& path) const;
+
+private:
+    struct Process {
+        int64_t id, pid, start, end;
+        std::optional<int64_t> rank, worldSize;
+    };
+    struct Track {
+        int process;
+        std::optional<int64_t> tid;
+        bool gpu = false;
+        int64_t device = 0, stream = 0;
+        std::deque<EventSpec> events;
+    };
+    std::vector<Process> m_processes;
+    std::vector<Track> m_tracks;
+    std::map<std::string, std::string> m_metadata;
+    bool m_sort = true;
+};
+
+} // namespace hpcprof::test
