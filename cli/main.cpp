@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "hpcprof/config.hpp"
+#include "export_command.hpp"
+#include "import_command.hpp"
 #include "merge.hpp"
 #include "run_command.hpp"
 #include "summary_printer.hpp"
@@ -53,6 +55,11 @@ int main(int argc, char** argv) {
     mergeCmd->add_option("-o,--output", mergeOut, "Trace file to write")->required();
     mergeCmd->add_flag("--force", mergeForce, "Replace an existing trace");
 
+    cli::ImportCommandOptions importOptions;
+    auto* importCmd = cli::addImportCommand(app, importOptions);
+    cli::ExportCommandOptions exportOptions;
+    auto* exportCmd = cli::addExportCommand(app, exportOptions);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -66,5 +73,11 @@ int main(int argc, char** argv) {
     }
     if (runCmd->parsed()) return cli::runCommand(run);
     if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
+    if (importCmd->parsed()) {
+        std::string line = "hpcprof";
+        for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
+        return cli::importCommand(importOptions, line);
+    }
+    if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
     return cli::kExitUsage;
 }

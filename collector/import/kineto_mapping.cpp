@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+#include "kineto_mapping.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+namespace hpcprof::import {
+
+using schema::Category;
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) !=
+            std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
+    return true;
+}
+
+bool istartsWith(std::string_view s, std::string_view p) {
+    return s.size() >= p.size() && iequals(s.substr(0, p.size()), p);
+}
+
+bool mulOverflows(int64_t a, int64_t b, int64_t& out) { return __builtin_mul_overflow(a, b, &out); }
+bool addOverflows(int64_t a, int64_t b, int64_t& out) { return __builtin_add_overflow(a, b, &out); }
+
+} // namespace
+
+std::optional<int64_t> decimalToNs(std::string_view text, int64_t nsPerUnit) {
+    size_t i = 0;
+    bool negative = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+    // Collect the significant digits and the decimal exponent: value = digits * 10^exp10.
+    std::string digits;
+    int64_t exp10 = 0;
+    bool any = false, dot = false;
+    for (; i < text.size(); ++i) {
+        char c = text[i];
+        if (c >= '0' && c <= '9') {
+            any = true;
+            if (digits.empty() && c == '0') { // leading zeros carry no value
+                if (dot) --exp10;
+                continue;
+            }
+            digits += c;
+            if (dot) --exp10;
+        } else if (c == '.' && !dot) {
+            dot = true;
+        } else {
+            break;
+        }
+    }
+    if (!any) return std::nullopt;
+    if (i < text.size()) {
+        if (text[i] != 'e' && text[i] != 'E') return std::nullopt;
+        ++i;
+        bool expNeg = false;
+        if (i < text.size() && (text[i] == '-' || text[i] == '+')) expNeg = text[i++] == '-';
+        int64_t e = 0;
+        bool expDigits = false;
+        for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+            expDigits = true;
+            if (e < 100000) e = e * 10 + (text[i] - '0');
+        }
+        if (!expDigits || i != text.size()) return std::nullopt;
+        exp10 += expNeg ? -e : e;
+    }
+    // Fold nsPerUnit (a power of ten: 1, 1000, ...) into the exponent.
+    int64_t scale = nsPerUnit;
+    while (scale >= 10 && scale % 10 == 0) {
+        scale /= 10;
+        ++exp10;
+    }
+    if (digits.empty()) return 0;
+    // Integer part = digits[0 .. digits.size()+exp10), rounding on the first dropped digit.
+    int64_t intDigits = int64_t(digits.size()) + exp10;
+    if (intDigits > 19) return std::nullopt;
+    int64_t value = 0;
+    for (int64_t k = 0; k < intDigits; ++k) {
+        int d = k < int64_t(digits.size()) ? digits[size_t(k)] - '0' : 0;
+        if (mulOverflows(value, 10, value) || addOverflows(value, d, value)) return std::nullopt;
+    }
+    if (intDigits >= 0 && intDigits < int64_t(digits.size()) && digits[size_t(intDigits)] >= '5')
+        if (addOverflows(value, 1, value)) return std::nullopt;
+    if (scale != 1 && mulOverflows(value, scale, value)) return std::nullopt;
+    return negative ? -value : value;
+}
+
+bool isNcclKernelName(std::string_view name) {
+    if (istartsWith(name, "void ")) name.remove_prefix(5);
+    return istartsWith(name, "nccl");
+}
+
+std::string ncclCollectiveFromName(std::string_view name) {
+    if (istartsWith(name, "void ")) name.remove_prefix(5);
+    // ncclKernel_<Coll>_..., ncclDevKernel_<Coll>_..., ncclDevKernel_<Coll>(args)
+    size_t start = name.find('_');
+    if (start == std::string_view::npos) return {};
+    ++start;
+    size_t end = start;
+    while (end < name.size() && (std::isalnum(static_cast<unsigned char>(name[end])))) ++end;
+    return std::string(name.substr(start, end - start));
+}
+
+bool isPointToPoint(std::string_view c) {
+    while (!c.empty() && c.front() == '_') c.remove_prefix(1); // PyTorch writes "_send"
+    return iequals(c, "SendRecv") || iequals(c, "Send") || iequals(c, "Recv") ||
+           iequals(c, "send_recv");
+}
+
+int64_t dtypeSize(std::string_view t) {
+    struct Entry {
+        std::string_view name;
+        int64_t size;
+    };
+    static constexpr Entry kTable[] = {
+        {"float", 4},    {"float32", 4},  {"f32", 4},     {"double", 8},    {"float64", 8},
+        {"f64", 8},      {"half", 2},     {"float16", 2}, {"f16", 2},       {"bfloat16", 2},
+        {"bf16", 2},     {"long", 8},     {"int64", 8},   {"int", 4},       {"int32", 4},
+        {"short", 2},    {"int16", 2},    {"char", 1},    {"int8", 1},      {"byte", 1},
+        {"uint8", 1},    {"bool", 1},     {"float8_e4m3fn", 1}, {"float8_e5m2", 1},
+        {"complexfloat", 8}, {"complexdouble", 16}};
+    for (const auto& e : kTable)
+        if (iequals(t, e.name)) return e.size;
+    return 0;
+}
+
+CategoryMapping mapCategory(std::string_view cat, std::string_view name, bool hasCollectiveArgs) {
+    auto gpuKernel = [&]() -> CategoryMapping {
+        bool comm = hasCollectiveArgs || isNcclKernelName(name);
+        return {comm ? Category::GpuCommKernel : Category::GpuKernel, Lane::Gpu, true};
+    };
+    if (cat.empty()) return {Category::CpuOp, Lane::Cpu, true}; // plain Chrome traces have none
+    if (iequals(cat, "kernel")) return gpuKernel();
+    if (iequals(cat, "gpu_memcpy") || iequals(cat, "memcpy"))
+        return {Category::GpuMemcpy, Lane::Gpu, true};
+    if (iequals(cat, "gpu_memset") || iequals(cat, "memset"))
+        return {Category::GpuMemset, Lane::Gpu, true};
+    if (iequals(cat, "gpu_user_annotation")) return {Category::UserRange, Lane::Gpu, true};
+    if (iequals(cat, "cuda_sync")) return {Category::GpuSync, Lane::Gpu, true};
+    if (iequals(cat, "cuda_runtime") || iequals(cat, "runtime") || iequals(cat, "cuda_driver"))
+        return {Category::CudaApi, Lane::Cpu, true};
+    if (iequals(cat, "cpu_op") || iequals(cat, "operator") || iequals(cat, "python_function") ||
+        iequals(cat, "python") || iequals(cat, "cpu_instant_event"))
+        return {Category::CpuOp, Lane::Cpu, true};
+    if (iequals(cat, "user_annotation") || iequals(cat, "trace") ||
+        iequals(cat, "cuda_profiler_range"))
+        return {Category::UserRange, Lane::Cpu, true};
+    // hpcprof's own category names (an exported trace, or a hand-written one).
+    for (const auto& info : schema::kCategories)
+        if (iequals(cat, info.name)) {
+            Lane lane = info.category == Category::GpuKernel ||
+                                info.category == Category::GpuCommKernel ||
+                                info.category == Category::GpuMemcpy ||
+                                info.category == Category::GpuMemset
+                            ? Lane::Gpu
+                            : Lane::Cpu;
+            return {info.category, lane, true};
+        }
+    return {Category::CpuOp, Lane::Cpu, false};
+}
+
+MemcpyKinds parseMemcpyName(std::string_view name) {
+    MemcpyKinds k;
+    if (!istartsWith(name, "Memcpy ")) return k;
+    std::string_view rest = name.substr(7);
+    size_t sp = rest.find(' ');
+    std::string_view kind = rest.substr(0, sp);
+    static constexpr std::string_view kKinds[] = {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
+    for (auto kk : kKinds)
+        if (iequals(kind, kk)) k.copyKind = std::string(kk);
+    size_t open = name.find('('), arrow = name.find("->"), close = name.rfind(')');
+    if (open == std::string_view::npos || arrow == std::string_view::npos ||
+        close == std::string_view::npos || !(open < arrow && arrow < close))
+        return k;
+    auto memoryKind = [](std::string_view s) -> std::string {
+        while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+        while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+        static constexpr std::string_view kMem[] = {"pageable", "pinned", "device", "managed"};
+        for (auto m : kMem)
+            if (iequals(s, m)) return std::string(m);
+        return {};
+    };
+    k.srcKind = memoryKind(name.substr(open + 1, arrow - open - 1));
+    k.dstKind = memoryKind(name.substr(arrow + 2, close - arrow - 2));
+    return k;
+}
+
+std::optional<int64_t> rankFromFileName(std::string_view fileName) {
+    for (size_t pos = 0; pos + 4 < fileName.size(); ++pos) {
+        if (!iequals(fileName.substr(pos, 4), "rank")) continue;
+        size_t i = pos + 4;
+        if (i < fileName.size() && (fileName[i] == '-' || fileName[i] == '_' || fileName[i] == '.'))
+            ++i;
+        int64_t v = 0;
+        size_t start = i;
+        while (i < fileName.size() && std::isdigit(static_cast<unsigned char>(fileName[i])) &&
+               i - start < 9)
+            v = v * 10 + (fileName[i++] - '0');
+        if (i > start) return v;
+    }
+    return std::nullopt;
+}
+
+} // namespace hpcprof::import

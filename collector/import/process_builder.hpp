@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// Collects the events of one imported process (one rank's file, or one process of an exported
+// trace) per track, then writes them: each track sorted by start (longer first on ties, so
+// parents precede children), nesting depth from a stack of open ends, flow points resolved to
+// correlation ids, NCCL kernels numbered per communicator. Memory is one process's events in a
+// compact 48-byte form; rare facts live in a side table.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "chrome_reader.hpp"
+#include "trace_writer.hpp"
+
+namespace hpcprof::import {
+
+inline constexpr int64_t kNoValue = INT64_MIN;
+
+/// One event waiting to be written; times are absolute ns (file time base).
+struct PendingEvent {
+    int64_t ts = 0;
+    int64_t dur = 0;
+    int64_t correlation = kNoValue;
+    int64_t bytes = kNoValue;
+    int32_t nameId = 0;
+    int32_t extra = -1;     ///< index into ProcessBuilder's extras, -1 if none
+    uint32_t order = 0;     ///< arrival order: the final tie-breaker of the sort
+    uint8_t category = 0;
+    uint8_t copyKind = 0;   ///< memcpy kinds as indexes into kCopyKinds / kMemoryKinds (0 none)
+    uint8_t srcKind = 0;
+    uint8_t dstKind = 0;
+};
+static_assert(sizeof(PendingEvent) == 48);
+
+/// Facts only a few events have: collective metadata, hpcprof columns from exports, free args.
+struct EventExtra {
+    std::optional<int64_t> peer, seq, count;
+    std::string communicator;
+    std::optional<int64_t> communicatorSize;
+    std::string communicatorKind = "nccl";
+    std::string collective; ///< collective of a GPU comm kernel ("AllReduce"), for alignment
+    std::string object;     ///< what the event acted on (a file path), from exports
+    store::EventDetail detail;
+    std::vector<std::pair<std::string, ArgValue>> args;
+};
+
+/// A flow point ('s'/'t'/'f' event) that links a slice on this track to a correlation id.
+struct FlowPoint {
+    int64_t ts;
+    int64_t id;
+    bool nextSlice; ///< 'f' without "bp":"e" binds to the next slice, others to the enclosing one
+};
+
+struct PendingTrack {
+    bool gpu = false;
+    int64_t device = 0, stream = 0; ///< gpu
+    int64_t tid = 0;                ///< cpu: operating-system thread id (0 if unknown)
+    std::string threadName;         ///< cpu: thread name from metadata
+    std::string name;               ///< display name; default "thread T" / "GPU d stream s"
+    bool explicitThread = true;     ///< cpu: a real OS thread row is written
+    std::string kindName;           ///< track.kind when not the lane's default (exports: nic_queue)
+    bool hasDevice = false;         ///< a non-GPU track that still has device/stream (NIC queues)
+    int64_t sortKey = 0;
+    std::vector<PendingEvent> events;
+    std::vector<FlowPoint> flows;
+};
+
+/// Identity of the process row.
+struct ProcessFacts {
+    std::optional<int64_t> rank;
+    std::string rankSource;
+    std::optional<int64_t> worldSize;
+    std::string host = "unknown";
+    int64_t pid = 0;
+    std::string command;
+    std::string sourceFile;
+};
+
+/// What writing a process produced, for alignment and the report.
+struct WrittenProcess {
+    int64_t processId = 0;
+    std::optional<int64_t> rank;
+    int64_t events = 0;
+    int64_t minTs = 0, maxEnd = 0; ///< absolute ns; minTs > maxEnd when empty
+    /// End times (absolute ns) of GPU collective kernels, per alignment key, in start order.
+    std::map<std::string, std::vector<int64_t>> collectiveEnds;
+};
+
+class ProcessBuilder {
+public:
+    using StatCounts = store::StatCounts;
+
+    /// CPU track for an (already numeric) pid/tid key.
+    PendingTrack& cpuTrack(int64_t pidKey, int64_t tidKey);
+    PendingTrack& gpuTrack(int64_t device, int64_t stream);
+    /// An existing track, or nullptr.
+    PendingTrack* findTrack(bool gpu, int64_t a, int64_t b) {
+        auto it = m_tracks.find({gpu, a, b});
+        return it == m_tracks.end() ? nullptr : it->second.get();
+    }
+    uint32_t nextOrder() { return m_order++; }
+    int32_t addExtra(EventExtra extra);
+    EventExtra& extra(int32_t index) { return m_extras[size_t(index)]; }
+
+    bool empty() const;
+    /// Calls fn(pidKey, tidKey, track) for every CPU track.
+    template <typename Fn> void forEachCpuTrack(Fn&& fn) {
+        for (auto& [key, t] : m_tracks)
+            if (!std::get<0>(key)) fn(std::get<1>(key), std::get<2>(key), *t);
+    }
+    /// Smallest start over all events (absolute ns), empty when there are none.
+    std::optional<int64_t> minTs() const;
+
+    ProcessFacts& facts() { return m_facts; }
+    StatCounts& stats() { return m_stats; }
+    void count(schema::Stat s, int64_t n = 1) { m_stats[size_t(s)] += n; }
+
+    /// Writes the process, its threads, tracks and events with ts relative to `originNs`.
+    /// Releases the events as it goes.
+    Result<WrittenProcess> write(store::TraceWriter& w, int64_t processId, int64_t originNs);
+
+private:
+    void resolveFlows(PendingTrack& t);
+    void numberCollectives(WrittenProcess& out);
+
+    std::map<std::tuple<bool, int64_t, int64_t>, std::unique_ptr<PendingTrack>> m_tracks;
+    PendingTrack* m_lastTrack = nullptr;
+    std::tuple<bool, int64_t, int64_t> m_lastKey{false, INT64_MIN, INT64_MIN};
+    std::vector<EventExtra> m_extras;
+    uint32_t m_order = 0;
+    ProcessFacts m_facts;
+    StatCounts m_stats{};
+};
+
+/// Names for PendingEvent's memcpy kind codes (index 0 = none).
+inline constexpr const char* kCopyKinds[] = {"", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
+inline constexpr const char* kMemoryKinds[] = {"", "pageable", "pinned", "device", "managed"};
+uint8_t copyKindCode(std::string_view kind);
+uint8_t memoryKindCode(std::string_view kind);
+
+} // namespace hpcprof::import

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// Unit tests of the pure Kineto -> hpcprof mapping rules: exact time conversion, categories,
+// NCCL kernel names, memcpy kinds, ranks from file names.
+#include <catch2/catch.hpp>
+
+#include "kineto_mapping.hpp"
+
+using namespace hpcprof;
+using namespace hpcprof::import;
+using schema::Category;
+
+TEST_CASE("decimal microseconds convert to nanoseconds exactly", "[import][time]") {
+    CHECK(decimalToNs("1682725898236567", 1000) == 1682725898236567000);
+    CHECK(decimalToNs("68.0", 1000) == 68000);
+    CHECK(decimalToNs("0.001", 1000) == 1);
+    CHECK(decimalToNs("1682725898236567.123", 1000) == 1682725898236567123);
+    // 0.1 has no exact binary form; text parsing must not lose the last ns.
+    CHECK(decimalToNs("1000000000000.1", 1000) == 1000000000000100);
+    CHECK(decimalToNs("2.0005", 1000) == 2001);   // half rounds away from zero
+    CHECK(decimalToNs("2.0004999", 1000) == 2000);
+    CHECK(decimalToNs("-3.5", 1000) == -3500);
+    CHECK(decimalToNs("1.5e3", 1000) == 1500000);
+    CHECK(decimalToNs("15E-1", 1000) == 1500);
+    CHECK(decimalToNs("0.0000004", 1000) == 0);
+    CHECK(decimalToNs("123.7", 1) == 124); // a file in ns: sub-ns digits round
+    CHECK_FALSE(decimalToNs("", 1000));
+    CHECK_FALSE(decimalToNs("abc", 1000));
+    CHECK_FALSE(decimalToNs("1.2.3", 1000));
+    CHECK_FALSE(decimalToNs("1e", 1000));
+    CHECK_FALSE(decimalToNs("1e400", 1000)); // overflow is an error, not a wrap
+}
+
+TEST_CASE("Kineto categories map onto hpcprof categories and lanes", "[import][mapping]") {
+    auto m = mapCategory("kernel", "void at::native::vectorized_elementwise_kernel<4>", false);
+    CHECK(m.category == Category::GpuKernel);
+    CHECK(m.lane == Lane::Gpu);
+    CHECK(mapCategory("kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", false)
+              .category == Category::GpuCommKernel);
+    CHECK(mapCategory("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", false).category ==
+          Category::GpuCommKernel);
+    // Newer traces mark collectives in args; the kernel name then need not say nccl.
+    CHECK(mapCategory("kernel", "some_fused_comm_kernel", true).category ==
+          Category::GpuCommKernel);
+    CHECK(mapCategory("gpu_memcpy", "Memcpy HtoD", false).category == Category::GpuMemcpy);
+    CHECK(mapCategory("Memset", "Memset (Device)", false).category == Category::GpuMemset);
+    CHECK(mapCategory("cuda_runtime", "cudaLaunchKernel", false).category == Category::CudaApi);
+    CHECK(mapCategory("cuda_runtime", "cudaLaunchKernel", false).lane == Lane::Cpu);
+    CHECK(mapCategory("cuda_driver", "cuLaunchKernel", false).category == Category::CudaApi);
+    CHECK(mapCategory("cpu_op", "aten::mm", false).category == Category::CpuOp);
+    CHECK(mapCategory("python_function", "train.py(12): step", false).category ==
+          Category::CpuOp);
+    CHECK(mapCategory("user_annotation", "ProfilerStep#3", false).category ==
+          Category::UserRange);
+    CHECK(mapCategory("gpu_user_annotation", "ProfilerStep#3", false).lane == Lane::Gpu);
+    CHECK(mapCategory("cuda_sync", "Stream Sync", false).category == Category::GpuSync);
+    CHECK(mapCategory("nvtx", "my range", false).category == Category::Nvtx);
+    auto unknown = mapCategory("something_new", "x", false);
+    CHECK(unknown.category == Category::CpuOp);
+    CHECK_FALSE(unknown.known);
+}
+
+TEST_CASE("NCCL kernel names are recognised across NCCL renames", "[import][nccl]") {
+    CHECK(isNcclKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"));
+    CHECK(isNcclKernelName("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+    CHECK(isNcclKernelName("void ncclKernel_AllReduce_RING_LL_Sum_half(ncclWorkElem)"));
+    CHECK_FALSE(isNcclKernelName("void at::native::nccl_like_but_not<float>()"));
+    CHECK(ncclCollectiveFromName("ncclKernel_AllReduce_RING_LL_Sum_float") == "AllReduce");
+    CHECK(ncclCollectiveFromName("ncclDevKernel_AllReduce_Sum_f32_RING_LL") == "AllReduce");
+    CHECK(ncclCollectiveFromName("ncclDevKernel_ReduceScatter(args)") == "ReduceScatter");
+    CHECK(isPointToPoint("SendRecv"));
+    CHECK(isPointToPoint("_send"));
+    CHECK_FALSE(isPointToPoint("AllReduce"));
+    CHECK(dtypeSize("Float") == 4);
+    CHECK(dtypeSize("BFloat16") == 2);
+    CHECK(dtypeSize("Long") == 8);
+    CHECK(dtypeSize("mystery") == 0);
+}
+
+TEST_CASE("memcpy names give the copy direction and memory kinds", "[import][mapping]") {
+    auto k = parseMemcpyName("Memcpy DtoH (Device -> Pageable)");
+    CHECK(k.copyKind == "DtoH");
+    CHECK(k.srcKind == "device");
+    CHECK(k.dstKind == "pageable");
+    auto h = parseMemcpyName("Memcpy HtoD (Pinned -> Device)");
+    CHECK(h.copyKind == "HtoD");
+    CHECK(h.srcKind == "pinned");
+    CHECK(parseMemcpyName("Memset (Device)").copyKind.empty());
+}
+
+TEST_CASE("ranks are read from file names only where the name says rank", "[import][rank]") {
+    CHECK(rankFromFileName("sampled_rank-1.json.gz") == 1);
+    CHECK(rankFromFileName("trace_rank_12.json") == 12);
+    CHECK(rankFromFileName("Rank7.pt.trace.json") == 7);
+    CHECK_FALSE(rankFromFileName("host_4037.1682725898.pt.trace.json"));
+    CHECK_FALSE(rankFromFileName("ranking.json"));
+}
