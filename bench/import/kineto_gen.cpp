@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// Writes a synthetic Kineto-like trace of N events for the import benchmark: profiler steps
+// (user annotations) holding nested CPU ops, each launching a kernel (cudaLaunchKernel + kernel
+// with correlation ids and Kineto's usual kernel args), with memcpys and NCCL all-reduces mixed
+// in, on two CPU threads and three GPU streams. Fractional microsecond timestamps, as newer
+// PyTorch versions write them.
+//
+//   kineto_gen OUT.json[.gz] [EVENTS]
+#include <zlib.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+class Out {
+public:
+    explicit Out(const std::string& path) {
+        bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+        if (gz)
+            m_gz = gzopen(path.c_str(), "wb1");
+        else
+            m_file = std::fopen(path.c_str(), "wb");
+        if (!m_gz && !m_file) {
+            std::perror(path.c_str());
+            std::exit(2);
+        }
+    }
+    ~Out() {
+        flush();
+        if (m_gz) gzclose(m_gz);
+        if (m_file) std::fclose(m_file);
+    }
+    std::string& buf() { return m_buf; }
+    void maybeFlush() {
+        if (m_buf.size() > (1 << 20)) flush();
+    }
+
+private:
+    void flush() {
+        if (m_gz) gzwrite(m_gz, m_buf.data(), unsigned(m_buf.size()));
+        if (m_file) std::fwrite(m_buf.data(), 1, m_buf.size(), m_file);
+        m_buf.clear();
+    }
+    gzFile m_gz = nullptr;
+    std::FILE* m_file = nullptr;
+    std::string m_buf;
+};
+
+/// Microseconds with three decimals from ns.
+std::string us(long long ns) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%lld.%03lld", ns / 1000, ns % 1000);
+    return b;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: kineto_gen OUT.json[.gz] [EVENTS]\n");
+        return 2;
+    }
+    long long target = argc > 2 ? std::atoll(argv[2]) : 1000000;
+    Out out(argv[1]);
+    std::string& b = out.buf();
+    b += "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, "
+         "\"world_size\": 8}, \"deviceProperties\": [{\"id\": 0, \"name\": \"Synthetic GPU\"}],"
+         " \"traceEvents\": [\n";
+    const long long base = 1700000000000000000LL; // ns
+    long long t = base, gpuT = base, events = 0, corr = 1, step = 0;
+    bool first = true;
+    char line[1024];
+    auto emit = [&](const char* s) {
+        if (!first) b += ",\n";
+        first = false;
+        b += s;
+        ++events;
+        out.maybeFlush();
+    };
+    while (events < target) {
+        // One step: an annotation around 16 ops.
+        long long stepStart = t;
+        std::string stepName = "ProfilerStep#" + std::to_string(step++);
+        long long stepDur = 16 * 9000 + 500;
+        std::snprintf(line, sizeof line,
+                      "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": "
+                      "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External id\": "
+                      "%lld}}",
+                      stepName.c_str(), us(stepStart).c_str(), us(stepDur).c_str(), corr);
+        emit(line);
+        t += 250;
+        for (int op = 0; op < 16 && events < target; ++op) {
+            bool comm = op == 15, copy = op == 7;
+            int stream = comm ? 25 : copy ? 23 : 7;
+            std::snprintf(line, sizeof line,
+                          "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::%s\", \"pid\": "
+                          "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External "
+                          "id\": %lld, \"Ev Idx\": %lld, \"Input Dims\": [[2048, 1024], [1024]], "
+                          "\"Input type\": [\"float\", \"float\"]}}",
+                          copy ? "copy_" : comm ? "all_reduce" : "addmm", us(t).c_str(),
+                          us(8000).c_str(), corr, events);
+            emit(line);
+            if (events >= target) break;
+            std::snprintf(line, sizeof line,
+                          "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": "
+                          "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External "
+                          "id\": %lld, \"cbid\": 211, \"correlation\": %lld}}",
+                          copy ? "cudaMemcpyAsync" : "cudaLaunchKernel", us(t + 1500).c_str(),
+                          us(4250).c_str(), corr, corr);
+            emit(line);
+            if (events >= target) break;
+            gpuT = std::max(gpuT, t + 6000) + 125;
+            if (copy)
+                std::snprintf(line, sizeof line,
+                              "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD "
+                              "(Pinned -> Device)\", \"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": "
+                              "%s, \"args\": {\"External id\": %lld, \"device\": 0, \"context\": "
+                              "1, \"stream\": %d, \"correlation\": %lld, \"bytes\": 8388608, "
+                              "\"memory bandwidth (GB/s)\": 20.5}}",
+                              stream, us(gpuT).c_str(), us(3333).c_str(), corr, stream, corr);
+            else if (comm)
+                std::snprintf(line, sizeof line,
+                              "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                              "\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<"
+                              "4096ul>)\", \"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, "
+                              "\"args\": {\"External id\": %lld, \"device\": 0, \"stream\": %d, "
+                              "\"correlation\": %lld, \"grid\": [2, 1, 1], \"block\": [512, 1, "
+                              "1], \"Collective name\": \"allreduce\", \"dtype\": \"Float\", \"In "
+                              "msg nelems\": 2097152, \"Out msg nelems\": 2097152, \"Group "
+                              "size\": 8, \"Process Group Name\": \"0\"}}",
+                              stream, us(gpuT).c_str(), us(7777).c_str(), corr, stream, corr);
+            else
+                std::snprintf(line, sizeof line,
+                              "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void "
+                              "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_%d>(Params)\", "
+                              "\"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, \"args\": "
+                              "{\"External id\": %lld, \"queued\": 0, \"device\": 0, \"context\": "
+                              "1, \"stream\": %d, \"correlation\": %lld, \"registers per "
+                              "thread\": 128, \"shared memory\": 49152, \"blocks per SM\": 1.5, "
+                              "\"warps per SM\": 6.0, \"grid\": [16, 8, 1], \"block\": [128, 1, "
+                              "1], \"est. achieved occupancy %%\": 25}}",
+                              op % 4, stream, us(gpuT).c_str(), us(5555).c_str(), corr,
+                              stream, corr);
+            emit(line);
+            gpuT += 5555;
+            ++corr;
+            t += 9000;
+        }
+        t = stepStart + stepDur + 1000;
+    }
+    b += "\n]}\n";
+    std::fprintf(stderr, "kineto_gen: %lld events -> %s\n", events, argv[1]);
+    return 0;
+}
