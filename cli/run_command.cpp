@@ -75,6 +75,28 @@ void setPreload(const std::string& agent) {
     setenv("LD_PRELOAD", value.c_str(), 1);
 }
 
+// GPU sources (issue 5). CUDA and NVTX dlopen their tool library by path, NCCL its profiler
+// plugin; all three point at the preloaded agent itself, so glibc hands back the loaded object
+// and every entry point shares one recorder. A variable the user already set (another tool) is
+// left alone. The NCCL plugin is opt-in: only when --sources names nccl_plugin explicitly.
+void setGpuInjection(const std::string& agent, const std::string& sources) {
+    uint32_t bits = collector::parseSources(sources.c_str());
+    auto claim = [&](const char* var, collector::SourceBit bit) {
+        if (!(bits & uint32_t(bit))) return;
+        const char* existing = std::getenv(var);
+        if (existing && *existing && agent != existing) {
+            fmt::print(stderr, "hpcprof: note: {} is already set ({}); leaving it to that tool\n",
+                       var, existing);
+            return;
+        }
+        setenv(var, agent.c_str(), 1);
+    };
+    claim("CUDA_INJECTION64_PATH", collector::SourceBit::Cuda);
+    claim("NVTX_INJECTION64_PATH", collector::SourceBit::Nvtx);
+    if (("," + sources + ",").find(",nccl_plugin,") != std::string::npos)
+        claim("NCCL_PROFILER_PLUGIN", collector::SourceBit::NcclPlugin);
+}
+
 } // namespace
 
 int runCommand(const RunOptions& o) {
@@ -112,6 +134,7 @@ int runCommand(const RunOptions& o) {
     setPreload(agent);
     setenv("HPCPROF_RAW_DIR", rawDir.c_str(), 1);
     setenv("HPCPROF_SOURCES", o.sources.c_str(), 1);
+    setGpuInjection(agent, o.sources);
     if (tscHz) setenv("HPCPROF_TSC_HZ", std::to_string(tscHz).c_str(), 1);
 
     // A close-on-exec pipe tells the parent whether exec worked, and why not.

@@ -22,7 +22,10 @@ uint32_t parseSources(const char* list) {
         SourceBit bit;
     };
     static constexpr Name kNames[] = {{"io", SourceBit::Io}, {"mpi", SourceBit::Mpi},
-                                      {"socket", SourceBit::Socket}};
+                                      {"socket", SourceBit::Socket},
+                                      {"cuda", SourceBit::Cuda},     {"nvtx", SourceBit::Nvtx},
+                                      {"nccl", SourceBit::Nccl},
+                                      {"nccl_plugin", SourceBit::NcclPlugin}};
     uint32_t bits = 0;
     const char* p = list;
     while (p && *p) {

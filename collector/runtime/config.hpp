@@ -15,7 +15,15 @@
 
 namespace hpcprof::collector {
 
-enum class SourceBit : uint32_t { Io = 1u << 0, Mpi = 1u << 1, Socket = 1u << 2 };
+enum class SourceBit : uint32_t {
+    Io = 1u << 0,
+    Mpi = 1u << 1,
+    Socket = 1u << 2,
+    Cuda = 1u << 8,       ///< CUPTI activity (CUDA_INJECTION64_PATH)
+    Nvtx = 1u << 9,       ///< NVTX ranges (NVTX_INJECTION64_PATH)
+    Nccl = 1u << 10,      ///< NCCL API calls (LD_PRELOAD)
+    NcclPlugin = 1u << 11 ///< NCCL profiler plugin (NCCL_PROFILER_PLUGIN; only when named)
+};
 
 struct Config {
     char rawDir[1024] = {};

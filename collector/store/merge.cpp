@@ -12,6 +12,7 @@
 #include "hpcprof/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/tables.hpp"
+#include "device_records.hpp"
 #include "raw_reader.hpp"
 
 namespace hpcprof::store {
@@ -125,6 +126,14 @@ private:
             add(stats, Stat::UnknownStringRefs, t.incompleteStrings);
         }
         const auto* parentStrings = parentMap(h);
+        DeviceRecords device(m_w, h, clock, // GPU, NVTX, NCCL records (issue 5)
+            [&](int64_t localNs) { return localNs + offset; },
+            [&](uint32_t id) {
+                auto it = strings.find(id);
+                return it == strings.end() ? nullptr : &it->second.text;
+            },
+            [&](Stat s, int64_t n) { add(stats, s, n); }, m_result.warnings);
+        device.prepare(threads);
 
         int64_t lastEnd = h.start.monotonicNs + offset;
         for (auto& t : threads) {
@@ -173,7 +182,9 @@ private:
                     d.errnoValue = e.status;
                     if (e.fd >= 0) d.fd = e.fd;
                 }
+                if (e.extra) device.decorate(e, row);
                 int64_t id = m_w.insertEvent(row, d);
+                if (e.extra) device.addArgs(e, id);
                 if (count == 0) first = id;
                 last = id;
                 ++count;
@@ -185,6 +196,7 @@ private:
             t.events.shrink_to_fit();
         }
 
+        HPCPROF_RETURN_IF_ERROR(device.writeGpuTracks(processId, lastEnd));
         add(stats, Stat::RecordsDropped, int64_t(h.droppedRecords));
         add(stats, Stat::RecordsTorn, problems.tornRecords);
         add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);

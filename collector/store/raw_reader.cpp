@@ -135,6 +135,11 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
             }
             break;
         }
+        case raw::RecordKind::Nvtx:
+        case raw::RecordKind::Nccl:
+        case raw::RecordKind::Gpu:
+            std::memcpy(out.device.emplace_back().data(), rec, raw::kRecordSize);
+            break;
         default: problems.tornRecords++; break;
         }
     }

@@ -4,6 +4,7 @@
 // read as far as they are valid and the problems counted, never thrown.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -37,6 +38,7 @@ struct RawEvent {
     uint32_t commId;
     uint32_t seq;
     int64_t aux;
+    uint32_t extra = 0; ///< 1-based index of GPU-section facts (device_records.hpp), 0 = none
 };
 
 /// A string definition reassembled from its pieces.
@@ -52,6 +54,9 @@ struct ThreadRecords {
     std::vector<RawEvent> events;
     std::vector<RawString> strings;
     int64_t incompleteStrings = 0; ///< strings whose last piece never arrived
+    /// GPU-section records (Nvtx, Nccl, Gpu kinds), raw and in file order; converted by
+    /// DeviceRecords (device_records.hpp).
+    std::vector<std::array<char, 64>> device;
 };
 
 /// One process folder: its header and its thread files (not yet read).

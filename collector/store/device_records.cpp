@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: MIT
+#include "device_records.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace hpcprof::store {
+
+namespace raw = schema::raw;
+using schema::Category;
+using schema::Op;
+using schema::Stat;
+
+namespace {
+
+template <typename T> T recordAs(const std::array<char, 64>& bytes) {
+    T r;
+    std::memcpy(static_cast<void*>(&r), bytes.data(), sizeof(T));
+    return r;
+}
+
+raw::RecordKind kindOf(const std::array<char, 64>& bytes) {
+    return static_cast<raw::RecordKind>(bytes[0]);
+}
+
+// ncclDataType_t: name and element size (nccl.h, stable since NCCL 2.0; fp8 since 2.24).
+struct DataType {
+    const char* name;
+    int64_t size;
+};
+constexpr DataType kDataTypes[] = {{"int8", 1},    {"uint8", 1},    {"int32", 4},
+                                   {"uint32", 4},  {"int64", 8},    {"uint64", 8},
+                                   {"float16", 2}, {"float32", 4},  {"float64", 8},
+                                   {"bfloat16", 2}, {"float8e4m3", 1}, {"float8e5m2", 1}};
+constexpr const char* kRedOps[] = {"sum", "prod", "max", "min", "avg", "user"};
+
+// CUpti_ActivityMemcpyKind / CUpti_ActivityMemoryKind / CUpti_ActivitySynchronizationType values.
+constexpr const char* kCopyKinds[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                      "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+constexpr const char* kMemoryKinds[] = {"unknown", "pageable", "pinned",        "device",
+                                        "array",   "managed",  "device_static", "managed_static"};
+constexpr const char* kSyncTypes[] = {"unknown_synchronize", "event_synchronize",
+                                      "stream_wait_event", "stream_synchronize",
+                                      "context_synchronize"};
+
+template <size_t N> const char* nameOr(const char* const (&table)[N], size_t i) {
+    return i < N ? table[i] : "unknown";
+}
+
+bool isNcclKernelName(std::string_view n) {
+    return n.find("ncclDevKernel") != std::string_view::npos ||
+           n.find("ncclKernel") != std::string_view::npos ||
+           n.find("onerank") != std::string_view::npos || n.find("oneRank") != std::string_view::npos;
+}
+
+std::string demangle(const std::string& name) {
+    if (name.rfind("_Z", 0) != 0) return name;
+    int status = 0;
+    char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+    if (status != 0 || !d) return name;
+    std::string out(d);
+    std::free(d);
+    return out;
+}
+
+/// Bytes this rank sends in an NCCL call (receives: what it receives), from count and type.
+std::optional<int64_t> ncclBytes(Op op, uint8_t datatype, uint64_t count, int64_t nranks,
+                                 int64_t rank, int32_t root) {
+    if (datatype >= std::size(kDataTypes)) return std::nullopt;
+    int64_t elem = kDataTypes[datatype].size * int64_t(count);
+    int64_t n = nranks > 0 ? nranks : 1;
+    switch (op) {
+    case Op::NcclReduceScatter:
+    case Op::NcclAlltoAll: return elem * n;
+    case Op::NcclScatter: return rank == root ? elem * n : elem;
+    case Op::NcclAllReduce:
+    case Op::NcclBroadcast:
+    case Op::NcclBcast:
+    case Op::NcclReduce:
+    case Op::NcclAllGather:
+    case Op::NcclGather:
+    case Op::NcclSend:
+    case Op::NcclRecv: return elem;
+    default: return std::nullopt;
+    }
+}
+
+bool isCommCreation(Op op) {
+    return op == Op::NcclCommInitRank || op == Op::NcclCommInitRankConfig ||
+           op == Op::NcclCommInitAll || op == Op::NcclCommInitRankScalable ||
+           op == Op::NcclCommSplit;
+}
+
+} // namespace
+
+DeviceRecords::DeviceRecords(TraceWriter& w, const raw::ProcessHeader& h,
+                             const TickConverter& clock, ToTrace toTrace, StringLookup strings,
+                             AddStat addStat, std::vector<std::string>& warnings)
+    : m_w(w), m_h(h), m_clock(clock), m_toTrace(std::move(toTrace)), m_strings(std::move(strings)),
+      m_addStat(std::move(addStat)), m_warnings(warnings) {}
+
+uint32_t DeviceRecords::addExtra(Extra&& x) {
+    m_extras.push_back(std::move(x));
+    return uint32_t(m_extras.size());
+}
+
+int64_t DeviceRecords::nameFor(uint32_t stringId, std::string_view fallback) {
+    if (stringId) {
+        if (const std::string* s = m_strings(stringId)) return m_w.internString(*s);
+        m_addStat(Stat::UnknownStringRefs, 1);
+    }
+    return m_w.internString(fallback);
+}
+
+// CUPTI timestamps are CLOCK_MONOTONIC ns; CPU-track events carry raw ticks. Invert the
+// process's (affine) tick conversion so API records sort and convert like every other event.
+uint64_t DeviceRecords::ticksFor(int64_t ns) const {
+    if (m_h.clockKind != raw::ClockKind::Tsc) return uint64_t(ns);
+    const uint64_t t0 = m_h.start.ticks;
+    const int64_t f0 = m_clock.toLocalNs(t0);
+    const double nsPerTick = double(m_clock.toLocalNs(t0 + 1'000'000'000ull) - f0) / 1e9;
+    if (nsPerTick <= 0) return uint64_t(ns);
+    return t0 + uint64_t(int64_t(double(ns - f0) / nsPerTick + (ns >= f0 ? 0.5 : -0.5)));
+}
+
+void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
+    collectGpu(threads);
+    // The process's last tick, for ranges still open at the end.
+    uint64_t endTicks = m_h.start.ticks;
+    for (const auto& t : threads) {
+        for (const auto& e : t.events) endTicks = std::max(endTicks, e.end);
+        for (const auto& d : t.device)
+            if (kindOf(d) == raw::RecordKind::Nvtx)
+                endTicks = std::max(endTicks, recordAs<raw::NvtxRecord>(d).ts);
+            else if (kindOf(d) == raw::RecordKind::Nccl)
+                endTicks = std::max(endTicks, recordAs<raw::NcclRecord>(d).end);
+    }
+
+    // CUDA API calls go to the calling thread's track (created if the thread wrote nothing).
+    std::unordered_map<int32_t, size_t> byTid;
+    for (size_t i = 0; i < threads.size(); ++i) byTid[threads[i].tid] = i;
+    std::vector<std::pair<int32_t, RawEvent>> moved;
+    for (const auto& t : threads)
+        for (const auto& d : t.device) {
+            if (kindOf(d) != raw::RecordKind::Gpu) continue;
+            auto g = recordAs<raw::GpuRecord>(d);
+            if (g.activity == raw::GpuActivity::Api)
+                moved.emplace_back(int32_t(g.stream), cudaApiEvent(g));
+            else if (g.activity == raw::GpuActivity::Sync && m_apiThread.count(g.correlationId))
+                moved.emplace_back(m_apiThread[g.correlationId], syncEvent(g));
+        }
+
+    for (const auto& t : threads)
+        for (const auto& d : t.device)
+            if (kindOf(d) == raw::RecordKind::Nvtx) {
+                auto r = recordAs<raw::NvtxRecord>(d);
+                if (r.action != raw::NvtxAction::NameCategory) continue;
+                if (const std::string* s = m_strings(r.nameId))
+                    m_categoryNames[{domainName(r.domainId), r.category}] = *s;
+            }
+    for (auto& t : threads) {
+        convertNvtx(t, endTicks);
+        std::map<uint32_t, NcclCallRef> groupFirst; // group ordinal -> first call in it
+        for (const auto& d : t.device) {
+            if (kindOf(d) != raw::RecordKind::Nccl) continue;
+            auto r = recordAs<raw::NcclRecord>(d);
+            convertNccl(t, r);
+            const Extra& x = m_extras.back();
+            NcclCallRef ref{x.communicatorId.value_or(0), x.seq.value_or(-1)};
+            if (r.group && Op(r.op) != Op::NcclGroupEnd && x.communicatorId)
+                groupFirst.try_emplace(r.group, ref);
+            if (Op(r.op) == Op::NcclGroupEnd) {
+                auto it = groupFirst.find(r.group);
+                if (it != groupFirst.end() && r.externalId)
+                    m_ncclByExternal.try_emplace(r.externalId, it->second);
+            } else if (r.externalId && x.communicatorId) {
+                m_ncclByExternal.try_emplace(r.externalId, ref);
+            }
+        }
+    }
+    pairStartEnd(threads, endTicks);
+    for (auto& [tid, e] : moved) {
+        auto it = byTid.find(tid);
+        if (it == byTid.end()) {
+            ThreadRecords t;
+            t.tid = tid;
+            threads.push_back(std::move(t));
+            it = byTid.emplace(tid, threads.size() - 1).first;
+        }
+        threads[it->second].events.push_back(e);
+    }
+    // The CUPTI drain thread carries nothing of its own: no track for it.
+    std::erase_if(threads, [](const ThreadRecords& t) {
+        if (!t.events.empty() || t.device.empty()) return false;
+        return std::all_of(t.device.begin(), t.device.end(),
+                           [](const auto& d) { return kindOf(d) == raw::RecordKind::Gpu; });
+    });
+    for (auto& t : threads) {
+        t.device.clear();
+        t.device.shrink_to_fit();
+    }
+}
+
+void DeviceRecords::collectGpu(const std::vector<ThreadRecords>& threads) {
+    std::vector<uint32_t> gpuCorrelations;
+    for (const auto& t : threads)
+        for (const auto& d : t.device) {
+            if (kindOf(d) != raw::RecordKind::Gpu) continue;
+            auto g = recordAs<raw::GpuRecord>(d);
+            switch (g.activity) {
+            case raw::GpuActivity::Api: m_apiThread[g.correlationId] = int32_t(g.stream); break;
+            case raw::GpuActivity::ExternalCorrelation:
+                m_externalToCorr.try_emplace(g.u.ext.externalId, g.correlationId);
+                m_corrToExternal[g.correlationId] = g.u.ext.externalId;
+                break;
+            case raw::GpuActivity::Overhead:
+                if (g.end > g.start) m_addStat(Stat::CuptiOverheadNs, int64_t(g.end - g.start));
+                break;
+            case raw::GpuActivity::Dropped:
+                m_addStat(Stat::CuptiRecordsDropped, int64_t(g.u.dropped.count));
+                break;
+            case raw::GpuActivity::Unavailable: {
+                m_addStat(Stat::CuptiUnavailable, 1);
+                const std::string* why = m_strings(g.nameId);
+                m_warnings.push_back("process " + std::to_string(m_h.pid) +
+                                     ": CUDA activity not recorded: " +
+                                     (why ? *why : std::string("CUPTI could not start")));
+                break;
+            }
+            case raw::GpuActivity::Kernel:
+            case raw::GpuActivity::Memcpy:
+            case raw::GpuActivity::MemcpyPeer:
+            case raw::GpuActivity::Memset:
+            case raw::GpuActivity::GraphLaunch:
+            case raw::GpuActivity::Sync:
+                if (g.start == 0 && g.end == 0) {
+                    m_addStat(Stat::GpuUntimedRecords, 1);
+                    break;
+                }
+                if (g.activity != raw::GpuActivity::Sync) gpuCorrelations.push_back(g.correlationId);
+                if (g.activity != raw::GpuActivity::Sync || !m_apiThread.count(g.correlationId))
+                    m_streams[{g.device, g.stream}].push_back(g);
+                break;
+            }
+        }
+    // API records may follow the GPU records they launched in the buffer: check at the end.
+    for (uint32_t c : gpuCorrelations)
+        if (c == 0 || !m_apiThread.count(c)) m_addStat(Stat::GpuUnmatchedCorrelations, 1);
+    // Syncs routed to a GPU track before their API record was seen: move them back to the CPU.
+    for (auto& [key, recs] : m_streams)
+        std::erase_if(recs, [&](const raw::GpuRecord& g) {
+            return g.activity == raw::GpuActivity::Sync && m_apiThread.count(g.correlationId);
+        });
+}
+
+RawEvent DeviceRecords::cudaApiEvent(const raw::GpuRecord& g) {
+    RawEvent e{};
+    e.op = g.op;
+    e.start = ticksFor(int64_t(g.start));
+    e.end = ticksFor(int64_t(g.end));
+    e.bytes = -1;
+    e.fd = -1;
+    e.peer = -1;
+    e.aux = -1;
+    Extra x;
+    x.nameId = nameFor(g.nameId, schema::findOp(g.op) ? schema::findOp(g.op)->name : "cuda_api");
+    x.correlationId = g.correlationId;
+    if (g.u.api.result != 0) x.args.emplace_back("result", int64_t(g.u.api.result));
+    e.extra = addExtra(std::move(x));
+    return e;
+}
+
+RawEvent DeviceRecords::syncEvent(const raw::GpuRecord& g) {
+    RawEvent e{};
+    e.op = uint16_t(Op::GpuSync);
+    e.start = ticksFor(int64_t(g.start));
+    e.end = ticksFor(int64_t(g.end));
+    e.bytes = -1;
+    e.fd = -1;
+    e.peer = -1;
+    e.aux = -1;
+    Extra x;
+    x.nameId = m_w.internString(nameOr(kSyncTypes, g.u.sync.syncType));
+    x.correlationId = g.correlationId;
+    x.args.emplace_back("device", int64_t(g.device));
+    if (g.stream != 0xffffffffu) x.args.emplace_back("stream", int64_t(g.stream));
+    e.extra = addExtra(std::move(x));
+    return e;
+}
+
+std::string DeviceRecords::domainName(uint32_t id) const {
+    if (id == 0) return {};
+    const std::string* s = m_strings(id);
+    return s ? *s : std::string("<unknown domain>");
+}
+
+RawEvent DeviceRecords::nvtxEvent(const raw::NvtxRecord& begin, uint64_t end, Op op) {
+    RawEvent e{};
+    e.op = uint16_t(op);
+    e.start = begin.ts;
+    e.end = end;
+    e.bytes = -1;
+    e.fd = -1;
+    e.peer = -1;
+    e.aux = -1;
+    Extra x;
+    x.nameId = nameFor(begin.nameId, op == Op::NvtxMark ? "nvtx_mark" : "nvtx_range");
+    std::string domain = domainName(begin.domainId);
+    if (!domain.empty()) x.args.emplace_back("domain", domain);
+    if (begin.category) {
+        auto it = m_categoryNames.find({domain, begin.category});
+        if (it != m_categoryNames.end())
+            x.args.emplace_back("nvtx_category", it->second);
+        else
+            x.args.emplace_back("nvtx_category", int64_t(begin.category));
+    }
+    if (begin.flags & raw::kNvtxHasColor) x.args.emplace_back("color", int64_t(begin.color));
+    if (begin.payloadType) {
+        int64_t v = int64_t(begin.payload);
+        if (begin.payloadType == 5) v = int32_t(uint32_t(begin.payload)); // int32
+        // Floating-point payloads keep their bits: event_arg values are integers or text here.
+        x.args.emplace_back((begin.payloadType == 3 || begin.payloadType == 6) ? "payload_bits"
+                                                                                : "payload",
+                            v);
+    }
+    e.extra = addExtra(std::move(x));
+    return e;
+}
+
+void DeviceRecords::convertNvtx(ThreadRecords& t, uint64_t endTicks) {
+    // Push/pop pair per (thread, domain name); start/end pair by range id across threads.
+    std::map<std::string, std::vector<raw::NvtxRecord>> stacks;
+    for (const auto& d : t.device) {
+        if (kindOf(d) != raw::RecordKind::Nvtx) continue;
+        auto r = recordAs<raw::NvtxRecord>(d);
+        switch (r.action) {
+        case raw::NvtxAction::Push: stacks[domainName(r.domainId)].push_back(r); break;
+        case raw::NvtxAction::Pop: {
+            auto& st = stacks[domainName(r.domainId)];
+            if (st.empty()) {
+                m_addStat(Stat::NvtxUnbalancedPops, 1);
+                break;
+            }
+            t.events.push_back(nvtxEvent(st.back(), r.ts, Op::NvtxRange));
+            st.pop_back();
+            break;
+        }
+        case raw::NvtxAction::Start: m_openStarts[r.rangeId] = {r, t.tid}; break;
+        case raw::NvtxAction::End: m_ends.emplace_back(r.rangeId, r.ts); break;
+        case raw::NvtxAction::Mark: t.events.push_back(nvtxEvent(r, r.ts, Op::NvtxMark)); break;
+        case raw::NvtxAction::NameCategory: break; // collected up front
+        }
+    }
+    for (auto& [domain, st] : stacks)
+        for (const auto& open : st) {
+            m_addStat(Stat::NvtxUnclosedRanges, 1);
+            t.events.push_back(nvtxEvent(open, endTicks, Op::NvtxRange));
+        }
+}
+
+void DeviceRecords::pairStartEnd(std::vector<ThreadRecords>& threads, uint64_t endTicks) {
+    std::unordered_map<int32_t, ThreadRecords*> byTid;
+    for (auto& t : threads) byTid[t.tid] = &t;
+    for (const auto& [id, ts] : m_ends) {
+        auto it = m_openStarts.find(id);
+        if (it == m_openStarts.end()) {
+            m_addStat(Stat::NvtxUnbalancedPops, 1);
+            continue;
+        }
+        byTid[it->second.tid]->events.push_back(nvtxEvent(it->second.rec, ts, Op::NvtxRange));
+        m_openStarts.erase(it);
+    }
+    for (const auto& [id, open] : m_openStarts) {
+        m_addStat(Stat::NvtxUnclosedRanges, 1);
+        byTid[open.tid]->events.push_back(nvtxEvent(open.rec, endTicks, Op::NvtxRange));
+    }
+    m_openStarts.clear();
+    m_ends.clear();
+}
+
+void DeviceRecords::convertNccl(ThreadRecords& t, const raw::NcclRecord& r) {
+    Op op = Op(r.op);
+    RawEvent e{};
+    e.op = r.op;
+    e.start = r.start;
+    e.end = r.end;
+    e.bytes = -1;
+    e.fd = -1;
+    e.peer = -1;
+    e.aux = -1;
+    Extra x;
+    const std::string* key = r.commKeyId ? m_strings(r.commKeyId) : nullptr;
+    if (r.commKeyId && !key) m_addStat(Stat::UnknownStringRefs, 1);
+    CommInfo info;
+    if (key) {
+        if (isCommCreation(op) && r.result == 0) m_comms[*key] = {int64_t(r.count), r.peer};
+        auto it = m_comms.find(*key);
+        if (it != m_comms.end()) info = it->second;
+        x.communicatorId = m_w.internCommunicator(
+            *key, info.size >= 0 ? std::optional<int64_t>(info.size) : std::nullopt, "nccl");
+    }
+    if (r.seq != raw::kNoSeq) x.seq = int64_t(r.seq);
+    if (isCommCreation(op)) {
+        x.args.emplace_back("nranks", int64_t(r.count));
+        x.args.emplace_back("comm_rank", int64_t(r.peer));
+    } else {
+        if (auto b = ncclBytes(op, r.datatype, r.count, info.size, info.rank, r.peer)) x.bytes = *b;
+        if (r.peer >= 0) x.peer = r.peer;
+        if (r.datatype < std::size(kDataTypes))
+            x.args.emplace_back("datatype", std::string(kDataTypes[r.datatype].name));
+        if (r.redop != 255) x.args.emplace_back("op", std::string(nameOr(kRedOps, r.redop)));
+        if (op != Op::NcclGroupStart && op != Op::NcclGroupEnd) {
+            x.args.emplace_back("count", int64_t(r.count));
+            x.args.emplace_back("stream", int64_t(r.stream));
+        }
+    }
+    if (r.group) x.args.emplace_back("group", int64_t(r.group));
+    if (r.result != 0) x.args.emplace_back("result", int64_t(r.result));
+    if (r.flags & raw::kNcclFromPlugin) x.args.emplace_back("source", std::string("plugin"));
+    if (r.externalId) {
+        auto it = m_externalToCorr.find(r.externalId);
+        if (it != m_externalToCorr.end()) x.correlationId = it->second;
+    }
+    e.extra = addExtra(std::move(x));
+    t.events.push_back(e);
+}
+
+void DeviceRecords::decorate(const RawEvent& e, EventRow& row) {
+    const Extra& x = m_extras.at(e.extra - 1);
+    if (x.nameId) row.nameId = *x.nameId;
+    if (x.category) row.categoryId = *x.category;
+    if (x.correlationId) row.correlationId = x.correlationId;
+    if (x.communicatorId) row.communicatorId = x.communicatorId;
+    if (x.seq) row.seq = x.seq;
+    if (x.bytes) row.bytes = x.bytes;
+    if (x.peer) row.peer = x.peer;
+}
+
+void DeviceRecords::addArgs(const RawEvent& e, int64_t eventId) {
+    for (const auto& [key, value] : m_extras.at(e.extra - 1).args) {
+        if (const auto* i = std::get_if<int64_t>(&value))
+            m_w.insertEventArg(eventId, key, *i);
+        else
+            m_w.insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
+    }
+}
+
+Status DeviceRecords::writeGpuTracks(int64_t processId, int64_t& lastEnd) {
+    std::unordered_map<uint32_t, int64_t> kernelNames; // process string id -> trace string id
+    for (auto& [key, recs] : m_streams) {
+        if (recs.empty()) continue;
+        auto [device, stream] = key;
+        std::stable_sort(recs.begin(), recs.end(),
+                         [](const raw::GpuRecord& a, const raw::GpuRecord& b) {
+                             return a.start < b.start;
+                         });
+        int64_t trackId = m_w.insertTrack(processId, std::nullopt, "gpu_stream",
+                                          "GPU " + std::to_string(device) + " stream " +
+                                              std::to_string(stream),
+                                          int64_t(device), int64_t(stream));
+        std::vector<int64_t> openEnds;
+        int64_t first = 0, last = 0, count = 0;
+        for (const auto& g : recs) {
+            EventRow row;
+            row.trackId = trackId;
+            row.ts = m_toTrace(int64_t(g.start));
+            row.dur = g.end >= g.start ? int64_t(g.end - g.start) : 0;
+            if (g.end < g.start) m_addStat(Stat::NegativeDurations, 1);
+            const schema::OpInfo* info = schema::findOp(g.op);
+            row.categoryId = int64_t(info ? info->category : Category::GpuKernel);
+            if (g.correlationId) row.correlationId = int64_t(g.correlationId);
+            std::vector<std::pair<const char*, ArgValue>> args;
+            switch (g.activity) {
+            case raw::GpuActivity::Kernel: {
+                auto it = kernelNames.find(g.nameId);
+                std::string name;
+                if (it == kernelNames.end()) {
+                    const std::string* s = g.nameId ? m_strings(g.nameId) : nullptr;
+                    if (g.nameId && !s) m_addStat(Stat::UnknownStringRefs, 1);
+                    name = demangle(s ? *s : std::string("<unknown kernel>"));
+                    it = kernelNames.emplace(g.nameId, m_w.internString(name)).first;
+                    if (isNcclKernelName(name)) m_ncclKernelNames.insert(it->second);
+                }
+                row.nameId = it->second;
+                bool comm = m_ncclKernelNames.count(it->second) > 0;
+                if (auto ext = m_corrToExternal.find(g.correlationId); ext != m_corrToExternal.end())
+                    if (auto call = m_ncclByExternal.find(ext->second);
+                        call != m_ncclByExternal.end()) {
+                        comm = true;
+                        row.communicatorId = call->second.communicatorId;
+                        if (call->second.seq >= 0) row.seq = call->second.seq;
+                    }
+                if (comm) row.categoryId = int64_t(Category::GpuCommKernel);
+                const auto& k = g.u.kernel;
+                args.emplace_back("grid", std::to_string(k.grid[0]) + "," +
+                                              std::to_string(k.grid[1]) + "," +
+                                              std::to_string(k.grid[2]));
+                args.emplace_back("block", std::to_string(k.block[0]) + "," +
+                                               std::to_string(k.block[1]) + "," +
+                                               std::to_string(k.block[2]));
+                break;
+            }
+            case raw::GpuActivity::Memcpy:
+            case raw::GpuActivity::MemcpyPeer: {
+                const auto& c = g.u.copy;
+                row.nameId = m_w.internString(
+                    std::string("memcpy ") + nameOr(kCopyKinds, c.copyKind));
+                row.bytes = c.bytes;
+                args.emplace_back("copy_kind", std::string(nameOr(kCopyKinds, c.copyKind)));
+                args.emplace_back("src_kind", std::string(nameOr(kMemoryKinds, c.srcKind)));
+                args.emplace_back("dst_kind", std::string(nameOr(kMemoryKinds, c.dstKind)));
+                if (g.activity == raw::GpuActivity::MemcpyPeer) {
+                    args.emplace_back("src_device", int64_t(c.srcDevice));
+                    args.emplace_back("dst_device", int64_t(c.dstDevice));
+                }
+                break;
+            }
+            case raw::GpuActivity::Memset:
+                row.nameId = m_w.internString("memset");
+                row.bytes = g.u.copy.bytes;
+                args.emplace_back("dst_kind", std::string(nameOr(kMemoryKinds, g.u.copy.dstKind)));
+                break;
+            case raw::GpuActivity::Sync:
+                row.nameId = m_w.internString(nameOr(kSyncTypes, g.u.sync.syncType));
+                break;
+            case raw::GpuActivity::GraphLaunch:
+                row.nameId = m_w.internString("cuda_graph " + std::to_string(g.graphId));
+                break;
+            default: continue;
+            }
+            if (g.graphId) args.emplace_back("graph_id", int64_t(g.graphId));
+            while (!openEnds.empty() && openEnds.back() <= row.ts) openEnds.pop_back();
+            row.depth = int64_t(openEnds.size());
+            openEnds.push_back(row.ts + row.dur);
+            int64_t id = m_w.insertEvent(row);
+            for (const auto& [k, v] : args) {
+                if (const auto* i = std::get_if<int64_t>(&v))
+                    m_w.insertEventArg(id, k, *i);
+                else
+                    m_w.insertEventArg(id, k, std::string_view(std::get<std::string>(v)));
+            }
+            if (count == 0) first = id;
+            last = id;
+            ++count;
+            lastEnd = std::max(lastEnd, row.ts + row.dur);
+        }
+        HPCPROF_RETURN_IF_ERROR(m_w.finishTrack(trackId, first, last, count));
+    }
+    m_streams.clear();
+    return m_w.error();
+}
+
+} // namespace hpcprof::store

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// Store step for the GPU section of the raw format (NvtxRecord, NcclRecord, GpuRecord): pairs
+// NVTX pushes with pops, resolves NCCL communicators and sizes, moves CUDA API records onto the
+// thread that made the call, joins GPU work to API calls and NCCL calls by correlation id, and
+// writes one gpu_stream track per (device, stream).
+//
+// Use from Merger::convertProcess, after the process's strings are known:
+//   DeviceRecords dev(...);  dev.prepare(threads);       // CPU-side records become RawEvents
+//   ... the usual per-thread loop, calling dev.decorate(e, row) / dev.addArgs(e, id)
+//       for events with e.extra != 0 ...
+//   dev.writeGpuTracks(processId, lastEnd);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+#include "clock_mapping.hpp"
+#include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/raw_format.hpp"
+#include "raw_reader.hpp"
+#include "trace_writer.hpp"
+
+namespace hpcprof::store {
+
+class DeviceRecords {
+public:
+    /// Text of a process-local string id, nullptr if unknown.
+    using StringLookup = std::function<const std::string*(uint32_t)>;
+    using AddStat = std::function<void(schema::Stat, int64_t)>;
+
+    /// Maps the process's local monotonic ns to trace ns (offset, and any clock alignment).
+    using ToTrace = std::function<int64_t(int64_t)>;
+
+    DeviceRecords(TraceWriter& w, const schema::raw::ProcessHeader& h, const TickConverter& clock,
+                  ToTrace toTrace, StringLookup strings, AddStat addStat,
+                  std::vector<std::string>& warnings);
+
+    /// Converts the GPU-section records of every thread: NVTX/NCCL/CUDA-API records become
+    /// RawEvents (extra != 0) on the thread they belong to (threads are added for API callers
+    /// that have no file of their own); GPU activity is kept for writeGpuTracks(). Threads that
+    /// only carried GPU activity (the CUPTI drain thread) are removed.
+    void prepare(std::vector<ThreadRecords>& threads);
+
+    /// Name, correlation, communicator, seq and bytes of an event with e.extra != 0.
+    void decorate(const RawEvent& e, EventRow& row);
+    /// event_arg rows of an event with e.extra != 0.
+    void addArgs(const RawEvent& e, int64_t eventId);
+
+    /// Writes one gpu_stream track per (device, stream); raises lastEnd to the latest GPU end.
+    Status writeGpuTracks(int64_t processId, int64_t& lastEnd);
+
+    /// Argument value of an event_arg row.
+    using ArgValue = std::variant<int64_t, std::string>;
+
+private:
+    struct Extra {
+        std::optional<int64_t> nameId, correlationId, communicatorId, seq, bytes, peer;
+        std::optional<int64_t> category; ///< overrides the op's category
+        std::vector<std::pair<const char*, ArgValue>> args;
+    };
+
+    uint32_t addExtra(Extra&& x);
+    int64_t nameFor(uint32_t stringId, std::string_view fallback);
+    uint64_t ticksFor(int64_t monotonicNs) const;
+    std::string domainName(uint32_t id) const;
+    RawEvent nvtxEvent(const schema::raw::NvtxRecord& begin, uint64_t end, schema::Op op);
+    void convertNvtx(ThreadRecords& t, uint64_t processEndTicks);
+    void pairStartEnd(std::vector<ThreadRecords>& threads, uint64_t processEndTicks);
+    void convertNccl(ThreadRecords& t, const schema::raw::NcclRecord& r);
+    void collectGpu(const std::vector<ThreadRecords>& threads);
+    RawEvent cudaApiEvent(const schema::raw::GpuRecord& r);
+    RawEvent syncEvent(const schema::raw::GpuRecord& r);
+
+    TraceWriter& m_w;
+    const schema::raw::ProcessHeader& m_h;
+    const TickConverter& m_clock;
+    ToTrace m_toTrace;
+    StringLookup m_strings;
+    AddStat m_addStat;
+    std::vector<std::string>& m_warnings;
+    std::vector<Extra> m_extras;
+
+    // NVTX: category names per (domain, category); start/end ranges pending pairing.
+    std::map<std::pair<std::string, uint32_t>, std::string> m_categoryNames;
+    struct OpenStart {
+        schema::raw::NvtxRecord rec;
+        int32_t tid;
+    };
+    std::unordered_map<uint64_t, OpenStart> m_openStarts;
+    std::vector<std::pair<uint64_t, uint64_t>> m_ends; ///< (range id, ts)
+
+    // NCCL: communicator key -> (rank, size) from creation records.
+    struct CommInfo {
+        int64_t size = -1;
+        int64_t rank = -1;
+    };
+    std::unordered_map<std::string, CommInfo> m_comms;
+    // CUPTI correlation
+    std::unordered_map<uint32_t, int32_t> m_apiThread;          ///< correlation id -> tid
+    std::unordered_map<uint64_t, uint32_t> m_externalToCorr;    ///< external id -> first corr id
+    std::unordered_map<uint32_t, uint64_t> m_corrToExternal;    ///< corr id -> external id
+    struct NcclCallRef {
+        int64_t communicatorId = 0;
+        int64_t seq = -1;
+    };
+    std::unordered_map<uint64_t, NcclCallRef> m_ncclByExternal; ///< external id -> NCCL call
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<schema::raw::GpuRecord>> m_streams;
+    std::unordered_set<int64_t> m_ncclKernelNames; ///< trace string ids of NCCL kernels
+};
+
+} // namespace hpcprof::store
