@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include "hpcprof/config.hpp"
+#include "diff_command.hpp"
 #include "export_command.hpp"
 #include "import_command.hpp"
 #include "merge.hpp"
+#include "report_command.hpp"
 #include "run_command.hpp"
 #include "summary_printer.hpp"
 
@@ -55,6 +57,11 @@ int main(int argc, char** argv) {
     mergeCmd->add_option("-o,--output", mergeOut, "Trace file to write")->required();
     mergeCmd->add_flag("--force", mergeForce, "Replace an existing trace");
 
+    cli::ReportOptions reportOpts;
+    auto* reportCmd = cli::addReportSubcommand(app, reportOpts);
+    cli::DiffCommandOptions diffOpts;
+    auto* diffCmd = cli::addDiffSubcommand(app, diffOpts);
+
     cli::ImportCommandOptions importOptions;
     auto* importCmd = cli::addImportCommand(app, importOptions);
     cli::ExportCommandOptions exportOptions;
@@ -79,5 +86,7 @@ int main(int argc, char** argv) {
         return cli::importCommand(importOptions, line);
     }
     if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
+    if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
+    if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
     return cli::kExitUsage;
 }

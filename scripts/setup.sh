@@ -20,6 +20,7 @@ packages=(
     libsqlite3-dev sqlite3 zlib1g-dev
     libfmt-dev libcli11-dev nlohmann-json3-dev catch2
     openmpi-bin libopenmpi-dev gfortran
+    chromium python3-jsonschema
 )
 
 missing=()

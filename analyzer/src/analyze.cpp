@@ -308,9 +308,19 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     std::map<std::string, std::map<int64_t, std::vector<Interval>>> stepRanges; // family -> rank
     std::map<std::string, std::map<int64_t, int32_t>> stepDepth;
     TopAccumulator topKernels, topCollectives, topFiles;
-    schema::Statement argLookup(trace.db(), "SELECT value FROM event_arg WHERE event_id = ? AND"
-                                            " key IN ('src_kind', 'dst_kind')");
-    schema::Statement tagLookup(trace.db(), "SELECT tag FROM event_detail WHERE event_id = ?");
+    // Per-track range reads of the side tables (primary keys start with event_id), so no
+    // per-event lookups: memcpy memory kinds from event_arg, message tags from event_detail.
+    schema::Statement pageableRange(trace.db(), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
+                                                " AND key IN ('src_kind', 'dst_kind') AND value = 'pageable'");
+    schema::Statement tagRange(trace.db(), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
+                                           " AND tag IS NOT NULL");
+    auto readRange = [](schema::Statement& st, const TrackInfo& t, auto&& fn) {
+        if (!t.firstEventId || !t.lastEventId) return;
+        st.reset();
+        st.bind(1, *t.firstEventId);
+        st.bind(2, *t.lastEventId);
+        while (st.step()) fn(st);
+    };
 
     // --- Per rank: one pass over its tracks. ---
     for (auto& [r, u] : units) {
@@ -334,9 +344,13 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
         };
         const size_t firstMessage = messages.size();
 
+        std::unordered_map<int64_t, int64_t> tags;
         for (const TrackInfo* t : u.tracks) {
             const bool gpuTrack = t->kind == TrackKind::GpuStream;
             const bool ref = u.gpu ? gpuTrack : u.referenceTracks.count(t->id) > 0;
+            std::set<int64_t> pageableCopies;
+            if (gpuTrack) readRange(pageableRange, *t, [&](auto& st) { pageableCopies.insert(st.int64(0)); });
+            else readRange(tagRange, *t, [&](auto& st) { tags[st.int64(0)] = st.int64(1); });
             Status st = ix.scanTrack(trace, *t, quality, [&](const EventRecord& e) {
                 ++rb.events;
                 const int ci = int(e.cls);
@@ -427,11 +441,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
                 }
                 case EventClass::Memory:
                     if (e.categoryId == cat(Category::GpuMemcpy)) {
-                        argLookup.reset();
-                        argLookup.bind(1, e.id);
-                        bool pageable = false;
-                        while (argLookup.step()) pageable = pageable || argLookup.text(0) == "pageable";
-                        if (pageable) {
+                        if (pageableCopies.count(e.id)) {
                             ++f.pageableCopies;
                             f.pageableCopyNs += e.dur;
                             addExample(f, "pageable_copy", e.id);
@@ -447,12 +457,11 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
             });
             if (!st.ok()) return st;
         }
-        // Message tags live in event_detail: point lookups for this rank's messages only.
+        // Message tags were read per track from event_detail above.
         for (size_t i = firstMessage; i < messages.size(); ++i) {
             P2pCall& m = messages[i];
-            tagLookup.reset();
-            tagLookup.bind(1, m.eventId);
-            m.tag = tagLookup.step() && !tagLookup.isNull(0) ? tagLookup.int64(0) : -2;
+            auto it = tags.find(m.eventId);
+            m.tag = it == tags.end() ? -2 : it->second;
         }
         // A rank's collective instance is its GPU kernel when the GPU side carries the
         // instance (NCCL), else its host call.

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/// Report writers: text for the terminal, markdown for CI job summaries, one self-contained HTML
+/// file (inline CSS and SVG, no script, no external fetch, every trace name escaped), JSON and
+/// JUnit XML. They only format what the analyses computed. User documentation: docs/reports.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hpcprof/analyzer/analysis_types.hpp"
+#include "hpcprof/analyzer/diff.hpp"
+#include "hpcprof/report/gates.hpp"
+
+namespace hpcprof::report {
+
+enum class Format { Text, Markdown, Html, Json, Junit };
+
+/// "text", "md" (or "markdown"), "html", "json", "junit"; false if unknown.
+bool parseFormat(const std::string& text, Format& out);
+
+struct WriterOptions {
+    /// JUnit: findings at or above this severity become (failing) test cases.
+    analyzer::Severity junitSeverity = analyzer::Severity::Warning;
+    std::string hpcprofVersion;
+};
+
+std::string writeReport(Format f, const analyzer::Analysis& a, const std::vector<GateResult>& gates,
+                        const WriterOptions& o = {});
+std::string writeDiff(Format f, const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates,
+                      const WriterOptions& o = {});
+
+/// Escapes text for HTML element content and attribute values (& < > " ').
+std::string htmlEscape(const std::string& s);
+/// Escapes text for XML (the same five characters, and control characters dropped).
+std::string xmlEscape(const std::string& s);
+/// Escapes text for a markdown table cell (HTML-escaped, '|' and backticks escaped).
+std::string markdownEscape(const std::string& s);
+
+/// Human form of ns: "1.23 s", "45.6 ms", "789 us", "12 ns".
+std::string formatDuration(double ns);
+
+} // namespace hpcprof::report

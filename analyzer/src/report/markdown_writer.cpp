@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// Markdown report for CI job summaries (GitHub/GitLab render it). Names from the trace are
+// escaped, since markdown renderers also accept raw HTML.
+#include <fmt/format.h>
+
+#include "writer_parts.hpp"
+
+namespace hpcprof::report::detail {
+
+using namespace hpcprof::analyzer;
+
+namespace {
+std::string dur(int64_t ns) { return formatDuration(double(ns)); }
+} // namespace
+
+std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gates) {
+    const JobSummary& s = a.summary;
+    std::string o = "## hpcprof report\n\n";
+    o += fmt::format("Trace {}, window {} ({}), {} ranks ({} GPU), {} events.\n\n", markdownEscape(a.tracePath),
+                     markdownEscape(a.window.text.empty() ? "whole run" : a.window.text), dur(s.wallNs),
+                     s.rankCount, s.gpuRankCount, s.events);
+    if (!gates.empty()) {
+        o += "### Gates\n\n| gate | value | result |\n|---|---:|---|\n";
+        for (const auto& g : gates)
+            o += fmt::format("| {} | {:.6g} | {} |\n", markdownEscape(g.gate.text), g.value,
+                             g.failed ? "**FAILED**" : "passed");
+        o += "\n";
+    }
+    o += "### Where the time went\n\n| class | share | hidden behind compute |\n|---|---:|---:|\n";
+    o += fmt::format("| compute | {:.1f}% | |\n", s.pct(TimeClass::Compute));
+    o += fmt::format("| communication (exposed) | {:.1f}% | {:.1f}% |\n", s.pct(TimeClass::Communication),
+                     s.commTotalNs ? 100.0 * double(s.commOverlappedNs) / double(s.commTotalNs) : 0.0);
+    o += fmt::format("| I/O (exposed) | {:.1f}% | {:.1f}% |\n", s.pct(TimeClass::Io),
+                     s.ioTotalNs ? 100.0 * double(s.ioOverlappedNs) / double(s.ioTotalNs) : 0.0);
+    o += fmt::format("| memory copies | {:.1f}% | |\n| sync | {:.1f}% | |\n| idle | {:.1f}% | |\n\n",
+                     s.pct(TimeClass::Memory), s.pct(TimeClass::Sync), s.pct(TimeClass::Idle));
+    const PopMetrics& p = a.pop;
+    o += "### POP metrics\n\n| metric | value |\n|---|---:|\n";
+    o += fmt::format("| parallel efficiency | {:.3f} |\n| load balance | {:.3f} |\n| communication efficiency | {:.3f} |\n"
+                     "| serialisation efficiency | {:.3f} |\n| transfer efficiency | {:.3f} |\n\n",
+                     p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
+                     p.transferEfficiency);
+    o += "### Findings\n\n";
+    if (a.findings.empty()) o += "No findings.\n\n";
+    else {
+        o += "| severity | finding | ranks | could save | evidence | suggestion |\n|---|---|---|---:|---|---|\n";
+        for (const auto& f : a.findings)
+            o += fmt::format("| {} | **{}** {} | {} | {} | {} | {} |\n", severityName(f.severity), markdownEscape(f.id),
+                             markdownEscape(f.title), rankList(f.ranks), dur(f.estimatedGainNs),
+                             markdownEscape(evidenceText(f)), markdownEscape(f.suggestion));
+        o += "\n";
+    }
+    o += "### Ranks\n\n| rank | compute | comm | io | memory | sync | idle | wait |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& r : a.ranks)
+        o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", r.rank, dur(r.ns(TimeClass::Compute)),
+                         dur(r.ns(TimeClass::Communication)), dur(r.ns(TimeClass::Io)), dur(r.ns(TimeClass::Memory)),
+                         dur(r.ns(TimeClass::Sync)), dur(r.ns(TimeClass::Idle)), dur(r.waitNs));
+    o += "\n";
+    if (!a.waits.stragglers.empty()) {
+        o += "### Stragglers\n\n| rank | last in | others waited |\n|---:|---:|---:|\n";
+        for (const auto& st : a.waits.stragglers)
+            o += fmt::format("| {} | {} of {} | {} |\n", st.rank, st.timesLast, st.instances, dur(st.inflictedWaitNs));
+        o += "\n";
+    }
+    auto top = [&](const char* title, const std::vector<TopItem>& items) {
+        if (items.empty()) return;
+        o += fmt::format("### {}\n\n| name | calls | total | max |\n|---|---:|---:|---:|\n", title);
+        for (const auto& t : items)
+            o += fmt::format("| {} | {} | {} | {} |\n", markdownEscape(t.name), t.count, dur(t.totalNs), dur(t.maxNs));
+        o += "\n";
+    };
+    top("Top kernels", a.topKernels);
+    top("Top collectives", a.topCollectives);
+    top("Top files", a.topFiles);
+    if (!a.warnings.empty()) {
+        o += "### Data quality\n\n";
+        for (const auto& w : a.warnings)
+            o += fmt::format("- **{}** = {}: {}\n", markdownEscape(w.name), w.count, markdownEscape(w.message));
+    }
+    return o;
+}
+
+std::string markdownDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates) {
+    std::string o = "## hpcprof diff\n\n";
+    o += fmt::format("{} → {}: wall time {:+.1f}%, **{}** regression(s).\n\n", markdownEscape(d.basePath),
+                     markdownEscape(d.newPath), d.wallDeltaPct, d.regressions);
+    if (!gates.empty()) {
+        o += "| gate | value | result |\n|---|---:|---|\n";
+        for (const auto& g : gates)
+            o += fmt::format("| {} | {:.6g} | {} |\n", markdownEscape(g.gate.text), g.value,
+                             g.failed ? "**FAILED**" : "passed");
+        o += "\n";
+    }
+    o += "| scope | name | base | new | change | |\n|---|---|---:|---:|---:|---|\n";
+    for (const auto& r : d.rows) {
+        bool time = r.scope != "pop";
+        o += fmt::format("| {} | {} | {} | {} | {:+.1f}% | {} |\n", r.scope, markdownEscape(r.name),
+                         time ? formatDuration(r.base) : fmt::format("{:.3f}", r.base),
+                         time ? formatDuration(r.next) : fmt::format("{:.3f}", r.next), r.deltaPct,
+                         r.regression ? "**regression**" : "");
+    }
+    return o;
+}
+
+} // namespace hpcprof::report::detail

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+#include "hpcprof/report/report_json.hpp"
+
+namespace hpcprof::report {
+
+using namespace hpcprof::analyzer;
+using nlohmann::json;
+
+namespace {
+double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * double(part) / double(whole) : 0.0; }
+
+json topJson(const std::vector<TopItem>& items) {
+    json a = json::array();
+    for (const auto& t : items)
+        a.push_back({{"name", t.name}, {"count", t.count}, {"total_ns", t.totalNs}, {"max_ns", t.maxNs},
+                     {"bytes", t.bytes}});
+    return a;
+}
+
+json classJson(int64_t exposed, int64_t overlapped, int64_t total, int64_t rankTime) {
+    return {{"exposed_pct", pct(exposed, rankTime)}, {"exposed_ns", exposed},
+            {"overlapped_pct", pct(overlapped, total)}, {"overlapped_ns", overlapped}, {"total_ns", total}};
+}
+} // namespace
+
+json reportJson(const Analysis& a) {
+    const JobSummary& s = a.summary;
+    json doc;
+    doc["schema"] = "hpcprof-report";
+    doc["schema_version"] = kReportSchemaVersion;
+    doc["trace"] = a.tracePath;
+    doc["window"] = {{"spec", a.window.text.empty() ? "whole" : a.window.text},
+                     {"begin_ns", s.windowBegin}, {"end_ns", s.windowEnd}};
+
+    int64_t crit = 0, warn = 0, info = 0, wait = 0;
+    for (const auto& f : a.findings)
+        (f.severity == Severity::Critical ? crit : f.severity == Severity::Warning ? warn : info)++;
+    for (const auto& r : a.ranks) wait += r.waitNs;
+    doc["summary"] = {
+        {"wall_ns", s.wallNs},
+        {"ranks", s.rankCount},
+        {"gpu_ranks", s.gpuRankCount},
+        {"events", s.events},
+        {"rank_time_ns", s.totalNs},
+        {"compute_pct", s.pct(TimeClass::Compute)},
+        {"compute_ns", s.exclusive[int(TimeClass::Compute)]},
+        {"idle_pct", s.pct(TimeClass::Idle)},
+        {"idle_ns", s.exclusive[int(TimeClass::Idle)]},
+        {"comm", classJson(s.exclusive[int(TimeClass::Communication)], s.commOverlappedNs, s.commTotalNs, s.totalNs)},
+        {"io", classJson(s.exclusive[int(TimeClass::Io)], s.ioOverlappedNs, s.ioTotalNs, s.totalNs)},
+        {"memory", {{"pct", s.pct(TimeClass::Memory)}, {"ns", s.exclusive[int(TimeClass::Memory)]}}},
+        {"sync", {{"pct", s.pct(TimeClass::Sync)}, {"ns", s.exclusive[int(TimeClass::Sync)]}}},
+        {"wait_ns", wait},
+        {"findings", {{"count", int64_t(a.findings.size())}, {"critical", crit}, {"warning", warn}, {"info", info}}},
+        {"data_quality_warnings", int64_t(a.warnings.size())},
+    };
+    const PopMetrics& p = a.pop;
+    doc["pop"] = {{"load_balance", p.loadBalance},
+                  {"communication_efficiency", p.communicationEfficiency},
+                  {"serialisation_efficiency", p.serialisationEfficiency},
+                  {"transfer_efficiency", p.transferEfficiency},
+                  {"parallel_efficiency", p.parallelEfficiency},
+                  {"runtime_ns", p.runtimeNs},
+                  {"ideal_runtime_ns", p.idealRuntimeNs},
+                  {"avg_useful_ns", p.avgUsefulNs},
+                  {"max_useful_ns", p.maxUsefulNs}};
+    json ranks = json::array();
+    for (const auto& r : a.ranks) {
+        json j = {{"rank", r.rank}, {"pid", r.pid}, {"host", r.host}, {"gpu", r.gpu},
+                  {"window_ns", r.windowNs}, {"active_ns", r.activeNs}};
+        for (int c = 0; c < kTimeClassCount; ++c)
+            j[std::string(timeClassName(TimeClass(c))) + "_ns"] = r.exclusive[c];
+        j["comm_total_ns"] = r.commTotalNs;
+        j["comm_overlapped_ns"] = r.commOverlappedNs;
+        j["io_total_ns"] = r.ioTotalNs;
+        j["io_overlapped_ns"] = r.ioOverlappedNs;
+        j["memory_total_ns"] = r.memoryTotalNs;
+        j["sync_total_ns"] = r.syncTotalNs;
+        j["gpu_idle_ns"] = r.gpuIdleNs;
+        j["wait_ns"] = r.waitNs;
+        j["transfer_ns"] = r.transferNs;
+        j["events"] = r.events;
+        ranks.push_back(std::move(j));
+    }
+    doc["ranks"] = std::move(ranks);
+    const WaitStates& w = a.waits;
+    doc["wait_states"] = {{"collective_wait_ns", w.collectiveWaitNs}, {"late_sender_ns", w.lateSenderNs},
+                          {"late_receiver_ns", w.lateReceiverNs}, {"complete_instances", w.completeInstances},
+                          {"incomplete_instances", w.incompleteInstances},
+                          {"matched_messages", w.matchedMessages}, {"unmatched_messages", w.unmatchedMessages}};
+    json strag = json::array();
+    for (const auto& st : w.stragglers)
+        strag.push_back({{"rank", st.rank}, {"times_last", st.timesLast}, {"instances", st.instances},
+                         {"inflicted_wait_ns", st.inflictedWaitNs}, {"max_instance_wait_ns", st.maxInflictedNs},
+                         {"example_event_id", st.exampleEventId}});
+    doc["stragglers"] = std::move(strag);
+    json steps = json::array();
+    for (const auto& st : a.steps.steps)
+        steps.push_back({{"index", st.index}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs},
+                         {"spread_ns", st.spreadNs}});
+    doc["steps"] = {{"source", a.steps.source}, {"count", int64_t(a.steps.steps.size())},
+                    {"mean_ns", a.steps.meanNs}, {"min_ns", a.steps.minNs}, {"max_ns", a.steps.maxNs},
+                    {"stddev_ns", a.steps.stddevNs}, {"cv", a.steps.cv}, {"items", std::move(steps)}};
+    doc["top"] = {{"kernels", topJson(a.topKernels)}, {"collectives", topJson(a.topCollectives)},
+                  {"files", topJson(a.topFiles)}};
+    json findings = json::array();
+    for (const auto& f : a.findings) {
+        json ev = json::array();
+        for (const auto& e : f.evidence) ev.push_back({{"name", e.key}, {"value", e.value}, {"unit", e.unit}});
+        findings.push_back({{"id", f.id}, {"title", f.title}, {"severity", severityName(f.severity)},
+                            {"ranks", f.ranks}, {"evidence", std::move(ev)}, {"event_ids", f.eventIds},
+                            {"estimated_gain_ns", f.estimatedGainNs}, {"suggestion", f.suggestion}});
+    }
+    doc["findings"] = std::move(findings);
+    json dq = json::array();
+    for (const auto& d : a.warnings) dq.push_back({{"name", d.name}, {"count", d.count}, {"message", d.message}});
+    doc["data_quality"] = std::move(dq);
+    doc["gates"] = json::array();
+    return doc;
+}
+
+void addGates(json& doc, const std::vector<GateResult>& gates) {
+    json g = json::array();
+    for (const auto& r : gates)
+        g.push_back({{"expr", r.gate.text}, {"metric", r.gate.metric}, {"op", gateOpText(r.gate.op)},
+                     {"threshold", r.gate.threshold}, {"value", r.value}, {"failed", r.failed}});
+    doc["gates"] = std::move(g);
+}
+
+json diffJson(const AnalysisDiff& d) {
+    json doc;
+    doc["schema"] = "hpcprof-diff";
+    doc["schema_version"] = kReportSchemaVersion;
+    doc["base"] = d.basePath;
+    doc["new"] = d.newPath;
+    doc["summary"] = {{"regressions", d.regressions}, {"wall_delta_pct", d.wallDeltaPct},
+                      {"threshold_pct", d.options.thresholdPct}, {"min_delta_ns", d.options.minDeltaNs}};
+    json rows = json::array();
+    for (const auto& r : d.rows)
+        rows.push_back({{"scope", r.scope}, {"name", r.name}, {"base", r.base}, {"new", r.next},
+                        {"delta", r.delta}, {"delta_pct", r.deltaPct}, {"regression", r.regression}});
+    doc["rows"] = std::move(rows);
+    doc["gates"] = json::array();
+    return doc;
+}
+
+} // namespace hpcprof::report

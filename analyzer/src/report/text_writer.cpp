@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// Plain-text report for the terminal: summary, POP metrics, per-rank table, stragglers, steps,
+// top lists, findings, gates, data-quality warnings.
+#include <fmt/format.h>
+
+#include "writer_parts.hpp"
+
+namespace hpcprof::report::detail {
+
+using namespace hpcprof::analyzer;
+
+std::string gateLine(const GateResult& g) {
+    return fmt::format("{}: value {:.6g} -> {}", g.gate.text, g.value, g.failed ? "FAILED" : "passed");
+}
+
+std::string evidenceText(const Finding& f) {
+    std::string out;
+    for (const auto& e : f.evidence) {
+        if (!out.empty()) out += ", ";
+        if (e.unit == "ns")
+            out += fmt::format("{}={}", e.key, formatDuration(e.value));
+        else if (e.unit == "pct")
+            out += fmt::format("{}={:.1f}%", e.key, e.value);
+        else if (e.unit == "bytes_per_s")
+            out += fmt::format("{}={:.3g} GB/s", e.key, e.value / 1e9);
+        else
+            out += fmt::format("{}={:.4g}", e.key, e.value);
+    }
+    return out;
+}
+
+std::string rankList(const std::vector<int64_t>& ranks) {
+    std::string out;
+    for (int64_t r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
+    return out.empty() ? "-" : out;
+}
+
+std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) {
+    const JobSummary& s = a.summary;
+    std::string o;
+    o += fmt::format("hpcprof report: {}\n", a.tracePath);
+    o += fmt::format("window {} ({}), {} ranks ({} GPU), {} events\n\n",
+                     a.window.text.empty() ? "whole run" : a.window.text, formatDuration(double(s.wallNs)),
+                     s.rankCount, s.gpuRankCount, s.events);
+    o += "Where the time went (all ranks)\n";
+    o += fmt::format("  compute        {:6.1f}%\n", s.pct(TimeClass::Compute));
+    o += fmt::format("  communication  {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",
+                     s.pct(TimeClass::Communication),
+                     s.commTotalNs ? 100.0 * double(s.commOverlappedNs) / double(s.commTotalNs) : 0.0,
+                     formatDuration(double(s.commTotalNs)));
+    o += fmt::format("  I/O            {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",
+                     s.pct(TimeClass::Io), s.ioTotalNs ? 100.0 * double(s.ioOverlappedNs) / double(s.ioTotalNs) : 0.0,
+                     formatDuration(double(s.ioTotalNs)));
+    o += fmt::format("  memory copies  {:6.1f}%\n", s.pct(TimeClass::Memory));
+    o += fmt::format("  sync           {:6.1f}%\n", s.pct(TimeClass::Sync));
+    o += fmt::format("  idle           {:6.1f}%\n\n", s.pct(TimeClass::Idle));
+    const PopMetrics& p = a.pop;
+    o += fmt::format("POP: parallel efficiency {:.3f} = load balance {:.3f} x communication efficiency {:.3f}"
+                     " (serialisation {:.3f} x transfer {:.3f})\n\n",
+                     p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
+                     p.transferEfficiency);
+    o += fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "rank", "compute",
+                     "comm", "io", "memory", "sync", "idle", "wait", "gpu idle");
+    for (const auto& r : a.ranks)
+        o += fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", r.rank,
+                         formatDuration(double(r.ns(TimeClass::Compute))),
+                         formatDuration(double(r.ns(TimeClass::Communication))),
+                         formatDuration(double(r.ns(TimeClass::Io))), formatDuration(double(r.ns(TimeClass::Memory))),
+                         formatDuration(double(r.ns(TimeClass::Sync))), formatDuration(double(r.ns(TimeClass::Idle))),
+                         formatDuration(double(r.waitNs)), r.gpu ? formatDuration(double(r.gpuIdleNs)) : "-");
+    if (!a.waits.stragglers.empty()) {
+        o += "\nStragglers (others waited for them)\n";
+        for (const auto& st : a.waits.stragglers)
+            o += fmt::format("  rank {:<5} last in {} of {} collectives, others waited {} in total\n", st.rank,
+                             st.timesLast, st.instances, formatDuration(double(st.inflictedWaitNs)));
+    }
+    if (!a.steps.steps.empty())
+        o += fmt::format("\nSteps ({}): {} steps, mean {}, min {}, max {}, cv {:.3f}\n", a.steps.source,
+                         a.steps.steps.size(), formatDuration(double(a.steps.meanNs)),
+                         formatDuration(double(a.steps.minNs)), formatDuration(double(a.steps.maxNs)), a.steps.cv);
+    auto top = [&](const char* title, const std::vector<TopItem>& items) {
+        if (items.empty()) return;
+        o += fmt::format("\n{}\n", title);
+        for (const auto& t : items)
+            o += fmt::format("  {:>10} {:>8} calls  {}\n", formatDuration(double(t.totalNs)), t.count, t.name);
+    };
+    top("Top kernels", a.topKernels);
+    top("Top collectives", a.topCollectives);
+    top("Top files", a.topFiles);
+    o += "\nFindings\n";
+    if (a.findings.empty()) o += "  none\n";
+    for (const auto& f : a.findings) {
+        o += fmt::format("  [{}] {}: {} (could save up to {}; ranks {})\n", severityName(f.severity), f.id, f.title,
+                         formatDuration(double(f.estimatedGainNs)), rankList(f.ranks));
+        o += fmt::format("      evidence: {}\n", evidenceText(f));
+        o += fmt::format("      suggestion: {}\n", f.suggestion);
+    }
+    if (!gates.empty()) {
+        o += "\nGates\n";
+        for (const auto& g : gates) o += "  " + gateLine(g) + "\n";
+    }
+    if (!a.warnings.empty()) {
+        o += "\nData quality\n";
+        for (const auto& w : a.warnings) o += fmt::format("  {} = {}: {}\n", w.name, w.count, w.message);
+    }
+    return o;
+}
+
+std::string textDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates) {
+    std::string o = fmt::format("hpcprof diff: {} -> {}\n", d.basePath, d.newPath);
+    o += fmt::format("wall time {:+.1f}%, {} regression(s) (threshold {:.1f}%, noise floor {})\n\n", d.wallDeltaPct,
+                     d.regressions, d.options.thresholdPct, formatDuration(double(d.options.minDeltaNs)));
+    o += fmt::format("{:<10} {:<40} {:>12} {:>12} {:>9}\n", "scope", "name", "base", "new", "change");
+    for (const auto& r : d.rows) {
+        bool time = r.scope != "pop";
+        o += fmt::format("{:<10} {:<40} {:>12} {:>12} {:>+8.1f}%{}\n", r.scope, r.name,
+                         time ? formatDuration(r.base) : fmt::format("{:.3f}", r.base),
+                         time ? formatDuration(r.next) : fmt::format("{:.3f}", r.next), r.deltaPct,
+                         r.regression ? "  REGRESSION" : "");
+    }
+    if (!gates.empty()) {
+        o += "\nGates\n";
+        for (const auto& g : gates) o += "  " + gateLine(g) + "\n";
+    }
+    return o;
+}
+
+} // namespace hpcprof::report::detail

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Internal: the per-format writer functions that writeReport/writeDiff dispatch to.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hpcprof/report/writers.hpp"
+
+namespace hpcprof::report::detail {
+
+std::string textReport(const analyzer::Analysis& a, const std::vector<GateResult>& gates);
+std::string markdownReport(const analyzer::Analysis& a, const std::vector<GateResult>& gates);
+std::string htmlReport(const analyzer::Analysis& a, const std::vector<GateResult>& gates, const WriterOptions& o);
+std::string junitReport(const analyzer::Analysis& a, const std::vector<GateResult>& gates, const WriterOptions& o);
+
+std::string textDiff(const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates);
+std::string markdownDiff(const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates);
+std::string htmlDiff(const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates, const WriterOptions& o);
+std::string junitDiff(const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates);
+
+/// "comm.exposed_pct > 25: value 31.2 -> FAILED"
+std::string gateLine(const GateResult& g);
+/// Evidence as "name=value unit, ..."
+std::string evidenceText(const analyzer::Finding& f);
+/// Ranks as "0, 3, 7".
+std::string rankList(const std::vector<int64_t>& ranks);
+
+} // namespace hpcprof::report::detail

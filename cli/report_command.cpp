@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#include "report_command.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "hpcprof/analyzer/analyze.hpp"
+#include "hpcprof/config.hpp"
+#include "hpcprof/report/report_json.hpp"
+#include "hpcprof/report/writers.hpp"
+#include "run_command.hpp"
+
+namespace hpcprof::cli {
+
+CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
+    auto* c = app.add_subcommand("report", "Analyse a trace: where the time went, why, and what to change");
+    c->add_option("trace", o.trace, "Trace file")->required();
+    c->add_option("--format", o.format, "text | md | html | json | junit")->capture_default_str();
+    c->add_option("-o,--output", o.output, "Write the report to FILE (default: stdout)");
+    c->add_option("--window", o.window, "Analyse only T0:T1 (ns, or with unit ns|us|ms|s) or range:NAME");
+    c->add_option("--fail-on", o.failOn, "Gate, e.g. 'comm.exposed_pct > 25' (repeatable; exit 3 if true)");
+    c->add_option("--junit-severity", o.junitSeverity, "JUnit: findings at or above info|warning|critical")
+        ->capture_default_str();
+    c->add_option("--link-gbps", o.linkGbps, "Link bandwidth in GB/s for the collective bandwidth rule");
+    return c;
+}
+
+bool writeOutput(const std::string& path, const std::string& text, const char* command) {
+    if (path.empty()) {
+        fmt::print("{}", text);
+        std::fflush(stdout);
+        return true;
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+        fmt::print(stderr, "hpcprof {}: cannot write {}\n", command, path);
+        return false;
+    }
+    return true;
+}
+
+int reportCommand(const ReportOptions& o) {
+    report::Format format;
+    if (!report::parseFormat(o.format, format)) {
+        fmt::print(stderr, "hpcprof report: unknown --format '{}' (text, md, html, json, junit)\n", o.format);
+        return kExitUsage;
+    }
+    report::WriterOptions wo;
+    wo.hpcprofVersion = HPCPROF_VERSION;
+    if (!analyzer::parseSeverity(o.junitSeverity, wo.junitSeverity)) {
+        fmt::print(stderr, "hpcprof report: unknown --junit-severity '{}' (info, warning, critical)\n",
+                   o.junitSeverity);
+        return kExitUsage;
+    }
+    std::vector<report::Gate> gates;
+    for (const auto& text : o.failOn) {
+        auto g = report::parseGate(text);
+        if (!g) {
+            fmt::print(stderr, "hpcprof report: {}\n", g.status().message());
+            return kExitUsage;
+        }
+        gates.push_back(*g);
+    }
+    analyzer::AnalysisOptions ao;
+    auto window = analyzer::parseWindow(o.window);
+    if (!window) {
+        fmt::print(stderr, "hpcprof report: {}\n", window.status().message());
+        return kExitUsage;
+    }
+    ao.window = *window;
+    ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
+
+    auto trace = analyzer::Trace::open(o.trace);
+    if (!trace) {
+        fmt::print(stderr, "hpcprof report: {}\n", trace.status().message());
+        return kExitUsage;
+    }
+    auto analysis = analyzer::analyzeTrace(*trace, ao);
+    if (!analysis) {
+        fmt::print(stderr, "hpcprof report: {}\n", analysis.status().message());
+        return kExitUsage;
+    }
+    auto results = report::evaluateGates(report::reportJson(*analysis), gates);
+    if (!results) {
+        fmt::print(stderr, "hpcprof report: {}\n", results.status().message());
+        return kExitUsage;
+    }
+    if (!writeOutput(o.output, report::writeReport(format, *analysis, *results, wo), "report")) return kExitUsage;
+    int failed = 0;
+    for (const auto& r : *results)
+        if (r.failed) {
+            ++failed;
+            fmt::print(stderr, "hpcprof report: gate failed: {} (value {:.6g})\n", r.gate.text, r.value);
+        }
+    return failed ? report::kExitGateFailed : 0;
+}
+
+} // namespace hpcprof::cli

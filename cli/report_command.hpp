@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// `hpcprof report TRACE`: analyses a trace and writes the report (text, md, html, json, junit);
+// `--fail-on` gates make it exit with 3 when a metric crosses its threshold (docs/reports.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace hpcprof::cli {
+
+struct ReportOptions {
+    std::string trace;
+    std::string format = "text";
+    std::string output;               ///< empty = stdout
+    std::string window;               ///< --window T0:T1 | range:NAME
+    std::vector<std::string> failOn;  ///< gate expressions
+    std::string junitSeverity = "warning";
+    double linkGbps = 0;              ///< link bandwidth for the collective-bandwidth rule, GB/s
+};
+
+/// Registers the subcommand and its options on `app`.
+CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& options);
+int reportCommand(const ReportOptions& options);
+
+/// Writes `text` to `path` (or stdout when empty); false with a message on stderr on failure.
+bool writeOutput(const std::string& path, const std::string& text, const char* command);
+
+} // namespace hpcprof::cli

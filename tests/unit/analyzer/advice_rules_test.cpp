@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+// Every advice rule: one trace that fires it (with the expected evidence and gain) and one that
+// must not. Traces are tiny and built by hand; the numbers are in the comments.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <set>
+
+#include "hpcprof/analyzer/advice.hpp"
+#include "hpcprof/analyzer/analyze.hpp"
+#include "process_runner.hpp"
+#include "tests/unit/analyzer/trace_builder.hpp"
+
+using namespace hpcprof;
+using namespace hpcprof::analyzer;
+using schema::Category;
+
+namespace {
+
+Analysis run(const std::function<void(test::TraceBuilder&)>& build) {
+    test::TraceBuilder b;
+    build(b);
+    test::TempDir dir;
+    b.write(dir / "t.hpcprof");
+    auto trace = Trace::open(dir / "t.hpcprof");
+    REQUIRE(trace.ok());
+    auto a = analyzeTrace(*trace);
+    INFO(a.status().message());
+    REQUIRE(a.ok());
+    return std::move(a.value());
+}
+
+const Finding* find(const Analysis& a, const std::string& id) {
+    for (const auto& f : a.findings)
+        if (f.id == id) return &f;
+    return nullptr;
+}
+
+double evidence(const Finding& f, const std::string& key) {
+    for (const auto& e : f.evidence)
+        if (e.key == key) return e.value;
+    FAIL("no evidence " << key);
+    return 0;
+}
+
+} // namespace
+
+TEST_CASE("every rule is in the catalog with a unique id", "[analyzer][advice]") {
+    std::set<std::string> ids;
+    for (const auto& r : ruleCatalog()) ids.insert(r.id);
+    CHECK(ids.size() == ruleCatalog().size());
+    CHECK(ids.size() == 12);
+}
+
+TEST_CASE("rule exposed-communication fires on 30 % exposed communication, not on 5 %", "[analyzer][advice]") {
+    auto build = [](int64_t dur) {
+        return [dur](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 1000, 1);
+            b.event(t, Category::MpiCollective, "MPI_Allreduce", 100, dur).collective("world", 1, 0);
+        };
+    };
+    Analysis yes = run(build(300));
+    const Finding* f = find(yes, "exposed-communication");
+    REQUIRE(f);
+    CHECK(evidence(*f, "comm.exposed_pct") == Approx(30.0));
+    CHECK(f->estimatedGainNs == 300);
+    CHECK(f->severity == Severity::Critical);
+    CHECK(f->ranks == std::vector<int64_t>{0});
+    CHECK_FALSE(f->suggestion.empty());
+    CHECK_FALSE(find(run(build(50)), "exposed-communication"));
+}
+
+TEST_CASE("rule load-imbalance fires when one rank computes half as much, not when balanced",
+          "[analyzer][advice]") {
+    auto build = [](int64_t rank1Barrier) {
+        return [rank1Barrier](test::TraceBuilder& b) {
+            int r0 = b.rank(0, 0, 1000, 2);
+            int r1 = b.rank(1, 0, 1000, 2);
+            b.event(r0, Category::MpiCollective, "MPI_Barrier", 990, 10).collective("world", 2, 0);
+            b.event(r1, Category::MpiCollective, "MPI_Barrier", rank1Barrier, 1000 - rank1Barrier).collective("world", 2, 0);
+        };
+    };
+    Analysis yes = run(build(500));
+    const Finding* f = find(yes, "load-imbalance");
+    REQUIRE(f);
+    // useful 990 and 500: avg 745, max 990, LB 0.7525, gain 245.
+    CHECK(evidence(*f, "pop.load_balance") == Approx(745.0 / 990.0));
+    CHECK(f->estimatedGainNs == 245);
+    CHECK(f->ranks == std::vector<int64_t>{0});
+    CHECK_FALSE(find(run(build(985)), "load-imbalance"));
+}
+
+TEST_CASE("rule straggler names the rank that enters collectives late, not when entries align",
+          "[analyzer][advice]") {
+    auto build = [](int64_t lateBy) {
+        return [lateBy](test::TraceBuilder& b) {
+            int r0 = b.rank(0, 0, 1000, 2);
+            int r1 = b.rank(1, 0, 1000, 2);
+            for (int i = 0; i < 10; ++i) {
+                b.event(r0, Category::MpiCollective, "MPI_Allreduce", 100 * i + 10, 60).collective("world", 2, i);
+                b.event(r1, Category::MpiCollective, "MPI_Allreduce", 100 * i + 10 + lateBy, 60 - lateBy)
+                    .collective("world", 2, i);
+            }
+        };
+    };
+    Analysis yes = run(build(50));
+    const Finding* f = find(yes, "straggler");
+    REQUIRE(f);
+    CHECK(f->ranks == std::vector<int64_t>{1});
+    CHECK(evidence(*f, "times_last") == 10);
+    CHECK(evidence(*f, "inflicted_wait_ns") == 500);
+    CHECK(f->estimatedGainNs == 500);
+    CHECK_FALSE(find(run(build(0)), "straggler"));
+}
+
+TEST_CASE("rule io-bound fires on 20 % exposed I/O, not on 2 %", "[analyzer][advice]") {
+    auto build = [](int64_t dur) {
+        return [dur](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 1000, 1);
+            b.event(t, Category::PosixIo, "read", 100, dur).withBytes(1 << 20).withObject("/data/train.bin");
+        };
+    };
+    const Finding* f = nullptr;
+    Analysis yes = run(build(200));
+    REQUIRE((f = find(yes, "io-bound")));
+    CHECK(evidence(*f, "io.exposed_pct") == Approx(20.0));
+    CHECK(f->estimatedGainNs == 200);
+    CHECK_FALSE(find(run(build(20)), "io-bound"));
+}
+
+TEST_CASE("rule small-messages fires on 200 sends of 100 bytes, not on 200 sends of 1 MiB",
+          "[analyzer][advice]") {
+    auto build = [](int64_t bytes) {
+        return [bytes](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 10000, 1);
+            for (int i = 0; i < 200; ++i)
+                b.event(t, Category::MpiP2p, "MPI_Isend", 40 * i, 5).withPeer(1).withTag(0).withBytes(bytes);
+        };
+    };
+    Analysis yes = run(build(100));
+    const Finding* f = find(yes, "small-messages");
+    REQUIRE(f);
+    CHECK(evidence(*f, "small_calls") == 200);
+    CHECK(f->estimatedGainNs == 1000);
+    CHECK(f->eventIds.size() == 3);
+    CHECK_FALSE(find(run(build(1 << 20)), "small-messages"));
+}
+
+TEST_CASE("rule small-io fires on 200 writes of 512 bytes, not on 200 writes of 1 MiB", "[analyzer][advice]") {
+    auto build = [](int64_t bytes) {
+        return [bytes](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 10000, 1);
+            for (int i = 0; i < 200; ++i)
+                b.event(t, Category::PosixIo, "write", 40 * i, 5).withBytes(bytes).withObject("/out/log");
+        };
+    };
+    Analysis yes = run(build(512));
+    const Finding* f = find(yes, "small-io");
+    REQUIRE(f);
+    CHECK(evidence(*f, "small_requests") == 200);
+    CHECK(evidence(*f, "mean_request_bytes") == 512);
+    CHECK(f->estimatedGainNs == 1000);
+    CHECK_FALSE(find(run(build(1 << 20)), "small-io"));
+}
+
+TEST_CASE("rule frequent-sync fires on 200 device synchronizations taking 10 %, not on 10",
+          "[analyzer][advice]") {
+    auto build = [](int n) {
+        return [n](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 10000, 1);
+            for (int i = 0; i < n; ++i) b.event(t, Category::GpuSync, "cudaDeviceSynchronize", 40 * i, 5);
+        };
+    };
+    Analysis yes = run(build(200));
+    const Finding* f = find(yes, "frequent-sync");
+    REQUIRE(f);
+    CHECK(evidence(*f, "sync_calls") == 200);
+    CHECK(f->estimatedGainNs == 1000);
+    CHECK_FALSE(find(run(build(10)), "frequent-sync"));
+}
+
+TEST_CASE("rule gpu-idle fires when the GPU is idle half the time, not at 5 %", "[analyzer][advice][gpu]") {
+    auto build = [](int64_t kernel) {
+        return [kernel](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 1000, 1);
+            int g = b.gpuStream(t, 0, 7);
+            b.event(g, Category::GpuKernel, "conv2d_fwd", 0, kernel);
+        };
+    };
+    Analysis yes = run(build(500));
+    const Finding* f = find(yes, "gpu-idle");
+    REQUIRE(f);
+    CHECK(evidence(*f, "gpu_idle_pct") == Approx(50.0));
+    CHECK(f->estimatedGainNs == 500);
+    CHECK_FALSE(find(run(build(950)), "gpu-idle"));
+}
+
+TEST_CASE("rule launch-bound fires on tiny kernels with short gaps, not on long kernels",
+          "[analyzer][advice][gpu]") {
+    auto build = [](int64_t kernel, int64_t gap) {
+        return [kernel, gap](test::TraceBuilder& b) {
+            int64_t end = 200 * (kernel + gap);
+            int t = b.rank(0, 0, end, 1);
+            int g = b.gpuStream(t, 0, 7);
+            for (int i = 0; i < 200; ++i) b.event(g, Category::GpuKernel, "vectorized_elementwise", i * (kernel + gap), kernel);
+        };
+    };
+    Analysis yes = run(build(5000, 5000));
+    const Finding* f = find(yes, "launch-bound");
+    REQUIRE(f);
+    CHECK(evidence(*f, "short_kernels") == 200);
+    CHECK(evidence(*f, "short_gaps") == 199);
+    CHECK(f->estimatedGainNs == 199 * 5000);
+    CHECK_FALSE(find(run(build(50000, 1000)), "launch-bound"));
+}
+
+TEST_CASE("rule host-device-copies fires on pageable copies, not on pinned ones", "[analyzer][advice][gpu]") {
+    auto build = [](const char* kind) {
+        return [kind](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 1000, 1);
+            int g = b.gpuStream(t, 0, 7);
+            b.event(g, Category::GpuMemcpy, "Memcpy HtoD", 100, 100).withBytes(1 << 20)
+                .withArg("copy_kind", "HtoD").withArg("src_kind", kind).withArg("dst_kind", "device");
+            b.event(g, Category::GpuKernel, "k", 200, 700);
+        };
+    };
+    Analysis yes = run(build("pageable"));
+    const Finding* f = find(yes, "host-device-copies");
+    REQUIRE(f);
+    CHECK(evidence(*f, "pageable_copies") == 1);
+    CHECK(f->estimatedGainNs == 100);
+    CHECK(f->eventIds.size() == 1);
+    CHECK_FALSE(find(run(build("pinned")), "host-device-copies"));
+}
+
+TEST_CASE("rule host-device-copies also fires on blocking cudaMemcpy calls", "[analyzer][advice][gpu]") {
+    Analysis a = run([](test::TraceBuilder& b) {
+        int t = b.rank(0, 0, 1000, 1);
+        int g = b.gpuStream(t, 0, 7);
+        b.event(t, Category::CudaApi, "cudaMemcpy", 100, 50);
+        b.event(t, Category::CudaApi, "cudaMemcpyAsync", 300, 50);
+        b.event(g, Category::GpuKernel, "k", 0, 900);
+    });
+    const Finding* f = find(a, "host-device-copies");
+    REQUIRE(f);
+    CHECK(evidence(*f, "sync_copies") == 1);
+    CHECK(f->estimatedGainNs == 50);
+}
+
+TEST_CASE("rule fp32-gemm fires on sgemm kernels, not on bf16 tensor-core GEMMs", "[analyzer][advice][gpu]") {
+    auto build = [](const char* name) {
+        return [name](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 1000, 1);
+            int g = b.gpuStream(t, 0, 7);
+            b.event(g, Category::GpuKernel, name, 0, 500);
+            b.event(g, Category::GpuKernel, "relu", 500, 400);
+        };
+    };
+    Analysis yes = run(build("volta_sgemm_128x64_nn"));
+    const Finding* f = find(yes, "fp32-gemm");
+    REQUIRE(f);
+    CHECK(evidence(*f, "fp32_gemm_ns") == 500);
+    CHECK(f->estimatedGainNs == 250);
+    CHECK_FALSE(find(run(build("ampere_bf16_s16816gemm_bf16_128x64")), "fp32-gemm"));
+}
+
+TEST_CASE("rule low-collective-bandwidth fires at 0.8 GB/s on a 12.5 GB/s link, not at 17 GB/s",
+          "[analyzer][advice]") {
+    auto build = [](int64_t dur) {
+        return [dur](test::TraceBuilder& b) {
+            int64_t end = 20 * (dur + 1000);
+            int r0 = b.rank(0, 0, end, 2);
+            int r1 = b.rank(1, 0, end, 2);
+            for (int i = 0; i < 20; ++i)
+                for (int t : {r0, r1})
+                    b.event(t, Category::MpiCollective, "MPI_Allreduce", i * (dur + 1000), dur)
+                        .collective("world", 2, i).withBytes(8 << 20);
+        };
+    };
+    Analysis yes = run(build(10'000'000));
+    const Finding* f = find(yes, "low-collective-bandwidth");
+    REQUIRE(f);
+    // 8 MiB in 10 ms = 838.9 MB/s; at 12.5 GB/s it would take 0.671 ms: 20 x (10 - 0.671) ms.
+    CHECK(evidence(*f, "achieved_bytes_per_s") == Approx(8.0 * 1048576 / 0.01));
+    CHECK(f->estimatedGainNs == 200'000'000 - int64_t(20.0 * 8 * 1048576 / 12.5e9 * 1e9));
+    CHECK(f->ranks == std::vector<int64_t>{0, 1});
+    CHECK_FALSE(find(run(build(500'000)), "low-collective-bandwidth"));
+}
