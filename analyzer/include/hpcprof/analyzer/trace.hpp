@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// Read-only access to a trace file for analyses. Opening checks that the file is an hpcprof
-/// trace of a supported schema version; analyses never write.
+/// trace of a supported schema version; analyses never write. A Trace is used by one thread at a
+/// time (its connection has no SQLite mutex); open one Trace per worker thread.
 #pragma once
 
 #include <string>
