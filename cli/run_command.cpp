@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "agent_locator.hpp"
+#include "rank_coordination.hpp"
 #include "collector/runtime/clock.hpp"
 #include "collector/runtime/config.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
@@ -68,9 +69,16 @@ std::string joinCommand(const std::vector<std::string>& cmd) {
     return out;
 }
 
-void setPreload(const std::string& agent) {
+// The agent first, then the MPI module built for this MPI ABI (when present and wanted): the
+// module records through the agent's exported interface.
+void setPreload(const std::string& agent, const std::string& sources) {
     const char* existing = std::getenv("LD_PRELOAD");
     std::string value = agent;
+    fs::path mpiModule = fs::path(agent).parent_path() / "libhpcprof_mpi.so";
+    std::error_code ec;
+    if ((collector::parseSources(sources.c_str()) & uint32_t(collector::SourceBit::Mpi)) &&
+        fs::exists(mpiModule, ec))
+        value += ":" + mpiModule.string();
     if (existing && *existing) value += ":" + std::string(existing);
     setenv("LD_PRELOAD", value.c_str(), 1);
 }
@@ -122,16 +130,25 @@ int runCommand(const RunOptions& o) {
                    output);
         return kExitUsage;
     }
-    fs::path rawDir = fs::absolute(output + ".raw", ec);
-    fs::remove_all(rawDir, ec);
-    if (!fs::create_directory(rawDir, ec) || ec) {
+    // One wrapper per rank (mpirun/srun start hpcprof itself) shares one raw folder per job.
+    std::optional<RankLaunch> perRank = detectRankLaunch(output);
+    fs::path rawDir = perRank ? perRank->rawDir : fs::absolute(output + ".raw", ec);
+    bool rawReady;
+    if (perRank) {
+        fs::create_directories(rawDir, ec);
+        rawReady = !ec && ::access(rawDir.c_str(), W_OK) == 0;
+    } else {
+        fs::remove_all(rawDir, ec);
+        rawReady = fs::create_directory(rawDir, ec) && !ec;
+    }
+    if (!rawReady) {
         fmt::print(stderr, "hpcprof run: cannot write raw data next to {}: {}\n", output,
-                   ec ? ec.message() : "directory exists");
+                   ec ? ec.message() : std::strerror(errno));
         return kExitUsage;
     }
 
     uint64_t tscHz = collector::measureTscHz(20'000'000);
-    setPreload(agent);
+    setPreload(agent, o.sources);
     setenv("HPCPROF_RAW_DIR", rawDir.c_str(), 1);
     setenv("HPCPROF_SOURCES", o.sources.c_str(), 1);
     setGpuInjection(agent, o.sources);
@@ -186,6 +203,14 @@ int runCommand(const RunOptions& o) {
         fmt::print(stderr, "hpcprof: command killed by signal {} ({})\n", WTERMSIG(status),
                    strsignal(WTERMSIG(status)));
 
+    if (perRank && !finishRankAndElectMerger(*perRank)) {
+        if (!o.quiet)
+            fmt::print(stderr, "hpcprof: rank {} done; the last rank to finish writes {} (if a "
+                               "rank was killed: hpcprof merge {} -o {})\n",
+                       perRank->rank, output, rawDir.string(), output);
+        return exitCode;
+    }
+
     store::MergeOptions mo;
     mo.rawDir = rawDir;
     mo.output = output;
@@ -203,7 +228,10 @@ int runCommand(const RunOptions& o) {
         fmt::print(stderr, "hpcprof: warning: no process was recorded (is the command a static or "
                            "setuid binary? LD_PRELOAD does not reach those)\n");
     for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
-    if (!o.keepRaw) fs::remove_all(rawDir, ec);
+    if (!o.keepRaw) {
+        fs::remove_all(rawDir, ec);
+        if (perRank) fs::remove(rawDir.parent_path(), ec); // only if no other job's data is left
+    }
 
     if (!o.quiet) {
         auto trace = analyzer::Trace::open(output);

@@ -2,6 +2,7 @@
 // Agent entry: starts the recorder when libhpcprof.so is loaded (LD_PRELOAD) and exports the
 // small C API that lets other tools and tests talk to it.
 #include "collector/runtime/recorder.hpp"
+#include "collector/runtime/agent_abi.hpp"
 #include "interpose/common/real_function.hpp"
 
 namespace {
@@ -11,4 +12,35 @@ __attribute__((constructor(101))) void startAgent() { hpcprof::collector::ensure
 /// 1 when this process is being recorded, 0 otherwise.
 HPCPROF_HOOK int hpcprof_is_recording() {
     return hpcprof::collector::recording(hpcprof::collector::SourceBit::Io) ? 1 : 0;
+}
+
+// ---- capture-module interface (collector/runtime/agent_abi.hpp) --------------------------------
+
+HPCPROF_HOOK int hpcprof_agent_recording(uint32_t sourceBit) {
+    return hpcprof::collector::recording(hpcprof::collector::SourceBit(sourceBit)) ? 1 : 0;
+}
+
+HPCPROF_HOOK uint64_t hpcprof_agent_now(void) { return hpcprof::collector::now(); }
+
+HPCPROF_HOOK hpcprof::schema::raw::EventRecord* hpcprof_agent_reserve(void) {
+    return hpcprof::collector::reserveEvent();
+}
+
+HPCPROF_HOOK uint32_t hpcprof_agent_intern(const char* text, size_t length) {
+    return hpcprof::collector::internString(text, length);
+}
+
+HPCPROF_HOOK void hpcprof_agent_set_rank(int rank, int worldSize, const char* source) {
+    hpcprof::collector::setRank(rank, worldSize, source);
+}
+
+HPCPROF_HOOK void hpcprof_agent_mark_end(uint32_t endState, int exitCode) {
+    hpcprof::collector::markEnd(hpcprof::schema::raw::EndState(endState), exitCode);
+}
+
+HPCPROF_HOOK int64_t hpcprof_agent_local_ns(void) { return hpcprof::collector::localNs(); }
+
+HPCPROF_HOOK void hpcprof_agent_clock_sync(int which, int64_t localNs, int64_t offsetNs,
+                                           int64_t rttNs) {
+    hpcprof::collector::recordClockSync(which, localNs, offsetNs, rttNs);
 }

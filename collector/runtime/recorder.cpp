@@ -351,10 +351,24 @@ void setRank(int rank, int worldSize, const char* source) {
 
 void markEnd(raw::EndState state, int exitCode) {
     if (!g_header) return;
+    // An MPI_Abort is the story of this process's end, whatever exit path the library takes
+    // afterwards (Open MPI leaves through _exit).
+    if (__atomic_load_n(&g_header->endState, __ATOMIC_ACQUIRE) == raw::EndState::Aborted) return;
     refreshLastClockPair();
     g_header->exitCode = exitCode;
     g_header->endMonotonicNs = monotonicNs() + g_clockSkewNs;
     __atomic_store_n(&g_header->endState, state, __ATOMIC_RELEASE);
+}
+
+int64_t localNs() { return monotonicNs() + g_clockSkewNs; }
+
+void recordClockSync(int which, int64_t local, int64_t offsetNs, int64_t rttNs) {
+    if (!g_header) return;
+    raw::ClockSync& s = which == 0 ? g_header->syncInit : g_header->syncFinal;
+    s.localNs = local;
+    s.offsetNs = offsetNs;
+    s.rttNs = rttNs;
+    __atomic_store_n(&s.valid, 1u, __ATOMIC_RELEASE);
 }
 
 void countUnresolvedHook() {

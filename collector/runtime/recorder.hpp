@@ -148,4 +148,10 @@ void markEnd(schema::raw::EndState state, int exitCode);
 /// Counts hooks whose real function could not be resolved.
 void countUnresolvedHook();
 
+/// CLOCK_MONOTONIC ns with the test-only skew applied (what this process believes the time is).
+int64_t localNs();
+
+/// Stores a clock-offset measurement against rank 0 in the process header (0 = init, 1 = final).
+void recordClockSync(int which, int64_t localNs, int64_t offsetNs, int64_t rttNs);
+
 } // namespace hpcprof::collector

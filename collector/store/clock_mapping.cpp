@@ -29,3 +29,16 @@ TickConverter::TickConverter(const raw::ProcessHeader& h, uint64_t fallbackTscHz
 }
 
 } // namespace hpcprof::store
+
+namespace hpcprof::store {
+
+void TickConverter::alignToReference(const raw::ClockSync& init, const raw::ClockSync* final) {
+    m_aligned = true;
+    m_syncLocal0 = init.localNs;
+    m_syncOffset0 = init.offsetNs;
+    m_driftPerNs = 0.0;
+    if (final && final->valid && final->localNs > init.localNs)
+        m_driftPerNs = double(final->offsetNs - init.offsetNs) / double(final->localNs - init.localNs);
+}
+
+} // namespace hpcprof::store

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <unordered_map>
 
 #include "clock_mapping.hpp"
+#include "communication_fields.hpp"
 #include "hpcprof/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/tables.hpp"
@@ -28,6 +30,7 @@ std::string_view endStateName(raw::EndState s) {
     case raw::EndState::Exited: return "exited";
     case raw::EndState::QuickExit: return "quick_exit";
     case raw::EndState::Exec: return "exec";
+    case raw::EndState::Aborted: return "aborted";
     case raw::EndState::Running: break;
     }
     return "abnormal";
@@ -82,12 +85,25 @@ public:
                                                 std::to_string(m_originRealtime)));
         std::vector<bool> owners = rankOwners(procs);
         for (size_t i = 0; i < procs.size(); ++i) {
+            const auto& h = procs[i].header;
+            if (owners[i] && h.rank == 0 && h.syncInit.valid) {
+                bool same = fixedString(h.host, sizeof(h.host)) == m_refHost;
+                m_mpiReference = true;
+                m_mpiReferenceHost = fixedString(h.host, sizeof(h.host));
+                m_mpiReferenceOffset = same ? -m_originMono
+                                            : (h.start.realtimeNs - h.start.monotonicNs) -
+                                                  m_originRealtime;
+            }
+        }
+        for (size_t i = 0; i < procs.size(); ++i) {
             HPCPROF_RETURN_IF_ERROR(convertProcess(procs[i], int64_t(i + 1), owners[i]));
         }
         bool anyRealtime = false;
         for (const auto& p : procs) anyRealtime |= fixedString(p.header.host, 64) != m_refHost;
-        return m_w.setMetadata(schema::meta::kClockMethod,
-                               anyRealtime ? "monotonic+realtime" : "monotonic");
+        std::string method = m_mpiReference ? "mpi_pingpong"
+                             : anyRealtime  ? "monotonic+realtime"
+                                            : "monotonic";
+        return m_w.setMetadata(schema::meta::kClockMethod, method);
     }
 
     std::vector<std::pair<int64_t, StatCounts>>& perProcessStats() { return m_perProcess; }
@@ -114,6 +130,19 @@ private:
         // Same host: one monotonic clock, exact. Elsewhere: wall clock at process start.
         int64_t offset = sameHost ? -m_originMono
                                   : (h.start.realtimeNs - h.start.monotonicNs) - m_originRealtime;
+        // MPI ranks measured their clock's offset to rank 0: put them on rank 0's clock. On rank
+        // 0's host the monotonic clock is shared and exact; a measured offset within the round
+        // trip there is measurement noise, not a clock difference, and is not applied.
+        bool sharesRank0Clock = host == m_mpiReferenceHost &&
+                                std::llabs(h.syncInit.offsetNs) <= h.syncInit.rttNs;
+        bool mpiAligned = m_mpiReference && h.syncInit.valid && !sharesRank0Clock;
+        if (mpiAligned) {
+            clock.alignToReference(h.syncInit, &h.syncFinal);
+            offset = m_mpiReferenceOffset;
+        }
+        auto toTrace = [&](int64_t localNs) {
+            return (mpiAligned ? localNs - clock.offsetAt(localNs) : localNs) + offset;
+        };
 
         // Read the whole process (bounded by one process's data): strings first, then events.
         std::vector<ThreadRecords> threads;
@@ -126,16 +155,18 @@ private:
             add(stats, Stat::UnknownStringRefs, t.incompleteStrings);
         }
         const auto* parentStrings = parentMap(h);
-        DeviceRecords device(m_w, h, clock, // GPU, NVTX, NCCL records (issue 5)
-            [&](int64_t localNs) { return localNs + offset; },
-            [&](uint32_t id) {
-                auto it = strings.find(id);
-                return it == strings.end() ? nullptr : &it->second.text;
-            },
+        StringLookup stringLookup = [&](uint32_t id) -> const std::string* {
+            if (auto it = strings.find(id); it != strings.end()) return &it->second.text;
+            if (parentStrings)
+                if (auto it = parentStrings->find(id); it != parentStrings->end())
+                    return &it->second.text;
+            return nullptr;
+        };
+        DeviceRecords device(m_w, h, clock, toTrace, stringLookup, // GPU, NVTX, NCCL (issue 5)
             [&](Stat s, int64_t n) { add(stats, s, n); }, m_result.warnings);
         device.prepare(threads);
 
-        int64_t lastEnd = h.start.monotonicNs + offset;
+        int64_t lastEnd = toTrace(h.start.monotonicNs);
         for (auto& t : threads) {
             int64_t threadId = m_w.insertThread(processId, t.tid, t.name);
             std::string trackName = t.name.empty() ? "thread " + std::to_string(t.tid)
@@ -164,19 +195,24 @@ private:
                     row.dur = 0;
                 }
                 row.categoryId = int64_t(info->category);
+                std::vector<PendingArg> args;
                 row.nameId = opName(e.op, *info);
                 while (!openEnds.empty() && openEnds.back() <= row.ts) openEnds.pop_back();
                 row.depth = int64_t(openEnds.size());
                 openEnds.push_back(row.ts + row.dur);
                 if (e.bytes >= 0) row.bytes = e.bytes;
                 if (e.objectId) {
-                    if (auto obj = resolveObject(strings, parentStrings, e.objectId))
+                    std::string_view kind;
+                    if (auto obj = resolveObject(strings, parentStrings, e.objectId, kind)) {
                         row.objectId = *obj;
-                    else
+                        row.categoryId = int64_t(effectiveCategory(*info, kind));
+                    } else {
                         add(stats, Stat::UnknownStringRefs, 1);
+                    }
                 }
-                if (e.peer >= 0) row.peer = e.peer;
                 EventDetail d;
+                if (!applyCommunicationFields(e, *info, stringLookup, m_w, row, d, args))
+                    add(stats, Stat::UnknownStringRefs, 1);
                 if (e.flags & raw::kFlagHasOffset) d.offset = e.aux;
                 if (e.flags & raw::kFlagFailed) {
                     d.errnoValue = e.status;
@@ -185,6 +221,7 @@ private:
                 if (e.extra) device.decorate(e, row);
                 int64_t id = m_w.insertEvent(row, d);
                 if (e.extra) device.addArgs(e, id);
+                for (const auto& a : args) m_w.insertEventArg(id, a.key, a.value);
                 if (count == 0) first = id;
                 last = id;
                 ++count;
@@ -230,12 +267,17 @@ private:
         }
         row.command = commandLine(h);
         row.exe = fixedString(h.exe, sizeof(h.exe));
-        row.startTs = h.start.monotonicNs + offset;
-        row.endTs = abnormal ? lastEnd : std::max(lastEnd, h.endMonotonicNs + offset);
+        row.startTs = toTrace(h.start.monotonicNs);
+        row.endTs = abnormal ? lastEnd : std::max(lastEnd, toTrace(h.endMonotonicNs));
         row.endState = std::string(endStateName(h.endState));
         if (!abnormal && h.exitCode >= 0) row.exitCode = h.exitCode;
-        row.clockMethod = sameHost ? "monotonic" : "realtime";
-        row.clockOffsetNs = offset;
+        row.clockMethod = mpiAligned ? "mpi_pingpong" : sameHost ? "monotonic" : "realtime";
+        row.clockOffsetNs = mpiAligned ? offset - clock.offsetAt(h.start.monotonicNs) : offset;
+        if (mpiAligned) {
+            row.clockDriftPpb = int64_t(clock.driftPerNs() * 1e9);
+            int64_t rtt = std::max(h.syncInit.rttNs, h.syncFinal.valid ? h.syncFinal.rttNs : 0);
+            row.clockUncertaintyNs = rtt / 2;
+        }
         row.rawDir = p.dir.filename().string();
         HPCPROF_RETURN_IF_ERROR(m_w.insertProcess(row));
         m_processIds[ProcessKey{h.pid, h.start.monotonicNs}] = processId;
@@ -261,13 +303,14 @@ private:
     }
 
     std::optional<int64_t> resolveObject(const StringMap& own, const StringMap* parent,
-                                         uint32_t localId) {
+                                         uint32_t localId, std::string_view& kind) {
         const KnownString* s = nullptr;
         if (auto it = own.find(localId); it != own.end())
             s = &it->second;
         else if (parent) // descriptors inherited through fork carry the parent's ids
             if (auto pit = parent->find(localId); pit != parent->end()) s = &pit->second;
         if (!s) return std::nullopt;
+        kind = classifyObject(s->text);
         return m_w.internObject(s->id, s->text);
     }
 
@@ -278,6 +321,9 @@ private:
     int64_t m_originMono = 0;
     int64_t m_originRealtime = 0;
     std::unordered_map<uint16_t, int64_t> m_opNames;
+    bool m_mpiReference = false;       // rank 0 measured clock offsets (MPI)
+    int64_t m_mpiReferenceOffset = 0;  // rank 0's own local-to-trace offset
+    std::string m_mpiReferenceHost;
     std::map<ProcessKey, StringMap> m_stringMaps;
     std::map<ProcessKey, int64_t> m_processIds;
     std::vector<std::pair<int64_t, StatCounts>> m_perProcess;

@@ -92,8 +92,21 @@ int64_t TraceWriter::internObject(int64_t nameStringId, std::string_view name) {
 
 int64_t TraceWriter::internCommunicator(std::string_view key, std::optional<int64_t> size,
                                         std::string_view kind) {
-    auto [it, inserted] = m_communicators.try_emplace(std::string(key), m_nextCommunicator);
-    if (!inserted) return it->second;
+    auto [it, inserted] =
+        m_communicators.try_emplace(std::string(key), CommunicatorRow{m_nextCommunicator, false});
+    if (!inserted) {
+        if (size && !it->second.hasSize) {
+            if (!m_setCommunicatorSize.valid())
+                m_setCommunicatorSize =
+                    schema::Statement(db(), "UPDATE communicator SET size = ? WHERE id = ?");
+            m_setCommunicatorSize.bind(1, *size);
+            m_setCommunicatorSize.bind(2, it->second.id);
+            check(m_setCommunicatorSize.run());
+            it->second.hasSize = true;
+        }
+        return it->second.id;
+    }
+    it->second.hasSize = size.has_value();
     m_insCommunicator.bind(1, m_nextCommunicator);
     m_insCommunicator.bind(2, key);
     bindOptional(m_insCommunicator, 3, size);
@@ -288,6 +301,7 @@ Status TraceWriter::finish() {
     m_insString = {};
     m_insObject = {};
     m_insCommunicator = {};
+    m_setCommunicatorSize = {};
     m_insProcess = {};
     m_insThread = {};
     m_insTrack = {};

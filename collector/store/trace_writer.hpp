@@ -58,7 +58,8 @@ public:
     int64_t internString(std::string_view text);
     /// The object row for a path/name string id; kind is classified from the name.
     int64_t internObject(int64_t nameStringId, std::string_view name);
-    /// The communicator row for `key`, inserting it once.
+    /// The communicator row for `key`, inserting it once (its size is filled in when a later
+    /// call knows it).
     int64_t internCommunicator(std::string_view key, std::optional<int64_t> size,
                                std::string_view kind);
 
@@ -108,7 +109,12 @@ private:
         m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta;
     std::unordered_map<std::string, int64_t> m_strings;
     std::unordered_map<int64_t, int64_t> m_objects;
-    std::unordered_map<std::string, int64_t> m_communicators;
+    struct CommunicatorRow {
+        int64_t id;
+        bool hasSize;
+    };
+    std::unordered_map<std::string, CommunicatorRow> m_communicators;
+    schema::Statement m_setCommunicatorSize;
     int64_t m_nextString = 1, m_nextObject = 1, m_nextCommunicator = 1, m_nextThread = 1,
             m_nextTrack = 1, m_nextEvent = 1;
     Status m_error;

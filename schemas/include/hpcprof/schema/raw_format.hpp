@@ -60,26 +60,24 @@ enum class ClockKind : uint32_t {
     Tsc = 1,       ///< ticks are invariant TSC cycles; convert with the calibration pairs
 };
 
-/// What a file descriptor refers to, so analysis can tell storage I/O from pipes and sockets.
-enum class ObjectKind : uint8_t {
-    Unknown = 0,
-    RegularFile = 1,
-    Pipe = 2,
-    Socket = 3,
-    Device = 4,     ///< character or block device (/dev/null, a tty, a disk)
-    ProcSys = 5,    ///< /proc or /sys pseudo files
-    SharedMem = 6,  ///< /dev/shm
-    Directory = 7,
-    Other = 8,
-};
-
 /// How a process ended, as far as the agent could tell.
 enum class EndState : uint32_t {
     Running = 0, ///< never reached an exit path: killed, crashed, or still running
     Exited = 1,  ///< exit() / return from main (atexit ran)
     QuickExit = 2, ///< _exit() / _Exit()
     Exec = 3,    ///< replaced its image with exec*(); the new image is a separate process folder
+    Aborted = 4, ///< called MPI_Abort (the job is being torn down)
 };
+
+/// One clock-offset measurement against rank 0 (MPI ping-pong, minimum round trip).
+struct ClockSync {
+    int64_t localNs;  ///< this process's monotonic ns at the measurement
+    int64_t offsetNs; ///< this process's clock minus rank 0's clock
+    int64_t rttNs;    ///< round trip of the exchange kept (uncertainty = rtt / 2)
+    uint32_t valid;   ///< 1 once written
+    uint32_t padding;
+};
+static_assert(sizeof(ClockSync) == 32);
 
 /// One point where the raw clock and the system clocks were read together.
 struct ClockPair {
@@ -118,7 +116,9 @@ struct ProcessHeader {
     char exe[512];
     char cmdline[3072];       ///< NUL-separated argv, truncated to fit
     uint32_t cmdlineLength;
-    uint8_t reserved[4096 - 3836];
+    ClockSync syncInit;   ///< measured at MPI_Init (rank 0 has offset 0)
+    ClockSync syncFinal;  ///< measured at MPI_Finalize
+    uint8_t reserved[4096 - 3904];
 };
 
 /// Header at the start of every thread file.
@@ -141,7 +141,7 @@ struct ThreadFileHeader {
 /// aux = file offset for positioned calls (-1 otherwise), status = errno when the call failed.
 struct EventRecord {
     std::atomic<RecordKind> kind; ///< stored last, with release ordering
-    uint8_t flags;                ///< low 4 bits: ObjectKind; kFlagFailed; kFlagHasOffset
+    uint8_t flags;                ///< kFlag... bits below
     uint16_t op;                  ///< Op id from ops.def
     int32_t status;               ///< errno of a failed call, else 0
     uint64_t start;               ///< raw ticks
@@ -156,9 +156,11 @@ struct EventRecord {
     int64_t aux;                  ///< offset / correlation id / folded count, per op
 };
 
-constexpr uint8_t kObjectKindMask = 0x0f;
+constexpr uint8_t kFlagSeqValid = 0x01;    ///< seq is a collective instance number
+constexpr uint8_t kFlagTagIsCommSize = 0x02; ///< tag carries the communicator size
 constexpr uint8_t kFlagFailed = 0x10;
 constexpr uint8_t kFlagHasOffset = 0x20;
+constexpr uint8_t kFlagFolded = 0x40; ///< aux = number of calls folded into this event (polls)
 
 /// A piece of an interned string. Long strings span consecutive records with the same id;
 /// the piece with `last` set ends it. Defined before any event that refers to the id, in the

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "communication_fields.hpp"
+
+namespace hpcprof::store {
+
+namespace raw = schema::raw;
+using schema::Category;
+
+namespace {
+std::string_view communicatorKind(Category c) {
+    switch (c) {
+    case Category::NcclCollective:
+    case Category::NcclP2p:
+    case Category::NcclSetup: return "nccl";
+    default: return "mpi";
+    }
+}
+bool isDataCall(std::string_view name) {
+    return name.find("read") != std::string_view::npos ||
+           name.find("write") != std::string_view::npos;
+}
+} // namespace
+
+bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const StringLookup& strings,
+                              TraceWriter& writer, EventRow& row, EventDetail& detail,
+                              std::vector<PendingArg>& args) {
+    bool known = true;
+    if (e.peer >= 0) row.peer = e.peer;
+    if (e.flags & raw::kFlagFolded) row.count = e.aux;
+    if (e.commId) {
+        if (const std::string* key = strings(e.commId)) {
+            std::optional<int64_t> size;
+            if (e.flags & raw::kFlagTagIsCommSize) size = e.tag;
+            row.communicatorId = writer.internCommunicator(*key, size, communicatorKind(op.category));
+        } else {
+            known = false;
+        }
+    }
+    if (e.flags & raw::kFlagSeqValid) row.seq = e.seq;
+    switch (op.category) {
+    case Category::MpiP2p:
+        if (!(e.flags & raw::kFlagTagIsCommSize)) detail.tag = e.tag;
+        break;
+    case Category::MpiWait:
+        // Waits and tests carry how many requests they completed in tag.
+        if (!(e.flags & raw::kFlagFolded)) args.push_back({"requests", e.tag});
+        break;
+    default: break;
+    }
+    return known;
+}
+
+Category effectiveCategory(const schema::OpInfo& op, std::string_view objectKind) {
+    if (op.category == Category::PosixIo && objectKind == "socket" && isDataCall(op.name))
+        return Category::Socket;
+    return op.category;
+}
+
+} // namespace hpcprof::store

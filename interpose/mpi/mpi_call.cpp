@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#include "mpi_call.hpp"
+
+#include "hpcprof/schema/raw_format.hpp"
+
+namespace hpcprof::interpose::mpi {
+
+namespace raw = schema::raw;
+
+thread_local int t_depth = 0;
+
+namespace {
+
+struct PendingPoll {
+    bool active;
+    uint16_t op;
+    uint32_t commId;
+    uint64_t start;
+    uint64_t end;
+    int64_t count;
+};
+thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
+
+RealMpi<int (*)(MPI_Datatype, int*)> g_typeSize("PMPI_Type_size");
+
+void write(const MpiEvent& e, uint64_t t0, uint64_t t1) {
+    raw::EventRecord* r = hpcprof_agent_reserve();
+    if (!r) return;
+    r->flags = uint8_t(e.flags | (e.count >= 0 ? raw::kFlagFolded : 0));
+    r->op = uint16_t(e.op);
+    r->status = 0;
+    r->start = t0;
+    r->end = t1;
+    r->bytes = e.bytes;
+    r->objectId = e.objectId;
+    r->fd = -1;
+    r->peer = e.peer;
+    r->tag = e.tag;
+    r->commId = e.commId;
+    r->seq = e.seq;
+    r->aux = e.count;
+    r->kind.store(raw::RecordKind::Event, std::memory_order_release);
+}
+
+} // namespace
+
+void flushPoll() {
+    PendingPoll& p = t_poll;
+    if (!p.active) return;
+    p.active = false;
+    MpiEvent e{Op(p.op)};
+    e.commId = p.commId;
+    e.count = p.count;
+    write(e, p.start, p.end);
+}
+
+void record(const MpiEvent& e, uint64_t t0, uint64_t t1) { write(e, t0, t1); }
+
+void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1) {
+    PendingPoll& p = t_poll;
+    if (p.active && p.op == uint16_t(op) && p.commId == commId && t0 - p.end < kPollGapTicks) {
+        p.end = t1;
+        p.count++;
+        return;
+    }
+    flushPoll();
+    p = PendingPoll{true, uint16_t(op), commId, t0, t1, 1};
+}
+
+int64_t typeBytes(MPI_Datatype type, int64_t count) {
+    auto fn = g_typeSize.get();
+    int size = 0;
+    if (!fn || count < 0 || fn(type, &size) != MPI_SUCCESS || size < 0) return -1;
+    return int64_t(size) * count;
+}
+
+} // namespace hpcprof::interpose::mpi

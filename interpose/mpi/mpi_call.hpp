@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// The shape every MPI wrapper shares. Wrappers are exported under both MPI_X and PMPI_X (the
+// Fortran and f08 bindings of Open MPI call the C PMPI_X), forward to the real PMPI_X, and
+// record only the outermost MPI call of a thread: calls the MPI library makes to itself through
+// its public symbols are not the program's.
+//
+// Polling: consecutive unsuccessful MPI_Test* / MPI_Iprobe calls on a thread, less than
+// kPollGapNs apart, fold into one event covering the polling loop, with the number of calls in
+// `count`. Anything else (another MPI call, a successful poll, a gap) ends the fold.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "collector/runtime/agent_abi.hpp"
+#include "collector/runtime/config.hpp"
+#include "comm_registry.hpp"
+#include "hpcprof/schema/catalog.hpp"
+#include "real_mpi.hpp"
+
+#define HPCPROF_MPI_EXPORT extern "C" __attribute__((visibility("default")))
+// PMPI_X is the same function as MPI_X (see the file comment).
+#define HPCPROF_PMPI_ALIAS(name)                                                                   \
+    extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) P##name;
+
+namespace hpcprof::interpose::mpi {
+
+using schema::Op;
+
+/// What one MPI call is recorded with (raw EventRecord fields; see raw_format.hpp).
+struct MpiEvent {
+    Op op;
+    int64_t bytes = -1;
+    int32_t peer = -1;   ///< world rank of the partner, or the root of a rooted collective
+    int32_t tag = 0;     ///< p2p: the message tag; collectives and setup: the communicator size
+    uint32_t commId = 0; ///< interned communicator key
+    uint32_t seq = 0;    ///< collective instance on the communicator
+    uint32_t objectId = 0;
+    int64_t count = -1;  ///< folded calls (polls), -1 = one call
+    uint8_t flags = 0;   ///< schema::raw::kFlagSeqValid / kFlagTagIsCommSize
+};
+
+/// Gap between two unsuccessful polls above which they are not folded together.
+constexpr uint64_t kPollGapTicks = 20'000; // ~10 us at 2 GHz; ticks are close enough for this
+
+extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
+
+/// Writes a pending folded poll, if any (called at the start of every recorded MPI call).
+void flushPoll();
+
+/// Counts the call in; true when it is the thread's outermost MPI call and MPI is being
+/// recorded. Every enter() is paired with a leave(). A poll does not end a pending fold here:
+/// the poll wrapper decides once it knows whether the poll succeeded.
+inline bool enter(bool isPoll = false) {
+    if (t_depth++ != 0) return false;
+    if (!isPoll) flushPoll();
+    return hpcprof_agent_recording(uint32_t(collector::SourceBit::Mpi)) != 0;
+}
+inline void leave() { --t_depth; }
+
+/// Writes one event.
+void record(const MpiEvent& e, uint64_t t0, uint64_t t1);
+
+/// An unsuccessful poll: folded into the thread's pending poll event.
+void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1);
+
+/// Bytes of `count` elements of `type` (-1 if the size cannot be determined).
+int64_t typeBytes(MPI_Datatype type, int64_t count);
+
+/// Runs a call and records it with the fields `describe(event, rc)` fills in.
+template <typename Call, typename Describe>
+inline int tracedCall(Op op, Call&& call, Describe&& describe) {
+    if (!enter()) {
+        int rc = call();
+        leave();
+        return rc;
+    }
+    uint64_t t0 = hpcprof_agent_now();
+    int rc = call();
+    uint64_t t1 = hpcprof_agent_now();
+    MpiEvent e{op};
+    describe(e, rc);
+    record(e, t0, t1);
+    leave();
+    return rc;
+}
+
+/// Next collective instance number on `info`.
+inline uint32_t nextSeq(CommInfo* info) {
+    return info ? __atomic_fetch_add(&info->collectives, 1, __ATOMIC_RELAXED) : 0;
+}
+
+/// Fills the communicator fields of a collective event.
+inline void describeCollective(MpiEvent& e, CommInfo* info, uint32_t seq) {
+    if (!info) return;
+    e.commId = info->keyId;
+    e.seq = seq;
+    e.tag = info->size;
+    e.flags = schema::raw::kFlagSeqValid | schema::raw::kFlagTagIsCommSize;
+}
+
+/// The MPI error returned when the real implementation cannot be found.
+constexpr int kNoMpi = MPI_ERR_INTERN;
+
+} // namespace hpcprof::interpose::mpi
