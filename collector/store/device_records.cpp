@@ -167,8 +167,9 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
         for (const auto& d : t.device) {
             if (kindOf(d) != raw::RecordKind::Nccl) continue;
             auto r = recordAs<raw::NcclRecord>(d);
-            convertNccl(t, r);
-            const Extra& x = m_extras.back();
+            const Extra* converted = convertNccl(t, r);
+            if (!converted) continue;
+            const Extra& x = *converted;
             NcclCallRef ref{x.communicatorId.value_or(0), x.seq.value_or(-1)};
             if (r.group && Op(r.op) != Op::NcclGroupEnd && x.communicatorId)
                 groupFirst.try_emplace(r.group, ref);
@@ -381,8 +382,20 @@ void DeviceRecords::pairStartEnd(std::vector<ThreadRecords>& threads, uint64_t e
     m_ends.clear();
 }
 
-void DeviceRecords::convertNccl(ThreadRecords& t, const raw::NcclRecord& r) {
+const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const raw::NcclRecord& r) {
     Op op = Op(r.op);
+    bool plugin = r.flags & raw::kNcclFromPlugin;
+    if (plugin && (r.flags & raw::kNcclDropped)) {
+        m_addStat(Stat::NcclPluginEventsDropped, int64_t(r.count));
+        return nullptr;
+    }
+    if (plugin && (r.flags & raw::kNcclCommInfo)) {
+        if (const std::string* key = m_strings(r.commKeyId)) {
+            m_comms[*key] = {int64_t(r.count), r.peer};
+            m_w.internCommunicator(*key, int64_t(r.count), "nccl");
+        }
+        return nullptr;
+    }
     RawEvent e{};
     e.op = r.op;
     e.start = r.start;
@@ -403,7 +416,9 @@ void DeviceRecords::convertNccl(ThreadRecords& t, const raw::NcclRecord& r) {
             *key, info.size >= 0 ? std::optional<int64_t>(info.size) : std::nullopt, "nccl");
     }
     if (r.seq != raw::kNoSeq) x.seq = int64_t(r.seq);
-    if (isCommCreation(op)) {
+    if (plugin) {
+        convertPluginFields(op, r, x);
+    } else if (isCommCreation(op)) {
         x.args.emplace_back("nranks", int64_t(r.count));
         x.args.emplace_back("comm_rank", int64_t(r.peer));
     } else {
@@ -412,20 +427,59 @@ void DeviceRecords::convertNccl(ThreadRecords& t, const raw::NcclRecord& r) {
         if (r.datatype < std::size(kDataTypes))
             x.args.emplace_back("datatype", std::string(kDataTypes[r.datatype].name));
         if (r.redop != 255) x.args.emplace_back("op", std::string(nameOr(kRedOps, r.redop)));
-        if (op != Op::NcclGroupStart && op != Op::NcclGroupEnd) {
+        bool teardown = op == Op::NcclCommFinalize || op == Op::NcclCommDestroy ||
+                        op == Op::NcclCommAbort;
+        if (op != Op::NcclGroupStart && op != Op::NcclGroupEnd && !teardown) {
             x.args.emplace_back("count", int64_t(r.count));
             x.args.emplace_back("stream", int64_t(r.stream));
         }
     }
-    if (r.group) x.args.emplace_back("group", int64_t(r.group));
+    if (r.group && !plugin) x.args.emplace_back("group", int64_t(r.group));
     if (r.result != 0) x.args.emplace_back("result", int64_t(r.result));
-    if (r.flags & raw::kNcclFromPlugin) x.args.emplace_back("source", std::string("plugin"));
     if (r.externalId) {
         auto it = m_externalToCorr.find(r.externalId);
         if (it != m_externalToCorr.end()) x.correlationId = it->second;
     }
     e.extra = addExtra(std::move(x));
     t.events.push_back(e);
+    return &m_extras.back();
+}
+
+// Profiler-plugin records: `group` holds NCCL's function name; ProxyOp/KernelCh reuse fields
+// (raw_format.hpp, NcclRecord).
+void DeviceRecords::convertPluginFields(Op op, const raw::NcclRecord& r, Extra& x) {
+    x.args.emplace_back("source", std::string("plugin"));
+    if (r.group)
+        if (const std::string* func = m_strings(r.group)) x.args.emplace_back("func", *func);
+    if (op == Op::NcclPluginProxyOp) {
+        x.bytes = int64_t(r.count);
+        x.args.emplace_back("channel", int64_t(r.stream));
+        x.args.emplace_back("is_send", int64_t(r.redop));
+        if (r.peer >= 0) x.peer = r.peer;
+        return;
+    }
+    if (op == Op::NcclPluginKernelCh) {
+        x.args.emplace_back("channel", int64_t(r.stream));
+        x.args.emplace_back("gpu_timer_start", int64_t(r.count));
+        return;
+    }
+    if (r.peer >= 0) x.peer = r.peer;
+    if (op == Op::NcclPluginGroupApi) {
+        x.args.emplace_back("group_depth", int64_t(r.count));
+        return;
+    }
+    if (op == Op::NcclPluginKernelLaunch) {
+        x.args.emplace_back("stream", int64_t(r.stream));
+        return;
+    }
+    if (op == Op::NcclPluginGroup) return;
+    if (r.datatype < std::size(kDataTypes)) {
+        x.bytes = kDataTypes[r.datatype].size * int64_t(r.count);
+        x.args.emplace_back("datatype", std::string(kDataTypes[r.datatype].name));
+    }
+    x.args.emplace_back("count", int64_t(r.count));
+    if (op == Op::NcclPluginCollApi || op == Op::NcclPluginP2pApi)
+        x.args.emplace_back("stream", int64_t(r.stream));
 }
 
 void DeviceRecords::decorate(const RawEvent& e, EventRow& row) {

@@ -41,6 +41,12 @@ public:
     DeviceRecords(TraceWriter& w, const schema::raw::ProcessHeader& h, const TickConverter& clock,
                   ToTrace toTrace, StringLookup strings, AddStat addStat,
                   std::vector<std::string>& warnings);
+    /// The same with a constant offset from local to trace ns.
+    DeviceRecords(TraceWriter& w, const schema::raw::ProcessHeader& h, const TickConverter& clock,
+                  int64_t offsetNs, StringLookup strings, AddStat addStat,
+                  std::vector<std::string>& warnings)
+        : DeviceRecords(w, h, clock, [offsetNs](int64_t ns) { return ns + offsetNs; },
+                        std::move(strings), std::move(addStat), warnings) {}
 
     /// Converts the GPU-section records of every thread: NVTX/NCCL/CUDA-API records become
     /// RawEvents (extra != 0) on the thread they belong to (threads are added for API callers
@@ -73,8 +79,11 @@ private:
     RawEvent nvtxEvent(const schema::raw::NvtxRecord& begin, uint64_t end, schema::Op op);
     void convertNvtx(ThreadRecords& t, uint64_t processEndTicks);
     void pairStartEnd(std::vector<ThreadRecords>& threads, uint64_t processEndTicks);
-    void convertNccl(ThreadRecords& t, const schema::raw::NcclRecord& r);
+    /// Appends the event of `r` to `t` and returns its facts; nullptr for records that are not
+    /// events (plugin communicator info, plugin drop counts).
+    const Extra* convertNccl(ThreadRecords& t, const schema::raw::NcclRecord& r);
     void collectGpu(const std::vector<ThreadRecords>& threads);
+    void convertPluginFields(schema::Op op, const schema::raw::NcclRecord& r, Extra& x);
     RawEvent cudaApiEvent(const schema::raw::GpuRecord& r);
     RawEvent syncEvent(const schema::raw::GpuRecord& r);
 
