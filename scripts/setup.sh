@@ -21,6 +21,7 @@ packages=(
     libfmt-dev libcli11-dev nlohmann-json3-dev catch2
     openmpi-bin libopenmpi-dev gfortran
     chromium python3-jsonschema
+    libibverbs-dev
 )
 
 missing=()

@@ -22,7 +22,7 @@ uint32_t parseSources(const char* list) {
         SourceBit bit;
     };
     static constexpr Name kNames[] = {{"io", SourceBit::Io}, {"mpi", SourceBit::Mpi},
-                                      {"socket", SourceBit::Socket},
+                                      {"socket", SourceBit::Socket}, {"rdma", SourceBit::Rdma},
                                       {"cuda", SourceBit::Cuda},     {"nvtx", SourceBit::Nvtx},
                                       {"nccl", SourceBit::Nccl},
                                       {"nccl_plugin", SourceBit::NcclPlugin}};
@@ -57,6 +57,7 @@ Config readConfig() {
     if (const char* skew = std::getenv("HPCPROF_CLOCK_SKEW_NS"); skew && *skew)
         c.clockSkewNs = std::strtoll(skew, nullptr, 10);
     c.clockRequest = std::getenv("HPCPROF_CLOCK");
+    c.rdmaEventRate = uint32_t(envU64("HPCPROF_RDMA_EVENT_RATE", c.rdmaEventRate));
     return c;
 }
 

@@ -8,6 +8,8 @@
 //   HPCPROF_CLOCK             tsc | monotonic (default: tsc when invariant)
 //   HPCPROF_TSC_HZ            TSC frequency measured by the launcher
 //   HPCPROF_CLOCK_SKEW_NS     test knob: add this many ns to this process's clock readings
+//   HPCPROF_RDMA_EVENT_RATE   RDMA work requests per second and QP kept as single events; the
+//                             store folds the rest into per-QP time buckets (default 100000)
 #pragma once
 
 #include <cstddef>
@@ -19,6 +21,7 @@ enum class SourceBit : uint32_t {
     Io = 1u << 0,
     Mpi = 1u << 1,
     Socket = 1u << 2,
+    Rdma = 1u << 3,       ///< verbs work requests and completions (interpose/ibverbs)
     Cuda = 1u << 8,       ///< CUPTI activity (CUDA_INJECTION64_PATH)
     Nvtx = 1u << 9,       ///< NVTX ranges (NVTX_INJECTION64_PATH)
     Nccl = 1u << 10,      ///< NCCL API calls (LD_PRELOAD)
@@ -34,6 +37,7 @@ struct Config {
     uint64_t tscHz = 0;
     int64_t clockSkewNs = 0;
     const char* clockRequest = nullptr;
+    uint32_t rdmaEventRate = 100000;
 };
 
 /// Parses the environment (allocation-free). Unknown source names are ignored here; the launcher

@@ -15,6 +15,7 @@
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/tables.hpp"
 #include "device_records.hpp"
+#include "rdma_records.hpp"
 #include "raw_reader.hpp"
 
 namespace hpcprof::store {
@@ -165,6 +166,9 @@ private:
         DeviceRecords device(m_w, h, clock, toTrace, stringLookup, // GPU, NVTX, NCCL (issue 5)
             [&](Stat s, int64_t n) { add(stats, s, n); }, m_result.warnings);
         device.prepare(threads);
+        RdmaRecords rdma(m_w, [&](uint64_t t) { return clock.toLocalNs(t) + offset; }, stringLookup,
+            [&](Stat s, int64_t n) { add(stats, s, n); }); // RDMA verbs (issue 7)
+        rdma.prepare(threads);
 
         int64_t lastEnd = toTrace(h.start.monotonicNs);
         for (auto& t : threads) {
@@ -221,6 +225,7 @@ private:
                 if (e.extra) device.decorate(e, row);
                 int64_t id = m_w.insertEvent(row, d);
                 if (e.extra) device.addArgs(e, id);
+                if (RdmaRecords::owns(e)) rdma.addArgs(e, id);
                 for (const auto& a : args) m_w.insertEventArg(id, a.key, a.value);
                 if (count == 0) first = id;
                 last = id;
@@ -234,6 +239,7 @@ private:
         }
 
         HPCPROF_RETURN_IF_ERROR(device.writeGpuTracks(processId, lastEnd));
+        HPCPROF_RETURN_IF_ERROR(rdma.writeNicTracks(processId, lastEnd));
         add(stats, Stat::RecordsDropped, int64_t(h.droppedRecords));
         add(stats, Stat::RecordsTorn, problems.tornRecords);
         add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);

@@ -140,6 +140,9 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         case raw::RecordKind::Gpu:
             std::memcpy(out.device.emplace_back().data(), rec, raw::kRecordSize);
             break;
+        case raw::RecordKind::Rdma:
+            std::memcpy(out.rdma.emplace_back().data(), rec, raw::kRecordSize);
+            break;
         default: problems.tornRecords++; break;
         }
     }

@@ -57,6 +57,9 @@ struct ThreadRecords {
     /// GPU-section records (Nvtx, Nccl, Gpu kinds), raw and in file order; converted by
     /// DeviceRecords (device_records.hpp).
     std::vector<std::array<char, 64>> device;
+    /// RDMA-section records (RdmaRecord), raw and in file order; converted by RdmaRecords
+    /// (rdma_records.hpp).
+    std::vector<std::array<char, 64>> rdma;
 };
 
 /// One process folder: its header and its thread files (not yet read).

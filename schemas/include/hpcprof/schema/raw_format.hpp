@@ -52,6 +52,7 @@ enum class RecordKind : uint8_t {
     Nvtx = 10,  ///< an NVTX push/pop/start/end/mark (NvtxRecord, see the GPU section below)
     Nccl = 11,  ///< an NCCL API call or profiler-plugin event (NcclRecord)
     Gpu = 12,   ///< a CUPTI activity record translated by the drain thread (GpuRecord)
+    Rdma = 13,  ///< a verbs call, work request, completion or resource change (RdmaRecord)
 };
 
 /// Which clock the raw ticks come from.
@@ -307,5 +308,115 @@ static_assert(std::is_trivially_copyable_v<NvtxRecord> && std::is_trivially_copy
               std::is_trivially_copyable_v<GpuRecord>);
 static_assert(offsetof(NvtxRecord, kind) == 0 && offsetof(NcclRecord, kind) == 0 &&
               offsetof(GpuRecord, kind) == 0);
+
+// ---------------------------------------------------------------------------------------------
+// RDMA section: verbs capture (interpose/ibverbs), converted by collector/store/rdma_records.cpp.
+// ---------------------------------------------------------------------------------------------
+
+/// What an RdmaRecord says. A data-path call writes one Call record, then one SendWr/RecvWr per
+/// work request it posted or one Completion per work completion it returned (same thread file,
+/// in that order, all with the call's start in `ts` except completions, which carry its end).
+enum class RdmaAction : uint8_t {
+    Device = 1,     ///< a context was taken over (u.device); device = its ordinal in the process
+    Port = 2,       ///< attributes of one port of that device, read at take-over (u.port)
+    Resource = 3,   ///< PD / MR / CQ / QP / SRQ created or destroyed (u.resource)
+    QpState = 4,    ///< ibv_modify_qp (u.qpState); qpNum = the local QP
+    Call = 5,       ///< one verbs call (u.call): data path, or a resource call with its duration
+    SendWr = 6,     ///< one ibv_send_wr posted (u.wr)
+    RecvWr = 7,     ///< one ibv_recv_wr posted to a QP or (qpNum = 0) an SRQ (u.wr)
+    Completion = 8, ///< one ibv_wc returned by a poll (u.wc)
+    DeviceClose = 9, ///< the context was closed and its table restored
+};
+
+/// Resource kinds of RdmaAction::Resource.
+enum class RdmaResource : uint8_t { Pd = 1, Mr = 2, Cq = 3, Qp = 4, Srq = 5 };
+
+constexpr uint8_t kRdmaAdopted = 0x01; ///< Device: opened unseen, taken over at a later call
+constexpr uint8_t kRdmaSignaled = 0x01; ///< wr flags: IBV_SEND_SIGNALED (or the QP signals all)
+
+struct RdmaRecord {
+    RecordKind kind; ///< stored last: __atomic_store_n(&r->kind, ..., __ATOMIC_RELEASE)
+    RdmaAction action;
+    uint16_t device; ///< context ordinal in this process (0, 1, ...)
+    uint32_t qpNum;  ///< local QP number, 0 = none
+    uint64_t ts;     ///< raw ticks
+    union {
+        struct {
+            uint64_t context;   ///< ibv_context address (pairs Device with DeviceClose)
+            uint64_t guid;      ///< node GUID as read from ibv_device (0 = unknown)
+            uint32_t nameId;    ///< string id of the device name ("mlx5_0")
+            uint32_t eventRate; ///< HPCPROF_RDMA_EVENT_RATE in force (work requests/s per QP)
+            uint8_t ports;      ///< ports whose attributes follow as Port records
+            uint8_t flags;      ///< kRdmaAdopted
+        } device;
+        struct {
+            uint64_t rateMbps; ///< active_width x active_speed, Mbit/s (0 = unknown)
+            uint8_t gid[16];   ///< GID index 0 (RoCE, routed IB), zero if unknown
+            uint16_t lid;
+            uint8_t port;
+            uint8_t state;     ///< enum ibv_port_state
+            uint8_t width;     ///< active_width bits
+            uint8_t speed;     ///< active_speed code
+            uint8_t linkLayer; ///< IBV_LINK_LAYER_*
+            uint8_t mtu;       ///< enum ibv_mtu
+        } port;
+        struct {
+            uint64_t handle;  ///< object address (pairs create with destroy)
+            uint64_t length;  ///< MR: bytes; CQ: cqe; QP/SRQ: max send/recv WRs
+            uint64_t addr;    ///< MR: start address; QP: its CQ
+            uint32_t access;  ///< MR: access flags
+            uint32_t key;     ///< MR: rkey
+            RdmaResource type;
+            uint8_t created;  ///< 1 = created, 0 = destroyed
+            uint8_t qpType;   ///< enum ibv_qp_type
+            uint8_t sigAll;   ///< QP: sq_sig_all
+        } resource;
+        struct {
+            uint8_t gid[16];   ///< ah_attr.grh.dgid when is_global
+            uint32_t remoteQpn; ///< dest_qp_num (IBV_QP_DEST_QPN), 0 = not set
+            uint32_t attrMask;
+            int32_t rc;
+            uint16_t dlid;
+            uint8_t state;     ///< qp_state requested (IBV_QP_STATE), 255 = not set
+            uint8_t port;
+            uint8_t isGlobal;
+        } qpState;
+        struct {
+            uint64_t end;     ///< raw ticks
+            uint64_t bytes;   ///< sum of sg lists (posts) / of byte_len (polls)
+            uint64_t object;  ///< CQ / SRQ / resource address
+            uint32_t count;   ///< WRs posted / completions returned
+            uint32_t folded;  ///< polls: unsuccessful calls folded into this record (0 = one call)
+            uint16_t op;      ///< Op id from ops.def (RDMA range)
+            int16_t rc;       ///< the call's return value (clamped), 0 = success
+            uint32_t posted;  ///< posts: WRs accepted before *bad_wr
+        } call;
+        struct {
+            uint64_t wrId;
+            uint64_t bytes;      ///< sum of the sg list
+            uint64_t remoteAddr; ///< RDMA read/write/atomic remote address, 0 = n/a
+            uint32_t rkey;
+            uint32_t numSge;
+            uint8_t opcode;      ///< enum ibv_wr_opcode; 255 = receive
+            uint8_t flags;       ///< kRdmaSignaled
+            uint8_t qpType;
+            uint8_t srq;         ///< 1 = posted to an SRQ (qpNum = 0), object in remoteAddr
+        } wr;
+        struct {
+            uint64_t wrId;
+            uint64_t cq;
+            uint32_t byteLen;
+            uint32_t srcQp;
+            uint32_t wcFlags;
+            uint32_t vendorErr;
+            uint8_t status;  ///< enum ibv_wc_status
+            uint8_t opcode;  ///< enum ibv_wc_opcode
+        } wc;
+        uint8_t raw[48];
+    } u;
+};
+
+static_assert(sizeof(RdmaRecord) == kRecordSize);
+static_assert(std::is_trivially_copyable_v<RdmaRecord> && offsetof(RdmaRecord, kind) == 0);
 
 } // namespace hpcprof::schema::raw

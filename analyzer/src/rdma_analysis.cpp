@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+// RDMA analysis over nic_queue tracks. Work-request events span post to completion; bytes count
+// in the bin where the request was posted. Aggregate events (count > 1) add their count and
+// bytes but no latency samples (their histogram stays in event_arg).
+#include "hpcprof/analyzer/rdma_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "hpcprof/schema/sqlite.hpp"
+
+namespace hpcprof::analyzer {
+
+namespace {
+
+std::optional<int64_t> percentile(std::vector<int64_t>& v, double p) {
+    if (v.empty()) return std::nullopt;
+    size_t k = size_t(std::ceil(p * double(v.size()))) - 1;
+    k = std::min(k, v.size() - 1);
+    std::nth_element(v.begin(), v.begin() + ptrdiff_t(k), v.end());
+    return v[k];
+}
+
+double gbps(int64_t bytes, int64_t ns) { return ns > 0 ? double(bytes) * 8.0 / double(ns) : 0; }
+
+// Thresholds (docs/advice-rules.md).
+constexpr double kSmallShare = 0.5;      ///< small WRs above this share of all WRs
+constexpr int64_t kMinWorkRequests = 100; ///< below this there is nothing to say
+constexpr double kLowLinkShare = 0.25;   ///< achieved below this share of the link rate
+constexpr int64_t kMinBytes = 1 << 20;   ///< low-bandwidth rule: at least 1 MiB moved
+
+} // namespace
+
+Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
+    RdmaAnalysis out;
+    sqlite3* db = trace.db();
+    int64_t t0 = 0, t1 = 0;
+    {
+        schema::Statement s(db, "SELECT MIN(start_ts), MAX(COALESCE(end_ts, start_ts)) FROM process");
+        if (s.step()) {
+            t0 = s.int64(0);
+            t1 = s.int64(1);
+        }
+    }
+    out.binNs = bins > 0 ? std::max<int64_t>(1, (t1 - t0 + bins - 1) / bins) : 0;
+    // Link rate per process: fastest device opened there (ibv_open_device's link_rate_mbps).
+    std::map<int64_t, int64_t> linkRate;
+    {
+        schema::Statement s(db, "SELECT e.process_id, MAX(a.value) FROM event_view e JOIN event_arg a"
+                                " ON a.event_id = e.event_id WHERE e.name = 'ibv_open_device'"
+                                " AND a.key = 'link_rate_mbps' GROUP BY e.process_id");
+        while (s.step()) linkRate[s.int64(0)] = s.int64(1);
+    }
+    schema::Statement tracks(db, "SELECT t.id, t.process_id, p.rank, t.name, t.first_event_id,"
+                                 " t.last_event_id FROM track t JOIN process p ON p.id = t.process_id"
+                                 " WHERE t.kind = 'nic_queue' AND t.event_count > 0 ORDER BY p.rank, t.id");
+    while (tracks.step()) {
+        RdmaQueueStats q;
+        q.trackId = tracks.int64(0);
+        q.processId = tracks.int64(1);
+        if (!tracks.isNull(2)) q.rank = tracks.int64(2);
+        q.name = tracks.text(3);
+        q.linkRateMbps = linkRate.count(q.processId) ? linkRate[q.processId] : 0;
+        if (out.binNs > 0) q.gbpsOverTime.assign(size_t(bins), 0.0);
+        std::vector<int64_t> binBytes(q.gbpsOverTime.size(), 0);
+        std::vector<int64_t> latencies;
+        schema::Statement ev(db, "SELECT e.ts, e.dur, COALESCE(e.bytes, 0), COALESCE(e.count, 1),"
+                                 " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND"
+                                 "  a.key = 'latency_ns') FROM event e WHERE e.id BETWEEN ?1 AND ?2"
+                                 " AND e.track_id = ?3");
+        ev.bind(1, tracks.int64(4));
+        ev.bind(2, tracks.int64(5));
+        ev.bind(3, q.trackId);
+        bool first = true;
+        while (ev.step()) {
+            int64_t ts = ev.int64(0), dur = ev.int64(1), bytes = ev.int64(2), count = ev.int64(3);
+            q.workRequests += count;
+            q.bytes += bytes;
+            if (count == 1 && bytes < kRdmaSmallBytes) ++q.smallWorkRequests;
+            if (!ev.isNull(4)) latencies.push_back(ev.int64(4));
+            if (first || ts < q.firstTs) q.firstTs = ts;
+            q.lastEnd = std::max(q.lastEnd, ts + dur);
+            first = false;
+            if (!binBytes.empty()) {
+                size_t b = size_t(std::clamp<int64_t>((ts - t0) / out.binNs, 0, int64_t(binBytes.size()) - 1));
+                binBytes[b] += bytes;
+            }
+        }
+        q.achievedGbps = gbps(q.bytes, q.lastEnd - q.firstTs);
+        for (size_t b = 0; b < binBytes.size(); ++b) {
+            q.gbpsOverTime[b] = gbps(binBytes[b], out.binNs);
+            q.peakBinGbps = std::max(q.peakBinGbps, q.gbpsOverTime[b]);
+        }
+        q.latencyP50Ns = percentile(latencies, 0.50);
+        q.latencyP90Ns = percentile(latencies, 0.90);
+        q.latencyP99Ns = percentile(latencies, 0.99);
+        if (!latencies.empty()) q.latencyMaxNs = *std::max_element(latencies.begin(), latencies.end());
+        out.queues.push_back(std::move(q));
+    }
+    // Per rank (per process): sums over its queues; rates over the span of its RDMA activity.
+    std::map<int64_t, RdmaRankStats> ranks;
+    std::map<int64_t, std::pair<int64_t, int64_t>> span;
+    for (const auto& q : out.queues) {
+        RdmaRankStats& r = ranks[q.processId];
+        r.rank = q.rank;
+        r.processId = q.processId;
+        r.workRequests += q.workRequests;
+        r.bytes += q.bytes;
+        r.smallWorkRequests += q.smallWorkRequests;
+        r.linkRateMbps = std::max(r.linkRateMbps, q.linkRateMbps);
+        auto [it, inserted] = span.try_emplace(q.processId, q.firstTs, q.lastEnd);
+        if (!inserted) {
+            it->second.first = std::min(it->second.first, q.firstTs);
+            it->second.second = std::max(it->second.second, q.lastEnd);
+        }
+    }
+    for (auto& [pid, r] : ranks) {
+        int64_t ns = span[pid].second - span[pid].first;
+        r.achievedGbps = gbps(r.bytes, ns);
+        r.smallMessageRatePerS = ns > 0 ? double(r.smallWorkRequests) * 1e9 / double(ns) : 0;
+        out.ranks.push_back(r);
+    }
+    return out;
+}
+
+std::vector<Finding> rdmaFindings(const RdmaAnalysis& a) {
+    std::vector<Finding> out;
+    int64_t total = 0, small = 0;
+    Finding smallF;
+    smallF.id = "rdma.small_messages";
+    smallF.title = "RDMA traffic is dominated by small messages";
+    Finding lowF;
+    lowF.id = "rdma.low_bandwidth";
+    lowF.title = "RDMA bandwidth far below the link rate";
+    double worstShare = 1.0;
+    for (const auto& r : a.ranks) {
+        total += r.workRequests;
+        small += r.smallWorkRequests;
+        if (r.workRequests >= kMinWorkRequests &&
+            double(r.smallWorkRequests) > kSmallShare * double(r.workRequests) && r.rank)
+            smallF.ranks.push_back(*r.rank);
+        if (r.linkRateMbps > 0 && r.bytes >= kMinBytes) {
+            double share = r.achievedGbps * 1000.0 / double(r.linkRateMbps);
+            if (share < kLowLinkShare) {
+                if (r.rank) lowF.ranks.push_back(*r.rank);
+                worstShare = std::min(worstShare, share);
+            }
+        }
+    }
+    if (total >= kMinWorkRequests && double(small) > kSmallShare * double(total)) {
+        smallF.severity = Severity::Warning;
+        smallF.evidence = {{"small_work_requests", double(small), "count"},
+                           {"work_requests", double(total), "count"},
+                           {"small_share_pct", 100.0 * double(small) / double(total), "pct"}};
+        smallF.suggestion = "Most work requests carry less than 4 KiB: per-request overhead "
+                            "(doorbells, completions) dominates. Aggregate messages (larger "
+                            "buffers, MPI/NCCL bucket sizes), post chains of requests with one "
+                            "signalled completion, or use inline sends for the tiny ones.";
+        out.push_back(std::move(smallF));
+    }
+    if (worstShare < kLowLinkShare) {
+        lowF.severity = Severity::Warning;
+        lowF.evidence = {{"worst_link_share_pct", 100.0 * worstShare, "pct"}};
+        lowF.suggestion = "While RDMA was active the achieved bandwidth stayed under a quarter "
+                          "of the link rate: check message sizes, the number of outstanding "
+                          "requests per QP (queue depth), and whether the traffic waits on the "
+                          "CPU (polling gaps) rather than the network.";
+        out.push_back(std::move(lowF));
+    }
+    return out;
+}
+
+} // namespace hpcprof::analyzer

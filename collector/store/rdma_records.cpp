@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+#include "rdma_records.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <deque>
+#include <tuple>
+
+namespace hpcprof::store {
+
+namespace raw = schema::raw;
+using schema::Category;
+using schema::Op;
+using schema::Stat;
+
+namespace {
+
+raw::RdmaRecord asRdma(const std::array<char, 64>& bytes) {
+    raw::RdmaRecord r;
+    std::memcpy(static_cast<void*>(&r), bytes.data(), sizeof(r));
+    return r;
+}
+
+// enum ibv_qp_type / ibv_qp_state / ibv_wc_opcode values (rdma-core verbs.h, stable ABI).
+std::string_view qpTypeName(uint8_t t) {
+    switch (t) {
+    case 2: return "RC";
+    case 3: return "UC";
+    case 4: return "UD";
+    case 8: return "RAW_PACKET";
+    case 9: return "XRC_SEND";
+    case 10: return "XRC_RECV";
+    case 0xff: return "DRIVER";
+    default: return "unknown";
+    }
+}
+constexpr const char* kQpStates[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+constexpr const char* kResources[] = {"", "pd", "mr", "cq", "qp", "srq"};
+
+bool isRecvCompletion(uint8_t wcOpcode) { return wcOpcode & 0x80; } // IBV_WC_RECV = 1 << 7
+
+bool isDataPath(Op op) {
+    return op == Op::IbvPostSend || op == Op::IbvPostRecv || op == Op::IbvPostSrqRecv ||
+           op == Op::IbvPollCq;
+}
+
+bool isCommunication(Category c) {
+    return c != Category::Rdma && schema::categoryInfo(c).className == "communication";
+}
+
+} // namespace
+
+std::string_view rdmaOpcodeName(uint8_t opcode) {
+    switch (opcode) {
+    case 0: return "RDMA_WRITE";
+    case 1: return "RDMA_WRITE_WITH_IMM";
+    case 2: return "SEND";
+    case 3: return "SEND_WITH_IMM";
+    case 4: return "RDMA_READ";
+    case 5: return "ATOMIC_CMP_AND_SWP";
+    case 6: return "ATOMIC_FETCH_AND_ADD";
+    case 7: return "LOCAL_INV";
+    case 8: return "BIND_MW";
+    case 9: return "SEND_WITH_INV";
+    case 10: return "TSO";
+    case 11: return "DRIVER1";
+    case 255: return "RECV";
+    default: return "OTHER";
+    }
+}
+
+std::string_view rdmaStatusName(uint8_t status) {
+    static constexpr const char* kNames[] = {
+        "success",           "loc_len_err",     "loc_qp_op_err",   "loc_eec_op_err",
+        "loc_prot_err",      "wr_flush_err",    "mw_bind_err",     "bad_resp_err",
+        "loc_access_err",    "rem_inv_req_err", "rem_access_err",  "rem_op_err",
+        "retry_exc_err",     "rnr_retry_exc_err", "loc_rdd_viol_err", "rem_inv_rd_req_err",
+        "rem_abort_err",     "inv_eecn_err",    "inv_eec_state_err", "fatal_err",
+        "resp_timeout_err",  "general_err",     "tm_err",          "tm_rndv_incomplete"};
+    return status < std::size(kNames) ? kNames[status] : "unknown";
+}
+
+RdmaRecords::RdmaRecords(TraceWriter& w, TicksToTrace toTrace, StringLookup strings,
+                         AddStat addStat)
+    : m_w(w), m_toTrace(std::move(toTrace)), m_strings(std::move(strings)),
+      m_addStat(std::move(addStat)) {}
+
+void RdmaRecords::prepare(std::vector<ThreadRecords>& threads) {
+    for (auto& t : threads) {
+        if (t.rdma.empty()) continue;
+        size_t firstCall = t.events.size();
+        convertThread(t);
+        attribute(t, firstCall);
+        t.rdma.clear();
+        t.rdma.shrink_to_fit();
+    }
+    pairCompletions();
+}
+
+void RdmaRecords::convertThread(ThreadRecords& t) {
+    CallFacts* call = nullptr; // the call the following WR / completion / resource records belong to
+    uint32_t callIndex = 0;
+    for (const auto& bytes : t.rdma) {
+        raw::RdmaRecord r = asRdma(bytes);
+        switch (r.action) {
+        case raw::RdmaAction::Device: {
+            Device& d = m_devices[r.device];
+            const std::string* name = m_strings(r.u.device.nameId);
+            if (!name && r.u.device.nameId) m_addStat(Stat::UnknownStringRefs, 1);
+            d.name = name ? *name : "rdma" + std::to_string(r.device);
+            d.eventRate = r.u.device.eventRate;
+            if (r.u.device.flags & raw::kRdmaAdopted) m_addStat(Stat::RdmaContextsAdopted, 1);
+            break;
+        }
+        case raw::RdmaAction::Port: {
+            Device& d = m_devices[r.device];
+            d.rateMbps = std::max(d.rateMbps, int64_t(r.u.port.rateMbps));
+            break;
+        }
+        case raw::RdmaAction::Resource: {
+            const auto& res = r.u.resource;
+            if (res.type == raw::RdmaResource::Qp && res.created) {
+                Qp& q = m_qps[{r.device, r.qpNum}];
+                q.type = res.qpType;
+                q.sigAll = res.sigAll;
+            }
+            if (!call) break;
+            size_t type = size_t(res.type);
+            call->args.emplace_back("resource",
+                                    std::string(type < std::size(kResources) ? kResources[type] : "?"));
+            if (res.type == raw::RdmaResource::Mr) {
+                call->args.emplace_back("length", int64_t(res.length));
+                if (res.created) {
+                    call->args.emplace_back("access", int64_t(res.access));
+                    call->args.emplace_back("rkey", int64_t(res.key));
+                }
+            } else if (res.type == raw::RdmaResource::Qp && res.created) {
+                call->args.emplace_back("qp_type", std::string(qpTypeName(res.qpType)));
+                call->args.emplace_back("max_send_wr", int64_t(res.length));
+                call->args.emplace_back("sq_sig_all", int64_t(res.sigAll));
+            } else if (res.created && res.length) {
+                call->args.emplace_back(res.type == raw::RdmaResource::Cq ? "cqe" : "max_wr",
+                                        int64_t(res.length));
+            }
+            break;
+        }
+        case raw::RdmaAction::QpState: {
+            const auto& s = r.u.qpState;
+            Qp& q = m_qps[{r.device, r.qpNum}];
+            if (s.rc == 0 && s.remoteQpn) q.remoteQpn = s.remoteQpn;
+            if (s.rc == 0 && s.dlid) q.dlid = s.dlid;
+            if (!call) break;
+            if (s.state < std::size(kQpStates))
+                call->args.emplace_back("qp_state", std::string(kQpStates[s.state]));
+            if (s.remoteQpn) call->args.emplace_back("remote_qpn", int64_t(s.remoteQpn));
+            if (s.dlid) call->args.emplace_back("remote_lid", int64_t(s.dlid));
+            if (s.isGlobal) {
+                char gid[40];
+                char* p = gid;
+                for (int i = 0; i < 16; ++i) {
+                    static constexpr char kHex[] = "0123456789abcdef";
+                    *p++ = kHex[s.gid[i] >> 4];
+                    *p++ = kHex[s.gid[i] & 15];
+                    if (i % 2 == 1 && i < 15) *p++ = ':';
+                }
+                call->args.emplace_back("remote_gid", std::string(gid, size_t(p - gid)));
+            }
+            break;
+        }
+        case raw::RdmaAction::Call: {
+            const auto& c = r.u.call;
+            Op op = Op(c.op);
+            RawEvent e{};
+            e.op = c.op;
+            e.start = r.ts;
+            e.end = c.end;
+            e.fd = -1;
+            e.peer = -1;
+            e.aux = -1;
+            bool folded = c.folded != 0;
+            e.bytes = isDataPath(op) && !folded && c.rc == 0 ? int64_t(c.bytes) : -1;
+            if (folded) {
+                e.flags = raw::kFlagFolded;
+                e.aux = int64_t(c.folded);
+            }
+            m_calls.emplace_back();
+            call = &m_calls.back();
+            call->tid = t.tid;
+            callIndex = uint32_t(m_calls.size());
+            e.seq = callIndex;
+            if (r.device != 0xffff) {
+                call->args.emplace_back("device", int64_t(r.device));
+                if (auto d = m_devices.find(r.device); d != m_devices.end())
+                    call->args.emplace_back("device_name", d->second.name);
+            }
+            if (r.qpNum) call->args.emplace_back("qp_num", int64_t(r.qpNum));
+            if (op == Op::IbvPostSend || op == Op::IbvPostRecv || op == Op::IbvPostSrqRecv)
+                call->args.emplace_back("work_requests", int64_t(c.count));
+            if (op == Op::IbvPollCq && !folded) call->args.emplace_back("completions", int64_t(c.count));
+            if (op == Op::IbvOpenDevice) {
+                if (auto d = m_devices.find(r.device); d != m_devices.end())
+                    call->args.emplace_back("link_rate_mbps", d->second.rateMbps);
+            }
+            if (c.rc != 0) {
+                call->args.emplace_back("result", int64_t(c.rc));
+                if (c.rc > 0) e.status = c.rc;
+            }
+            t.events.push_back(e);
+            break;
+        }
+        case raw::RdmaAction::SendWr:
+        case raw::RdmaAction::RecvWr: {
+            const auto& w = r.u.wr;
+            Wr x{};
+            x.device = r.device;
+            x.qpNum = r.qpNum;
+            x.srq = w.srq ? w.remoteAddr : 0;
+            x.post = r.ts;
+            x.wrId = w.wrId;
+            x.bytes = w.bytes;
+            x.remoteAddr = w.srq ? 0 : w.remoteAddr;
+            x.rkey = w.rkey;
+            x.opcode = r.action == raw::RdmaAction::RecvWr ? 255 : w.opcode;
+            x.signaled = (w.flags & raw::kRdmaSignaled) != 0;
+            x.call = callIndex;
+            m_wrs.push_back(x);
+            break;
+        }
+        case raw::RdmaAction::Completion: {
+            const auto& c = r.u.wc;
+            m_completions.push_back(
+                {r.device, r.qpNum, r.ts, c.wrId, c.byteLen, c.status, c.opcode});
+            break;
+        }
+        case raw::RdmaAction::DeviceClose: break;
+        }
+    }
+}
+
+// A verbs call made while an MPI / NCCL call was running on the same thread was caused by it
+// (the MPI library's transport posts inside MPI_Allreduce, MPI_Wait, ...). The agent records
+// calls as they end, so containment on the thread's own timeline decides: no runtime cost.
+void RdmaRecords::attribute(ThreadRecords& t, size_t firstCall) {
+    struct Span {
+        uint64_t start, end;
+        const RawEvent* e;
+    };
+    std::vector<Span> comm;
+    for (size_t i = 0; i < firstCall; ++i) {
+        const RawEvent& e = t.events[i];
+        const schema::OpInfo* info = schema::findOp(e.op);
+        if (info && isCommunication(info->category)) comm.push_back({e.start, e.end, &e});
+    }
+    if (comm.empty()) return;
+    std::sort(comm.begin(), comm.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    for (size_t i = firstCall; i < t.events.size(); ++i) {
+        const RawEvent& e = t.events[i];
+        auto it = std::upper_bound(comm.begin(), comm.end(), e.start,
+                                   [](uint64_t v, const Span& s) { return v < s.start; });
+        // The closest earlier start that still contains the call (a few steps back suffices:
+        // MPI records only a thread's outermost call, so its spans rarely overlap).
+        const Span* found = nullptr;
+        for (int back = 0; it != comm.begin() && back < 8; ++back) {
+            --it;
+            if (it->end >= e.end) {
+                found = &*it;
+                break;
+            }
+        }
+        if (!found) continue;
+        CallFacts& f = m_calls.at(e.seq - 1);
+        const RawEvent& c = *found->e;
+        f.args.emplace_back("caused_by", std::string(schema::findOp(c.op)->name));
+        if (c.commId)
+            if (const std::string* key = m_strings(c.commId))
+                f.args.emplace_back("caused_by_communicator", *key);
+        if (c.flags & raw::kFlagSeqValid) f.args.emplace_back("caused_by_seq", int64_t(c.seq));
+    }
+}
+
+void RdmaRecords::pairCompletions() {
+    // Outstanding WRs per (device, qp, wr_id, is receive) and per (device, SRQ wr_id), in post order.
+    using Key = std::tuple<uint16_t, uint32_t, uint64_t, bool>;
+    std::map<Key, std::deque<size_t>> open;
+    std::map<std::pair<uint16_t, uint64_t>, std::deque<size_t>> srqOpen;
+    std::vector<size_t> order(m_wrs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return m_wrs[a].post < m_wrs[b].post; });
+    std::stable_sort(m_completions.begin(), m_completions.end(),
+                     [](const Completion& a, const Completion& b) { return a.ts < b.ts; });
+    size_t next = 0;
+    for (const Completion& c : m_completions) {
+        for (; next < order.size() && m_wrs[order[next]].post <= c.ts; ++next) {
+            const Wr& w = m_wrs[order[next]];
+            if (w.srq)
+                srqOpen[{w.device, w.wrId}].push_back(order[next]);
+            else
+                open[{w.device, w.qpNum, w.wrId, w.opcode == 255}].push_back(order[next]);
+        }
+        bool recv = isRecvCompletion(c.opcode);
+        std::deque<size_t>* q = nullptr;
+        if (auto it = open.find({c.device, c.qpNum, c.wrId, recv}); it != open.end() && !it->second.empty())
+            q = &it->second;
+        else if (auto s = srqOpen.find({c.device, c.wrId}); recv && s != srqOpen.end() && !s->second.empty())
+            q = &s->second;
+        if (!q) {
+            m_unmatched.push_back(c);
+            continue;
+        }
+        Wr& w = m_wrs[q->front()];
+        q->pop_front();
+        w.done = c.ts;
+        w.status = c.status;
+    }
+    m_addStat(Stat::RdmaUnmatchedCompletions, int64_t(m_unmatched.size()));
+    m_completions.clear();
+}
+
+void RdmaRecords::addArgs(const RawEvent& e, int64_t eventId) {
+    if (e.seq == 0 || e.seq > m_calls.size()) return;
+    for (const auto& [key, value] : m_calls[e.seq - 1].args) {
+        if (const auto* i = std::get_if<int64_t>(&value))
+            m_w.insertEventArg(eventId, key, *i);
+        else
+            m_w.insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
+    }
+}
+
+namespace {
+/// log2 latency histogram, "le_<ns>:count,..." (upper bound of each power-of-two bin).
+std::string histogramText(const std::vector<int64_t>& latencies) {
+    std::map<int, int64_t> bins;
+    for (int64_t l : latencies) bins[l <= 1 ? 0 : std::bit_width(uint64_t(l - 1))]++;
+    std::string out;
+    for (const auto& [b, n] : bins) {
+        if (!out.empty()) out += ',';
+        out += "le_" + std::to_string(int64_t(1) << b) + "ns:" + std::to_string(n);
+    }
+    return out;
+}
+} // namespace
+
+Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
+    // One lane per (device, QP), and one per (device, SRQ).
+    std::map<std::tuple<uint16_t, uint32_t, uint64_t>, std::vector<const Wr*>> lanes;
+    for (const Wr& w : m_wrs) lanes[{w.device, w.srq ? 0 : w.qpNum, w.srq}].push_back(&w);
+    std::map<std::tuple<uint16_t, uint32_t>, std::vector<const Completion*>> stray;
+    for (const Completion& c : m_unmatched) stray[{c.device, c.qpNum}].push_back(&c);
+    for (const auto& [key, cs] : stray)
+        if (!lanes.count({std::get<0>(key), std::get<1>(key), 0}))
+            lanes[{std::get<0>(key), std::get<1>(key), 0}];
+
+    const int64_t wrCategory = int64_t(Category::RdmaWorkRequest);
+    int64_t aggregatedTotal = 0;
+    for (auto& [key, wrs] : lanes) {
+        auto [device, qpNum, srq] = key;
+        std::stable_sort(wrs.begin(), wrs.end(), [](const Wr* a, const Wr* b) { return a->post < b->post; });
+        auto dev = m_devices.find(device);
+        uint32_t rate = dev != m_devices.end() ? dev->second.eventRate : 0;
+        // Full events per bucket; 0 = unlimited.
+        int64_t perBucket = rate ? std::max<int64_t>(1, int64_t(rate) * kBucketNs / 1'000'000'000) : 0;
+        auto qp = m_qps.find({device, qpNum});
+
+        struct Row {
+            EventRow row;
+            Args args;
+        };
+        std::vector<Row> rows;
+        int64_t bucket = INT64_MIN, inBucket = 0;
+        Row* agg = nullptr;
+        std::vector<int64_t> aggLatencies;
+        auto closeAggregate = [&] {
+            if (!agg) return;
+            agg->args.emplace_back("latency_histogram", histogramText(aggLatencies));
+            agg->args.emplace_back("completed", int64_t(aggLatencies.size()));
+            agg = nullptr;
+            aggLatencies.clear();
+        };
+        for (const Wr* w : wrs) {
+            int64_t ts = m_toTrace(w->post);
+            int64_t latency = w->done ? m_toTrace(w->done) - ts : -1;
+            if (perBucket) {
+                int64_t b = ts / kBucketNs;
+                if (b != bucket) {
+                    closeAggregate();
+                    bucket = b;
+                    inBucket = 0;
+                }
+                if (++inBucket > perBucket) {
+                    if (!agg) {
+                        rows.push_back({});
+                        agg = &rows.back();
+                        agg->row.ts = ts;
+                        agg->row.categoryId = wrCategory;
+                        agg->row.nameId = m_w.internString("aggregated work requests");
+                        agg->row.bytes = 0;
+                        agg->row.count = 0;
+                        agg->args.emplace_back("bucket_ns", kBucketNs);
+                    }
+                    agg->row.dur = std::max<int64_t>(agg->row.dur, (latency > 0 ? ts + latency : ts) - agg->row.ts);
+                    *agg->row.bytes += int64_t(w->bytes);
+                    *agg->row.count += 1;
+                    if (latency >= 0) aggLatencies.push_back(latency);
+                    ++aggregatedTotal;
+                    continue;
+                }
+            }
+            Row r;
+            r.row.ts = ts;
+            r.row.dur = std::max<int64_t>(0, latency);
+            r.row.categoryId = wrCategory;
+            r.row.nameId = m_w.internString(rdmaOpcodeName(w->opcode));
+            r.row.bytes = int64_t(w->bytes);
+            r.args.emplace_back("wr_id", int64_t(w->wrId));
+            if (w->qpNum) r.args.emplace_back("qp_num", int64_t(w->qpNum));
+            r.args.emplace_back("signaled", int64_t(w->signaled || (qp != m_qps.end() && qp->second.sigAll)));
+            if (w->done) {
+                r.args.emplace_back("latency_ns", latency);
+                r.args.emplace_back("status", std::string(rdmaStatusName(w->status)));
+            }
+            if (w->remoteAddr) {
+                r.args.emplace_back("remote_addr", int64_t(w->remoteAddr));
+                r.args.emplace_back("rkey", int64_t(w->rkey));
+            }
+            if (qp != m_qps.end() && qp->second.remoteQpn)
+                r.args.emplace_back("remote_qpn", int64_t(qp->second.remoteQpn));
+            if (w->call && w->call <= m_calls.size())
+                for (const auto& [k, v] : m_calls[w->call - 1].args)
+                    if (k.rfind("caused_by", 0) == 0) r.args.emplace_back(k, v);
+            rows.push_back(std::move(r));
+        }
+        closeAggregate();
+        if (auto s = stray.find({device, qpNum}); s != stray.end() && !srq)
+            for (const Completion* c : s->second) {
+                Row r;
+                r.row.ts = m_toTrace(c->ts);
+                r.row.categoryId = wrCategory;
+                r.row.nameId = m_w.internString("unmatched completion");
+                r.row.bytes = int64_t(c->byteLen);
+                r.args.emplace_back("wr_id", int64_t(c->wrId));
+                r.args.emplace_back("status", std::string(rdmaStatusName(c->status)));
+                r.args.emplace_back("wc_opcode", int64_t(c->opcode));
+                rows.push_back(std::move(r));
+            }
+        if (rows.empty()) continue;
+        std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.row.ts < b.row.ts; });
+
+        std::string name = dev != m_devices.end() ? dev->second.name : "rdma" + std::to_string(device);
+        name += srq ? " SRQ" : " QP " + std::to_string(qpNum);
+        int64_t trackId = m_w.insertTrack(processId, std::nullopt, "nic_queue", name, int64_t(device),
+                                          srq ? std::optional<int64_t>() : int64_t(qpNum));
+        std::vector<int64_t> openEnds;
+        int64_t first = 0, last = 0, count = 0;
+        for (Row& r : rows) {
+            r.row.trackId = trackId;
+            while (!openEnds.empty() && openEnds.back() <= r.row.ts) openEnds.pop_back();
+            r.row.depth = int64_t(openEnds.size());
+            openEnds.push_back(r.row.ts + r.row.dur);
+            int64_t id = m_w.insertEvent(r.row);
+            for (const auto& [k, v] : r.args) {
+                if (const auto* i = std::get_if<int64_t>(&v))
+                    m_w.insertEventArg(id, k, *i);
+                else
+                    m_w.insertEventArg(id, k, std::string_view(std::get<std::string>(v)));
+            }
+            if (count == 0) first = id;
+            last = id;
+            ++count;
+            lastEnd = std::max(lastEnd, r.row.ts + r.row.dur);
+        }
+        HPCPROF_RETURN_IF_ERROR(m_w.finishTrack(trackId, first, last, count));
+    }
+    m_addStat(Stat::RdmaWorkRequestsAggregated, aggregatedTotal);
+    m_wrs.clear();
+    m_unmatched.clear();
+    return m_w.error();
+}
+
+} // namespace hpcprof::store

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// Store step for the RDMA section of the raw format (RdmaRecord, interpose/ibverbs):
+//  - each verbs call becomes one event on its thread's track, named as the function the program
+//    called, bytes = the sg-list total of its work requests (polls: of the completions returned),
+//    empty polls folded with a count; resource calls carry their facts as event_args;
+//  - each work request becomes one event on a nic_queue track per (device, QP), from post to
+//    completion when its wr_id pairs it with a completion, named by opcode (category rdma_wr,
+//    class annotation: the time is the NIC's, the CPU side is already counted by the call);
+//  - beyond HPCPROF_RDMA_EVENT_RATE work requests per second and QP, the rest of each 1 ms
+//    bucket folds into one aggregate event (count, bytes, latency histogram), counted in stats;
+//  - verbs calls made inside an MPI/NCCL call of the same thread are attributed to it
+//    (event_args caused_by, caused_by_communicator, caused_by_seq).
+//
+// Use from Merger::convertProcess: RdmaRecords rdma(...); rdma.prepare(threads) after the other
+// sources added their events; in the event loop rdma.addArgs(e, id) for owns(e); finally
+// rdma.writeNicTracks(processId, lastEnd).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/raw_format.hpp"
+#include "raw_reader.hpp"
+#include "trace_writer.hpp"
+
+namespace hpcprof::store {
+
+class RdmaRecords {
+public:
+    using StringLookup = std::function<const std::string*(uint32_t)>;
+    using AddStat = std::function<void(schema::Stat, int64_t)>;
+    /// Raw ticks of this process -> trace ns.
+    using TicksToTrace = std::function<int64_t(uint64_t)>;
+
+    RdmaRecords(TraceWriter& w, TicksToTrace toTrace, StringLookup strings, AddStat addStat);
+
+    /// Turns every thread's RDMA records into call events on that thread (RawEvents that
+    /// owns() recognises) and keeps work requests and completions for writeNicTracks().
+    void prepare(std::vector<ThreadRecords>& threads);
+
+    /// True for the events prepare() added.
+    static bool owns(const RawEvent& e) {
+        return e.op >= 800 && e.op < 900 && e.seq != 0 && !(e.flags & schema::raw::kFlagSeqValid);
+    }
+    /// event_arg rows of an event owns() recognises.
+    void addArgs(const RawEvent& e, int64_t eventId);
+
+    /// Writes one nic_queue track per (device, QP) (and per SRQ); raises lastEnd.
+    Status writeNicTracks(int64_t processId, int64_t& lastEnd);
+
+    using ArgValue = std::variant<int64_t, std::string>;
+    using Args = std::vector<std::pair<std::string, ArgValue>>;
+
+    /// One ms bucket per QP when rating; public for tests.
+    static constexpr int64_t kBucketNs = 1'000'000;
+
+private:
+    struct Device {
+        std::string name;
+        int64_t rateMbps = 0;
+        uint32_t eventRate = 0;
+    };
+    struct Qp {
+        uint8_t type = 0;
+        bool sigAll = false;
+        uint32_t remoteQpn = 0;
+        uint16_t dlid = 0;
+    };
+    struct Wr {
+        uint16_t device;
+        uint32_t qpNum;    ///< 0 for SRQ receives
+        uint64_t srq;      ///< SRQ address for SRQ receives
+        uint64_t post;     ///< ticks
+        uint64_t done = 0; ///< completion ticks, 0 = no completion seen
+        uint64_t wrId;
+        uint64_t bytes;
+        uint64_t remoteAddr;
+        uint32_t rkey;
+        uint8_t opcode; ///< ibv_wr_opcode, 255 = receive
+        bool signaled;
+        uint8_t status = 0;
+        uint32_t call;  ///< index of the posting call's facts (attribution)
+    };
+    struct Completion {
+        uint16_t device;
+        uint32_t qpNum;
+        uint64_t ts;
+        uint64_t wrId;
+        uint32_t byteLen;
+        uint8_t status, opcode;
+    };
+    struct CallFacts {
+        Args args;
+        int64_t tid = 0;
+    };
+
+    void convertThread(ThreadRecords& t);
+    void attribute(ThreadRecords& t, size_t firstCall);
+    void pairCompletions();
+
+    TraceWriter& m_w;
+    TicksToTrace m_toTrace;
+    StringLookup m_strings;
+    AddStat m_addStat;
+    std::vector<CallFacts> m_calls; ///< per call event (1-based in RawEvent::seq)
+    std::map<uint16_t, Device> m_devices;
+    std::map<std::pair<uint16_t, uint32_t>, Qp> m_qps;
+    std::vector<Wr> m_wrs;
+    std::vector<Completion> m_completions;
+    std::vector<Completion> m_unmatched;
+};
+
+/// Name of an ibv_wr_opcode (255 = a receive) as shown on nic_queue tracks.
+std::string_view rdmaOpcodeName(uint8_t opcode);
+/// Name of an ibv_wc_status.
+std::string_view rdmaStatusName(uint8_t status);
+
+} // namespace hpcprof::store

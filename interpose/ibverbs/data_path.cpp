@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// Hot path: every posted work request and every poll of a recorded process passes here. Cost per
+// call: one context lookup, two clock reads, one 64-byte record per call and per work request or
+// completion. No lock, no allocation, no syscall. Thread-safe and async-signal-safe as far as the
+// provider's own entries are.
+#include "data_path.hpp"
+
+#include "context_table.hpp"
+#include "rdma_writer.hpp"
+
+namespace hpcprof::interpose::ibverbs {
+
+using schema::Op;
+
+namespace {
+
+/// Consecutive empty polls of one CQ on this thread, not yet written.
+struct PendingPoll {
+    ibv_cq* cq;
+    uint64_t start;
+    uint64_t end;
+    uint32_t count;
+    uint16_t device;
+};
+thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
+
+template <typename Wr> uint64_t sgBytes(const Wr* wr) {
+    uint64_t bytes = 0;
+    for (int i = 0; i < wr->num_sge; ++i) bytes += wr->sg_list[i].length;
+    return bytes;
+}
+
+void writeSendWr(const ibv_qp* qp, uint16_t device, uint64_t ts, const ibv_send_wr* w,
+                 uint64_t bytes) {
+    raw::RdmaRecord* r = reserveRdma();
+    if (!r) return;
+    r->action = raw::RdmaAction::SendWr;
+    r->device = device;
+    r->qpNum = qp->qp_num;
+    r->ts = ts;
+    r->u.wr.wrId = w->wr_id;
+    r->u.wr.bytes = bytes;
+    switch (w->opcode) {
+    case IBV_WR_RDMA_WRITE:
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+    case IBV_WR_RDMA_READ:
+        r->u.wr.remoteAddr = w->wr.rdma.remote_addr;
+        r->u.wr.rkey = w->wr.rdma.rkey;
+        break;
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+        r->u.wr.remoteAddr = w->wr.atomic.remote_addr;
+        r->u.wr.rkey = w->wr.atomic.rkey;
+        break;
+    default: break;
+    }
+    r->u.wr.numSge = uint32_t(w->num_sge);
+    r->u.wr.opcode = uint8_t(w->opcode);
+    r->u.wr.flags = (w->send_flags & IBV_SEND_SIGNALED) ? raw::kRdmaSignaled : 0;
+    r->u.wr.qpType = uint8_t(qp->qp_type);
+    commitRdma(r);
+}
+
+void writeRecvWr(uint32_t qpNum, uint8_t qpType, uint64_t srq, uint16_t device, uint64_t ts,
+                 const ibv_recv_wr* w, uint64_t bytes) {
+    raw::RdmaRecord* r = reserveRdma();
+    if (!r) return;
+    r->action = raw::RdmaAction::RecvWr;
+    r->device = device;
+    r->qpNum = qpNum;
+    r->ts = ts;
+    r->u.wr.wrId = w->wr_id;
+    r->u.wr.bytes = bytes;
+    r->u.wr.remoteAddr = srq;
+    r->u.wr.numSge = uint32_t(w->num_sge);
+    r->u.wr.opcode = 255;
+    r->u.wr.flags = raw::kRdmaSignaled; // receives always complete
+    r->u.wr.qpType = qpType;
+    r->u.wr.srq = srq ? 1 : 0;
+    commitRdma(r);
+}
+
+/// WRs the provider accepted: all of them on success, those before *bad on failure.
+template <typename Wr> uint32_t acceptedCount(const Wr* wr, Wr* const* bad, int rc) {
+    uint32_t n = 0;
+    for (const Wr* w = wr; w; w = w->next) {
+        if (rc != 0 && bad && w == *bad) break;
+        ++n;
+    }
+    return n;
+}
+
+template <typename Wr> uint64_t totalBytes(const Wr* wr, uint32_t accepted) {
+    uint64_t bytes = 0;
+    uint32_t i = 0;
+    for (const Wr* w = wr; w && i < accepted; w = w->next, ++i) bytes += sgBytes(w);
+    return bytes;
+}
+
+} // namespace
+
+void flushPolls() {
+    PendingPoll& p = t_poll;
+    if (!p.cq) return;
+    writeCall(Op::IbvPollCq, p.device, 0, p.start, p.end, uint64_t(p.cq), 0, 0, 0, 0, p.count);
+    p.cq = nullptr;
+}
+
+int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
+    const ContextEntry* c = find(qp->context);
+    if (!c) [[unlikely]] { // released under our feet: the application raced close against a post
+        errno = ENODEV;
+        return ENODEV;
+    }
+    if (!recordingRdma()) return c->postSend(qp, wr, bad);
+    uint64_t t0 = collector::now();
+    int rc = c->postSend(qp, wr, bad);
+    uint64_t t1 = collector::now();
+    if (t_poll.cq) [[unlikely]] flushPolls();
+    uint32_t accepted = acceptedCount(wr, bad, rc);
+    writeCall(Op::IbvPostSend, c->device, qp->qp_num, t0, t1, 0, totalBytes(wr, accepted),
+              accepted, rc, accepted);
+    uint32_t i = 0;
+    for (const ibv_send_wr* w = wr; w && i < accepted; w = w->next, ++i)
+        writeSendWr(qp, c->device, t0, w, sgBytes(w));
+    return rc;
+}
+
+int wrappedPostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+    const ContextEntry* c = find(qp->context);
+    if (!c) [[unlikely]] {
+        errno = ENODEV;
+        return ENODEV;
+    }
+    if (!recordingRdma()) return c->postRecv(qp, wr, bad);
+    uint64_t t0 = collector::now();
+    int rc = c->postRecv(qp, wr, bad);
+    uint64_t t1 = collector::now();
+    if (t_poll.cq) [[unlikely]] flushPolls();
+    uint32_t accepted = acceptedCount(wr, bad, rc);
+    writeCall(Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, 0, totalBytes(wr, accepted),
+              accepted, rc, accepted);
+    uint32_t i = 0;
+    for (const ibv_recv_wr* w = wr; w && i < accepted; w = w->next, ++i)
+        writeRecvWr(qp->qp_num, uint8_t(qp->qp_type), 0, c->device, t0, w, sgBytes(w));
+    return rc;
+}
+
+int wrappedPostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+    const ContextEntry* c = find(srq->context);
+    if (!c) [[unlikely]] {
+        errno = ENODEV;
+        return ENODEV;
+    }
+    if (!recordingRdma()) return c->postSrqRecv(srq, wr, bad);
+    uint64_t t0 = collector::now();
+    int rc = c->postSrqRecv(srq, wr, bad);
+    uint64_t t1 = collector::now();
+    if (t_poll.cq) [[unlikely]] flushPolls();
+    uint32_t accepted = acceptedCount(wr, bad, rc);
+    writeCall(Op::IbvPostSrqRecv, c->device, 0, t0, t1, uint64_t(srq), totalBytes(wr, accepted),
+              accepted, rc, accepted);
+    uint32_t i = 0;
+    for (const ibv_recv_wr* w = wr; w && i < accepted; w = w->next, ++i)
+        writeRecvWr(0, 0, uint64_t(srq), c->device, t0, w, sgBytes(w));
+    return rc;
+}
+
+int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
+    const ContextEntry* c = find(cq->context);
+    if (!c) [[unlikely]] {
+        errno = ENODEV;
+        return -ENODEV;
+    }
+    if (!recordingRdma()) return c->pollCq(cq, n, wc);
+    uint64_t t0 = collector::now();
+    int got = c->pollCq(cq, n, wc);
+    uint64_t t1 = collector::now();
+    PendingPoll& p = t_poll;
+    if (got == 0) { // the common case of a spinning poller: fold, write nothing
+        if (p.cq == cq && t0 - p.end < kPollGapTicks) {
+            p.end = t1;
+            p.count++;
+            return 0;
+        }
+        if (p.cq) flushPolls();
+        p = PendingPoll{cq, t0, t1, 1, c->device};
+        return 0;
+    }
+    if (p.cq) flushPolls();
+    uint64_t bytes = 0;
+    for (int i = 0; i < got; ++i) bytes += wc[i].byte_len;
+    writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), got > 0 ? bytes : 0,
+              got > 0 ? uint32_t(got) : 0, got < 0 ? got : 0);
+    for (int i = 0; i < got; ++i) {
+        raw::RdmaRecord* r = reserveRdma();
+        if (!r) return got;
+        const ibv_wc& w = wc[i];
+        r->action = raw::RdmaAction::Completion;
+        r->device = c->device;
+        r->qpNum = w.qp_num;
+        r->ts = t1;
+        r->u.wc.wrId = w.wr_id;
+        r->u.wc.cq = uint64_t(cq);
+        r->u.wc.byteLen = w.byte_len;
+        r->u.wc.srcQp = w.src_qp;
+        r->u.wc.wcFlags = w.wc_flags;
+        r->u.wc.vendorErr = w.vendor_err;
+        r->u.wc.status = uint8_t(w.status);
+        r->u.wc.opcode = uint8_t(w.opcode);
+        commitRdma(r);
+    }
+    return got;
+}
+
+} // namespace hpcprof::interpose::ibverbs

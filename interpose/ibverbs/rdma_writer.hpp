@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// Appends RdmaRecords (raw_format.hpp) to the calling thread's raw file. Async-signal-safe, no
+// lock, no allocation, no syscall (the recorder's slot reservation).
+#pragma once
+
+#include "collector/runtime/recorder.hpp"
+#include "hpcprof/schema/raw_format.hpp"
+
+namespace hpcprof::interpose::ibverbs {
+
+namespace raw = schema::raw;
+
+/// A slot for one record (zero-filled, never used before), or nullptr when dropped (counted).
+inline raw::RdmaRecord* reserveRdma() {
+    return reinterpret_cast<raw::RdmaRecord*>(collector::reserveSlot());
+}
+
+/// Publishes a filled record.
+inline void commitRdma(raw::RdmaRecord* r) {
+    __atomic_store_n(&r->kind, raw::RecordKind::Rdma, __ATOMIC_RELEASE);
+}
+
+/// True when RDMA is being recorded in this process.
+inline bool recordingRdma() { return collector::recording(collector::SourceBit::Rdma); }
+
+/// Writes a Call record.
+inline void writeCall(schema::Op op, uint16_t device, uint32_t qpNum, uint64_t t0, uint64_t t1,
+                      uint64_t object, uint64_t bytes, uint32_t count, int rc, uint32_t posted = 0,
+                      uint32_t folded = 0) {
+    raw::RdmaRecord* r = reserveRdma();
+    if (!r) return;
+    r->action = raw::RdmaAction::Call;
+    r->device = device;
+    r->qpNum = qpNum;
+    r->ts = t0;
+    r->u.call.end = t1;
+    r->u.call.bytes = bytes;
+    r->u.call.object = object;
+    r->u.call.count = count;
+    r->u.call.folded = folded;
+    r->u.call.op = uint16_t(op);
+    r->u.call.rc = int16_t(rc < -32768 ? -32768 : rc > 32767 ? 32767 : rc);
+    r->u.call.posted = posted;
+    commitRdma(r);
+}
+
+} // namespace hpcprof::interpose::ibverbs

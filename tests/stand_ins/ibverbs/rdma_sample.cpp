@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+// An unmodified verbs program for the RDMA tests, compiled against the real rdma-core headers
+// (its ibv_post_send/ibv_poll_cq are the headers' inline calls through ctx->ops). It runs with the
+// stand-in libibverbs (tests/stand_ins/ibverbs) and posts a known set of work requests:
+//
+//   basic    QP A -> QP B (RC, connected): B posts 2 receives (1000 + 2000 bytes) in one call;
+//            A posts 2 signalled SENDs (wr 1: 1000 bytes; wr 2: 1500 + 500 bytes) in one call,
+//            a signalled RDMA_WRITE (wr 3: 4096 bytes) and an unsignalled RDMA_WRITE (wr 4:
+//            512 bytes); an SRQ gets 3 receives of 256 bytes in one call. Polls until A's CQ
+//            returned wr 1, 2, 3 and B's CQ wr 101, 102.
+//   threads  2 threads, each on its own looped-back QP and CQ: thread t posts 20 signalled
+//            RDMA_WRITEs of (t+1)*1024 bytes, one per call, then polls all 20 completions.
+//   adopt    the context is opened through dlvsym() (hpcprof does not see it); everything after
+//            goes through the normal entry points: 2 signalled SENDs of 300 bytes on a looped QP.
+//   bypass   everything through dlvsym() on libibverbs' handle, as NCCL does: invisible.
+//
+// Prints what it did; exit status 0 when the stand-in behaved as expected.
+#include <infiniband/verbs.h>
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+extern "C" int stand_in_verbs_foreign_ops_at_close();
+extern "C" int stand_in_verbs_ops_are_native(ibv_context* ctx);
+
+namespace {
+
+struct Verbs { // the entry points, either linked (PLT, hookable) or from dlvsym (bypass)
+    ibv_device** (*getDeviceList)(int*) = ibv_get_device_list;
+    ibv_context* (*open)(ibv_device*) = ibv_open_device;
+    int (*close)(ibv_context*) = ibv_close_device;
+    ibv_pd* (*allocPd)(ibv_context*) = ibv_alloc_pd;
+    ibv_mr* (*regMr)(ibv_pd*, void*, size_t, int) = nullptr;
+    ibv_cq* (*createCq)(ibv_context*, int, void*, ibv_comp_channel*, int) = ibv_create_cq;
+    ibv_qp* (*createQp)(ibv_pd*, ibv_qp_init_attr*) = ibv_create_qp;
+    int (*modifyQp)(ibv_qp*, ibv_qp_attr*, int) = ibv_modify_qp;
+};
+
+template <typename F> void load(void* h, F& f, const char* name) {
+    f = reinterpret_cast<F>(dlvsym(h, name, "IBVERBS_1.1"));
+    if (!f) {
+        std::fprintf(stderr, "rdma_sample: dlvsym %s failed\n", name);
+        std::exit(3);
+    }
+}
+
+Verbs dlvsymVerbs() {
+    void* h = dlopen("libibverbs.so.1", RTLD_NOW);
+    if (!h) std::exit(3);
+    Verbs v;
+    load(h, v.getDeviceList, "ibv_get_device_list");
+    load(h, v.open, "ibv_open_device");
+    load(h, v.close, "ibv_close_device");
+    load(h, v.allocPd, "ibv_alloc_pd");
+    load(h, v.regMr, "ibv_reg_mr");
+    load(h, v.createCq, "ibv_create_cq");
+    load(h, v.createQp, "ibv_create_qp");
+    load(h, v.modifyQp, "ibv_modify_qp");
+    return v;
+}
+
+ibv_mr* regMr(const Verbs& v, ibv_pd* pd, void* addr, size_t len) {
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    return v.regMr ? v.regMr(pd, addr, len, access) : ibv_reg_mr(pd, addr, len, access);
+}
+
+ibv_qp* createQp(const Verbs& v, ibv_pd* pd, ibv_cq* cq, ibv_srq* srq = nullptr) {
+    ibv_qp_init_attr a{};
+    a.send_cq = cq;
+    a.recv_cq = cq;
+    a.srq = srq;
+    a.qp_type = IBV_QPT_RC;
+    a.cap.max_send_wr = 64;
+    a.cap.max_recv_wr = 64;
+    a.cap.max_send_sge = 2;
+    a.cap.max_recv_sge = 1;
+    return v.createQp(pd, &a);
+}
+
+/// RESET -> INIT -> RTR (connected to remoteQpn at LID 7) -> RTS.
+void connect(const Verbs& v, ibv_qp* qp, uint32_t remoteQpn) {
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+    v.modifyQp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    a = {};
+    a.qp_state = IBV_QPS_RTR;
+    a.dest_qp_num = remoteQpn;
+    a.path_mtu = IBV_MTU_4096;
+    a.ah_attr.dlid = 7;
+    a.ah_attr.port_num = 1;
+    v.modifyQp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                           IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    a = {};
+    a.qp_state = IBV_QPS_RTS;
+    v.modifyQp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                           IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/// Polls `cq` until `want` completions arrived; returns the number of empty polls.
+long pollAll(ibv_cq* cq, int want, std::vector<ibv_wc>& out) {
+    long empty = 0;
+    ibv_wc wc[4];
+    while (int(out.size()) < want) {
+        int n = ibv_poll_cq(cq, 4, wc);
+        if (n < 0) std::exit(4);
+        if (n == 0) ++empty;
+        for (int i = 0; i < n; ++i) out.push_back(wc[i]);
+    }
+    return empty;
+}
+
+ibv_send_wr sendWr(uint64_t id, ibv_sge* sg, int nsge, ibv_wr_opcode op, bool signaled) {
+    ibv_send_wr w{};
+    w.wr_id = id;
+    w.sg_list = sg;
+    w.num_sge = nsge;
+    w.opcode = op;
+    w.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+    return w;
+}
+
+int basic(const Verbs& v) {
+    int n = 0;
+    ibv_device** list = v.getDeviceList(&n);
+    ibv_context* ctx = v.open(list[0]);
+    std::printf("native_ops_after_open=%d\n", stand_in_verbs_ops_are_native(ctx));
+    ibv_pd* pd = v.allocPd(ctx);
+    static char a[65536], b[65536];
+    for (size_t i = 0; i < sizeof(a); ++i) a[i] = char(i * 7);
+    ibv_mr* ma = regMr(v, pd, a, sizeof(a));
+    ibv_mr* mb = regMr(v, pd, b, sizeof(b));
+    ibv_cq* cqa = v.createCq(ctx, 64, nullptr, nullptr, 0);
+    ibv_cq* cqb = v.createCq(ctx, 64, nullptr, nullptr, 0);
+    ibv_qp* qa = createQp(v, pd, cqa);
+    ibv_qp* qb = createQp(v, pd, cqb);
+    connect(v, qa, qb->qp_num);
+    connect(v, qb, qa->qp_num);
+    std::printf("qp_a=%u qp_b=%u\n", qa->qp_num, qb->qp_num);
+
+    ibv_sge rs[2] = {{uint64_t(b), 1000, mb->lkey}, {uint64_t(b + 1000), 2000, mb->lkey}};
+    ibv_recv_wr rw[2] = {};
+    rw[0].wr_id = 101, rw[0].sg_list = &rs[0], rw[0].num_sge = 1, rw[0].next = &rw[1];
+    rw[1].wr_id = 102, rw[1].sg_list = &rs[1], rw[1].num_sge = 1;
+    ibv_recv_wr* badr = nullptr;
+    if (ibv_post_recv(qb, rw, &badr)) return 5;
+
+    ibv_sge s1 = {uint64_t(a), 1000, ma->lkey};
+    ibv_sge s2[2] = {{uint64_t(a + 1000), 1500, ma->lkey}, {uint64_t(a + 2500), 500, ma->lkey}};
+    ibv_send_wr sw[2] = {sendWr(1, &s1, 1, IBV_WR_SEND, true), sendWr(2, s2, 2, IBV_WR_SEND, true)};
+    sw[0].next = &sw[1];
+    ibv_send_wr* bad = nullptr;
+    if (ibv_post_send(qa, sw, &bad)) return 5;
+
+    ibv_sge s3 = {uint64_t(a), 4096, ma->lkey};
+    ibv_send_wr w3 = sendWr(3, &s3, 1, IBV_WR_RDMA_WRITE, true);
+    w3.wr.rdma.remote_addr = uint64_t(b + 8192);
+    w3.wr.rdma.rkey = mb->rkey;
+    if (ibv_post_send(qa, &w3, &bad)) return 5;
+    ibv_sge s4 = {uint64_t(a), 512, ma->lkey};
+    ibv_send_wr w4 = sendWr(4, &s4, 1, IBV_WR_RDMA_WRITE, false);
+    w4.wr.rdma.remote_addr = uint64_t(b + 16384);
+    w4.wr.rdma.rkey = mb->rkey;
+    if (ibv_post_send(qa, &w4, &bad)) return 5;
+
+    ibv_srq_init_attr sa{};
+    sa.attr.max_wr = 16;
+    sa.attr.max_sge = 1;
+    ibv_srq* srq = ibv_create_srq(pd, &sa);
+    ibv_sge ss[3] = {{uint64_t(b + 32768), 256, mb->lkey}, {uint64_t(b + 33024), 256, mb->lkey},
+                     {uint64_t(b + 33280), 256, mb->lkey}};
+    ibv_recv_wr srw[3] = {};
+    for (int i = 0; i < 3; ++i) {
+        srw[i].wr_id = uint64_t(201 + i);
+        srw[i].sg_list = &ss[i];
+        srw[i].num_sge = 1;
+        srw[i].next = i < 2 ? &srw[i + 1] : nullptr;
+    }
+    if (ibv_post_srq_recv(srq, srw, &badr)) return 5;
+
+    std::vector<ibv_wc> wa, wb;
+    long emptyA = pollAll(cqa, 3, wa);
+    long emptyB = pollAll(cqb, 2, wb);
+    bool writeOk = std::memcmp(b + 8192, a, 4096) == 0 && std::memcmp(b + 16384, a, 512) == 0;
+    std::printf("completions_a=%zu completions_b=%zu empty_polls_a=%ld empty_polls_b=%ld "
+                "write_ok=%d\n",
+                wa.size(), wb.size(), emptyA, emptyB, writeOk ? 1 : 0);
+    for (const auto& w : wa) std::printf("wc cq=a wr=%llu len=%u\n", (unsigned long long)w.wr_id, w.byte_len);
+    for (const auto& w : wb) std::printf("wc cq=b wr=%llu len=%u\n", (unsigned long long)w.wr_id, w.byte_len);
+
+    ibv_destroy_srq(srq);
+    ibv_destroy_qp(qa);
+    ibv_destroy_qp(qb);
+    ibv_destroy_cq(cqa);
+    ibv_destroy_cq(cqb);
+    ibv_dereg_mr(ma);
+    ibv_dereg_mr(mb);
+    ibv_dealloc_pd(pd);
+    v.close(ctx);
+    ibv_free_device_list(list);
+    std::printf("foreign_ops_at_close=%d\n", stand_in_verbs_foreign_ops_at_close());
+    return writeOk && wa.size() == 3 && wb.size() == 2 ? 0 : 6;
+}
+
+int threads(const Verbs& v) {
+    ibv_device** list = v.getDeviceList(nullptr);
+    ibv_context* ctx = v.open(list[0]);
+    ibv_pd* pd = v.allocPd(ctx);
+    int failures = 0;
+    auto worker = [&](int t) {
+        std::vector<char> buf(65536);
+        ibv_mr* mr = regMr(v, pd, buf.data(), buf.size());
+        ibv_cq* cq = v.createCq(ctx, 64, nullptr, nullptr, 0);
+        ibv_qp* qp = createQp(v, pd, cq);
+        connect(v, qp, qp->qp_num); // looped back
+        uint32_t len = uint32_t(t + 1) * 1024;
+        for (int i = 0; i < 20; ++i) {
+            ibv_sge sg = {uint64_t(buf.data()), len, mr->lkey};
+            ibv_send_wr w = sendWr(uint64_t(1000 * (t + 1) + i), &sg, 1, IBV_WR_RDMA_WRITE, true);
+            w.wr.rdma.remote_addr = uint64_t(buf.data() + 32768);
+            w.wr.rdma.rkey = mr->rkey;
+            ibv_send_wr* bad = nullptr;
+            if (ibv_post_send(qp, &w, &bad)) __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+        }
+        std::vector<ibv_wc> wc;
+        pollAll(cq, 20, wc);
+        std::printf("thread=%d qp=%u completions=%zu\n", t, qp->qp_num, wc.size());
+        ibv_destroy_qp(qp);
+        ibv_destroy_cq(cq);
+        ibv_dereg_mr(mr);
+    };
+    std::thread t0(worker, 0), t1(worker, 1);
+    t0.join();
+    t1.join();
+    ibv_dealloc_pd(pd);
+    v.close(ctx);
+    ibv_free_device_list(list);
+    return failures == 0 ? 0 : 6;
+}
+
+/// One looped QP, 2 signalled SENDs of 300 bytes with matching receives.
+int loopTwoSends(const Verbs& v, ibv_context* ctx) {
+    ibv_pd* pd = v.allocPd(ctx);
+    static char buf[4096];
+    ibv_mr* mr = regMr(v, pd, buf, sizeof(buf));
+    ibv_cq* cq = v.createCq(ctx, 16, nullptr, nullptr, 0);
+    ibv_qp* qp = createQp(v, pd, cq);
+    connect(v, qp, qp->qp_num);
+    ibv_sge sg = {uint64_t(buf), 300, mr->lkey};
+    for (int i = 0; i < 2; ++i) {
+        ibv_recv_wr r{};
+        r.wr_id = uint64_t(50 + i);
+        r.sg_list = &sg;
+        r.num_sge = 1;
+        ibv_recv_wr* badr = nullptr;
+        ibv_post_recv(qp, &r, &badr);
+        ibv_send_wr w = sendWr(uint64_t(60 + i), &sg, 1, IBV_WR_SEND, true);
+        ibv_send_wr* bad = nullptr;
+        ibv_post_send(qp, &w, &bad);
+    }
+    std::vector<ibv_wc> wc;
+    pollAll(cq, 4, wc);
+    std::printf("completions=%zu native_ops=%d\n", wc.size(), stand_in_verbs_ops_are_native(ctx));
+    ibv_destroy_qp(qp);
+    ibv_destroy_cq(cq);
+    ibv_dereg_mr(mr);
+    ibv_dealloc_pd(pd);
+    return wc.size() == 4 ? 0 : 6;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const char* mode = argc > 1 ? argv[1] : "basic";
+    Verbs linked;
+    linked.regMr = nullptr;
+    if (std::strcmp(mode, "basic") == 0) return basic(linked);
+    if (std::strcmp(mode, "threads") == 0) return threads(linked);
+    if (std::strcmp(mode, "adopt") == 0) {
+        Verbs hidden = dlvsymVerbs();
+        ibv_device** list = hidden.getDeviceList(nullptr);
+        ibv_context* ctx = hidden.open(list[0]); // unseen by hpcprof
+        int rc = loopTwoSends(linked, ctx);
+        linked.close(ctx);
+        std::printf("foreign_ops_at_close=%d\n", stand_in_verbs_foreign_ops_at_close());
+        return rc;
+    }
+    if (std::strcmp(mode, "bypass") == 0) {
+        Verbs hidden = dlvsymVerbs();
+        ibv_device** list = hidden.getDeviceList(nullptr);
+        ibv_context* ctx = hidden.open(list[0]);
+        int rc = loopTwoSends(hidden, ctx);
+        hidden.close(ctx);
+        return rc;
+    }
+    std::fprintf(stderr, "usage: rdma_sample basic|threads|adopt|bypass\n");
+    return 2;
+}
