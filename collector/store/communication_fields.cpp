@@ -15,10 +15,6 @@ std::string_view communicatorKind(Category c) {
     default: return "mpi";
     }
 }
-bool isDataCall(std::string_view name) {
-    return name.find("read") != std::string_view::npos ||
-           name.find("write") != std::string_view::npos;
-}
 } // namespace
 
 bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const StringLookup& strings,
@@ -51,7 +47,7 @@ bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const
 }
 
 Category effectiveCategory(const schema::OpInfo& op, std::string_view objectKind) {
-    if (op.category == Category::PosixIo && objectKind == "socket" && isDataCall(op.name))
+    if (op.category == Category::PosixIo && objectKind == "socket")
         return Category::Socket;
     return op.category;
 }

@@ -31,7 +31,8 @@ bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const
                               TraceWriter& writer, EventRow& row, EventDetail& detail,
                               std::vector<PendingArg>& args);
 
-/// The category to store: data calls on sockets are communication (category socket), not I/O.
+/// The category to store: descriptor calls on sockets (read, write, close, ...) are
+/// communication (category socket), not I/O.
 schema::Category effectiveCategory(const schema::OpInfo& op, std::string_view objectKind);
 
 } // namespace hpcprof::store

@@ -17,7 +17,7 @@ bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.s
 
 std::string_view classifyObject(std::string_view name) {
     if (startsWith(name, "pipe:[")) return "pipe";
-    if (startsWith(name, "socket:[")) return "socket";
+    if (startsWith(name, "socket:")) return "socket";
     if (startsWith(name, "anon_inode:")) return "other";
     if (startsWith(name, "/dev/shm/")) return "shm";
     if (startsWith(name, "/proc/") || startsWith(name, "/sys/")) return "procfs";
@@ -57,15 +57,18 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     std::string batch = eventInsert;
     for (size_t i = 0; i < kEventBatch; ++i) batch += (i ? "," : "") + oneRow;
     w.m_insEventBatch = schema::Statement(d, batch);
-    w.m_insDetail = schema::Statement(
-        d, "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES (?, ?, ?, ?, ?)");
+    const std::string detailInsert = "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES ";
+    w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?, ?)");
+    std::string detailBatch = detailInsert;
+    for (size_t i = 0; i < kDetailBatch; ++i) detailBatch += i ? ",(?,?,?,?,?)" : "(?,?,?,?,?)";
+    w.m_insDetailBatch = schema::Statement(d, detailBatch);
     w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
     w.m_finishTrack = schema::Statement(
         d, "UPDATE track SET first_event_id = ?, last_event_id = ?, event_count = ? WHERE id = ?");
     w.m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
-                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insEventBatch, &w.m_insDetail, &w.m_insArg,
+                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insEventBatch, &w.m_insDetail, &w.m_insDetailBatch, &w.m_insArg,
                     &w.m_finishTrack, &w.m_insMeta})
         if (!s->valid()) return s->error();
     return w;
@@ -193,7 +196,7 @@ void TraceWriter::bindEvent(schema::Statement& s, int base, const EventRow& e) {
     bindOptional(s, base + 13, e.count);
 }
 
-void TraceWriter::flushEvents() {
+void TraceWriter::flushEvents(bool final) {
     constexpr int kColumns = 13;
     if (m_pendingEvents.size() == kEventBatch) {
         for (size_t i = 0; i < kEventBatch; ++i)
@@ -208,16 +211,29 @@ void TraceWriter::flushEvents() {
     if (!m_pendingEvents.empty() && sqlite3_last_insert_rowid(db()) != m_nextEvent - 1)
         check(Status::error("event ids out of step (was the event table written elsewhere?)"));
     m_pendingEvents.clear();
-    for (const auto& [id, d] : m_pendingDetails) {
-        auto& t = m_insDetail;
-        t.bind(1, id);
-        bindOptional(t, 2, d.offset);
-        bindOptional(t, 3, d.errnoValue);
-        bindOptional(t, 4, d.fd);
-        bindOptional(t, 5, d.tag);
-        check(t.run());
+    // Details go in batches too when there are enough of them (positioned I/O has one each).
+    auto bindDetail = [](schema::Statement& t, int base, int64_t id, const EventDetail& d) {
+        t.bind(base + 1, id);
+        bindOptional(t, base + 2, d.offset);
+        bindOptional(t, base + 3, d.errnoValue);
+        bindOptional(t, base + 4, d.fd);
+        bindOptional(t, base + 5, d.tag);
+    };
+    size_t i = 0;
+    if (!final && m_pendingDetails.size() < kDetailBatch) return;
+    for (; i + kDetailBatch <= m_pendingDetails.size(); i += kDetailBatch) {
+        for (size_t k = 0; k < kDetailBatch; ++k)
+            bindDetail(m_insDetailBatch, int(k) * 5, m_pendingDetails[i + k].first,
+                       m_pendingDetails[i + k].second);
+        check(m_insDetailBatch.run());
     }
-    m_pendingDetails.clear();
+    if (final) {
+        for (; i < m_pendingDetails.size(); ++i) {
+            bindDetail(m_insDetail, 0, m_pendingDetails[i].first, m_pendingDetails[i].second);
+            check(m_insDetail.run());
+        }
+    }
+    m_pendingDetails.erase(m_pendingDetails.begin(), m_pendingDetails.begin() + long(i));
 }
 
 void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, int64_t value) {
@@ -243,7 +259,7 @@ void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, std::str
 
 Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
                                 int64_t count) {
-    flushEvents();
+    flushEvents(true);
     auto& s = m_finishTrack;
     if (count > 0) {
         s.bind(1, firstEventId);
@@ -295,7 +311,7 @@ Status TraceWriter::writeStats(const StatCounts& totals,
 }
 
 Status TraceWriter::finish() {
-    flushEvents();
+    flushEvents(true);
     if (!m_error.ok()) return m_error;
     // Statements must be finalized before the handle closes.
     m_insString = {};
@@ -308,6 +324,7 @@ Status TraceWriter::finish() {
     m_insEvent = {};
     m_insEventBatch = {};
     m_insDetail = {};
+    m_insDetailBatch = {};
     m_insArg = {};
     m_finishTrack = {};
     m_insMeta = {};

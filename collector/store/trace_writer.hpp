@@ -95,14 +95,16 @@ private:
         if (!s.ok() && m_error.ok()) m_error = s;
     }
 
-    void flushEvents();
+    /// Writes buffered events; details only in full batches unless `final`.
+    void flushEvents(bool final = false);
     void bindEvent(schema::Statement& s, int base, const EventRow& e);
 
     /// Rows per multi-row INSERT: amortises statement start/halt over many rows.
     static constexpr size_t kEventBatch = 128;
+    static constexpr size_t kDetailBatch = 32;
 
     schema::DbHandle m_db;
-    schema::Statement m_insEventBatch;
+    schema::Statement m_insEventBatch, m_insDetailBatch;
     std::vector<EventRow> m_pendingEvents;
     std::vector<std::pair<int64_t, EventDetail>> m_pendingDetails;
     schema::Statement m_insString, m_insObject, m_insCommunicator, m_insProcess, m_insThread,

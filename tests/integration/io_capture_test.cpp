@@ -201,3 +201,29 @@ TEST_CASE("the environment carries the agent into children that drop it", "[inte
     TraceQuery q(dir / "trace.hpcprof");
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object = '" + out + "'") >= 1);
 }
+
+TEST_CASE("TCP traffic is recorded as communication with the connection's endpoints",
+          "[integration][socket]") {
+    TempDir dir;
+    auto r = profile(dir, {sampleBinary("socket_sample")});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "socket_sample done\n");
+    TraceQuery q(dir / "trace.hpcprof");
+    // Client side: 3 sends of 10000 B and a read of 100 B on one connection.
+    CHECK(q.rows("SELECT name, COUNT(*), SUM(bytes), category, class FROM event_view"
+                 " WHERE name IN ('send', 'read') AND object LIKE 'socket:tcp 127.0.0.1:%'"
+                 " GROUP BY name ORDER BY name") ==
+          std::vector<std::string>{"read|1|100|socket|communication",
+                                   "send|3|30000|socket|communication"});
+    // Server side: recv totals 30000 B, its reply went out through write().
+    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE name = 'recv'") == 30000);
+    CHECK(q.text("SELECT category FROM event_view WHERE name = 'write' AND object LIKE 'socket:%'") ==
+          "socket");
+    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE name = 'write' AND object LIKE 'socket:%'") ==
+          100);
+    // The connection is named by both endpoints, and both sides name the same pair.
+    CHECK(q.scalar("SELECT COUNT(DISTINCT object) FROM event_view WHERE name IN ('send', 'recv')") == 2);
+    CHECK(q.text("SELECT object_kind FROM event_view WHERE name = 'send' LIMIT 1") == "socket");
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'connect'") == 1);
+}
