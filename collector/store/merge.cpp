@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <map>
 #include <unordered_map>
 
@@ -72,6 +73,19 @@ std::vector<bool> rankOwners(const std::vector<RawProcess>& procs) {
     return owner;
 }
 
+/// One process's raw records, read from its thread files.
+struct LoadedProcess {
+    std::vector<ThreadRecords> threads;
+    RawProblems problems;
+};
+
+LoadedProcess loadProcess(const RawProcess& p) {
+    LoadedProcess out;
+    out.threads.reserve(p.threadFiles.size());
+    for (const auto& f : p.threadFiles) out.threads.push_back(readThreadFile(f, out.problems));
+    return out;
+}
+
 class Merger {
 public:
     Merger(const MergeOptions& o, TraceWriter& w, MergeResult& r) : m_opt(o), m_w(w), m_result(r) {}
@@ -96,8 +110,20 @@ public:
                                                   m_originRealtime;
             }
         }
+        // Pipeline: the next process's files are read and decoded on a second thread while this
+        // one is inserted (SQLite has one writer). At most two processes are in memory at once.
+        auto load = [&](size_t i) {
+            return std::async(std::launch::async, loadProcess, std::cref(procs[i]));
+        };
+        std::future<LoadedProcess> next = load(0);
         for (size_t i = 0; i < procs.size(); ++i) {
-            HPCPROF_RETURN_IF_ERROR(convertProcess(procs[i], int64_t(i + 1), owners[i]));
+            LoadedProcess current = next.get();
+            if (i + 1 < procs.size()) next = load(i + 1);
+            Status s = convertProcess(procs[i], std::move(current), int64_t(i + 1), owners[i]);
+            if (!s.ok()) {
+                if (next.valid()) next.wait();
+                return s;
+            }
         }
         bool anyRealtime = false;
         for (const auto& p : procs) anyRealtime |= fixedString(p.header.host, 64) != m_refHost;
@@ -121,10 +147,10 @@ private:
         return m_opNames[op] = m_w.internString(info.name);
     }
 
-    Status convertProcess(RawProcess& p, int64_t processId, bool ownsRank) {
+    Status convertProcess(RawProcess& p, LoadedProcess loaded, int64_t processId, bool ownsRank) {
         const raw::ProcessHeader& h = p.header;
         StatCounts stats{};
-        RawProblems problems;
+        RawProblems& problems = loaded.problems;
         TickConverter clock(h, m_opt.fallbackTscHz);
         std::string host = fixedString(h.host, sizeof(h.host));
         bool sameHost = host == m_refHost;
@@ -146,9 +172,7 @@ private:
         };
 
         // Read the whole process (bounded by one process's data): strings first, then events.
-        std::vector<ThreadRecords> threads;
-        threads.reserve(p.threadFiles.size());
-        for (const auto& f : p.threadFiles) threads.push_back(readThreadFile(f, problems));
+        std::vector<ThreadRecords>& threads = loaded.threads;
         auto& strings = m_stringMaps[ProcessKey{h.pid, h.start.monotonicNs}];
         for (auto& t : threads) {
             for (auto& s : t.strings) strings[s.id] = {m_w.internString(s.text), std::move(s.text)};
