@@ -24,7 +24,8 @@ report() { echo "$*" | tee -a "$out"; }
 check() { # check NAME SQL EXPECTATION(awk condition on $1)
     local name=$1 sql=$2 cond=$3 db=${4:-$work/step.hpcprof} v
     v=$(sqlite3 "$db" "$sql" 2>&1 | head -1)
-    if awk -v x="$v" "BEGIN { \$1 = x; exit !($cond) }"; then
+    # Numbers only: an SQL error message must not pass a comparison as a string.
+    if awk -v x="$v" "BEGIN { if (x !~ /^-?[0-9]+([.][0-9]+)?\$/) exit 1; \$1 = x + 0; exit !($cond) }"; then
         report "| $name | $v | ok |"
     else
         report "| $name | $v | **FAILED** (want $cond) |"
@@ -99,7 +100,7 @@ bench() { # bench NAME ARGS...
     local name=$1
     shift
     local a=() b=()
-    for i in 1 2 3 4 5; do
+    for _ in 1 2 3 4 5; do
         a+=("$("$ts" "$@" 2>/dev/null | elapsed)")
         b+=("$("$hp" run -q --force -o "$work/b.hpcprof" -- "$ts" "$@" 2>/dev/null | elapsed)")
     done
@@ -115,7 +116,7 @@ bench "training-like loop (200 steps)" 200
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     loop=$here/bench/gpu/torch_loop.py
     a=() b=() c=()
-    for i in 1 2 3; do
+    for _ in 1 2 3; do
         a+=("$(python3 "$loop" plain 50 2>/dev/null | elapsed)")
         b+=("$("$hp" run -q --force -o "$work/t.hpcprof" -- python3 "$loop" plain 50 2>/dev/null | elapsed)")
         c+=("$(python3 "$loop" torchprof 50 2>/dev/null | elapsed)")

@@ -9,6 +9,7 @@
 // Not async-signal-safe (neither is NCCL).
 #include <nccl.h>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -20,7 +21,6 @@
 
 namespace {
 
-using hpcprof::interpose::RealFunction;
 using hpcprof::schema::Op;
 namespace raw = hpcprof::schema::raw;
 namespace collector = hpcprof::collector;
@@ -112,8 +112,40 @@ struct Shape {
     int size;
 };
 
-RealFunction<decltype(&ncclCommCount)> g_commCount("ncclCommCount");
-RealFunction<decltype(&ncclCommUserRank)> g_commUserRank("ncclCommUserRank");
+/// The real NCCL function behind a hook. RTLD_NEXT finds libnccl when it is in the global
+/// scope (linked by the program); a framework that dlopens its extension with RTLD_LOCAL (Python
+/// does) keeps libnccl out of it, so fall back to the already-loaded libnccl itself (RTLD_NOLOAD)
+/// and its strong pnccl* definition. Resolved once; racing resolvers store the same value.
+template <typename Fn> class NcclFunction {
+public:
+    constexpr NcclFunction(const char* name, const char* pname) : m_name(name), m_pname(pname) {}
+    Fn get() {
+        Fn fn = __atomic_load_n(&m_fn, __ATOMIC_ACQUIRE);
+        if (fn) [[likely]] return fn;
+        fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, m_name));
+        if (!fn)
+            for (const char* lib : {"libnccl.so.2", "libnccl.so"})
+                if (void* h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD)) {
+                    fn = reinterpret_cast<Fn>(dlsym(h, m_pname));
+                    if (!fn) fn = reinterpret_cast<Fn>(dlsym(h, m_name));
+                    dlclose(h); // NOLOAD took a reference; the library stays loaded
+                    if (fn) break;
+                }
+        if (fn) __atomic_store_n(&m_fn, fn, __ATOMIC_RELEASE);
+        else if (!__atomic_exchange_n(&m_reported, true, __ATOMIC_ACQ_REL))
+            collector::countUnresolvedHook();
+        return fn;
+    }
+
+private:
+    const char* m_name;
+    const char* m_pname;
+    Fn m_fn = nullptr;
+    bool m_reported = false;
+};
+
+NcclFunction<decltype(&ncclCommCount)> g_commCount("ncclCommCount", "pncclCommCount");
+NcclFunction<decltype(&ncclCommUserRank)> g_commUserRank("ncclCommUserRank", "pncclCommUserRank");
 
 Shape shapeOf(ncclComm_t comm, uint64_t hash) {
     int rank = -1, size = -1;
@@ -125,7 +157,7 @@ Shape shapeOf(ncclComm_t comm, uint64_t hash) {
 } // namespace
 
 #define HPCPROF_NCCL_REAL(name)                                                                    \
-    static RealFunction<decltype(&name)> real(#name);                                              \
+    static NcclFunction<decltype(&name)> real(#name, "p" #name);                                  \
     auto fn = real.get();                                                                          \
     if (!fn) return missing()
 

@@ -84,3 +84,19 @@ TEST_CASE("every NCCL call of three ranks is recorded with communicator, rank, s
     // The parent that only starts the ranks is a non-rank process with no NCCL events.
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE rank IS NULL AND category LIKE 'nccl%'") == 0);
 }
+
+TEST_CASE("NCCL reached only through a library loaded with RTLD_LOCAL is still captured",
+          "[integration][gpu][nccl]") {
+    TempDir dir;
+    std::string user = sampleBinary("libnccl_local_user.so");
+    auto r = runProcess({hpcprofBinary(), "run", "-q", "--sources", "nccl", "-o",
+                         dir / "trace.hpcprof", "--", sampleBinary("nccl_local"), user});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0); // the hooks found the real functions and passed the result back
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.rows("SELECT name, COALESCE(bytes, ''), COALESCE(seq, '') FROM event_view"
+                 " WHERE category LIKE 'nccl%' ORDER BY ts_ns") ==
+          std::vector<std::string>{"ncclCommInitRank||", "ncclAllReduce|4|0",
+                                   "ncclCommDestroy||"});
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'hooks_unresolved'") == 0);
+}

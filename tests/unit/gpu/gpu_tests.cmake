@@ -10,7 +10,8 @@ if(TARGET hpcprof_nccl_hooks)
                      ${CMAKE_CURRENT_BINARY_DIR}/stand_ins/nccl)
     hpcprof_add_tests(hpcprof_gpu_nccl_tests LABELS "integration;gpu"
         SOURCES integration/gpu_nccl_test.cpp)
-    add_dependencies(hpcprof_gpu_nccl_tests hpcprof hpcprof_agent nccl_ranks)
+    add_dependencies(hpcprof_gpu_nccl_tests hpcprof hpcprof_agent nccl_ranks nccl_local
+        nccl_local_user)
 endif()
 if(TARGET hpcprof_cupti_translate)
     hpcprof_add_tests(hpcprof_gpu_cupti_tests LABELS "unit;gpu"
