@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     cli::RunOptions run;
     auto* runCmd = app.add_subcommand("run", "Run a command under the profiler and write a trace");
     runCmd->add_option("-o,--output", run.output, "Trace file (default: hpcprof-<time>.hpcprof)");
-    runCmd->add_option("--sources", run.sources, "Comma list of sources to record: io, all")
+    runCmd->add_option("--sources", run.sources, "Comma list of sources to record: io, mpi, socket, rdma, cuda, nvtx, nccl, nccl_plugin, all")
         ->capture_default_str();
     runCmd->add_flag("--force", run.force, "Replace an existing trace");
     runCmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");

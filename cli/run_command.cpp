@@ -113,7 +113,7 @@ int runCommand(const RunOptions& o) {
         return kExitUsage;
     }
     if (collector::parseSources(o.sources.c_str()) == 0) {
-        fmt::print(stderr, "hpcprof run: --sources '{}' names no known source (known: io, all)\n",
+        fmt::print(stderr, "hpcprof run: --sources '{}' names no known source (known: io, mpi, socket, rdma, cuda, nvtx, nccl, nccl_plugin, all)\n",
                    o.sources);
         return kExitUsage;
     }

@@ -22,6 +22,7 @@ struct PendingPoll {
 thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
 
 RealMpi<int (*)(MPI_Datatype, int*)> g_typeSize("PMPI_Type_size");
+uint32_t g_typeEpoch = 0;
 
 void write(const MpiEvent& e, uint64_t t0, uint64_t t1) {
     raw::EventRecord* r = hpcprof_agent_reserve();
@@ -68,10 +69,37 @@ void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1) {
 }
 
 int64_t typeBytes(MPI_Datatype type, int64_t count) {
+    // Programs use a handful of datatypes over and over: remember the last one per thread. A
+    // freed type's handle may come back for a different type, so MPI_Type_free (wrapped below)
+    // advances an epoch that invalidates every thread's cache.
+    static thread_local MPI_Datatype t_lastType __attribute__((tls_model("initial-exec")));
+    static thread_local int t_lastSize __attribute__((tls_model("initial-exec"))) = -1;
+    static thread_local uint32_t t_lastEpoch __attribute__((tls_model("initial-exec")));
+    if (count < 0) return -1;
+    uint32_t epoch = __atomic_load_n(&g_typeEpoch, __ATOMIC_ACQUIRE);
+    if (t_lastSize >= 0 && t_lastEpoch == epoch &&
+        std::memcmp(&t_lastType, &type, sizeof(type)) == 0)
+        return int64_t(t_lastSize) * count;
     auto fn = g_typeSize.get();
     int size = 0;
-    if (!fn || count < 0 || fn(type, &size) != MPI_SUCCESS || size < 0) return -1;
+    if (!fn || fn(type, &size) != MPI_SUCCESS || size < 0) return -1;
+    t_lastType = type;
+    t_lastSize = size;
+    t_lastEpoch = epoch;
     return int64_t(size) * count;
 }
 
 } // namespace hpcprof::interpose::mpi
+
+namespace {
+hpcprof::interpose::mpi::RealMpi<int (*)(MPI_Datatype*)> g_typeFree("PMPI_Type_free");
+} // namespace
+
+// Not recorded: only invalidates the datatype-size caches.
+HPCPROF_MPI_EXPORT int MPI_Type_free(MPI_Datatype* type) {
+    auto fn = g_typeFree.get();
+    if (!fn) return hpcprof::interpose::mpi::kNoMpi;
+    __atomic_fetch_add(&hpcprof::interpose::mpi::g_typeEpoch, 1u, __ATOMIC_ACQ_REL);
+    return fn(type);
+}
+HPCPROF_PMPI_ALIAS(MPI_Type_free)

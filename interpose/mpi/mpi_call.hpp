@@ -87,9 +87,13 @@ inline int tracedCall(Op op, Call&& call, Describe&& describe) {
     return rc;
 }
 
-/// Next collective instance number on `info`.
+/// Next collective instance number on `info`. MPI forbids two threads from running collectives
+/// on one communicator at the same time, so a plain increment suffices (no locked instruction).
 inline uint32_t nextSeq(CommInfo* info) {
-    return info ? __atomic_fetch_add(&info->collectives, 1, __ATOMIC_RELAXED) : 0;
+    if (!info) return 0;
+    uint32_t seq = __atomic_load_n(&info->collectives, __ATOMIC_RELAXED);
+    __atomic_store_n(&info->collectives, seq + 1, __ATOMIC_RELAXED);
+    return seq;
 }
 
 /// Fills the communicator fields of a collective event.

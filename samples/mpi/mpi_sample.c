@@ -10,7 +10,8 @@
 //   MPI_Bcast on the split communicator, root 0, 100 ints (400 B)
 // then MPI_Barrier; rank 0 MPI_Send x10 to rank 1 (16 doubles = 128 B, tag 99), rank 1 MPI_Recv
 // x10; rank 2 polls MPI_Test on an MPI_Irecv (tag 5, 1 double) that rank 0 satisfies after
-// sleeping 30 ms (MPI_Send 8 B); MPI_Reduce (1 int, root 0); MPI_Gather (1 int, root 0);
+// sleeping 30 ms (MPI_Send 8 B); rank 3 calls MPI_Iprobe exactly 1000 times for a message
+// that never comes (tag 4242); MPI_Reduce (1 int, root 0); MPI_Gather (1 int, root 0);
 // MPI_Finalize.
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -73,6 +74,12 @@ int main(int argc, char** argv) {
         int done = 0;
         MPI_Irecv(&token, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &r);
         while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    }
+
+    if (rank == 3) {
+        int flag = 0;
+        for (int i = 0; i < 1000; ++i)
+            MPI_Iprobe(MPI_ANY_SOURCE, 4242, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     }
 
     int one = 1, sum = 0, all[4];
