@@ -129,9 +129,10 @@ TEST_CASE("a 4-rank C MPI program's calls, bytes and peers are recorded exactly 
     CHECK(late == std::vector<std::string>{"3"});
     CHECK(q.scalar("SELECT MAX(ts_ns) - MIN(ts_ns) FROM event_view WHERE name = 'MPI_Allreduce'"
                    " AND seq = 2") > 40'000'000);
-    // The others waited for it: their allreduce #2 lasted longer than 40 ms.
-    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'MPI_Allreduce' AND seq = 2"
-                   " AND rank != 3 AND dur_ns > 40000000") == 3);
+    // The first rank in waited for it: its allreduce #2 lasted longer than 40 ms. (Not every
+    // rank: on a loaded, oversubscribed machine another rank may be descheduled into lateness.)
+    CHECK(q.scalar("SELECT dur_ns FROM event_view WHERE name = 'MPI_Allreduce' AND seq = 2"
+                   " ORDER BY ts_ns LIMIT 1") > 40'000'000);
     CHECK(q.text("SELECT DISTINCT class FROM event_view WHERE category LIKE 'mpi%'") ==
           "communication");
 }
