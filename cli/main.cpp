@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
     runCmd->add_option("-o,--output", run.output, "Trace file (default: hpcprof-<time>.hpcprof)");
     runCmd->add_option("--sources", run.sources, "Comma list of sources to record: io, mpi, socket, rdma, cuda, nvtx, nccl, nccl_plugin, all")
         ->capture_default_str();
+    runCmd->add_option("--counters", run.counters,
+                       "CPU counters: default, software, none, or names (PAPI_TOT_INS,task_clock,...)");
+    runCmd->add_option("--counter-period", run.counterPeriodMs, "Counter timer period in ms (0 = off)");
     runCmd->add_flag("--force", run.force, "Replace an existing trace");
     runCmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
     runCmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");

@@ -151,6 +151,8 @@ int runCommand(const RunOptions& o) {
     setPreload(agent, o.sources);
     setenv("HPCPROF_RAW_DIR", rawDir.c_str(), 1);
     setenv("HPCPROF_SOURCES", o.sources.c_str(), 1);
+    if (!o.counters.empty()) setenv("HPCPROF_COUNTERS", o.counters.c_str(), 1);
+    if (!o.counterPeriodMs.empty()) setenv("HPCPROF_COUNTER_PERIOD_MS", o.counterPeriodMs.c_str(), 1);
     setGpuInjection(agent, o.sources);
     if (tscHz) setenv("HPCPROF_TSC_HZ", std::to_string(tscHz).c_str(), 1);
 

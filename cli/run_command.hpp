@@ -12,6 +12,8 @@ struct RunOptions {
     std::string output;            ///< trace path; empty = fresh hpcprof-<timestamp>.hpcprof
     std::string sources = "all";   ///< comma list of capture sources
     bool force = false;            ///< replace an existing trace
+    std::string counters;          ///< HPCPROF_COUNTERS (docs/counters.md); empty = default
+    std::string counterPeriodMs;   ///< HPCPROF_COUNTER_PERIOD_MS; empty = default
     bool keepRaw = false;          ///< keep the raw directory after conversion
     bool quiet = false;            ///< no summary
     std::vector<std::string> command;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "hpcprof/analyzer/counters.hpp"
+
 namespace hpcprof::analyzer {
 
 namespace {
@@ -351,7 +353,12 @@ const std::vector<Rule>& ruleCatalog() {
         {"fp32-gemm", "FP32 GEMM-heavy kernels", fp32Gemm},
         {"low-collective-bandwidth", "Low achieved collective bandwidth", lowCollectiveBandwidth},
     };
-    return kRules;
+    static const std::vector<Rule> kAll = [] { // + the CPU-counter rules (counters.hpp)
+        std::vector<Rule> all = kRules;
+        for (auto& r : counterRules()) all.push_back(std::move(r));
+        return all;
+    }();
+    return kAll;
 }
 
 std::vector<Finding> runRules(const Analysis& analysis) {

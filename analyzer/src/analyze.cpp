@@ -13,6 +13,7 @@
 
 #include "hpcprof/analyzer/advice.hpp"
 #include "hpcprof/analyzer/attribution.hpp"
+#include "hpcprof/analyzer/counters.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
 #include "hpcprof/analyzer/pop_metrics.hpp"
 #include "hpcprof/analyzer/steps.hpp"
@@ -584,6 +585,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     warn("unmatched_messages", an.waits.unmatchedMessages,
          "analysis: point-to-point calls without a matching partner call");
 
+    an.counters = analyzeCounters(trace, an);
     an.findings = runRules(an);
     return an;
 }

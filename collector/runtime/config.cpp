@@ -25,7 +25,8 @@ uint32_t parseSources(const char* list) {
                                       {"socket", SourceBit::Socket}, {"rdma", SourceBit::Rdma},
                                       {"cuda", SourceBit::Cuda},     {"nvtx", SourceBit::Nvtx},
                                       {"nccl", SourceBit::Nccl},
-                                      {"nccl_plugin", SourceBit::NcclPlugin}};
+                                      {"nccl_plugin", SourceBit::NcclPlugin},
+                                      {"counters", SourceBit::Counters}};
     uint32_t bits = 0;
     const char* p = list;
     while (p && *p) {

@@ -25,7 +25,8 @@ enum class SourceBit : uint32_t {
     Cuda = 1u << 8,       ///< CUPTI activity (CUDA_INJECTION64_PATH)
     Nvtx = 1u << 9,       ///< NVTX ranges (NVTX_INJECTION64_PATH)
     Nccl = 1u << 10,      ///< NCCL API calls (LD_PRELOAD)
-    NcclPlugin = 1u << 11 ///< NCCL profiler plugin (NCCL_PROFILER_PLUGIN; only when named)
+    NcclPlugin = 1u << 11, ///< NCCL profiler plugin (NCCL_PROFILER_PLUGIN; only when named)
+    Counters = 1u << 16   ///< CPU counters (collector/counters; HPCPROF_COUNTERS)
 };
 
 struct Config {

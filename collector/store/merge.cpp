@@ -15,6 +15,7 @@
 #include "hpcprof/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/tables.hpp"
+#include "counter_records.hpp"
 #include "device_records.hpp"
 #include "rdma_records.hpp"
 #include "raw_reader.hpp"
@@ -130,6 +131,7 @@ public:
         std::string method = m_mpiReference ? "mpi_pingpong"
                              : anyRealtime  ? "monotonic+realtime"
                                             : "monotonic";
+        HPCPROF_RETURN_IF_ERROR(m_counterSummary.finish(m_w, m_result.warnings));
         return m_w.setMetadata(schema::meta::kClockMethod, method);
     }
 
@@ -190,6 +192,9 @@ private:
         DeviceRecords device(m_w, h, clock, toTrace, stringLookup, // GPU, NVTX, NCCL (issue 5)
             [&](Stat s, int64_t n) { add(stats, s, n); }, m_result.warnings);
         device.prepare(threads);
+        CounterRecords counters(m_w, [&](uint64_t t) { return clock.toLocalNs(t) + offset; },
+            stringLookup, [&](Stat s, int64_t n) { add(stats, s, n); }, m_counterSummary, host);
+        counters.prepare(threads); // CPU counters (issue 8)
         RdmaRecords rdma(m_w, [&](uint64_t t) { return clock.toLocalNs(t) + offset; }, stringLookup,
             [&](Stat s, int64_t n) { add(stats, s, n); }); // RDMA verbs (issue 7)
         rdma.prepare(threads);
@@ -263,6 +268,7 @@ private:
         }
 
         HPCPROF_RETURN_IF_ERROR(device.writeGpuTracks(processId, lastEnd));
+        HPCPROF_RETURN_IF_ERROR(counters.write(processId));
         HPCPROF_RETURN_IF_ERROR(rdma.writeNicTracks(processId, lastEnd));
         add(stats, Stat::RecordsDropped, int64_t(h.droppedRecords));
         add(stats, Stat::RecordsTorn, problems.tornRecords);
@@ -357,6 +363,7 @@ private:
     std::map<ProcessKey, StringMap> m_stringMaps;
     std::map<ProcessKey, int64_t> m_processIds;
     std::vector<std::pair<int64_t, StatCounts>> m_perProcess;
+    CounterSummary m_counterSummary;
 };
 
 } // namespace

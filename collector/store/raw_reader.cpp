@@ -140,6 +140,10 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         case raw::RecordKind::Gpu:
             std::memcpy(out.device.emplace_back().data(), rec, raw::kRecordSize);
             break;
+        case raw::RecordKind::Counter:
+        case raw::RecordKind::CounterDef:
+            std::memcpy(out.counters.emplace_back().data(), rec, raw::kRecordSize);
+            break;
         case raw::RecordKind::Rdma:
             std::memcpy(out.rdma.emplace_back().data(), rec, raw::kRecordSize);
             break;

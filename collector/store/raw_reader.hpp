@@ -57,6 +57,9 @@ struct ThreadRecords {
     /// GPU-section records (Nvtx, Nccl, Gpu kinds), raw and in file order; converted by
     /// DeviceRecords (device_records.hpp).
     std::vector<std::array<char, 64>> device;
+    /// Counter-section records (Counter, CounterDef), raw and in file order; converted by
+    /// CounterRecords (counter_records.hpp).
+    std::vector<std::array<char, 64>> counters;
     /// RDMA-section records (RdmaRecord), raw and in file order; converted by RdmaRecords
     /// (rdma_records.hpp).
     std::vector<std::array<char, 64>> rdma;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "collector/counters/boundary.hpp"
 #include "collector/runtime/agent_abi.hpp"
 #include "collector/runtime/config.hpp"
 #include "comm_registry.hpp"
@@ -77,9 +78,15 @@ inline int tracedCall(Op op, Call&& call, Describe&& describe) {
         leave();
         return rc;
     }
+    // CPU counters at the call's boundaries (collector/counters; off: one load, one branch).
+    bool counters = (hpcprof_counters_boundaries & collector::counters::kCounterBoundaryMpi) != 0;
+    if (counters) [[unlikely]]
+        hpcprof_counters_sample(collector::counters::kCounterEnter);
     uint64_t t0 = hpcprof_agent_now();
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
+    if (counters) [[unlikely]]
+        hpcprof_counters_sample(collector::counters::kCounterExit);
     MpiEvent e{op};
     describe(e, rc);
     record(e, t0, t1);

@@ -191,6 +191,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     if (a.ranks.size() > kMaxChartRanks)
         b += fmt::format("<p>Charts show the first {} of {} ranks.</p>\n", kMaxChartRanks, a.ranks.size());
     b += "<h2>Timeline overview</h2>\n" + timelineOverview(a);
+    b += countersHtml(a); // counter tracks under the ranks (CPU counters)
     b += "<table><tr><th>rank</th><th>host</th>";
     for (const char* l : kLabels) b += fmt::format("<th>{}</th>", l);
     b += "<th>wait</th><th>GPU idle</th></tr>\n";

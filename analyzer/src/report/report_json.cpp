@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/report/report_json.hpp"
 
+#include "writer_parts.hpp"
+
 namespace hpcprof::report {
 
 using namespace hpcprof::analyzer;
@@ -115,6 +117,7 @@ json reportJson(const Analysis& a) {
     json dq = json::array();
     for (const auto& d : a.warnings) dq.push_back({{"name", d.name}, {"count", d.count}, {"message", d.message}});
     doc["data_quality"] = std::move(dq);
+    if (a.counters.present || !a.counters.counters.empty()) doc["counters"] = detail::countersJson(a);
     doc["gates"] = json::array();
     return doc;
 }

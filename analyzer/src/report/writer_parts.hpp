@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "hpcprof/report/writers.hpp"
 
 namespace hpcprof::report::detail {
@@ -25,5 +27,9 @@ std::string gateLine(const GateResult& g);
 std::string evidenceText(const analyzer::Finding& f);
 /// Ranks as "0, 3, 7".
 std::string rankList(const std::vector<int64_t>& ranks);
+
+/// CPU counters (counters_report.cpp): the JSON report's `counters` object, the HTML section.
+nlohmann::json countersJson(const analyzer::Analysis& a);
+std::string countersHtml(const analyzer::Analysis& a);
 
 } // namespace hpcprof::report::detail

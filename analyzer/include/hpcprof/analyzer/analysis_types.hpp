@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "hpcprof/analyzer/counter_types.hpp"
+
 namespace hpcprof::analyzer {
 
 /// The exclusive classes of the breakdown: at every instant of a rank's window exactly one holds.
@@ -189,6 +191,7 @@ struct Analysis {
     std::vector<TopItem> topKernels, topCollectives, topFiles;
     std::vector<DataWarning> warnings; ///< data-quality problems (trace stats and analysis)
     double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with
+    CounterAnalysis counters;          ///< CPU counters (counters.hpp); present = false without
 };
 
 } // namespace hpcprof::analyzer

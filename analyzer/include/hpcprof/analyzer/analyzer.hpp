@@ -14,12 +14,14 @@
 ///  - analyzeTrace                analyze.hpp        all of the above for one trace, in one struct
 ///  - diffAnalyses                diff.hpp           compare two analyses, flag regressions
 ///  - TimelineQuery               timeline_query.hpp level-of-detail slices for the timeline
+///  - analyzeCounters, counterSeries counters.hpp     CPU counters per rank/host, counter lanes
 #pragma once
 
 #include "hpcprof/analyzer/advice.hpp"
 #include "hpcprof/analyzer/analysis_types.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/analyzer/attribution.hpp"
+#include "hpcprof/analyzer/counters.hpp"
 #include "hpcprof/analyzer/diff.hpp"
 #include "hpcprof/analyzer/intervals.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/// CPU-counter analysis and counter series for timelines: per rank and per compute phase
+/// utilisation, run-queue wait, context-switch and migration rates, IPC and miss rates where
+/// counted; per host the number of busy threads against the CPUs (oversubscription). The rules
+/// that use them are counterRules() (oversubscription, low-ipc, shared-cores).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hpcprof/analyzer/analysis_types.hpp"
+#include "hpcprof/analyzer/counter_types.hpp"
+#include "hpcprof/analyzer/trace.hpp"
+
+namespace hpcprof::analyzer {
+
+struct Rule;
+
+/// Counter analysis of the ranks of `a` over its window (a.summary.windowBegin/End).
+CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a);
+
+/// One counter lane of the trace (a row of counter_track).
+struct CounterTrackInfo {
+    int64_t id = 0, processId = 0;
+    std::optional<int64_t> rank, tid; ///< tid empty for process-wide counters
+    std::string name, unit;
+    int64_t samples = 0;
+};
+
+/// Every counter track, by rank, tid, name.
+Result<std::vector<CounterTrackInfo>> counterTracks(const Trace& trace);
+
+struct CounterPoint {
+    int64_t ts = 0;
+    double value = 0;
+};
+
+/// Samples of `trackId` in [t0, t1) plus the last one before t0 (so a chart starts at its
+/// level), thinned to at most one per resolutionNs bucket (the bucket's last sample, which for a
+/// running total keeps every delta exact at bucket edges). resolutionNs <= 0: every sample.
+Result<std::vector<CounterPoint>> counterSeries(const Trace& trace, int64_t trackId, int64_t t0,
+                                                int64_t t1, int64_t resolutionNs);
+
+/// Rate of a running total per second (or the plain level for ratio tracks) between
+/// consecutive points: what a chart of a cumulative counter draws.
+std::vector<CounterPoint> ratePerSecond(const std::vector<CounterPoint>& points);
+
+/// The counter rules, appended to ruleCatalog(): oversubscription, low-ipc, shared-cores.
+std::vector<Rule> counterRules();
+
+} // namespace hpcprof::analyzer

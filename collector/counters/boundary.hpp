@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// The region-boundary hook of the counters source, for the I/O hooks and the MPI module:
+//
+//   if (hpcprof_counters_boundaries & kCounterBoundaryMpi) [[unlikely]]
+//       hpcprof_counters_sample(kCounterEnter);
+//
+// Without counters the mask is 0 and the cost per call is one load and a not-taken branch.
+// Exported by libhpcprof.so (collector/counters/sampler.cpp).
+#pragma once
+
+#include <cstdint>
+
+extern "C" {
+/// Which boundaries are sampled (kCounterBoundary* bits); 0 when counters are off.
+extern __attribute__((visibility("default"))) uint32_t hpcprof_counters_boundaries;
+/// Samples the calling thread's counters now (trigger: schema::raw::CounterTrigger). Safe to
+/// call from any thread; a call that lands inside another sample of the thread is skipped.
+__attribute__((visibility("default"))) void hpcprof_counters_sample(uint32_t trigger);
+}
+
+namespace hpcprof::collector::counters {
+constexpr uint32_t kCounterBoundaryMpi = 1u << 0;
+constexpr uint32_t kCounterBoundaryIo = 1u << 1;
+constexpr uint32_t kCounterEnter = 2; ///< schema::raw::CounterTrigger::Enter
+constexpr uint32_t kCounterExit = 3;  ///< schema::raw::CounterTrigger::Exit
+} // namespace hpcprof::collector::counters

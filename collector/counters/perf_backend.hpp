@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// Linux perf_event software counters (task clock, context switches, CPU migrations, page
+// faults) opened per thread with perf_event_open and read as one group with a single read().
+// Works without a hardware PMU. Without CAP_PERFMON and with perf_event_paranoid >= 2 only user
+// space can be counted, and the kernel-side events then always read 0: they are refused here
+// with that reason, so the plan falls back to getrusage for them.
+#pragma once
+
+#include "backend.hpp"
+
+namespace hpcprof::collector::counters {
+
+class PerfBackend final : public Backend {
+public:
+    const char* name() const override { return "perf_sw"; }
+    schema::raw::CounterSource source() const override { return schema::raw::CounterSource::PerfSw; }
+    Offer offer(const char* counter) override;
+    void add(const Offer& offer, uint8_t slot) override;
+    bool used() const override { return m_count > 0; }
+    void attach(ThreadSlot& t, int tid) override;
+    void detach(ThreadSlot& t) override;
+    void read(ThreadSlot& t, bool self, uint64_t* values) override;
+
+private:
+    bool probe(int config, bool excludeKernel, int& err);
+    int m_configs[kMaxPerfEvents] = {};
+    uint8_t m_slots[kMaxPerfEvents] = {};
+    int m_count = 0;
+    bool m_excludeKernel = false;
+};
+
+} // namespace hpcprof::collector::counters

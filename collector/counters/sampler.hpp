@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// The counters sampler: a registry of the process's threads (each with its backends' per-thread
+// resources), a sampler thread that discovers threads through /proc/self/task and samples them
+// on a timer, region-boundary samples taken by the threads themselves, and the last sample at
+// exit. Records go through the recorder (raw_format.hpp, counter section).
+//
+//   HPCPROF_COUNTERS            counter list: default | software | none | names ("A|B" = A or B)
+//   HPCPROF_COUNTER_PERIOD_MS   timer period (default 10; 0 = boundaries and exit only)
+//   HPCPROF_COUNTER_BOUNDARIES  regions sampled at entry and exit: mpi,io (default mpi)
+//
+// Locking: one mutex guards the registry (thread discovery, timer samples, exit); a thread's own
+// boundary sample takes no lock once the thread is registered (ThreadSlot::busy keeps the
+// sampler off that slot meanwhile). Forked children (without exec) are not counted.
+#pragma once
+
+#include <cstdint>
+
+#include "counter_plan.hpp"
+
+namespace hpcprof::collector::counters {
+
+struct SamplerOptions {
+    const char* list = "default";
+    uint64_t periodNs = 10'000'000;
+    uint32_t boundaries = 1; ///< kCounterBoundary* bits
+    bool startThread = true; ///< false: tests drive sampleAll() themselves
+};
+
+/// Reads the HPCPROF_COUNTER* environment variables.
+SamplerOptions optionsFromEnvironment();
+/// Parses "mpi,io" into kCounterBoundary* bits.
+uint32_t parseBoundaries(const char* list);
+
+/// Probes the backends, writes the counter definitions and starts sampling. Once per process.
+void startSampler(const SamplerOptions& options);
+/// Timer sample of every registered thread (and process-wide counters); discovers new threads.
+void sampleAll();
+/// Last sample of every thread, then stops (atexit).
+void stopSampler();
+/// The plan in force (for tests and benchmarks).
+const CounterPlan& currentPlan();
+
+} // namespace hpcprof::collector::counters

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// Counter analysis and the counter advice rules on hand-made traces (counter rows added to a
+// TraceBuilder trace), and the counterSeries query the GUI uses.
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+#include "hpcprof/analyzer/analyze.hpp"
+#include "hpcprof/analyzer/counters.hpp"
+#include "hpcprof/schema/sqlite.hpp"
+#include "process_runner.hpp"
+#include "tests/unit/analyzer/trace_builder.hpp"
+
+using namespace hpcprof;
+using namespace hpcprof::analyzer;
+using schema::Category;
+
+namespace {
+
+struct ThreadCounters {
+    int64_t tid;
+    /// (name, running totals at 0, 250, 500, 750, 1000 ms)
+    std::vector<std::pair<std::string, std::vector<double>>> series;
+};
+
+constexpr int64_t kMs = 1'000'000;
+
+/// `ranks` ranks on one host (node0) with `cpus` CPUs, each with the given main-thread counters.
+std::string buildTrace(const test::TempDir& dir, int ranks, int cpus,
+                       const std::function<ThreadCounters(int)>& counters,
+                       const std::function<void(test::TraceBuilder&, int, int)>& events = {}) {
+    test::TraceBuilder b;
+    for (int r = 0; r < ranks; ++r) {
+        int t = b.rank(r, 0, 1000 * kMs, ranks);
+        if (events) events(b, t, r);
+    }
+    b.setMetadata("counters", "{\"period_ns\":10000000,\"available\":[],\"unavailable\":[{\"counter\":"
+                              "\"PAPI_TOT_INS\",\"reason\":\"no PMU\",\"processes\":1}],\"hosts\":[{\"host\":"
+                              "\"node0\",\"online_cpus\":" + std::to_string(cpus) + ",\"affinity_cpus\":" +
+                                  std::to_string(cpus) + "}]}");
+    std::string path = dir / "t.hpcprof";
+    b.write(path);
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    schema::DbHandle h(db);
+    for (int r = 0; r < ranks; ++r) {
+        ThreadCounters tc = counters(r);
+        for (const auto& [name, values] : tc.series) {
+            schema::Statement t(db, "INSERT INTO counter_track(process_id, thread_id, name, unit)"
+                                    " SELECT th.process_id, th.id, ?, 'ns' FROM thread th WHERE th.tid = ?");
+            t.bind(1, std::string_view(name));
+            t.bind(2, tc.tid);
+            REQUIRE(t.run().ok());
+            int64_t id = sqlite3_last_insert_rowid(db);
+            for (size_t i = 0; i < values.size(); ++i) {
+                schema::Statement c(db, "INSERT INTO counter(counter_track_id, ts, value) VALUES(?,?,?)");
+                c.bind(1, id);
+                c.bind(2, int64_t(i) * 250 * kMs);
+                c.bind(3, values[i]);
+                REQUIRE(c.run().ok());
+            }
+        }
+    }
+    return path;
+}
+
+Analysis analyse(const std::string& path) {
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    auto a = analyzeTrace(*trace);
+    INFO(a.status().message());
+    REQUIRE(a.ok());
+    return std::move(a.value());
+}
+
+const Finding* find(const Analysis& a, const std::string& id) {
+    for (const auto& f : a.findings)
+        if (f.id == id) return &f;
+    return nullptr;
+}
+
+double evidence(const Finding& f, const std::string& key) {
+    for (const auto& e : f.evidence)
+        if (e.key == key) return e.value;
+    FAIL("no evidence " << key);
+    return 0;
+}
+
+/// A rank that got `use` of a CPU and waited `wait` of the time, evenly over 1 s.
+ThreadCounters evenly(int rank, double use, double wait, double involuntaryPerS = 0) {
+    auto ramp = [](double perS) {
+        std::vector<double> v;
+        for (int i = 0; i <= 4; ++i) v.push_back(perS * 0.25 * i);
+        return v;
+    };
+    return {1000 + rank,
+            {{"task_clock", ramp(use * 1e9)}, {"cpu_wait", ramp(wait * 1e9)},
+             {"involuntary_context_switches", ramp(involuntaryPerS)}, {"voluntary_context_switches", ramp(0)}}};
+}
+
+} // namespace
+
+TEST_CASE("four busy ranks on two CPUs fire oversubscription, two do not", "[counters][analyzer][advice]") {
+    test::TempDir dir;
+    // 4 ranks sharing 2 CPUs (the builder puts ranks 0-3 on node0): each runs half the time.
+    Analysis six = analyse(buildTrace(dir, 4, 2, [](int r) { return evenly(r, 0.5, 0.5, 300); }));
+    REQUIRE(six.counters.present);
+    REQUIRE(six.counters.hosts.size() == 1);
+    CHECK(six.counters.hosts[0].busyThreads == 4);
+    CHECK(six.counters.hosts[0].cpus == 2);
+    REQUIRE(six.counters.ranks.size() == 4);
+    CHECK(six.counters.ranks[0].utilization == Approx(0.5));
+    CHECK(six.counters.ranks[0].cpuWaitFraction == Approx(0.5));
+    CHECK(six.counters.ranks[0].involuntaryPerS == Approx(300));
+    const Finding* f = find(six, "oversubscription");
+    REQUIRE(f);
+    CHECK(evidence(*f, "busy_threads") == 4);
+    CHECK(evidence(*f, "cpus") == 2);
+    CHECK(evidence(*f, "cpu_wait_pct") == Approx(50));
+    CHECK(f->ranks == std::vector<int64_t>{0, 1, 2, 3});
+    CHECK(f->estimatedGainNs == Approx(1000 * kMs * 0.5).epsilon(0.01));
+    CHECK_FALSE(find(six, "shared-cores")); // the oversubscription finding says it
+
+    test::TempDir dir2;
+    Analysis two = analyse(buildTrace(dir2, 2, 2, [](int r) { return evenly(r, 0.95, 0.02); }));
+    CHECK(two.counters.hosts[0].busyThreads == 2);
+    CHECK_FALSE(find(two, "oversubscription"));
+    CHECK_FALSE(find(two, "shared-cores"));
+    CHECK(two.counters.counters.size() == 1);
+    CHECK_FALSE(two.counters.counters[0].available);
+    CHECK(two.counters.counters[0].reason == "no PMU");
+}
+
+TEST_CASE("a rank waiting for its core in compute fires shared-cores", "[counters][analyzer][advice]") {
+    test::TempDir dir;
+    // Rank 1 waits 40 % of its compute time; it sits in MPI for [500, 750) ms, which does not count.
+    auto path = buildTrace(
+        dir, 2, 4, [](int r) { return r == 1 ? evenly(r, 0.6, 0.4) : evenly(r, 0.98, 0.01); },
+        [](test::TraceBuilder& b, int t, int) {
+            b.event(t, Category::MpiCollective, "MPI_Allreduce", 500 * kMs, 250 * kMs).collective("w", 2, 0);
+        });
+    Analysis a = analyse(path);
+    const RankCounters& r1 = a.counters.ranks[1];
+    CHECK(r1.computeNs == 750 * kMs);
+    CHECK(r1.computeWaitFraction == Approx(0.4));
+    CHECK(r1.computeUtilization == Approx(0.6));
+    const Finding* f = find(a, "shared-cores");
+    REQUIRE(f);
+    CHECK(f->ranks == std::vector<int64_t>{1});
+    CHECK(evidence(*f, "max_compute_cpu_wait_pct") == Approx(40));
+    CHECK(f->estimatedGainNs == Approx(0.4 * 750 * kMs).epsilon(0.001));
+    CHECK_FALSE(find(a, "oversubscription"));
+}
+
+TEST_CASE("low instructions per cycle in compute fires low-ipc", "[counters][analyzer][advice]") {
+    auto withIpc = [](double ipc) {
+        return [ipc](int r) {
+            ThreadCounters t = evenly(r, 1.0, 0.0);
+            t.series.push_back({"PAPI_TOT_CYC", {0, 5e8, 1e9, 1.5e9, 2e9}});
+            t.series.push_back({"PAPI_TOT_INS", {0, 5e8 * ipc, 1e9 * ipc, 1.5e9 * ipc, 2e9 * ipc}});
+            return t;
+        };
+    };
+    test::TempDir dir;
+    Analysis low = analyse(buildTrace(dir, 1, 4, withIpc(0.3)));
+    CHECK(low.counters.ranks[0].ipc == Approx(0.3));
+    CHECK(low.counters.ranks[0].computeIpc == Approx(0.3));
+    const Finding* f = find(low, "low-ipc");
+    REQUIRE(f);
+    CHECK(evidence(*f, "min_compute_ipc") == Approx(0.3));
+    CHECK(f->estimatedGainNs == Approx(0.7 * 1000 * kMs).epsilon(0.001));
+    test::TempDir dir2;
+    CHECK_FALSE(find(analyse(buildTrace(dir2, 1, 4, withIpc(1.5))), "low-ipc"));
+    test::TempDir dir3; // no PAPI counters at all: the rule stays silent
+    CHECK_FALSE(find(analyse(buildTrace(dir3, 1, 4, [](int r) { return evenly(r, 1.0, 0.0); })), "low-ipc"));
+}
+
+TEST_CASE("counterSeries returns the window, the sample before it, and thins to the resolution",
+          "[counters][analyzer][query]") {
+    test::TempDir dir;
+    auto path = buildTrace(dir, 1, 2, [](int r) { return evenly(r, 1.0, 0.0); });
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    auto tracks = counterTracks(*trace);
+    REQUIRE(tracks.ok());
+    REQUIRE(tracks->size() == 4);
+    const CounterTrackInfo* clock = nullptr;
+    for (const auto& t : *tracks)
+        if (t.name == "task_clock") clock = &t;
+    REQUIRE(clock);
+    CHECK(clock->rank == 0);
+    CHECK(clock->tid == 1000);
+    CHECK(clock->samples == 5);
+    auto all = counterSeries(*trace, clock->id, 300 * kMs, 1001 * kMs, 0);
+    REQUIRE(all.ok());
+    REQUIRE(all->size() == 4); // 250 (before the window), 500, 750, 1000
+    CHECK((*all)[0].ts == 250 * kMs);
+    CHECK((*all)[3].value == Approx(1e9));
+    auto thin = counterSeries(*trace, clock->id, 0, 1001 * kMs, 600 * kMs);
+    REQUIRE(thin.ok());
+    REQUIRE(thin->size() == 2); // last of [0, 600) = 500 ms, last of [600, 1200) = 1000 ms
+    CHECK((*thin)[0].ts == 500 * kMs);
+    CHECK((*thin)[1].ts == 1000 * kMs);
+    auto rate = ratePerSecond(*thin);
+    REQUIRE(rate.size() == 1);
+    CHECK(rate[0].value == Approx(1e9)); // 1 s of CPU per second
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// The counters source in the agent: plan building with fallbacks and reasons (fake backends),
+// the /proc parsers, and the real software backends on this machine.
+#include <catch2/catch.hpp>
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#if HPCPROF_TEST_COUNTER_SDE
+#include <sde_lib.h>
+#endif
+
+#include "collector/counters/boundary.hpp"
+#include "collector/counters/counter_plan.hpp"
+#include "collector/counters/papi_backend.hpp"
+#include "collector/counters/perf_backend.hpp"
+#include "collector/counters/proc_backends.hpp"
+#include "collector/counters/sampler.hpp"
+
+using namespace hpcprof::collector::counters;
+namespace raw = hpcprof::schema::raw;
+
+namespace {
+
+/// A backend that counts the names it is given and refuses others with a fixed reason.
+class FakeBackend final : public Backend {
+public:
+    FakeBackend(raw::CounterSource src, std::string knows, std::string refuses)
+        : m_src(src), m_knows(std::move(knows)), m_refuses(std::move(refuses)) {}
+    const char* name() const override { return m_src == raw::CounterSource::PerfSw ? "perf_sw" : "rusage"; }
+    raw::CounterSource source() const override { return m_src; }
+    Offer offer(const char* counter) override {
+        Offer o;
+        std::string c = "," + std::string(counter) + ",";
+        if (("," + m_knows + ",").find(c) != std::string::npos) {
+            o.ok = true;
+            o.code = 7;
+        } else if (("," + m_refuses + ",").find(c) != std::string::npos) {
+            setReason(o.reason, "no permission");
+        }
+        return o;
+    }
+    void add(const Offer&, uint8_t slot) override { slots += std::to_string(slot) + ","; }
+    bool used() const override { return !slots.empty(); }
+    void attach(ThreadSlot&, int) override {}
+    void detach(ThreadSlot&) override {}
+    void read(ThreadSlot&, bool, uint64_t*) override {}
+    std::string slots;
+
+private:
+    raw::CounterSource m_src;
+    std::string m_knows, m_refuses;
+};
+
+const PlannedCounter* find(const CounterPlan& p, const char* name) {
+    for (int i = 0; i < p.count; ++i)
+        if (std::strcmp(p.counters[i].name, name) == 0) return &p.counters[i];
+    return nullptr;
+}
+
+void spinMs(int ms) {
+    timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    volatile unsigned long x = 0;
+    do {
+        x = x + 1;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+} // namespace
+
+TEST_CASE("the counter plan takes the first backend that can count, and keeps why others could not",
+          "[counters][plan]") {
+    FakeBackend perf(raw::CounterSource::PerfSw, "task_clock", "context_switches");
+    FakeBackend rusage(raw::CounterSource::Rusage, "task_clock,context_switches,voluntary_context_switches", "");
+    Backend* order[] = {nullptr, &perf, &rusage};
+    CounterPlan plan;
+    buildPlan("task_clock,context_switches,PAPI_TOT_INS,bogus,voluntary_context_switches", order, 3,
+              "built without PAPI", plan);
+    REQUIRE(plan.count == 5);
+    CHECK(plan.slots == 3);
+
+    const PlannedCounter* tc = find(plan, "task_clock");
+    REQUIRE(tc);
+    CHECK(tc->source == raw::CounterSource::PerfSw);
+    CHECK(tc->slot == 0);
+    CHECK(tc->flags == 0);
+
+    const PlannedCounter* cs = find(plan, "context_switches"); // perf refused, rusage counts it
+    REQUIRE(cs);
+    CHECK(cs->source == raw::CounterSource::Rusage);
+    CHECK(cs->slot == 1);
+    CHECK(cs->flags == raw::kCounterFallback);
+    CHECK(std::string(cs->reason) == "perf_sw: no permission");
+
+    const PlannedCounter* papi = find(plan, "PAPI_TOT_INS");
+    REQUIRE(papi);
+    CHECK(papi->slot == raw::kNoCounterSlot);
+    CHECK(std::string(papi->reason) == "built without PAPI");
+
+    const PlannedCounter* bogus = find(plan, "bogus");
+    REQUIRE(bogus);
+    CHECK(bogus->source == raw::CounterSource::None);
+    CHECK(std::string(bogus->reason) == "unknown counter name");
+    CHECK(perf.slots == "0,");
+    CHECK(rusage.slots == "1,2,");
+}
+
+TEST_CASE("an alternative list uses the first name that can be counted", "[counters][plan]") {
+    FakeBackend perf(raw::CounterSource::PerfSw, "b", "a");
+    Backend* order[] = {&perf};
+    CounterPlan plan;
+    buildPlan("a|b,none,c|a", order, 1, "", plan);
+    REQUIRE(plan.count == 2);
+    CHECK(std::string(plan.counters[0].name) == "b");
+    CHECK(plan.counters[0].slot == 0);
+    CHECK(std::string(plan.counters[1].name) == "c");
+    CHECK(plan.counters[1].slot == raw::kNoCounterSlot);
+    CHECK(std::string(plan.counters[1].reason) == "unknown counter name; a: perf_sw: no permission");
+}
+
+TEST_CASE("counter lists: default asks for PAPI, software does not, boundaries parse", "[counters][plan]") {
+    CHECK(wantsPapi("default"));
+    CHECK_FALSE(wantsPapi("software"));
+    CHECK(wantsPapi("task_clock,sde:::HPCTEST::ops"));
+    CHECK_FALSE(wantsPapi("none"));
+    CHECK(isPapiEventName("perf::TASK-CLOCK"));
+    CHECK_FALSE(isPapiEventName("task_clock"));
+    CHECK(parseBoundaries("mpi,io") == (kCounterBoundaryMpi | kCounterBoundaryIo));
+    CHECK(parseBoundaries("") == 0);
+    CHECK(parseBoundaries("io") == kCounterBoundaryIo);
+}
+
+TEST_CASE("the /proc parsers find context switches and stat fields", "[counters][proc]") {
+    const char* status = "Name:\tx\nvoluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t345\n";
+    uint64_t v = 0;
+    REQUIRE(findNumberAfter(status, "voluntary_ctxt_switches:", v));
+    CHECK(v == 12);
+    REQUIRE(findNumberAfter(status, "nonvoluntary_ctxt_switches:", v));
+    CHECK(v == 345);
+    CHECK_FALSE(findNumberAfter(status, "missing:", v));
+    // Field 2 is "(comm)" and may contain spaces and parentheses.
+    const char* stat = "42 (a b) c) S 1 42 42 0 -1 4194560 77 0 5 0 13 9 0 0 20 0 1";
+    REQUIRE(statField(stat, 10, v));
+    CHECK(v == 77);
+    REQUIRE(statField(stat, 12, v));
+    CHECK(v == 5);
+    REQUIRE(statField(stat, 14, v));
+    CHECK(v == 13);
+    REQUIRE(statField(stat, 15, v));
+    CHECK(v == 9);
+}
+
+TEST_CASE("getrusage and /proc give the same voluntary context switches for a thread", "[counters][backends]") {
+    RusageBackend rusage;
+    Offer o = rusage.offer("voluntary_context_switches");
+    REQUIRE(o.ok);
+    rusage.add(o, 0);
+    ThreadSlot slot;
+    rusage.attach(slot, int(gettid()));
+    uint64_t before[kMaxCounters], self[kMaxCounters], other[kMaxCounters];
+    rusage.read(slot, true, before);
+    for (int i = 0; i < 20; ++i) usleep(200); // each sleep blocks: one voluntary switch at least
+    rusage.read(slot, true, self);
+    rusage.read(slot, false, other);
+    rusage.detach(slot);
+    CHECK(self[0] - before[0] >= 20);
+    CHECK(other[0] == self[0]);
+}
+
+TEST_CASE("schedstat counts a spinning thread's time on CPU", "[counters][backends]") {
+    SchedstatBackend sched;
+    Offer o = sched.offer("task_clock");
+    if (!o.ok) {
+        WARN("SKIPPED: no schedstat here: " << o.reason);
+        return;
+    }
+    sched.add(o, 0);
+    ThreadSlot slot;
+    sched.attach(slot, int(gettid()));
+    uint64_t a[kMaxCounters], b[kMaxCounters];
+    sched.read(slot, true, a);
+    spinMs(50);
+    sched.read(slot, true, b);
+    sched.detach(slot);
+    CHECK(b[0] > a[0]);
+    CHECK(b[0] - a[0] <= 60'000'000); // never more than the wall time (plus scheduler slack)
+    CHECK(b[0] - a[0] >= 1'000'000);  // some CPU even on a loaded machine
+}
+
+TEST_CASE("perf_event task clock counts a spinning thread, and not a sleeping one", "[counters][backends]") {
+    PerfBackend perf;
+    Offer o = perf.offer("task_clock");
+    if (!o.ok) {
+        WARN("SKIPPED: perf_event_open refused here: " << o.reason);
+        return;
+    }
+    CHECK(o.unit == raw::CounterUnit::Ns);
+    perf.add(o, 0);
+    ThreadSlot slot;
+    perf.attach(slot, int(gettid()));
+    REQUIRE(slot.perfCount == 1);
+    uint64_t a[kMaxCounters], b[kMaxCounters], c[kMaxCounters];
+    perf.read(slot, true, a);
+    usleep(50'000);
+    perf.read(slot, true, b);
+    spinMs(50);
+    perf.read(slot, false, c); // any thread may read the descriptor
+    perf.detach(slot);
+    CHECK(b[0] - a[0] < 5'000'000);
+    CHECK(c[0] - b[0] >= 1'000'000);
+    CHECK(c[0] - b[0] <= 60'000'000);
+}
+
+TEST_CASE("unknown names are not offered by the real backends", "[counters][backends]") {
+    PerfBackend perf;
+    RusageBackend rusage;
+    SchedstatBackend sched;
+    CHECK_FALSE(perf.offer("bogus").ok);
+    CHECK(std::string(perf.offer("bogus").reason).empty());
+    CHECK_FALSE(rusage.offer("bogus").ok);
+    CHECK_FALSE(sched.offer("bogus").ok);
+    CHECK(rusage.offer("involuntary_context_switches").ok);
+}
+
+TEST_CASE("PAPI counts this program's software-defined event exactly", "[counters][backends][papi]") {
+#if HPCPROF_TEST_COUNTER_SDE
+    char why[kReasonSize] = {};
+    auto papi = makePapiBackend(why);
+    if (!papi) {
+        WARN("SKIPPED: PAPI could not be loaded: " << why);
+        return;
+    }
+    // Asked before the library registers its counter (as the agent does at start-up).
+    Offer o = papi->offer("sde:::HPCTEST_UNIT::ops");
+    REQUIRE(o.ok);
+    CHECK(o.processWide);
+    papi->add(o, 3);
+    Offer missing = papi->offer("PAPI_NOT_AN_EVENT");
+    CHECK_FALSE(missing.ok);
+    CHECK(std::string(missing.reason).rfind("PAPI: ", 0) == 0);
+    static long long ops = 0;
+    papi_handle_t h = papi_sde_init("HPCTEST_UNIT");
+    papi_sde_register_counter(h, "ops", PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, &ops);
+    for (int i = 0; i < 1000; ++i) ops++;
+    uint64_t values[kMaxCounters];
+    for (auto& v : values) v = raw::kCounterMissing;
+    REQUIRE(papi->readProcess(values));
+    CHECK(values[3] == 1000);
+    CHECK(values[0] == raw::kCounterMissing);
+#else
+    WARN("SKIPPED: built without PAPI/libsde");
+#endif
+}
