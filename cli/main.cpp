@@ -11,6 +11,7 @@
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "summary_printer.hpp"
+#include "view_command.hpp"
 
 using namespace hpcprof;
 
@@ -69,6 +70,8 @@ int main(int argc, char** argv) {
     auto* importCmd = cli::addImportCommand(app, importOptions);
     cli::ExportCommandOptions exportOptions;
     auto* exportCmd = cli::addExportCommand(app, exportOptions);
+    cli::ViewCommandOptions viewOptions;
+    auto* viewCmd = cli::addViewCommand(app, viewOptions);
 
     try {
         app.parse(argc, argv);
@@ -91,5 +94,6 @@ int main(int argc, char** argv) {
     if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
     if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
     if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
+    if (viewCmd->parsed()) return cli::viewCommand(viewOptions);
     return cli::kExitUsage;
 }

@@ -21,6 +21,7 @@ packages=(
     libfmt-dev libcli11-dev nlohmann-json3-dev catch2
     openmpi-bin libopenmpi-dev gfortran python3-mpi4py
     chromium python3-jsonschema
+    qt6-base-dev fonts-dejavu-core
     libpapi-dev papi-tools libsde1
     libibverbs-dev
 )

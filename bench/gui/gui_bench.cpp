@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// GUI benchmark on the offscreen platform, with the GUI's own pieces (TraceData load, lane
+// layout, asynchronous TimelineFetcher, TimelinePainter into a 1600x1000 image):
+//  - first paint: from opening the trace until the first frame with data is painted (the first
+//    chunk of lanes), and until every visible lane is;
+//  - a scripted sequence (zoom from the whole run down to ~1 us, pan, zoom back out) at a
+//    60 Hz input rate: per-frame paint time (what the UI thread spends per frame; fetches run
+//    on the worker meanwhile) and the worker's fetch times;
+//  - jumps to uncached views (whole run ... 10 us): input until a frame shows their data;
+//  - peak RSS of the process.
+// The trace comes from bench/analyzer's generator (run_gui_bench.sh). Results: docs/performance.md.
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+#include <QThread>
+#include <QTimer>
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "models/lane_layout.hpp"
+#include "models/timeline_fetcher.hpp"
+#include "models/timeline_painter.hpp"
+
+using namespace hpcprof::gui;
+
+namespace {
+constexpr int kWidth = 1600, kHeight = 1000;
+
+double pct(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+void spin(int ms) {
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QGuiApplication app(argc, argv);
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: gui_bench TRACE\n");
+        return 2;
+    }
+    QElapsedTimer clock;
+    clock.start();
+    auto loaded = loadTraceData(argv[1]);
+    if (!loaded) {
+        std::fprintf(stderr, "gui_bench: %s\n", loaded.status().message().c_str());
+        return 1;
+    }
+    TraceDataPtr data = *loaded;
+    const double loadMs = double(clock.nsecsElapsed()) / 1e6;
+    LaneLayout layout;
+    layout.build(*data);
+    TimeAxis axis;
+    axis.setBounds(data->bounds);
+    axis.setWidth(kWidth - TimelinePainter::kGutter);
+    TimelineFetcher fetcher;
+    fetcher.setTrace(data);
+    QImage image(kWidth, kHeight, QImage::Format_RGB32);
+    const QRect area(0, 0, kWidth, kHeight);
+    int scrollY = 0;
+    auto request = [&] {
+        // The same lanes the timeline widget asks for: the visible ones and half a screen more.
+        const int y0 = scrollY - kHeight / 2, y1 = scrollY + kHeight + kHeight / 2;
+        return fetcher.request(axis.window(), axis.nsPerPixel(), layout.visibleTracks(y0, y1),
+                               layout.visibleCounters(y0, y1));
+    };
+    auto paint = [&] {
+        QElapsedTimer t;
+        t.start();
+        QPainter p(&image);
+        PaintState st;
+        st.scrollY = scrollY;
+        TimelinePainter::paintLanes(p, area, axis, layout, *data, fetcher.data().get(), st);
+        return double(t.nsecsElapsed()) / 1e6;
+    };
+    QObject::connect(&fetcher, &TimelineFetcher::dataReady, [&] {
+        for (const auto& [track, draw] : fetcher.data()->tracks) layout.growRows(track, draw->maxDepth + 1);
+    });
+
+    request();
+    // First paint: the first frame with data (the first chunk of lanes, top of the view).
+    while (!fetcher.data() && fetcher.busy()) spin(1);
+    const double firstFetchMs = fetcher.data() ? fetcher.data()->fetchMs : 0;
+    paint();
+    const double firstPaintMs = double(clock.nsecsElapsed()) / 1e6;
+    // Every visible lane painted.
+    fetcher.waitUntilIdle(600000);
+    paint();
+    const double fullPaintMs = double(clock.nsecsElapsed()) / 1e6;
+
+    // The script: 64 zoom steps of 0.8 at the centre (1/0.8^64 ~ 1.6e6x), 40 pans of 10 %, 64
+    // steps back out; one input every 16 ms, as a person holding W, D and S would produce.
+    std::vector<double> frames, fetchMs;
+    QObject::connect(&fetcher, &TimelineFetcher::dataReady, [&] { fetchMs.push_back(fetcher.data()->fetchMs); });
+    auto step = [&](auto&& change) {
+        change();
+        request();
+        frames.push_back(paint());
+        spin(16);
+    };
+    const double mid = axis.width() / 2;
+    for (int i = 0; i < 64; ++i) step([&] { axis.zoom(0.8, mid); });
+    const int64_t deepestSpan = axis.window().span();
+    for (int i = 0; i < 40; ++i) step([&] { axis.panPixels(0.1 * axis.width()); });
+    for (int i = 0; i < 64; ++i) step([&] { axis.zoom(1.25, mid); });
+    fetcher.waitUntilIdle(600000);
+
+    // Jumps to views with nothing cached (a finding, a search hit): input until the frame that
+    // shows the new view's data.
+    std::vector<double> fresh;
+    const TimeWindow b = data->bounds;
+    for (int64_t span : {int64_t(10'000), int64_t(100'000), b.span() / 256, b.span() / 16, b.span()}) {
+        const int64_t c = b.begin + b.span() / 3;
+        QElapsedTimer t;
+        t.start();
+        axis.setWindow({c - span / 2, c - span / 2 + span});
+        request();
+        fetcher.waitUntilIdle(600000);
+        paint();
+        fresh.push_back(double(t.nsecsElapsed()) / 1e6);
+    }
+    const int fetches = int(fetchMs.size());
+
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    std::printf("events=%lld tracks=%zu load_ms=%.1f first_chunk_fetch_ms=%.1f first_paint_ms=%.1f all_lanes_ms=%.1f\n",
+                (long long)data->events, data->index.tracks().size(), loadMs, firstFetchMs, firstPaintMs, fullPaintMs);
+    std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f deepest_span_ns=%lld\n", frames.size(),
+                pct(frames, 0.5), pct(frames, 0.95), pct(frames, 1.0), (long long)deepestSpan);
+    // RSS includes the trace's memory-mapped pages (SQLite mmap, shared with the page cache);
+    // the heap in use is the GUI's own memory: draw lists, caches, the trace's small tables.
+    std::printf("fetches=%d fetch_median_ms=%.1f fetch_max_ms=%.1f peak_rss_mb=%.1f heap_in_use_mb=%.1f\n", fetches,
+                pct(fetchMs, 0.5), pct(fetchMs, 1.0), double(ru.ru_maxrss) / 1024.0,
+                double(mallinfo2().uordblks) / (1024.0 * 1024.0));
+    std::printf("jump_to_fresh_frame_ms 10us=%.0f 100us=%.0f 1/256=%.0f 1/16=%.0f whole=%.0f\n", fresh[0], fresh[1],
+                fresh[2], fresh[3], fresh[4]);
+    return 0;
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include "view_command.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <vector>
+
+#include "agent_locator.hpp"
+
+namespace hpcprof::cli {
+
+CLI::App* addViewCommand(CLI::App& app, ViewCommandOptions& o) {
+    auto* cmd = app.add_subcommand("view", "Open a trace in the timeline GUI (hpcprof-gui)");
+    cmd->add_option("trace", o.trace, "Trace file to open")->required();
+    cmd->add_option("--window", o.window, "Show only START:END (units ns, us, ms, s), e.g. 1.5s:2s");
+    cmd->add_option("--screenshot", o.screenshot, "Render the window offscreen to this PNG and exit");
+    return cmd;
+}
+
+int viewCommand(const ViewCommandOptions& o) {
+    std::string gui;
+    if (const char* env = std::getenv("HPCPROF_GUI"); env && *env) gui = env;
+    if (gui.empty()) gui = locateSiblingExecutable("hpcprof-gui");
+    if (gui.empty()) {
+        fmt::print(stderr, "hpcprof view: hpcprof-gui is not installed next to hpcprof (this build has no "
+                           "Qt 6: install qt6-base-dev and reconfigure, or set HPCPROF_GUI)\n");
+        return 127;
+    }
+    std::vector<std::string> args{gui};
+    if (!o.window.empty()) args.insert(args.end(), {"--window", o.window});
+    if (!o.screenshot.empty()) args.insert(args.end(), {"--screenshot", o.screenshot});
+    args.push_back(o.trace);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    pid_t pid = fork();
+    if (pid < 0) {
+        fmt::print(stderr, "hpcprof view: fork: {}\n", std::strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        execv(gui.c_str(), argv.data());
+        fmt::print(stderr, "hpcprof view: cannot start {}: {}\n", gui, std::strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return 1;
+}
+
+} // namespace hpcprof::cli

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// The main window: timeline on top, analysis views (details, breakdown, POP, top tables,
+// findings, data quality) below, search bar and navigation in the toolbar, trace facts and
+// data-loss warnings in the status bar and a banner. Opens traces from the command line, a file
+// dialog, the recent-files menu or drag and drop.
+#pragma once
+
+#include <QLabel>
+#include <QMainWindow>
+#include <QTabWidget>
+
+#include "models/trace_session.hpp"
+#include "timeline_widget.hpp"
+
+class QLineEdit;
+class QCheckBox;
+class QComboBox;
+class QTextBrowser;
+class QTableView;
+class QMenu;
+class QAction;
+
+namespace hpcprof::gui {
+
+class BreakdownChart;
+class FindingsModel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+
+    void openTrace(const QString& path);
+    TraceSession& session() { return m_session; }
+    TimelineWidget* timeline() { return m_timeline; }
+    ZoomStack& zoomStack() { return m_zoom; }
+    /// The last error shown (empty when none): tests and --screenshot read it.
+    const QString& lastError() const { return m_lastError; }
+    /// Selects finding `row` (as if activated in the list).
+    void activateFinding(int row);
+    /// Moves to the next (+1) or previous (-1) search match.
+    void stepMatch(int direction);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent*) override;
+    void dropEvent(QDropEvent*) override;
+
+private:
+    void buildMenus();
+    void buildToolbar();
+    void buildViews();
+    void traceOpened(TraceDataPtr data);
+    void analysisReady(AnalysisPtr a);
+    void showError(const QString& message);
+    void addRecent(const QString& path);
+    void refreshRecentMenu();
+    void runSearch();
+    void showRangeTotals(TimeWindow w, AnalysisPtr a);
+    void updateNavActions();
+
+    ZoomStack m_zoom;
+    TraceSession m_session;
+    TimelineWidget* m_timeline;
+    QLabel* m_banner;
+    QLabel* m_facts;
+    QLabel* m_warnings;
+    QLabel* m_legend;
+    QTabWidget* m_tabs;
+    QTextBrowser* m_details;
+    BreakdownChart* m_chart;
+    FindingsModel* m_findings;
+    QTableView* m_findingsView;
+    QLabel* m_findingText;
+    QList<std::pair<QAbstractItemModel*, void (*)(QAbstractItemModel*, AnalysisPtr)>> m_analysisModels;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_back = nullptr;
+    QAction* m_forward = nullptr;
+    QLineEdit* m_search = nullptr;
+    QCheckBox* m_regex = nullptr;
+    QComboBox* m_class = nullptr;
+    QLineEdit* m_ranks = nullptr;
+    QLabel* m_matchLabel = nullptr;
+    SearchResult m_searchResult;
+    int m_matchIndex = -1;
+    int64_t m_pendingJump = -1;
+    QString m_lastError;
+    QString m_path;
+};
+
+} // namespace hpcprof::gui

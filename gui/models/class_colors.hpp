@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Colours of the event classes (timeline, legend, breakdown chart) and of the attribution's
+// time classes. One table so the legend and the drawing can never disagree.
+#pragma once
+
+#include <QColor>
+
+#include "hpcprof/analyzer/analysis_types.hpp"
+#include "hpcprof/analyzer/trace_index.hpp"
+
+namespace hpcprof::gui {
+
+inline constexpr int kEventClassCount = 6;
+
+/// Fill colour of events of class `c`.
+QColor classColor(analyzer::EventClass c);
+/// Colour of a time class of the breakdown (idle is light grey).
+QColor timeClassColor(analyzer::TimeClass c);
+/// Human name of an event class ("communication").
+QString className(analyzer::EventClass c);
+
+} // namespace hpcprof::gui

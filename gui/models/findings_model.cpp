@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+#include "models/findings_model.hpp"
+
+#include <QColor>
+
+#include "models/format.hpp"
+
+namespace hpcprof::gui {
+
+void FindingsModel::setAnalysis(AnalysisPtr a) {
+    beginResetModel();
+    m_a = std::move(a);
+    endResetModel();
+}
+
+const analyzer::Finding* FindingsModel::finding(int row) const {
+    if (!m_a || row < 0 || size_t(row) >= m_a->findings.size()) return nullptr;
+    return &m_a->findings[size_t(row)];
+}
+
+int FindingsModel::rowCount(const QModelIndex& p) const { return p.isValid() || !m_a ? 0 : int(m_a->findings.size()); }
+int FindingsModel::columnCount(const QModelIndex& p) const { return p.isValid() ? 0 : ColumnCount; }
+
+QString FindingsModel::evidenceText(const analyzer::Finding& f) {
+    QStringList lines;
+    for (const auto& e : f.evidence) {
+        QString v;
+        if (e.unit == "ns")
+            v = formatDuration(int64_t(e.value));
+        else if (e.unit == "bytes")
+            v = formatBytes(int64_t(e.value));
+        else if (e.unit == "pct")
+            v = QString::number(e.value, 'f', 1) + QStringLiteral(" %");
+        else
+            v = QString::number(e.value, 'g', 4) + (e.unit == "count" || e.unit.empty() ? QString() : QStringLiteral(" ") + QString::fromStdString(e.unit));
+        lines << QString::fromStdString(e.key) + QStringLiteral(" = ") + v;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+QVariant FindingsModel::data(const QModelIndex& index, int role) const {
+    const analyzer::Finding* f = index.isValid() ? finding(index.row()) : nullptr;
+    if (!f) return {};
+    auto ranksText = [f] {
+        QStringList r;
+        for (size_t i = 0; i < f->ranks.size() && i < 8; ++i) r << QString::number(f->ranks[i]);
+        if (f->ranks.size() > 8) r << QStringLiteral("... (%1)").arg(f->ranks.size());
+        return r.join(QStringLiteral(", "));
+    };
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case SeverityColumn: return QString::fromLatin1(analyzer::severityName(f->severity));
+        case TitleColumn: return QString::fromStdString(f->title);
+        case RanksColumn: return ranksText();
+        default: return formatDuration(f->estimatedGainNs);
+        }
+    case SortRole:
+        switch (index.column()) {
+        case SeverityColumn: return int(f->severity);
+        case TitleColumn: return QString::fromStdString(f->title);
+        case RanksColumn: return qint64(f->ranks.size());
+        default: return qint64(f->estimatedGainNs);
+        }
+    case Qt::ToolTipRole:
+        return QString::fromStdString(f->title) + QStringLiteral("\n\n") + evidenceText(*f) + QStringLiteral("\n\n") +
+               QString::fromStdString(f->suggestion);
+    case Qt::ForegroundRole:
+        if (index.column() == SeverityColumn)
+            return f->severity == analyzer::Severity::Critical  ? QColor(0xc6, 0x28, 0x28)
+                   : f->severity == analyzer::Severity::Warning ? QColor(0xb2, 0x6a, 0x00)
+                                                                : QColor(0x30, 0x30, 0x30);
+        return {};
+    case RanksRole: {
+        QVariantList l;
+        for (int64_t r : f->ranks) l << qint64(r);
+        return l;
+    }
+    case EventIdsRole: {
+        QVariantList l;
+        for (int64_t e : f->eventIds) l << qint64(e);
+        return l;
+    }
+    case EvidenceRole: return evidenceText(*f);
+    case SuggestionRole: return QString::fromStdString(f->suggestion);
+    case IdRole: return QString::fromStdString(f->id);
+    case SeverityRole: return int(f->severity);
+    default: return {};
+    }
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* kNames[] = {"Severity", "Finding", "Ranks", "Est. gain"};
+    return section >= 0 && section < ColumnCount ? QString::fromLatin1(kNames[section]) : QVariant();
+}
+
+} // namespace hpcprof::gui

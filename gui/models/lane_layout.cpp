@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+#include "models/lane_layout.hpp"
+
+#include <algorithm>
+
+namespace hpcprof::gui {
+
+void LaneLayout::build(const TraceData& data) {
+    m_groups.clear();
+    m_trackLane.clear();
+    std::vector<const analyzer::ProcessInfo*> procs;
+    for (const auto& p : data.index.processes()) procs.push_back(&p);
+    std::stable_sort(procs.begin(), procs.end(), [](auto* a, auto* b) {
+        if (a->rank.has_value() != b->rank.has_value()) return a->rank.has_value();
+        if (a->rank && *a->rank != *b->rank) return *a->rank < *b->rank;
+        return a->pid < b->pid;
+    });
+    for (const auto* p : procs) {
+        LaneGroup g;
+        g.processId = p->id;
+        g.rank = p->rank;
+        g.title = p->rank ? QStringLiteral("Rank %1  (pid %2, %3)").arg(*p->rank).arg(p->pid).arg(QString::fromStdString(p->host))
+                          : QStringLiteral("pid %1  (%2)").arg(p->pid).arg(QString::fromStdString(p->host));
+        auto tracks = data.index.tracksOf(p->id);
+        std::stable_sort(tracks.begin(), tracks.end(), [](auto* a, auto* b) {
+            if (a->kind != b->kind) return int(a->kind) < int(b->kind);
+            if (a->device != b->device) return a->device < b->device;
+            if (a->stream != b->stream) return a->stream < b->stream;
+            return a->id < b->id;
+        });
+        for (const auto* t : tracks) {
+            Lane l;
+            l.id = t->id;
+            l.name = QString::fromStdString(t->name);
+            if (t->kind == analyzer::TrackKind::CpuThread && t->tid)
+                l.name = QStringLiteral("thread %1").arg(*t->tid);
+            g.lanes.push_back(l);
+        }
+        for (const auto& c : data.counters) {
+            if (c.processId != p->id) continue;
+            Lane l;
+            l.counter = true;
+            l.id = c.id;
+            l.name = c.name + QStringLiteral(" (") + c.unit + QStringLiteral("/s)");
+            g.lanes.push_back(l);
+        }
+        // Processes with nothing to draw (a forked helper that did no recorded work) are kept:
+        // their header shows that they existed.
+        m_groups.push_back(std::move(g));
+    }
+    for (size_t gi = 0; gi < m_groups.size(); ++gi)
+        for (size_t li = 0; li < m_groups[gi].lanes.size(); ++li)
+            if (!m_groups[gi].lanes[li].counter) m_trackLane[m_groups[gi].lanes[li].id] = {int(gi), int(li)};
+    relayout();
+}
+
+void LaneLayout::relayout() {
+    int y = 0;
+    for (auto& g : m_groups) {
+        g.y = y;
+        y += kHeaderHeight;
+        for (auto& l : g.lanes) {
+            l.y = y;
+            l.height = g.collapsed ? 0 : (l.counter ? kCounterHeight : l.rows * kRowHeight) + kLaneGap;
+            y += l.height;
+        }
+    }
+    m_height = y;
+}
+
+void LaneLayout::setCollapsed(size_t group, bool collapsed) {
+    if (group >= m_groups.size()) return;
+    m_groups[group].collapsed = collapsed;
+    relayout();
+}
+
+bool LaneLayout::growRows(int64_t trackId, int rows) {
+    auto it = m_trackLane.find(trackId);
+    if (it == m_trackLane.end()) return false;
+    Lane& l = m_groups[size_t(it->second.first)].lanes[size_t(it->second.second)];
+    rows = std::min(rows, kMaxRows);
+    if (rows <= l.rows) return false;
+    l.rows = rows;
+    relayout();
+    return true;
+}
+
+LaneLayout::Hit LaneLayout::hitTest(int y) const {
+    Hit h;
+    for (size_t gi = 0; gi < m_groups.size(); ++gi) {
+        const auto& g = m_groups[gi];
+        if (y < g.y) break;
+        if (y < g.y + kHeaderHeight) return {int(gi), -1, -1};
+        for (size_t li = 0; li < g.lanes.size(); ++li) {
+            const auto& l = g.lanes[li];
+            if (l.height > 0 && y >= l.y && y < l.y + l.height) {
+                int row = l.counter ? 0 : (y - l.y) / kRowHeight;
+                return {int(gi), int(li), row < l.rows ? row : -1};
+            }
+        }
+    }
+    return h;
+}
+
+std::vector<int64_t> LaneLayout::visibleTracks(int y0, int y1) const {
+    std::vector<int64_t> out;
+    for (const auto& g : m_groups)
+        for (const auto& l : g.lanes)
+            if (!l.counter && l.height > 0 && l.y < y1 && l.y + l.height > y0) out.push_back(l.id);
+    return out;
+}
+
+std::vector<int64_t> LaneLayout::visibleCounters(int y0, int y1) const {
+    std::vector<int64_t> out;
+    for (const auto& g : m_groups)
+        for (const auto& l : g.lanes)
+            if (l.counter && l.height > 0 && l.y < y1 && l.y + l.height > y0) out.push_back(l.id);
+    return out;
+}
+
+const Lane* LaneLayout::laneOfTrack(int64_t trackId) const {
+    auto it = m_trackLane.find(trackId);
+    if (it == m_trackLane.end()) return nullptr;
+    return &m_groups[size_t(it->second.first)].lanes[size_t(it->second.second)];
+}
+
+int LaneLayout::groupOfProcess(int64_t processId) const {
+    for (size_t i = 0; i < m_groups.size(); ++i)
+        if (m_groups[i].processId == processId) return int(i);
+    return -1;
+}
+
+int LaneLayout::groupOfRank(int64_t rank) const {
+    for (size_t i = 0; i < m_groups.size(); ++i)
+        if (m_groups[i].rank == rank) return int(i);
+    return -1;
+}
+
+} // namespace hpcprof::gui

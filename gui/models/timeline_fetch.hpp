@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// Phase 1 of drawing (Tracy's preprocess): turns the analyzer's level-of-detail range queries
+// (TimelineQuery) into a compact draw list per lane. Runs on a worker thread; the result is
+// immutable and shared with the UI thread, whose paint only walks it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "models/time_axis.hpp"
+#include "models/trace_data.hpp"
+
+namespace hpcprof::gui {
+
+/// A slice to draw, or (folded) a run of events narrower than the resolution.
+struct DrawItem {
+    int64_t ts = 0, dur = 0;
+    int64_t eventId = 0; ///< the event, or the longest event of a folded run
+    int64_t nameId = 0;
+    int32_t depth = 0;
+    int32_t count = 1;   ///< events folded into this mark
+    uint8_t cls = 0;     ///< analyzer::EventClass
+    bool folded = false;
+};
+
+struct TrackDraw {
+    std::vector<DrawItem> items; ///< by depth, then ts
+    int maxDepth = 0;
+    int64_t maxDur = 0;          ///< longest item: bounds the binary search of a view
+};
+
+/// A counter lane: rate of the cumulative counter (per second) per bucket.
+struct CounterPoint {
+    int64_t ts = 0;
+    double rate = 0;
+};
+
+struct FetchRequest {
+    TimeWindow window;      ///< fetched window (wider than the visible one)
+    int64_t resolutionNs = 1;
+    std::vector<int64_t> tracks, counters;
+};
+
+struct TimelineData {
+    TimeWindow window;
+    int64_t resolutionNs = 1;
+    std::unordered_map<int64_t, std::shared_ptr<const TrackDraw>> tracks; ///< shared between fetches
+    std::unordered_map<int64_t, std::vector<CounterPoint>> counters;
+    int64_t items = 0;
+    double fetchMs = 0;
+};
+
+using TimelineDataPtr = std::shared_ptr<const TimelineData>;
+
+/// Fetches the draw lists for `request` through the calling thread's trace connection.
+Result<TimelineDataPtr> fetchTimeline(const TraceData& data, const FetchRequest& request);
+
+/// Resolution for a view of `nsPerPixel`: the power of two at or above the width of
+/// kFoldPixels, so nearby zoom levels share one fetch.
+int64_t quantizedResolution(double nsPerPixel);
+/// Events narrower than this many pixels are folded into one mark (Tracy's MinVisSize).
+inline constexpr double kFoldPixels = 3.0;
+
+} // namespace hpcprof::gui

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// hpcprof-gui as a user runs it: --screenshot renders the main window offscreen (whole run and a
+// --window), damaged and foreign files fail with one line and a non-zero exit, and `hpcprof view`
+// starts the GUI as a separate process.
+#include <QColor>
+#include <QImage>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/unit/gui/gui_test_support.hpp"
+#include "models/class_colors.hpp"
+#include "process_runner.hpp"
+
+using namespace hpcprof;
+using analyzer::EventClass;
+
+namespace {
+std::string guiBinary() { return HPCPROF_TEST_BUILD_DIR "/bin/hpcprof-gui"; }
+const std::vector<std::string> kEnv = {"QT_QPA_PLATFORM=offscreen", "XDG_CONFIG_HOME=/tmp/hpcprof-gui-test-config"};
+
+int countColor(const QImage& img, const QColor& c) {
+    int n = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            if (img.pixelColor(x, y) == c) ++n;
+    return n;
+}
+
+size_t lines(const std::string& s) {
+    size_t n = 0;
+    for (char ch : s) n += ch == '\n';
+    return n;
+}
+} // namespace
+
+TEST_CASE("screenshots show the trace's classes and zoom to --window", "[gui][integration]") {
+    test::TempDir dir;
+    test::writeClassesTrace(dir / "t.hpcprof");
+    auto whole = test::runProcess({guiBinary(), "--screenshot", dir / "whole.png", "--size", "1200x800", dir / "t.hpcprof"}, kEnv);
+    INFO(whole.err);
+    REQUIRE(whole.exitCode == 0);
+    QImage a(QString::fromStdString(dir / "whole.png"));
+    REQUIRE(a.width() == 1200);
+    REQUIRE(a.height() == 800);
+    for (int c = 0; c < 5; ++c) {
+        INFO("class " << c);
+        CHECK(countColor(a, gui::classColor(EventClass(c))) > 200);
+    }
+    auto zoomed = test::runProcess(
+        {guiBinary(), "--screenshot", dir / "zoom.png", "--size", "1200x800", "--window", "350us:450us", dir / "t.hpcprof"}, kEnv);
+    INFO(zoomed.err);
+    REQUIRE(zoomed.exitCode == 0);
+    QImage b(QString::fromStdString(dir / "zoom.png"));
+    REQUIRE(b.width() == 1200);
+    // The copy [220, 280) us is outside the window: only the legend and minimap keep its colour;
+    // the communication fills far more of the view than at the whole-run zoom.
+    const QColor mem = gui::classColor(EventClass::Memory), comm = gui::classColor(EventClass::Communication);
+    CHECK(countColor(b, mem) + 500 < countColor(a, mem));
+    CHECK(countColor(b, comm) > countColor(a, comm) + 2000);
+}
+
+TEST_CASE("damaged and foreign files fail the screenshot with a one-line message", "[gui][integration]") {
+    test::TempDir dir;
+    test::writeClassesTrace(dir / "t.hpcprof");
+    const auto size = std::filesystem::file_size(dir / "t.hpcprof");
+    std::filesystem::copy_file(dir / "t.hpcprof", dir / "cut.hpcprof");
+    std::filesystem::resize_file(dir / "cut.hpcprof", size / 3);
+    std::ofstream(dir / "notes.hpcprof") << "this is not a trace\n";
+    for (const std::string name : {"cut.hpcprof", "notes.hpcprof", "missing.hpcprof"}) {
+        INFO(name);
+        auto r = test::runProcess({guiBinary(), "--screenshot", dir / "out.png", dir / name}, kEnv);
+        CHECK(r.exitCode == 1);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.rfind("hpcprof-gui: cannot open " + (dir / name) + ": ", 0) == 0);
+        CHECK_FALSE(std::filesystem::exists(dir / "out.png"));
+    }
+    auto bad = test::runProcess({guiBinary(), "--screenshot", dir / "out.png", "--window", "soon", dir / "t.hpcprof"}, kEnv);
+    CHECK(bad.exitCode == 2);
+    CHECK(lines(bad.err) == 1);
+}
+
+TEST_CASE("hpcprof view starts hpcprof-gui and passes its exit code through", "[gui][integration]") {
+    test::TempDir dir;
+    test::writeClassesTrace(dir / "t.hpcprof");
+    auto r = test::runProcess({test::hpcprofBinary(), "view", dir / "t.hpcprof", "--screenshot", dir / "v.png"}, kEnv);
+    INFO(r.err);
+    CHECK(r.exitCode == 0);
+    CHECK(std::filesystem::file_size(dir / "v.png") > 10000);
+    auto broken = test::runProcess({test::hpcprofBinary(), "view", dir / "nothing.hpcprof", "--screenshot", dir / "w.png"}, kEnv);
+    CHECK(broken.exitCode == 1);
+    auto missing = test::runProcess({test::hpcprofBinary(), "view", dir / "t.hpcprof"},
+                                    {"HPCPROF_GUI=" + (dir / "no-such-gui")});
+    CHECK(missing.exitCode == 127);
+    CHECK(missing.err.find("no-such-gui") != std::string::npos);
+}
