@@ -7,6 +7,7 @@
 //   HPCPROF_COUNTERS            counter list: default | software | none | names ("A|B" = A or B)
 //   HPCPROF_COUNTER_PERIOD_MS   timer period (default 10; 0 = boundaries and exit only)
 //   HPCPROF_COUNTER_BOUNDARIES  regions sampled at entry and exit: mpi,io (default mpi)
+//   HPCPROF_COUNTER_THREAD      deferred (default) | eager: when the timer thread starts
 //
 // Locking: one mutex guards the registry (thread discovery, timer samples, exit); a thread's own
 // boundary sample takes no lock once the thread is registered (ThreadSlot::busy keeps the
@@ -24,6 +25,9 @@ struct SamplerOptions {
     uint64_t periodNs = 10'000'000;
     uint32_t boundaries = 1; ///< kCounterBoundary* bits
     bool startThread = true; ///< false: tests drive sampleAll() themselves
+    /// true: a single-threaded program gets the sampler thread only when it starts a thread of
+    /// its own (HPCPROF_COUNTER_THREAD=eager starts it at once).
+    bool deferThread = true;
 };
 
 /// Reads the HPCPROF_COUNTER* environment variables.

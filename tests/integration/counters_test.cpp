@@ -63,12 +63,29 @@ TEST_CASE("a spinning program uses its task clock, a sleeping one does not", "[i
     CHECK(spinClock + spinWait > 200e6);
     CHECK(sleepClock < 10e6);
     CHECK(spinClock > 10 * sleepClock);
-    // Samples come from the timer (10 ms default) and at exit.
-    CHECK(qs.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid") >= 10);
-    CHECK(qs.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'cpu_utilization'") >= 5);
-    CHECK(qs.scalar("SELECT MAX(value) <= 1.0 FROM counter_view WHERE counter = 'cpu_utilization'") == 1);
-    // The sampler thread is hpcprof's own: it is not a timeline of the program.
-    CHECK(qs.scalar("SELECT COUNT(*) FROM thread WHERE name = 'hpcprof-counter'") == 0);
+    // A single-threaded program has no timer thread by default (it would make each of its
+    // system calls dearer): samples at start and exit only.
+    CHECK(qs.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid") <= 3);
+}
+
+TEST_CASE("the timer samples a program once it has threads, or at once when asked", "[integration][counters]") {
+    for (const char* mode : {"threaded", "eager"}) {
+        DYNAMIC_SECTION(mode) {
+            TempDir dir;
+            bool threaded = std::string(mode) == "threaded";
+            auto r = profile(dir, "software", {workload(), threaded ? "tspin" : "spin", "300"},
+                             threaded ? std::vector<std::string>{} : std::vector<std::string>{"HPCPROF_COUNTER_THREAD=eager"});
+            REQUIRE(r.exitCode == 0);
+            TraceQuery q(dir / "t.hpcprof");
+            CHECK(mainDelta(q, "task_clock") > 20e6);
+            // Samples come from the timer (10 ms default) and at exit.
+            CHECK(q.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid") >= 10);
+            CHECK(q.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'cpu_utilization'") >= 5);
+            CHECK(q.scalar("SELECT MAX(value) <= 1.0 FROM counter_view WHERE counter = 'cpu_utilization'") == 1);
+            // The sampler thread is hpcprof's own: it is not a timeline of the program.
+            CHECK(q.scalar("SELECT COUNT(*) FROM thread WHERE name = 'hpcprof-counter'") == 0);
+        }
+    }
 }
 
 TEST_CASE("forced context switches are counted", "[integration][counters]") {

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT
  * Workloads with known counter behaviour for the counters tests:
  *   counter_workload spin MS      busy loop for MS ms (task clock ~ wall time when alone)
+ *   counter_workload tspin MS     the same after starting a second thread (which only waits)
  *   counter_workload sleep MS     sleep MS ms (task clock ~ 0)
  *   counter_workload switch N     N short sleeps: at least N voluntary context switches
  *   counter_workload io N         N one-byte writes to /dev/null (region boundaries)
  *   counter_workload sde N        N increments of the software-defined event HPCTEST::ops
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +24,32 @@ static double nowMs(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+static void spin(long ms) {
+    double t0 = nowMs();
+    volatile unsigned long x = 0;
+    while (nowMs() - t0 < (double)ms) x++;
+}
+
+static void* waitForMain(void* done) {
+    while (!__atomic_load_n((int*)done, __ATOMIC_ACQUIRE)) usleep(1000);
+    return NULL;
+}
+
 int main(int argc, char** argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: counter_workload spin|sleep|switch|io|sde N\n");
+        fprintf(stderr, "usage: counter_workload spin|tspin|sleep|switch|io|sde N\n");
         return 2;
     }
     long n = atol(argv[2]);
     if (strcmp(argv[1], "spin") == 0) {
-        double t0 = nowMs();
-        volatile unsigned long x = 0;
-        while (nowMs() - t0 < (double)n) x++;
+        spin(n);
+    } else if (strcmp(argv[1], "tspin") == 0) {
+        static int done = 0;
+        pthread_t t;
+        if (pthread_create(&t, NULL, waitForMain, &done) != 0) return 1;
+        spin(n);
+        __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+        pthread_join(t, NULL);
     } else if (strcmp(argv[1], "sleep") == 0) {
         usleep((useconds_t)(n * 1000));
     } else if (strcmp(argv[1], "switch") == 0) {

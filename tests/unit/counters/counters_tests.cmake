@@ -1,5 +1,6 @@
 # CPU-counter tests (issue 8), included from tests/CMakeLists.txt.
 add_executable(counter_workload ${CMAKE_CURRENT_LIST_DIR}/counter_workload.c)
+target_link_libraries(counter_workload PRIVATE Threads::Threads)
 if(HPCPROF_HAVE_PAPI AND HPCPROF_SDE_LIBRARY)
     target_compile_definitions(counter_workload PRIVATE COUNTER_WORKLOAD_SDE)
     target_link_libraries(counter_workload PRIVATE ${HPCPROF_SDE_LIBRARY})
