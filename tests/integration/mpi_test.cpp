@@ -257,13 +257,15 @@ TEST_CASE("a rank calling MPI_Abort leaves a trace with every rank and the abort
 
 TEST_CASE("mpi4py (MPI loaded at run time by Python) runs unchanged and is recorded",
           "[integration][mpi]") {
-    if (!haveMpirun() ||
-        runProcess({"python3", "-c", "import mpi4py"}, kMpiEnv).exitCode != 0) {
+    // Debian's python3-mpi4py belongs to the system interpreter, not to whatever python3 comes
+    // first on PATH (pyenv, conda).
+    const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    if (!haveMpirun() || runProcess({python, "-c", "import mpi4py"}, kMpiEnv).exitCode != 0) {
         WARN("SKIPPED: mpirun or python3-mpi4py missing");
         return;
     }
     TempDir dir;
-    auto cmd = mpirun(4, {"python3", "-m", "mpi4py.bench", "helloworld"});
+    auto cmd = mpirun(4, {python, "-m", "mpi4py.bench", "helloworld"});
     auto plain = runProcess(cmd, kMpiEnv);
     auto r = profile(dir, cmd);
     INFO(r.err);
