@@ -19,7 +19,7 @@ packages=(
     build-essential cmake pkg-config git
     libsqlite3-dev sqlite3 zlib1g-dev
     libfmt-dev libcli11-dev nlohmann-json3-dev catch2
-    openmpi-bin libopenmpi-dev gfortran python3-mpi4py
+    openmpi-bin libopenmpi-dev gfortran python3-mpi4py mumps-test
     chromium python3-jsonschema
     qt6-base-dev fonts-dejavu-core
     libpapi-dev papi-tools libsde1

@@ -33,13 +33,21 @@ bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const
         }
     }
     if (e.flags & raw::kFlagSeqValid) row.seq = e.seq;
+    if ((e.flags & raw::kFlagFolded) && !(e.flags & raw::kFlagSeqValid) && e.seq) {
+        // A polling loop that alternated functions: name the others.
+        std::string also;
+        for (uint32_t id : {e.seq & 0xffffu, e.seq >> 16})
+            if (const schema::OpInfo* other = id ? schema::findOp(uint16_t(id)) : nullptr)
+                also += (also.empty() ? "" : ",") + std::string(other->name);
+        if (!also.empty()) args.push_back({"also_polled", 0, also});
+    }
     switch (op.category) {
     case Category::MpiP2p:
         if (!(e.flags & raw::kFlagTagIsCommSize)) detail.tag = e.tag;
         break;
     case Category::MpiWait:
         // Waits and tests carry how many requests they completed in tag.
-        if (!(e.flags & raw::kFlagFolded)) args.push_back({"requests", e.tag});
+        if (!(e.flags & raw::kFlagFolded)) args.push_back({"requests", e.tag, {}});
         break;
     default: break;
     }

@@ -22,7 +22,8 @@ using StringLookup = std::function<const std::string*(uint32_t)>;
 /// A free-form attribute to attach once the event id is known.
 struct PendingArg {
     std::string key;
-    int64_t value;
+    int64_t value = 0;
+    std::string text; ///< a text value instead of `value` when not empty
 };
 
 /// Fills communicator, seq, peer, tag, count of `row`/`detail` from `e`. Returns false when the

@@ -255,7 +255,10 @@ private:
                 int64_t id = m_w.insertEvent(row, d);
                 if (e.extra) device.addArgs(e, id);
                 if (RdmaRecords::owns(e)) rdma.addArgs(e, id);
-                for (const auto& a : args) m_w.insertEventArg(id, a.key, a.value);
+                for (const auto& a : args) {
+                    if (a.text.empty()) m_w.insertEventArg(id, a.key, a.value);
+                    else m_w.insertEventArg(id, a.key, std::string_view(a.text));
+                }
                 if (count == 0) first = id;
                 last = id;
                 ++count;

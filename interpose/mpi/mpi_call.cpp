@@ -13,11 +13,12 @@ namespace {
 
 struct PendingPoll {
     bool active;
-    uint16_t op;
-    uint32_t commId;
+    uint16_t op;       // the loop's first polling function
+    uint16_t also[2];  // up to two other polling functions seen in the same loop (0 = none)
+    uint32_t commId;   // the polled communicator, 0 once the loop polled several
     uint64_t start;
     uint64_t end;
-    int64_t count;
+    int64_t count;     // polls of every function in the loop
 };
 thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
 
@@ -52,6 +53,7 @@ void flushPoll() {
     MpiEvent e{Op(p.op)};
     e.commId = p.commId;
     e.count = p.count;
+    e.seq = uint32_t(p.also[0]) | uint32_t(p.also[1]) << 16; // raw_format.hpp: kFlagFolded
     write(e, p.start, p.end);
 }
 
@@ -59,13 +61,21 @@ void record(const MpiEvent& e, uint64_t t0, uint64_t t1) { write(e, t0, t1); }
 
 void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1) {
     PendingPoll& p = t_poll;
-    if (p.active && p.op == uint16_t(op) && p.commId == commId && t0 - p.end < kPollGapTicks) {
+    if (p.active && t0 - p.end < kPollGapTicks) {
+        // Progress loops often alternate functions (MUMPS: MPI_Iprobe for new messages, MPI_Test
+        // for its sends): one loop, one event, whatever it polls.
         p.end = t1;
         p.count++;
+        uint16_t o = uint16_t(op);
+        if (o != p.op && o != p.also[0] && o != p.also[1]) {
+            if (!p.also[0]) p.also[0] = o;
+            else if (!p.also[1]) p.also[1] = o;
+        }
+        if (commId != p.commId) p.commId = 0;
         return;
     }
     flushPoll();
-    p = PendingPoll{true, uint16_t(op), commId, t0, t1, 1};
+    p = PendingPoll{true, uint16_t(op), {0, 0}, commId, t0, t1, 1};
 }
 
 int64_t typeBytes(MPI_Datatype type, int64_t count) {

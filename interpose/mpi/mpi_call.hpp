@@ -6,7 +6,9 @@
 //
 // Polling: consecutive unsuccessful MPI_Test* / MPI_Iprobe calls on a thread, less than
 // kPollGapNs apart, fold into one event covering the polling loop, with the number of calls in
-// `count`. Anything else (another MPI call, a successful poll, a gap) ends the fold.
+// `count`, even when the loop alternates polling functions (the event is named after the first,
+// the others are listed). Anything else (another MPI call, a successful poll, a gap) ends the
+// fold.
 #pragma once
 
 #include <mpi.h>

@@ -9,6 +9,8 @@
 #include <map>
 #include <thread>
 
+#include <unistd.h>
+
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 

@@ -42,7 +42,7 @@ RawThreadBuilder& RawThreadBuilder::event(const RawEventSpec& e) {
     put(40, int32_t(-1)); // peer
     put(44, int32_t(0));  // tag
     put(48, uint32_t(0)); // comm
-    put(52, uint32_t(0)); // seq
+    put(52, e.seq);
     put(56, e.aux);
     m_records.push_back(rec);
     return *this;

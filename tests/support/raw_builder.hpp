@@ -23,6 +23,7 @@ struct RawEventSpec {
     uint8_t flags = 0;
     int32_t status = 0;
     int64_t aux = -1;
+    uint32_t seq = 0;
 };
 
 class RawThreadBuilder {

@@ -175,6 +175,23 @@ TEST_CASE("processes on another host are aligned through the wall clock", "[stor
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'clock_aligned_by_realtime'") == 1);
 }
 
+TEST_CASE("a polling loop that alternates functions is one event that names the others", "[store]") {
+    test::TempDir dir;
+    auto h = test::makeProcessHeader(100, 0, 0);
+    RawThreadBuilder t(100);
+    uint32_t others = uint32_t(Op::MpiTest) | uint32_t(Op::MpiTestsome) << 16;
+    t.event({op(Op::MpiIprobe), 1'000, 9'000, -1, 0, -1, raw::kFlagFolded, 0, 700, others})
+        .event({op(Op::MpiTest), 10'000, 12'000, -1, 0, -1, raw::kFlagFolded, 0, 40});
+    test::writeRawProcess(dir.path() / "raw", h, {t});
+    mergeOk(dir);
+    test::TraceQuery q(dir / "t.hpcprof");
+    CHECK(q.rows("SELECT name, count, dur_ns FROM event_view ORDER BY ts_ns") ==
+          std::vector<std::string>{"MPI_Iprobe|700|8000", "MPI_Test|40|2000"});
+    // Only the mixed loop carries the list.
+    CHECK(q.rows("SELECT event_id, value FROM event_arg WHERE key = 'also_polled'") ==
+          std::vector<std::string>{"1|MPI_Test,MPI_Testsome"});
+}
+
 TEST_CASE("merge refuses to overwrite a trace and reports a missing raw folder", "[store]") {
     test::TempDir dir;
     store::MergeOptions o;

@@ -163,7 +163,9 @@ constexpr uint8_t kFlagSeqValid = 0x01;    ///< seq is a collective instance num
 constexpr uint8_t kFlagTagIsCommSize = 0x02; ///< tag carries the communicator size
 constexpr uint8_t kFlagFailed = 0x10;
 constexpr uint8_t kFlagHasOffset = 0x20;
-constexpr uint8_t kFlagFolded = 0x40; ///< aux = number of calls folded into this event (polls)
+/// aux = number of calls folded into this event (polls); without kFlagSeqValid, seq holds up to
+/// two other operation ids polled in the same loop (low and high 16 bits, 0 = none).
+constexpr uint8_t kFlagFolded = 0x40;
 
 /// A piece of an interned string. Long strings span consecutive records with the same id;
 /// the piece with `last` set ends it. Defined before any event that refers to the id, in the
