@@ -17,6 +17,7 @@
 #include "hpcprof/schema/tables.hpp"
 #include "counter_records.hpp"
 #include "device_records.hpp"
+#include "rdma_peers.hpp"
 #include "rdma_records.hpp"
 #include "raw_reader.hpp"
 
@@ -132,6 +133,8 @@ public:
                              : anyRealtime  ? "monotonic+realtime"
                                             : "monotonic";
         HPCPROF_RETURN_IF_ERROR(m_counterSummary.finish(m_w, m_result.warnings));
+        // Needs every process's queue pairs, so it runs once they are all in.
+        if (auto peers = deriveRdmaPeers(m_w.db()); !peers.ok()) return peers.status();
         return m_w.setMetadata(schema::meta::kClockMethod, method);
     }
 

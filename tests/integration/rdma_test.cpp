@@ -129,6 +129,22 @@ TEST_CASE("The trace holds exactly the work requests and completions a verbs pro
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_contexts_adopted'") == 0);
 }
 
+TEST_CASE("RDMA events name the rank at the other end of their queue pair", "[rdma]") {
+    TempDir dir;
+    // The sample connects its two QPs to each other: the peer of both is the process's own rank.
+    ProcessResult r = profile(dir, "basic", {"OMPI_COMM_WORLD_RANK=3"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.scalar("SELECT rank FROM process") == 3);
+    CHECK(q.rows("SELECT name, peer, COUNT(*) FROM event_view WHERE name LIKE 'ibv_post%'"
+                 " GROUP BY 1, 2 ORDER BY 1") ==
+          std::vector<std::string>{"ibv_post_recv|3|1", "ibv_post_send|3|3", "ibv_post_srq_recv||1"});
+    // Work requests on the two QP lanes have it too; the shared receive queue serves any QP.
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE track_kind = 'nic_queue' AND peer = 3") == 6);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE track LIKE '% SRQ' AND peer IS NULL") == 3);
+}
+
 TEST_CASE("Threads posting on different QPs get one queue lane each, on their own thread track",
           "[rdma]") {
     TempDir dir;
