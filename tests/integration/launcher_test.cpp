@@ -22,6 +22,20 @@ TEST_CASE("exit codes pass through", "[integration][launcher]") {
     }
 }
 
+TEST_CASE("the status main returns is the process's exit code in the trace", "[integration][launcher]") {
+    TempDir dir;
+    // signal_sample returns 2 from main when it gets no argument; a shell around it exits with
+    // _exit(5). Both codes land in process.exit_code, the launcher passes on the shell's.
+    auto r = runProcess({hpcprofBinary(), "run", "-q", "-o", dir / "t.hpcprof", "--", "sh", "-c",
+                         sampleBinary("signal_sample") + "; exit 5"});
+    CHECK(r.exitCode == 5);
+    TraceQuery q(dir / "t.hpcprof");
+    CHECK(q.rows("SELECT end_state, exit_code FROM process WHERE exe LIKE '%signal_sample'") ==
+          std::vector<std::string>{"exited|2"});
+    CHECK(q.rows("SELECT exit_code FROM process WHERE exe NOT LIKE '%signal_sample'") ==
+          std::vector<std::string>{"5"});
+}
+
 TEST_CASE("a command killed by a signal gives 128 + N", "[integration][launcher]") {
     TempDir dir;
     auto r = runProcess({hpcprofBinary(), "run", "-q", "-o", dir / "t.hpcprof", "--", "sh", "-c",
