@@ -65,6 +65,23 @@ public:
     virtual bool readProcess(uint64_t* /*values*/) { return false; }
 };
 
+/// A backend whose used counters are a short list of (backend code, value slot) pairs, filled by
+/// add() in plan order (perf_event, rusage, schedstat).
+template <int Capacity> class CounterListBackend : public Backend {
+public:
+    void add(const Offer& offer, uint8_t slot) override {
+        m_codes[m_count] = offer.code;
+        m_slots[m_count] = slot;
+        ++m_count;
+    }
+    bool used() const override { return m_count > 0; }
+
+protected:
+    int m_codes[Capacity] = {};
+    uint8_t m_slots[Capacity] = {};
+    int m_count = 0;
+};
+
 /// Copies `text` into a reason buffer (truncating).
 void setReason(char* reason, const char* text);
 /// Appends `text` to a reason buffer (truncating).

@@ -104,17 +104,11 @@ Offer PerfBackend::offer(const char* counter) {
     return o;
 }
 
-void PerfBackend::add(const Offer& offer, uint8_t slot) {
-    m_configs[m_count] = offer.code;
-    m_slots[m_count] = slot;
-    ++m_count;
-}
-
 void PerfBackend::attach(ThreadSlot& t, int tid) {
     t.perfCount = 0;
     int leader = -1;
     for (int i = 0; i < m_count; ++i) {
-        int fd = openEvent(m_configs[i], tid, leader, m_excludeKernel);
+        int fd = openEvent(m_codes[i], tid, leader, m_excludeKernel);
         t.perfFds[i] = fd;
         if (fd < 0) break; // a broken group is read as missing values
         if (leader < 0) leader = fd;

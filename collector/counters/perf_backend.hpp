@@ -10,22 +10,17 @@
 
 namespace hpcprof::collector::counters {
 
-class PerfBackend final : public Backend {
+class PerfBackend final : public CounterListBackend<kMaxPerfEvents> {
 public:
     const char* name() const override { return "perf_sw"; }
     schema::raw::CounterSource source() const override { return schema::raw::CounterSource::PerfSw; }
     Offer offer(const char* counter) override;
-    void add(const Offer& offer, uint8_t slot) override;
-    bool used() const override { return m_count > 0; }
     void attach(ThreadSlot& t, int tid) override;
     void detach(ThreadSlot& t) override;
     void read(ThreadSlot& t, bool self, uint64_t* values) override;
 
 private:
     bool probe(int config, bool excludeKernel, int& err);
-    int m_configs[kMaxPerfEvents] = {};
-    uint8_t m_slots[kMaxPerfEvents] = {};
-    int m_count = 0;
     bool m_excludeKernel = false;
 };
 

@@ -124,12 +124,6 @@ Offer RusageBackend::offer(const char* counter) {
     return o;
 }
 
-void RusageBackend::add(const Offer& offer, uint8_t slot) {
-    m_codes[m_count] = offer.code;
-    m_slots[m_count] = slot;
-    ++m_count;
-}
-
 void RusageBackend::attach(ThreadSlot& t, int tid) {
     t.statFd = openTaskFile(tid, "stat");
     t.statusFd = openTaskFile(tid, "status");
@@ -199,12 +193,6 @@ Offer SchedstatBackend::offer(const char* counter) {
     o.code = code;
     o.unit = raw::CounterUnit::Ns;
     return o;
-}
-
-void SchedstatBackend::add(const Offer& offer, uint8_t slot) {
-    m_codes[m_count] = offer.code;
-    m_slots[m_count] = slot;
-    ++m_count;
 }
 
 void SchedstatBackend::attach(ThreadSlot& t, int tid) { t.schedFd = openTaskFile(tid, "schedstat"); }

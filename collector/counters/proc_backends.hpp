@@ -11,38 +11,24 @@
 
 namespace hpcprof::collector::counters {
 
-class RusageBackend final : public Backend {
+class RusageBackend final : public CounterListBackend<kMaxCounters> {
 public:
     const char* name() const override { return "rusage"; }
     schema::raw::CounterSource source() const override { return schema::raw::CounterSource::Rusage; }
     Offer offer(const char* counter) override;
-    void add(const Offer& offer, uint8_t slot) override;
-    bool used() const override { return m_count > 0; }
     void attach(ThreadSlot& t, int tid) override;
     void detach(ThreadSlot& t) override;
     void read(ThreadSlot& t, bool self, uint64_t* values) override;
-
-private:
-    int m_codes[kMaxCounters] = {};
-    uint8_t m_slots[kMaxCounters] = {};
-    int m_count = 0;
 };
 
-class SchedstatBackend final : public Backend {
+class SchedstatBackend final : public CounterListBackend<2> {
 public:
     const char* name() const override { return "schedstat"; }
     schema::raw::CounterSource source() const override { return schema::raw::CounterSource::Schedstat; }
     Offer offer(const char* counter) override;
-    void add(const Offer& offer, uint8_t slot) override;
-    bool used() const override { return m_count > 0; }
     void attach(ThreadSlot& t, int tid) override;
     void detach(ThreadSlot& t) override;
     void read(ThreadSlot& t, bool self, uint64_t* values) override;
-
-private:
-    int m_codes[2] = {};
-    uint8_t m_slots[2] = {};
-    int m_count = 0;
 };
 
 /// Parses the decimal number after `key` in `text` (e.g. "nonvoluntary_ctxt_switches:");

@@ -196,9 +196,8 @@ Status CounterRecords::write(int64_t processId) {
     std::map<uint8_t, Def> slots;
     int64_t unavailable = 0;
     for (const auto& rec : m_records) {
-        if (raw::RecordKind(rec[0]) != raw::RecordKind::CounterDef) continue;
-        raw::CounterDefRecord d;
-        std::memcpy(&d, rec.data(), sizeof(d));
+        if (recordKind(rec) != raw::RecordKind::CounterDef) continue;
+        auto d = recordAs<raw::CounterDefRecord>(rec);
         const std::string* name = m_strings(d.nameId);
         const std::string* reason = d.reasonId ? m_strings(d.reasonId) : nullptr;
         if (!name) {
@@ -219,9 +218,8 @@ Status CounterRecords::write(int64_t processId) {
     // (tid, slot) -> samples; a later sample at the same instant wins.
     std::map<int32_t, std::map<uint8_t, std::map<int64_t, double>>> samples;
     for (const auto& rec : m_records) {
-        if (raw::RecordKind(rec[0]) != raw::RecordKind::Counter) continue;
-        raw::CounterRecord r;
-        std::memcpy(&r, rec.data(), sizeof(r));
+        if (recordKind(rec) != raw::RecordKind::Counter) continue;
+        auto r = recordAs<raw::CounterRecord>(rec);
         int64_t ts = m_toTrace(r.ts);
         for (uint32_t i = 0; i < r.count && i < raw::kCounterValuesPerRecord; ++i) {
             if (r.values[i] == raw::kCounterMissing) continue;

@@ -16,16 +16,6 @@ using schema::Stat;
 
 namespace {
 
-template <typename T> T recordAs(const std::array<char, 64>& bytes) {
-    T r;
-    std::memcpy(static_cast<void*>(&r), bytes.data(), sizeof(T));
-    return r;
-}
-
-raw::RecordKind kindOf(const std::array<char, 64>& bytes) {
-    return static_cast<raw::RecordKind>(bytes[0]);
-}
-
 // ncclDataType_t: name and element size (nccl.h, stable since NCCL 2.0; fp8 since 2.24).
 struct DataType {
     const char* name;
@@ -133,9 +123,9 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     for (const auto& t : threads) {
         for (const auto& e : t.events) endTicks = std::max(endTicks, e.end);
         for (const auto& d : t.device)
-            if (kindOf(d) == raw::RecordKind::Nvtx)
+            if (recordKind(d) == raw::RecordKind::Nvtx)
                 endTicks = std::max(endTicks, recordAs<raw::NvtxRecord>(d).ts);
-            else if (kindOf(d) == raw::RecordKind::Nccl)
+            else if (recordKind(d) == raw::RecordKind::Nccl)
                 endTicks = std::max(endTicks, recordAs<raw::NcclRecord>(d).end);
     }
 
@@ -145,7 +135,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     std::vector<std::pair<int32_t, RawEvent>> moved;
     for (const auto& t : threads)
         for (const auto& d : t.device) {
-            if (kindOf(d) != raw::RecordKind::Gpu) continue;
+            if (recordKind(d) != raw::RecordKind::Gpu) continue;
             auto g = recordAs<raw::GpuRecord>(d);
             if (g.activity == raw::GpuActivity::Api)
                 moved.emplace_back(int32_t(g.stream), cudaApiEvent(g));
@@ -155,7 +145,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
 
     for (const auto& t : threads)
         for (const auto& d : t.device)
-            if (kindOf(d) == raw::RecordKind::Nvtx) {
+            if (recordKind(d) == raw::RecordKind::Nvtx) {
                 auto r = recordAs<raw::NvtxRecord>(d);
                 if (r.action != raw::NvtxAction::NameCategory) continue;
                 if (const std::string* s = m_strings(r.nameId))
@@ -165,7 +155,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
         convertNvtx(t, endTicks);
         std::map<uint32_t, NcclCallRef> groupFirst; // group ordinal -> first call in it
         for (const auto& d : t.device) {
-            if (kindOf(d) != raw::RecordKind::Nccl) continue;
+            if (recordKind(d) != raw::RecordKind::Nccl) continue;
             auto r = recordAs<raw::NcclRecord>(d);
             const Extra* converted = convertNccl(t, r);
             if (!converted) continue;
@@ -197,7 +187,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     std::erase_if(threads, [](const ThreadRecords& t) {
         if (!t.events.empty() || t.device.empty()) return false;
         return std::all_of(t.device.begin(), t.device.end(),
-                           [](const auto& d) { return kindOf(d) == raw::RecordKind::Gpu; });
+                           [](const auto& d) { return recordKind(d) == raw::RecordKind::Gpu; });
     });
     for (auto& t : threads) {
         t.device.clear();
@@ -209,7 +199,7 @@ void DeviceRecords::collectGpu(const std::vector<ThreadRecords>& threads) {
     std::vector<uint32_t> gpuCorrelations;
     for (const auto& t : threads)
         for (const auto& d : t.device) {
-            if (kindOf(d) != raw::RecordKind::Gpu) continue;
+            if (recordKind(d) != raw::RecordKind::Gpu) continue;
             auto g = recordAs<raw::GpuRecord>(d);
             switch (g.activity) {
             case raw::GpuActivity::Api: m_apiThread[g.correlationId] = int32_t(g.stream); break;
@@ -335,7 +325,7 @@ void DeviceRecords::convertNvtx(ThreadRecords& t, uint64_t endTicks) {
     // Push/pop pair per (thread, domain name); start/end pair by range id across threads.
     std::map<std::string, std::vector<raw::NvtxRecord>> stacks;
     for (const auto& d : t.device) {
-        if (kindOf(d) != raw::RecordKind::Nvtx) continue;
+        if (recordKind(d) != raw::RecordKind::Nvtx) continue;
         auto r = recordAs<raw::NvtxRecord>(d);
         switch (r.action) {
         case raw::NvtxAction::Push: stacks[domainName(r.domainId)].push_back(r); break;

@@ -172,6 +172,9 @@ private:
             clock.alignToReference(h.syncInit, &h.syncFinal);
             offset = m_mpiReferenceOffset;
         }
+        // The two conversions to trace time every record of this process goes through: raw
+        // ticks (event times) and CLOCK_MONOTONIC ns (header and GPU/NVTX clock pairs).
+        auto ticksToTrace = [&](uint64_t ticks) { return clock.toLocalNs(ticks) + offset; };
         auto toTrace = [&](int64_t localNs) {
             return (mpiAligned ? localNs - clock.offsetAt(localNs) : localNs) + offset;
         };
@@ -195,10 +198,10 @@ private:
         DeviceRecords device(m_w, h, clock, toTrace, stringLookup, // GPU, NVTX, NCCL (issue 5)
             [&](Stat s, int64_t n) { add(stats, s, n); }, m_result.warnings);
         device.prepare(threads);
-        CounterRecords counters(m_w, [&](uint64_t t) { return clock.toLocalNs(t) + offset; },
+        CounterRecords counters(m_w, ticksToTrace,
             stringLookup, [&](Stat s, int64_t n) { add(stats, s, n); }, m_counterSummary, host);
         counters.prepare(threads); // CPU counters (issue 8)
-        RdmaRecords rdma(m_w, [&](uint64_t t) { return clock.toLocalNs(t) + offset; }, stringLookup,
+        RdmaRecords rdma(m_w, ticksToTrace, stringLookup,
             [&](Stat s, int64_t n) { add(stats, s, n); }); // RDMA verbs (issue 7)
         rdma.prepare(threads);
 
@@ -224,7 +227,7 @@ private:
                 }
                 EventRow row;
                 row.trackId = trackId;
-                row.ts = clock.toLocalNs(e.start) + offset;
+                row.ts = ticksToTrace(e.start);
                 row.dur = clock.toDurationNs(e.start, e.end);
                 if (row.dur < 0) {
                     add(stats, Stat::NegativeDurations, 1);

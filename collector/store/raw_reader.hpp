@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -46,6 +47,22 @@ struct RawString {
     uint32_t id;
     std::string text;
 };
+
+/// A 64-byte raw record kept as bytes (GPU, counter and RDMA sections).
+using RawRecordBytes = std::array<char, 64>;
+
+/// The kind byte of a raw record.
+inline schema::raw::RecordKind recordKind(const RawRecordBytes& bytes) {
+    return static_cast<schema::raw::RecordKind>(bytes[0]);
+}
+
+/// The record as its typed layout (a copy: the bytes carry no alignment guarantee).
+template <typename T> T recordAs(const RawRecordBytes& bytes) {
+    static_assert(sizeof(T) <= sizeof(RawRecordBytes));
+    T r;
+    std::memcpy(static_cast<void*>(&r), bytes.data(), sizeof(T));
+    return r;
+}
 
 /// One thread file's committed records, in file order.
 struct ThreadRecords {

@@ -16,12 +16,6 @@ using schema::Stat;
 
 namespace {
 
-raw::RdmaRecord asRdma(const std::array<char, 64>& bytes) {
-    raw::RdmaRecord r;
-    std::memcpy(static_cast<void*>(&r), bytes.data(), sizeof(r));
-    return r;
-}
-
 // enum ibv_qp_type / ibv_qp_state / ibv_wc_opcode values (rdma-core verbs.h, stable ABI).
 std::string_view qpTypeName(uint8_t t) {
     switch (t) {
@@ -102,7 +96,7 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
     CallFacts* call = nullptr; // the call the following WR / completion / resource records belong to
     uint32_t callIndex = 0;
     for (const auto& bytes : t.rdma) {
-        raw::RdmaRecord r = asRdma(bytes);
+        raw::RdmaRecord r = recordAs<raw::RdmaRecord>(bytes);
         switch (r.action) {
         case raw::RdmaAction::Device: {
             Device& d = m_devices[r.device];

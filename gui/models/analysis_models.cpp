@@ -13,11 +13,6 @@ QString pct(double v) { return QString::number(100.0 * v, 'f', 1) + QStringLiter
 } // namespace
 
 // ---- breakdown ----
-void BreakdownModel::setAnalysis(AnalysisPtr a) {
-    beginResetModel();
-    m_a = std::move(a);
-    endResetModel();
-}
 int BreakdownModel::rowCount(const QModelIndex& p) const { return p.isValid() || !m_a ? 0 : int(m_a->ranks.size()); }
 int BreakdownModel::columnCount(const QModelIndex& p) const { return p.isValid() ? 0 : ColumnCount; }
 
@@ -71,11 +66,6 @@ const PopRow kPopRows[] = {
 constexpr int kPopRatioRows = 5;
 } // namespace
 
-void PopModel::setAnalysis(AnalysisPtr a) {
-    beginResetModel();
-    m_a = std::move(a);
-    endResetModel();
-}
 int PopModel::rowCount(const QModelIndex& p) const { return p.isValid() || !m_a ? 0 : kPopRatioRows + 2; }
 int PopModel::columnCount(const QModelIndex& p) const { return p.isValid() ? 0 : 2; }
 
@@ -101,11 +91,6 @@ QVariant PopModel::headerData(int section, Qt::Orientation o, int role) const {
 }
 
 // ---- top items ----
-void TopItemsModel::setAnalysis(AnalysisPtr a) {
-    beginResetModel();
-    m_a = std::move(a);
-    endResetModel();
-}
 const std::vector<analyzer::TopItem>* TopItemsModel::items() const {
     if (!m_a) return nullptr;
     switch (m_kind) {
@@ -152,11 +137,6 @@ QVariant TopItemsModel::headerData(int section, Qt::Orientation o, int role) con
 }
 
 // ---- warnings ----
-void WarningsModel::setAnalysis(AnalysisPtr a) {
-    beginResetModel();
-    m_a = std::move(a);
-    endResetModel();
-}
 int WarningsModel::rowCount(const QModelIndex& p) const { return p.isValid() || !m_a ? 0 : int(m_a->warnings.size()); }
 int WarningsModel::columnCount(const QModelIndex& p) const { return p.isValid() ? 0 : 3; }
 

@@ -18,43 +18,49 @@ inline constexpr int SortRole = Qt::UserRole;
 /// Rank number of a row (breakdown) for jumping to the rank.
 inline constexpr int RankRole = Qt::UserRole + 1;
 
-class BreakdownModel : public QAbstractTableModel {
+/// What the analysis tables share: they show one Analysis and reset when it is replaced.
+class AnalysisTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    explicit AnalysisTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+    void setAnalysis(AnalysisPtr a) {
+        beginResetModel();
+        m_a = std::move(a);
+        endResetModel();
+    }
+
+protected:
+    AnalysisPtr m_a;
+};
+
+class BreakdownModel : public AnalysisTableModel {
     Q_OBJECT
 public:
     /// Rank, window, the six exclusive classes, wait, events.
     enum Column { RankColumn, WindowColumn, FirstClassColumn, WaitColumn = FirstClassColumn + 6, EventsColumn, ColumnCount };
-    explicit BreakdownModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
-    void setAnalysis(AnalysisPtr a);
+    explicit BreakdownModel(QObject* parent = nullptr) : AnalysisTableModel(parent) {}
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
-private:
-    AnalysisPtr m_a;
 };
 
-class PopModel : public QAbstractTableModel {
+class PopModel : public AnalysisTableModel {
     Q_OBJECT
 public:
-    explicit PopModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
-    void setAnalysis(AnalysisPtr a);
+    explicit PopModel(QObject* parent = nullptr) : AnalysisTableModel(parent) {}
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
-private:
-    AnalysisPtr m_a;
 };
 
-class TopItemsModel : public QAbstractTableModel {
+class TopItemsModel : public AnalysisTableModel {
     Q_OBJECT
 public:
     enum class Kind { Kernels, Collectives, Files };
     enum Column { NameColumn, CountColumn, TotalColumn, MaxColumn, BytesColumn, ColumnCount };
-    explicit TopItemsModel(Kind kind, QObject* parent = nullptr) : QAbstractTableModel(parent), m_kind(kind) {}
-    void setAnalysis(AnalysisPtr a);
+    explicit TopItemsModel(Kind kind, QObject* parent = nullptr) : AnalysisTableModel(parent), m_kind(kind) {}
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -63,22 +69,17 @@ public:
 private:
     const std::vector<analyzer::TopItem>* items() const;
     Kind m_kind;
-    AnalysisPtr m_a;
 };
 
 /// Data-quality warnings of the analysis (trace stats and analysis problems).
-class WarningsModel : public QAbstractTableModel {
+class WarningsModel : public AnalysisTableModel {
     Q_OBJECT
 public:
-    explicit WarningsModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
-    void setAnalysis(AnalysisPtr a);
+    explicit WarningsModel(QObject* parent = nullptr) : AnalysisTableModel(parent) {}
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
-
-private:
-    AnalysisPtr m_a;
 };
 
 } // namespace hpcprof::gui

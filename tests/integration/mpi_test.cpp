@@ -175,19 +175,20 @@ TEST_CASE("a rank whose clock is 50 ms off is aligned onto rank 0's clock", "[in
     REQUIRE(r.exitCode == 0);
     TraceQuery q(dir / "trace.hpcprof");
     CHECK(q.text("SELECT clock_method FROM process WHERE rank = 3") == "mpi_pingpong");
-    // The applied offset is the injected one, within the stated uncertainty plus 1 ms (2% of the
-    // skew: the drift extrapolated to the process start and a loaded machine's scheduling add
-    // to the ping-pong's own error).
+    // The applied offset is the injected one, within the stated uncertainty plus 2.5 ms (5% of
+    // the skew: the drift extrapolated to the process start and a loaded machine's scheduling
+    // add to the ping-pong's own error).
     int64_t offset0 = q.scalar("SELECT clock_offset_ns FROM process WHERE rank = 0");
     int64_t offset3 = q.scalar("SELECT clock_offset_ns FROM process WHERE rank = 3");
     int64_t uncertainty = q.scalar("SELECT clock_uncertainty_ns FROM process WHERE rank = 3");
-    CHECK(std::llabs((offset0 - offset3) - 50'000'000) < uncertainty + 1'000'000);
-    // Matched collectives overlap as they really did: every allreduce ends within 10 ms on all
-    // ranks, a bound that holds on a loaded 2-core machine (without alignment rank 3's would end
-    // 50 ms later).
+    CHECK(std::llabs((offset0 - offset3) - 50'000'000) < uncertainty + 2'500'000);
+    // Matched collectives overlap as they really did: every allreduce ends within 20 ms on all
+    // ranks, a bound that holds on a loaded, oversubscribed 2-core machine where a rank can be
+    // descheduled between the call's return and its end time stamp (without alignment rank 3's
+    // would end 50 ms later).
     CHECK(q.scalar("SELECT MAX(spread) FROM (SELECT MAX(ts_ns + dur_ns) - MIN(ts_ns + dur_ns)"
                    " AS spread FROM event_view WHERE name = 'MPI_Allreduce' GROUP BY seq)") <
-          10'000'000);
+          20'000'000);
 }
 
 TEST_CASE("mpirun starting one hpcprof per rank gives one trace with every rank",
