@@ -298,6 +298,42 @@ Result<std::vector<CounterPoint>> counterSeries(const Trace& trace, int64_t trac
     return out;
 }
 
+Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t trackId, bool ratio,
+                                               int64_t t0, int64_t t1, int64_t resolutionNs) {
+    std::vector<CounterPoint> out;
+    const int64_t r = std::max<int64_t>(1, resolutionNs);
+    // One bucket of margin on each side: the first rate needs the sample before the window.
+    schema::Statement s(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
+                                    " AND ts >= ? AND ts <= ? ORDER BY ts");
+    if (!s.valid()) return s.error();
+    s.bind(1, trackId);
+    s.bind(2, t0 - r);
+    s.bind(3, t1 + r);
+    auto keepMax = [&](int64_t at, double v) {
+        int64_t bucket = at - ((at % r) + r) % r;
+        if (!out.empty() && out.back().ts == bucket)
+            out.back().value = std::max(out.back().value, v);
+        else
+            out.push_back({bucket, v});
+    };
+    bool have = false;
+    int64_t prevTs = 0;
+    double prevV = 0;
+    while (s.step()) {
+        int64_t ts = s.int64(0);
+        double v = s.real(1);
+        if (ratio)
+            keepMax(ts, v);
+        else if (have && ts > prevTs)
+            keepMax(prevTs, (v - prevV) * 1e9 / double(ts - prevTs));
+        have = true;
+        prevTs = ts;
+        prevV = v;
+    }
+    if (!s.error().ok()) return s.error();
+    return out;
+}
+
 std::vector<CounterPoint> ratePerSecond(const std::vector<CounterPoint>& points) {
     std::vector<CounterPoint> out;
     for (size_t i = 1; i < points.size(); ++i) {

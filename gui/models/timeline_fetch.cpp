@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "hpcprof/analyzer/counters.hpp"
 #include "hpcprof/analyzer/timeline_query.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 
@@ -70,37 +71,14 @@ Result<TimelineDataPtr> fetchTimeline(const TraceData& data, const FetchRequest&
         out->items += int64_t(td.items.size());
         out->tracks[trackId] = std::move(tdp);
     }
-    if (!req.counters.empty()) {
-        // Samples are running totals: the lane shows their rate, one point per bucket (the
-        // largest rate in it, so short bursts stay visible when zoomed out).
-        schema::Statement cs(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
-                                         " AND ts >= ? AND ts <= ? ORDER BY ts");
-        for (int64_t id : req.counters) {
-            cs.reset();
-            cs.bind(1, id);
-            cs.bind(2, req.window.begin - req.resolutionNs);
-            cs.bind(3, req.window.end + req.resolutionNs);
-            auto& pts = out->counters[id];
-            bool have = false;
-            int64_t prevTs = 0;
-            double prevV = 0;
-            while (cs.step()) {
-                int64_t ts = cs.int64(0);
-                double v = cs.real(1);
-                if (have && ts > prevTs) {
-                    double rate = (v - prevV) * 1e9 / double(ts - prevTs);
-                    int64_t bucket = prevTs - (prevTs % req.resolutionNs);
-                    if (!pts.empty() && pts.back().ts == bucket)
-                        pts.back().rate = std::max(pts.back().rate, rate);
-                    else
-                        pts.push_back({bucket, rate});
-                }
-                have = true;
-                prevTs = ts;
-                prevV = v;
-            }
-            if (!cs.error().ok()) return cs.error();
-        }
+    for (int64_t id : req.counters) {
+        auto info = std::find_if(data.counters.begin(), data.counters.end(),
+                                 [&](const CounterTrackInfo& c) { return c.id == id; });
+        bool ratio = info != data.counters.end() && info->unit == QLatin1String("ratio");
+        auto chart = analyzer::counterChart(trace, id, ratio, req.window.begin, req.window.end,
+                                            req.resolutionNs);
+        if (!chart) return chart.status();
+        out->counters[id] = std::move(*chart);
     }
     out->fetchMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return TimelineDataPtr(std::move(out));

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hpcprof/analyzer/counters.hpp"
 #include "models/time_axis.hpp"
 #include "models/trace_data.hpp"
 
@@ -31,11 +32,6 @@ struct TrackDraw {
     int64_t maxDur = 0;          ///< longest item: bounds the binary search of a view
 };
 
-/// A counter lane: rate of the cumulative counter (per second) per bucket.
-struct CounterPoint {
-    int64_t ts = 0;
-    double rate = 0;
-};
 
 struct FetchRequest {
     TimeWindow window;      ///< fetched window (wider than the visible one)
@@ -47,7 +43,8 @@ struct TimelineData {
     TimeWindow window;
     int64_t resolutionNs = 1;
     std::unordered_map<int64_t, std::shared_ptr<const TrackDraw>> tracks; ///< shared between fetches
-    std::unordered_map<int64_t, std::vector<CounterPoint>> counters;
+    /// Counter lanes: analyzer::counterChart per bucket (rate of a running total, or a level).
+    std::unordered_map<int64_t, std::vector<analyzer::CounterPoint>> counters;
     int64_t items = 0;
     double fetchMs = 0;
 };

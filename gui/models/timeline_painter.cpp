@@ -66,14 +66,14 @@ void TimelinePainter::paintLanes(QPainter& p, const QRect& area, const TimeAxis&
                 auto it = data->counters.find(lane.id);
                 if (it == data->counters.end() || it->second.empty()) continue;
                 double maxRate = 0;
-                for (const auto& c : it->second) maxRate = std::max(maxRate, c.rate);
+                for (const auto& c : it->second) maxRate = std::max(maxRate, c.value);
                 if (maxRate <= 0) continue;
                 const double h = LaneLayout::kCounterHeight - 2, base = ly + h;
                 QPolygonF poly;
                 poly << QPointF(x0 + std::max(0.0, axis.timeToPixel(it->second.front().ts)), base);
                 for (const auto& c : it->second) {
                     double x = x0 + std::clamp(axis.timeToPixel(c.ts), -1.0, width + 1);
-                    poly << QPointF(x, base - h * std::max(0.0, c.rate) / maxRate);
+                    poly << QPointF(x, base - h * std::max(0.0, c.value) / maxRate);
                 }
                 poly << QPointF(poly.back().x(), base);
                 p.setPen(QColor(0x00, 0x79, 0x6b));

@@ -205,3 +205,42 @@ TEST_CASE("counterSeries returns the window, the sample before it, and thins to 
     REQUIRE(rate.size() == 1);
     CHECK(rate[0].value == Approx(1e9)); // 1 s of CPU per second
 }
+
+TEST_CASE("counterChart keeps the largest rate per bucket, or the largest level of a ratio track",
+          "[counters][analyzer][query]") {
+    test::TempDir dir;
+    // Running total at 0, 250, 500, 750, 1000 ms: rates 0.2, 0.8, 0.4, 1.0 s/s.
+    auto path = buildTrace(dir, 1, 2, [](int) {
+        return ThreadCounters{1000, {{"task_clock", {0, 50e6, 250e6, 350e6, 600e6}}}};
+    });
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    auto tracks = counterTracks(*trace);
+    REQUIRE(tracks.ok());
+    REQUIRE(tracks->size() == 1);
+    int64_t id = (*tracks)[0].id;
+    // 600 ms buckets: [0, 600) holds the rates starting at 0, 250 and 500 ms; [600, 1200) the one at 750.
+    auto chart = counterChart(*trace, id, false, 0, 1000 * kMs, 600 * kMs);
+    REQUIRE(chart.ok());
+    REQUIRE(chart->size() == 2);
+    CHECK((*chart)[0].ts == 0);
+    CHECK((*chart)[0].value == Approx(0.8e9));
+    CHECK((*chart)[1].ts == 600 * kMs);
+    CHECK((*chart)[1].value == Approx(1.0e9));
+    // Fine buckets: one rate each, starting where its interval starts.
+    auto fine = counterChart(*trace, id, false, 0, 1000 * kMs, 250 * kMs);
+    REQUIRE(fine.ok());
+    REQUIRE(fine->size() == 4);
+    CHECK((*fine)[2].ts == 500 * kMs);
+    CHECK((*fine)[2].value == Approx(0.4e9));
+    // The same samples read as levels (a ratio track): the largest value per bucket.
+    auto levels = counterChart(*trace, id, true, 0, 1000 * kMs, 600 * kMs);
+    REQUIRE(levels.ok());
+    REQUIRE(levels->size() == 2);
+    CHECK((*levels)[0].value == Approx(250e6));
+    CHECK((*levels)[1].value == Approx(600e6));
+    // A window that holds none of the samples, beyond the margin bucket: nothing to draw.
+    auto empty = counterChart(*trace, id, false, 2000 * kMs, 3000 * kMs, 100 * kMs);
+    REQUIRE(empty.ok());
+    CHECK(empty->empty());
+}

@@ -46,6 +46,14 @@ Result<std::vector<CounterPoint>> counterSeries(const Trace& trace, int64_t trac
 /// consecutive points: what a chart of a cumulative counter draws.
 std::vector<CounterPoint> ratePerSecond(const std::vector<CounterPoint>& points);
 
+/// What a chart of a counter track draws over [t0, t1] at `resolutionNs`: one point per bucket
+/// (ts = the bucket's start). For a running total (`ratio` false) the largest rate per second
+/// between consecutive samples that start in the bucket, so short bursts stay visible when
+/// zoomed out; for a ratio track (unit 'ratio': utilisation, IPC) the largest level. The GUI's
+/// counter lanes draw this.
+Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t trackId, bool ratio,
+                                               int64_t t0, int64_t t1, int64_t resolutionNs);
+
 /// The counter rules, appended to ruleCatalog(): oversubscription, low-ipc, shared-cores.
 std::vector<Rule> counterRules();
 
