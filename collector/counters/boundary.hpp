@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The region-boundary hook of the counters source, for the I/O hooks and the MPI module:
+// The region-boundary hook of the counters source, for the I/O, MPI and NCCL hooks and NVTX
+// ranges:
 //
 //   if (hpcprof_counters_boundaries & kCounterBoundaryMpi) [[unlikely]]
 //       hpcprof_counters_sample(kCounterEnter);
@@ -24,6 +25,15 @@ __attribute__((visibility("default"))) void hpcprof_counters_thread_starting();
 namespace hpcprof::collector::counters {
 constexpr uint32_t kCounterBoundaryMpi = 1u << 0;
 constexpr uint32_t kCounterBoundaryIo = 1u << 1;
+constexpr uint32_t kCounterBoundaryNccl = 1u << 2;
+constexpr uint32_t kCounterBoundaryNvtx = 1u << 3;
 constexpr uint32_t kCounterEnter = 2; ///< schema::raw::CounterTrigger::Enter
 constexpr uint32_t kCounterExit = 3;  ///< schema::raw::CounterTrigger::Exit
+
+/// Samples the calling thread at a boundary of `region` (kCounterBoundary*) if asked for: one
+/// load and a not-taken branch when not.
+inline void sampleBoundary(uint32_t region, uint32_t trigger) {
+    if (__atomic_load_n(&hpcprof_counters_boundaries, __ATOMIC_RELAXED) & region) [[unlikely]]
+        hpcprof_counters_sample(trigger);
+}
 } // namespace hpcprof::collector::counters

@@ -260,7 +260,10 @@ uint32_t parseBoundaries(const char* list) {
         size_t len = comma ? size_t(comma - p) : std::strlen(p);
         if (len == 3 && std::strncmp(p, "mpi", 3) == 0) bits |= kCounterBoundaryMpi;
         if (len == 2 && std::strncmp(p, "io", 2) == 0) bits |= kCounterBoundaryIo;
-        if (len == 3 && std::strncmp(p, "all", 3) == 0) bits |= kCounterBoundaryMpi | kCounterBoundaryIo;
+        if (len == 4 && std::strncmp(p, "nccl", 4) == 0) bits |= kCounterBoundaryNccl;
+        if (len == 4 && std::strncmp(p, "nvtx", 4) == 0) bits |= kCounterBoundaryNvtx;
+        if (len == 3 && std::strncmp(p, "all", 3) == 0)
+            bits |= kCounterBoundaryMpi | kCounterBoundaryIo | kCounterBoundaryNccl | kCounterBoundaryNvtx;
         p = comma ? comma + 1 : nullptr;
     }
     return bits;

@@ -6,7 +6,8 @@
 //
 //   HPCPROF_COUNTERS            counter list: default | software | none | names ("A|B" = A or B)
 //   HPCPROF_COUNTER_PERIOD_MS   timer period (default 10; 0 = boundaries and exit only)
-//   HPCPROF_COUNTER_BOUNDARIES  regions sampled at entry and exit: mpi,io (default mpi)
+//   HPCPROF_COUNTER_BOUNDARIES  regions sampled at entry and exit: mpi,io,nccl,nvtx,all
+//                               (default mpi,nccl: NVTX ranges can be too fine to sample)
 //   HPCPROF_COUNTER_THREAD      deferred (default) | eager: when the timer thread starts
 //
 // Locking: one mutex guards the registry (thread discovery, timer samples, exit); a thread's own
@@ -23,7 +24,8 @@ namespace hpcprof::collector::counters {
 struct SamplerOptions {
     const char* list = "default";
     uint64_t periodNs = 10'000'000;
-    uint32_t boundaries = 1; ///< kCounterBoundary* bits
+    /// kCounterBoundary* bits: MPI and NCCL calls (I/O calls and NVTX ranges can be too frequent)
+    uint32_t boundaries = 1u | 4u;
     bool startThread = true; ///< false: tests drive sampleAll() themselves
     /// true: a single-threaded program gets the sampler thread only when it starts a thread of
     /// its own (HPCPROF_COUNTER_THREAD=eager starts it at once).

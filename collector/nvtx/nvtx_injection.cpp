@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "collector/counters/boundary.hpp"
 #include "collector/runtime/recorder.hpp"
 #include "nvtx_strings.hpp"
 
@@ -65,6 +66,11 @@ uint32_t domainId(nvtxDomainHandle_t d) { return uint32_t(reinterpret_cast<uintp
 
 void write(raw::NvtxAction action, uint64_t ts, uint32_t domain, const Message& m,
            uint64_t rangeId) {
+    // CPU counters at the range's start and end (HPCPROF_COUNTER_BOUNDARIES=nvtx).
+    if (action == raw::NvtxAction::Push || action == raw::NvtxAction::Start)
+        counters::sampleBoundary(counters::kCounterBoundaryNvtx, counters::kCounterEnter);
+    else if (action == raw::NvtxAction::Pop || action == raw::NvtxAction::End)
+        counters::sampleBoundary(counters::kCounterBoundaryNvtx, counters::kCounterExit);
     auto* r = reinterpret_cast<raw::NvtxRecord*>(reserveEvent());
     if (!r) return;
     r->action = action;

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "collector/cupti/external_correlation.hpp"
+#include "collector/counters/boundary.hpp"
 #include "collector/runtime/recorder.hpp"
 #include "interpose/common/real_function.hpp"
 #include "nccl_comms.hpp"
@@ -75,9 +76,14 @@ template <typename F> ncclResult_t traced(const Call& c, F&& call) {
     if (c.collective && st) seq = __atomic_fetch_add(&st->nextSeq, 1u, __ATOMIC_RELAXED);
     uint64_t ext = cupti::nextExternalId();
     cupti::pushExternalId(ext);
+    // CPU counters at the call's boundaries (HPCPROF_COUNTER_BOUNDARIES=nccl).
+    collector::counters::sampleBoundary(collector::counters::kCounterBoundaryNccl,
+                                        collector::counters::kCounterEnter);
     uint64_t t0 = collector::now();
     ncclResult_t r = call();
     uint64_t t1 = collector::now();
+    collector::counters::sampleBoundary(collector::counters::kCounterBoundaryNccl,
+                                        collector::counters::kCounterExit);
     cupti::popExternalId();
     write(c, st, seq, t0, t1, r, ext);
     return r;

@@ -100,3 +100,19 @@ TEST_CASE("NCCL reached only through a library loaded with RTLD_LOCAL is still c
                                    "ncclCommDestroy||"});
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'hooks_unresolved'") == 0);
 }
+
+TEST_CASE("CPU counters are sampled at the entry and exit of every NCCL call by default",
+          "[integration][gpu][nccl]") {
+    TempDir dir;
+    auto r = runProcess({hpcprofBinary(), "run", "-q", "--sources", "nccl,counters", "--counters",
+                         "task_clock", "-o", dir / "trace.hpcprof", "--", sampleBinary("nccl_ranks"), "3"},
+                        {"HPCPROF_COUNTER_PERIOD_MS=0"}); // boundaries, start and exit only
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    // Per rank: 12 timed NCCL calls (8 collectives, send, recv, group start and end; communicator
+    // creation and destruction are not sampled), two samples each, plus the start and exit samples.
+    CHECK(q.rows("SELECT rank, COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid"
+                 " AND rank IS NOT NULL GROUP BY rank ORDER BY rank") ==
+          std::vector<std::string>{"0|26", "1|26", "2|26"});
+}

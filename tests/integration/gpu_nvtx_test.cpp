@@ -78,3 +78,28 @@ TEST_CASE("NVTX is not injected when the nvtx source is not selected", "[integra
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE category = 'nvtx'") == 0);
     CHECK(q.scalar("SELECT COUNT(*) FROM process") == 1);
 }
+
+TEST_CASE("CPU counters are sampled at NVTX range boundaries when asked for", "[integration][gpu][nvtx]") {
+    TempDir on, off;
+    auto run = [](const TempDir& dir, std::vector<std::string> env) {
+        env.push_back("HPCPROF_COUNTER_PERIOD_MS=0"); // boundaries, start and exit only
+        return runProcess({hpcprofBinary(), "run", "-q", "--sources", "nvtx,counters", "--counters",
+                           "task_clock", "-o", dir / "trace.hpcprof", "--", sampleBinary("nvtx_sample")},
+                          env);
+    };
+    REQUIRE(run(on, {"HPCPROF_COUNTER_BOUNDARIES=nvtx"}).exitCode == 0);
+    REQUIRE(run(off, {}).exitCode == 0);
+    TraceQuery q(on / "trace.hpcprof"), q0(off / "trace.hpcprof");
+    // Main thread: 13 push/pop/start calls (outer, 2 library ranges, inner, wide, the unbalanced
+    // pop, async start, never_closed) plus the start and exit samples. Worker: 3 x 4 push/pop
+    // plus the end of "async", and up to two more (a baseline read when it is first attached,
+    // a last read after it ended, depending on when the sampler thread saw it).
+    int64_t mainSamples = q.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid");
+    int64_t workerSamples = q.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid != pid");
+    CHECK(mainSamples >= 15);
+    CHECK(mainSamples <= 16);
+    CHECK(workerSamples >= 13);
+    CHECK(workerSamples <= 16);
+    // By default NVTX ranges are not sampled (they can be too fine-grained).
+    CHECK(q0.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock'") <= 4);
+}

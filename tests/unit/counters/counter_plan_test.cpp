@@ -134,6 +134,9 @@ TEST_CASE("counter lists: default asks for PAPI, software does not, boundaries p
     CHECK(parseBoundaries("mpi,io") == (kCounterBoundaryMpi | kCounterBoundaryIo));
     CHECK(parseBoundaries("") == 0);
     CHECK(parseBoundaries("io") == kCounterBoundaryIo);
+    CHECK(parseBoundaries("nccl,nvtx") == (kCounterBoundaryNccl | kCounterBoundaryNvtx));
+    CHECK(parseBoundaries("all") == (kCounterBoundaryMpi | kCounterBoundaryIo | kCounterBoundaryNccl | kCounterBoundaryNvtx));
+    CHECK(SamplerOptions{}.boundaries == (kCounterBoundaryMpi | kCounterBoundaryNccl));
 }
 
 TEST_CASE("the /proc parsers find context switches and stat fields", "[counters][proc]") {
