@@ -71,14 +71,34 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
     }
 
     // --- Point-to-point: late sender, late receiver. ---
-    using Key = std::tuple<int64_t, int64_t, int64_t>; // sender, receiver, tag
+    // Communicators are used only when every message has one (a caller that does not know them
+    // for some calls would otherwise split matching pairs).
+    const bool byCommunicator =
+        std::all_of(messages.begin(), messages.end(), [](const P2pCall& m) { return m.communicatorId >= 0; });
+    using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>; // communicator, sender, receiver, tag
     std::map<Key, std::vector<const P2pCall*>> sends, recvs;
     for (const auto& m : messages) {
+        const int64_t comm = byCommunicator ? m.communicatorId : -1;
         if (m.send)
-            sends[{m.rank, m.peer, m.tag}].push_back(&m);
+            sends[{comm, m.rank, m.peer, m.tag}].push_back(&m);
         else
-            recvs[{m.peer, m.rank, m.tag}].push_back(&m);
+            recvs[{comm, m.peer, m.rank, m.tag}].push_back(&m);
     }
+    // A completing call (MPI_Waitall over several peers) waits once, however many of its requests
+    // were late: its wait is the largest, blamed on that request's partner.
+    struct CompletionWait {
+        int64_t waitNs = 0, waiterRank = 0, blamedRank = 0, blamedEventId = 0;
+        bool lateSender = false;
+    };
+    std::map<int64_t, CompletionWait> completionWaits; // by completing event id
+    auto offerCompletion = [&](const P2pCall& waiter, const P2pCall& partner, int64_t partnerTs,
+                               bool lateSender) {
+        if (partnerTs <= waiter.waitTs) return;
+        const int64_t wait = std::min(partnerTs, waiter.waitEnd) - waiter.waitTs;
+        CompletionWait& c = completionWaits[waiter.waitEventId];
+        if (wait > c.waitNs)
+            c = {wait, waiter.rank, partner.rank, partner.eventId, lateSender};
+    };
     auto byTs = [](const P2pCall* a, const P2pCall* b) { return a->ts < b->ts; };
     for (auto& [key, sv] : sends) {
         auto it = recvs.find(key);
@@ -92,6 +112,8 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
         for (size_t k = 0; k < pairs; ++k) {
             const P2pCall& s = *sv[k];
             const P2pCall& r = *rv[k];
+            // A message is available from the send's entry (blocking) or posting (non-blocking);
+            // a receive is ready from its entry or posting. Both late cases cannot hold at once.
             if (r.blocking && s.ts > r.ts) { // late sender: the receiver waited
                 int64_t wait = std::min(s.ts, r.end) - r.ts;
                 if (wait > 0) {
@@ -100,7 +122,10 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
                     w.lateSenderNs += wait;
                     blame(s.rank, wait, s.eventId);
                 }
-            } else if (s.blocking && r.ts > s.ts && s.end > r.ts) { // late receiver
+            } else if (!r.blocking && r.waitEventId) { // late sender inside the receiver's wait
+                offerCompletion(r, s, s.ts, true);
+            }
+            if (s.blocking && r.ts > s.ts && s.end > r.ts) { // late receiver
                 int64_t wait = std::min(r.ts, s.end) - s.ts;
                 if (wait > 0) {
                     perRank[s.rank].rank = s.rank;
@@ -108,11 +133,22 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
                     w.lateReceiverNs += wait;
                     blame(r.rank, wait, r.eventId);
                 }
+            } else if (!s.blocking && s.waitEventId && (s.synchronous || s.bytes >= kRendezvousBytes)) {
+                // Only a send that cannot complete before the receive is posted waits for it; an
+                // eager send's wait may be long for other requests of the same call.
+                offerCompletion(s, r, r.ts, false);
             }
         }
     }
     for (auto& [key, rv] : recvs)
         if (!sends.count(key)) w.unmatchedMessages += int64_t(rv.size());
+    for (const auto& [eventId, c] : completionWaits) {
+        RankWait& rw = perRank[c.waiterRank];
+        rw.rank = c.waiterRank;
+        (c.lateSender ? rw.lateSenderNs : rw.lateReceiverNs) += c.waitNs;
+        (c.lateSender ? w.lateSenderNs : w.lateReceiverNs) += c.waitNs;
+        blame(c.blamedRank, c.waitNs, c.blamedEventId);
+    }
 
     for (auto& [r, rw] : perRank) w.perRank.push_back(rw);
     for (auto& [r, s] : strag)

@@ -68,6 +68,8 @@ std::atomic<bool> g_ready{false};
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_started{false};
 thread_local ThreadSlot* t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+// When the thread last took a boundary sample (CLOCK_MONOTONIC ns; 0 = never).
+thread_local int64_t t_lastBoundaryNs __attribute__((tls_model("initial-exec"))) = 0;
 
 int gettidNow() { return int(syscall(SYS_gettid)); }
 
@@ -278,6 +280,8 @@ SamplerOptions optionsFromEnvironment() {
         o.boundaries = parseBoundaries(b);
     if (const char* t = std::getenv("HPCPROF_COUNTER_THREAD"); t && std::strcmp(t, "eager") == 0)
         o.deferThread = false;
+    if (const char* g = std::getenv("HPCPROF_COUNTER_MIN_GAP_US"); g && *g)
+        o.minGapNs = uint64_t(std::strtod(g, nullptr) * 1e3);
     return o;
 }
 
@@ -395,6 +399,12 @@ using namespace hpcprof::collector::counters;
 
 extern "C" __attribute__((visibility("default"))) void hpcprof_counters_sample(uint32_t trigger) {
     if (!g_ready.load(std::memory_order_acquire)) return;
+    // A sample costs microseconds (system calls): at most one per minimum gap per thread, so a
+    // run of short calls costs at most sample cost / gap. A call entered after a long phase, or
+    // one that lasted long, still gets its sample exactly at its boundary.
+    int64_t now = hpcprof::collector::monotonicNs();
+    if (t_lastBoundaryNs != 0 && now - t_lastBoundaryNs < int64_t(g_state->options.minGapNs)) return;
+    t_lastBoundaryNs = now;
     ErrnoGuard keepErrno; // the hooks promise the program its errno untouched
     ThreadSlot* s = t_slot;
     if (!s || s->state.load(std::memory_order_relaxed) != 1) {

@@ -9,6 +9,7 @@
 //   HPCPROF_COUNTER_BOUNDARIES  regions sampled at entry and exit: mpi,io,nccl,nvtx,all
 //                               (default mpi,nccl: NVTX ranges can be too fine to sample)
 //   HPCPROF_COUNTER_THREAD      deferred (default) | eager: when the timer thread starts
+//   HPCPROF_COUNTER_MIN_GAP_US  least time between two boundary samples of a thread (1000)
 //
 // Locking: one mutex guards the registry (thread discovery, timer samples, exit); a thread's own
 // boundary sample takes no lock once the thread is registered (ThreadSlot::busy keeps the
@@ -24,6 +25,9 @@ namespace hpcprof::collector::counters {
 struct SamplerOptions {
     const char* list = "default";
     uint64_t periodNs = 10'000'000;
+    /// Boundary samples of a thread at least this far apart (HPCPROF_COUNTER_MIN_GAP_US): a
+    /// software sample costs 5-10 us, so 1 ms bounds boundary sampling to about 1 % of a thread.
+    uint64_t minGapNs = 1'000'000;
     /// kCounterBoundary* bits: MPI and NCCL calls (I/O calls and NVTX ranges can be too frequent)
     uint32_t boundaries = 1u | 4u;
     bool startThread = true; ///< false: tests drive sampleAll() themselves

@@ -43,7 +43,9 @@ bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const
     }
     switch (op.category) {
     case Category::MpiP2p:
-        if (!(e.flags & raw::kFlagTagIsCommSize)) detail.tag = e.tag;
+        // MPI_Startall posts several requests and has no tag: tag = how many it started.
+        if (op.op == schema::Op::MpiStartall) args.push_back({"requests", e.tag, {}});
+        else if (!(e.flags & raw::kFlagTagIsCommSize)) detail.tag = e.tag;
         break;
     case Category::MpiWait:
         // Waits and tests carry how many requests they completed in tag.

@@ -206,7 +206,12 @@ private:
         rdma.prepare(threads);
 
         int64_t lastEnd = toTrace(h.start.monotonicNs);
+        // MPI non-blocking requests: posting event by request number, and the completions of
+        // waits/tests, resolved once every thread is in (a request may complete on another thread).
+        std::unordered_map<uint32_t, int64_t> postedRequests;
+        std::vector<std::pair<MpiCompletionRow, uint32_t>> completions; // row, request number
         for (auto& t : threads) {
+            add(stats, Stat::MpiCompletionsUnattached, t.unattachedCompletions);
             int64_t threadId = m_w.insertThread(processId, t.tid, t.name);
             std::string trackName = t.name.empty() ? "thread " + std::to_string(t.tid)
                                                    : t.name + " (" + std::to_string(t.tid) + ")";
@@ -265,6 +270,22 @@ private:
                     if (a.text.empty()) m_w.insertEventArg(id, a.key, a.value);
                     else m_w.insertEventArg(id, a.key, std::string_view(a.text));
                 }
+                if (e.flags & raw::kFlagRequest) {
+                    // MPI_Startall posted requests seq .. seq + tag - 1; other calls one.
+                    int32_t posted = e.op == uint16_t(schema::Op::MpiStartall) ? e.tag : 1;
+                    for (int32_t k = 0; k < posted; ++k) postedRequests[e.seq + uint32_t(k)] = id;
+                }
+                for (uint32_t k = 0; k < e.completionCount; ++k) {
+                    const RawCompletion& c = t.completions[e.completionBegin + k];
+                    MpiCompletionRow cr;
+                    cr.eventId = id;
+                    cr.request = c.request;
+                    cr.isRecv = c.isRecv;
+                    if (c.peer >= 0) cr.peer = c.peer;
+                    cr.tag = c.tag;
+                    if (c.bytes >= 0) cr.bytes = c.bytes;
+                    completions.emplace_back(cr, c.request);
+                }
                 if (count == 0) first = id;
                 last = id;
                 ++count;
@@ -274,6 +295,12 @@ private:
             HPCPROF_RETURN_IF_ERROR(m_w.finishTrack(trackId, first, last, count));
             t.events.clear();
             t.events.shrink_to_fit();
+        }
+
+        for (auto& [row, request] : completions) {
+            if (auto it = postedRequests.find(request); it != postedRequests.end())
+                row.postEventId = it->second;
+            m_w.insertMpiCompletion(row);
         }
 
         HPCPROF_RETURN_IF_ERROR(device.writeGpuTracks(processId, lastEnd));

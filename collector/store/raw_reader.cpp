@@ -9,12 +9,20 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hpcprof/schema/catalog.hpp"
+
 namespace hpcprof::store {
 
 namespace fs = std::filesystem;
 namespace raw = schema::raw;
 
 namespace {
+
+/// MPI_Wait* / MPI_Test*: the calls that complete non-blocking requests.
+bool completesRequests(uint16_t op) {
+    const schema::OpInfo* info = schema::findOp(op);
+    return info && info->category == schema::Category::MpiWait;
+}
 
 /// A read-only mapping of a whole file; empty if the file cannot be mapped.
 class MappedFile {
@@ -113,6 +121,7 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
     while (end > 0 && base[(end - 1) * raw::kRecordSize] == 0) --end;
     out.events.reserve(end);
     std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
+    size_t pendingCompletions = 0;  // completions[pendingCompletions..] await their wait event
     for (size_t i = 0; i < end; ++i) {
         const char* rec = base + i * raw::kRecordSize;
         switch (static_cast<raw::RecordKind>(rec[0])) {
@@ -121,6 +130,20 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
             out.events.push_back(RawEvent{r->flags, r->op, r->status, r->start, r->end, r->bytes,
                                           r->objectId, r->fd, r->peer, r->tag, r->commId, r->seq,
                                           r->aux});
+            // The completion records just before a wait/test are its completed requests (a
+            // signal handler's event may come in between; it does not take them).
+            if (pendingCompletions < out.completions.size() && completesRequests(r->op)) {
+                out.events.back().completionBegin = uint32_t(pendingCompletions);
+                out.events.back().completionCount =
+                    uint32_t(out.completions.size() - pendingCompletions);
+                pendingCompletions = out.completions.size();
+            }
+            break;
+        }
+        case raw::RecordKind::MpiCompletion: {
+            raw::MpiCompletionRecord c;
+            std::memcpy(static_cast<void*>(&c), rec, sizeof(c));
+            out.completions.push_back({c.request, c.isRecv != 0, c.peer, c.tag, c.bytes});
             break;
         }
         case raw::RecordKind::String: {
@@ -151,6 +174,8 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         }
     }
     out.incompleteStrings = int64_t(pending.size());
+    out.unattachedCompletions = int64_t(out.completions.size() - pendingCompletions);
+    out.completions.resize(pendingCompletions);
     return out;
 }
 

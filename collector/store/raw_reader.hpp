@@ -40,6 +40,17 @@ struct RawEvent {
     uint32_t seq;
     int64_t aux;
     uint32_t extra = 0; ///< 1-based index of GPU-section facts (device_records.hpp), 0 = none
+    /// MPI waits/tests: the requests they completed, ThreadRecords::completions[begin, begin+count).
+    uint32_t completionBegin = 0, completionCount = 0;
+};
+
+/// One request an MPI wait or test completed (MpiCompletionRecord).
+struct RawCompletion {
+    uint32_t request;
+    bool isRecv;
+    int32_t peer;
+    int32_t tag;
+    int64_t bytes;
 };
 
 /// A string definition reassembled from its pieces.
@@ -70,6 +81,9 @@ struct ThreadRecords {
     std::string name;
     std::vector<RawEvent> events;
     std::vector<RawString> strings;
+    /// MPI request completions, each attached to the wait/test event recorded right after it.
+    std::vector<RawCompletion> completions;
+    int64_t unattachedCompletions = 0; ///< completions with no wait/test event after them
     int64_t incompleteStrings = 0; ///< strings whose last piece never arrived
     /// GPU-section records (Nvtx, Nccl, Gpu kinds), raw and in file order; converted by
     /// DeviceRecords (device_records.hpp).

@@ -63,13 +63,16 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     for (size_t i = 0; i < kDetailBatch; ++i) detailBatch += i ? ",(?,?,?,?,?)" : "(?,?,?,?,?)";
     w.m_insDetailBatch = schema::Statement(d, detailBatch);
     w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
+    w.m_insCompletion = schema::Statement(
+        d, "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer, tag,"
+           " bytes) VALUES (?, ?, ?, ?, ?, ?, ?)");
     w.m_finishTrack = schema::Statement(
         d, "UPDATE track SET first_event_id = ?, last_event_id = ?, event_count = ? WHERE id = ?");
     w.m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
                     &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insEventBatch, &w.m_insDetail, &w.m_insDetailBatch, &w.m_insArg,
-                    &w.m_finishTrack, &w.m_insMeta})
+                    &w.m_finishTrack, &w.m_insMeta, &w.m_insCompletion})
         if (!s->valid()) return s->error();
     return w;
 }
@@ -257,6 +260,22 @@ void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, std::str
     check(m_insArg.run());
 }
 
+void TraceWriter::insertMpiCompletion(const MpiCompletionRow& c) {
+    auto& s = m_insCompletion;
+    auto bindOpt = [&](int i, const std::optional<int64_t>& v) {
+        if (v) s.bind(i, *v);
+        else s.bindNull(i);
+    };
+    s.bind(1, c.eventId);
+    s.bind(2, c.request);
+    bindOpt(3, c.postEventId);
+    s.bind(4, std::string_view(c.isRecv ? "recv" : "send"));
+    bindOpt(5, c.peer);
+    bindOpt(6, c.tag);
+    bindOpt(7, c.bytes);
+    check(s.run());
+}
+
 Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
                                 int64_t count) {
     flushEvents(true);
@@ -328,6 +347,7 @@ Status TraceWriter::finish() {
     m_insArg = {};
     m_finishTrack = {};
     m_insMeta = {};
+    m_insCompletion = {};
     HPCPROF_RETURN_IF_ERROR(schema::exec(m_db.get(), "COMMIT"));
     // Secondary indexes after the load (events need none: each track is a contiguous id range).
     HPCPROF_RETURN_IF_ERROR(schema::exec(

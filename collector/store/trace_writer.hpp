@@ -43,6 +43,14 @@ struct EventDetail {
     bool any() const { return offset || errnoValue || fd || tag; }
 };
 
+/// Row of mpi_completion: one request an MPI wait or test completed.
+struct MpiCompletionRow {
+    int64_t eventId = 0; ///< the completing wait/test
+    int64_t request = 0;
+    std::optional<int64_t> postEventId, peer, tag, bytes;
+    bool isRecv = false;
+};
+
 /// Data-quality counters for one process or the whole trace.
 using StatCounts = std::array<int64_t, size_t(schema::Stat::Count_)>;
 
@@ -76,6 +84,8 @@ public:
     void insertEventArg(int64_t eventId, std::string_view key, int64_t value);
     void insertEventArg(int64_t eventId, std::string_view key, double value);
     void insertEventArg(int64_t eventId, std::string_view key, std::string_view value);
+    /// Adds a row to mpi_completion.
+    void insertMpiCompletion(const MpiCompletionRow& c);
     Status finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId, int64_t count);
     Status setMetadata(std::string_view key, std::string_view value);
     /// Writes the stats table (all known stats) and the per-process break-down.
@@ -108,7 +118,7 @@ private:
     std::vector<EventRow> m_pendingEvents;
     std::vector<std::pair<int64_t, EventDetail>> m_pendingDetails;
     schema::Statement m_insString, m_insObject, m_insCommunicator, m_insProcess, m_insThread,
-        m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta;
+        m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta, m_insCompletion;
     std::unordered_map<std::string, int64_t> m_strings;
     std::unordered_map<int64_t, int64_t> m_objects;
     struct CommunicatorRow {

@@ -31,7 +31,7 @@ int collective(Op op, MPI_Comm comm, int root, MPI_Request* req, Call&& call, By
     e.bytes = bytes;
     if (root >= 0) e.peer = worldRankOf(info, root);
     if (req && rc == MPI_SUCCESS)
-        rememberRequest(*req, {RequestKind::Collective, e.peer, 0, bytes, e.commId, info, {}});
+        rememberRequest(*req, {RequestKind::Collective, e.peer, 0, bytes, e.commId, info, {}, 0});
     record(e, t0, t1);
     leave();
     return rc;

@@ -8,6 +8,7 @@ namespace hpcprof::interpose::mpi {
 namespace raw = schema::raw;
 
 thread_local int t_depth = 0;
+thread_local bool t_counted = false;
 
 namespace {
 
@@ -58,6 +59,18 @@ void flushPoll() {
 }
 
 void record(const MpiEvent& e, uint64_t t0, uint64_t t1) { write(e, t0, t1); }
+
+void recordCompletion(bool isRecv, uint32_t request, int32_t peer, int32_t tag, int64_t bytes) {
+    auto* r = reinterpret_cast<raw::MpiCompletionRecord*>(hpcprof_agent_reserve());
+    if (!r) return;
+    r->isRecv = isRecv ? 1 : 0;
+    r->reserved0 = 0;
+    r->request = request;
+    r->peer = peer;
+    r->tag = tag;
+    r->bytes = bytes;
+    __atomic_store_n(&r->kind, raw::RecordKind::MpiCompletion, __ATOMIC_RELEASE);
+}
 
 void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1) {
     PendingPoll& p = t_poll;

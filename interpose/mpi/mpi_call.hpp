@@ -49,6 +49,8 @@ struct MpiEvent {
 constexpr uint64_t kPollGapTicks = 20'000; // ~10 us at 2 GHz; ticks are close enough for this
 
 extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
+/// The outermost call of the thread took a counters sample at its entry (and owes one at exit).
+extern thread_local bool t_counted __attribute__((tls_model("initial-exec")));
 
 /// Writes a pending folded poll, if any (called at the start of every recorded MPI call).
 void flushPoll();
@@ -56,15 +58,38 @@ void flushPoll();
 /// Counts the call in; true when it is the thread's outermost MPI call and MPI is being
 /// recorded. Every enter() is paired with a leave(). A poll does not end a pending fold here:
 /// the poll wrapper decides once it knows whether the poll succeeded.
+///
+/// CPU counters are sampled at the entry and exit of every recorded call (HPCPROF_COUNTER_
+/// BOUNDARIES, MPI by default), except polls: a polling loop would pay a sample per iteration.
 inline bool enter(bool isPoll = false) {
     if (t_depth++ != 0) return false;
     if (!isPoll) flushPoll();
-    return hpcprof_agent_recording(uint32_t(collector::SourceBit::Mpi)) != 0;
+    if (hpcprof_agent_recording(uint32_t(collector::SourceBit::Mpi)) == 0) return false;
+    t_counted = !isPoll && (__atomic_load_n(&hpcprof_counters_boundaries, __ATOMIC_RELAXED) &
+                            collector::counters::kCounterBoundaryMpi) != 0;
+    if (t_counted) [[unlikely]]
+        hpcprof_counters_sample(collector::counters::kCounterEnter);
+    return true;
 }
-inline void leave() { --t_depth; }
+inline void leave() {
+    if (--t_depth == 0 && t_counted) [[unlikely]] {
+        t_counted = false;
+        hpcprof_counters_sample(collector::counters::kCounterExit);
+    }
+}
 
 /// Writes one event.
 void record(const MpiEvent& e, uint64_t t0, uint64_t t1);
+
+/// Writes one completed send/receive request of the wait or test being recorded; must come
+/// before that call's record() on the same thread (the store attaches it to the next wait/test).
+void recordCompletion(bool isRecv, uint32_t request, int32_t peer, int32_t tag, int64_t bytes);
+
+/// Marks a posting event with its request number (the completion names the same number).
+inline void describeRequest(MpiEvent& e, uint32_t request) {
+    e.seq = request;
+    e.flags |= schema::raw::kFlagRequest;
+}
 
 /// An unsuccessful poll: folded into the thread's pending poll event.
 void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1);
@@ -80,15 +105,9 @@ inline int tracedCall(Op op, Call&& call, Describe&& describe) {
         leave();
         return rc;
     }
-    // CPU counters at the call's boundaries (collector/counters; off: one load, one branch).
-    bool counters = (hpcprof_counters_boundaries & collector::counters::kCounterBoundaryMpi) != 0;
-    if (counters) [[unlikely]]
-        hpcprof_counters_sample(collector::counters::kCounterEnter);
     uint64_t t0 = hpcprof_agent_now();
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
-    if (counters) [[unlikely]]
-        hpcprof_counters_sample(collector::counters::kCounterExit);
     MpiEvent e{op};
     describe(e, rc);
     record(e, t0, t1);

@@ -52,9 +52,12 @@ int nonblockingSend(RealMpi<IsendFn>& real, Op op, const void* buf, int count, M
                           e.tag = tag;
                           e.commId = c ? c->keyId : 0;
                           e.bytes = typeBytes(type, count);
-                          if (rc == MPI_SUCCESS && req)
+                          if (rc == MPI_SUCCESS && req) {
+                              uint32_t number = nextRequestNumber();
+                              describeRequest(e, number);
                               rememberRequest(*req, {RequestKind::Send, e.peer, tag, e.bytes,
-                                                     e.commId, c, type});
+                                                     e.commId, c, type, number});
+                          }
                       });
 }
 
@@ -147,9 +150,13 @@ HPCPROF_MPI_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int so
                           e.tag = tag;
                           e.commId = c ? c->keyId : 0;
                           // Bytes arrive at completion: the wait or test reports them.
-                          if (rc == MPI_SUCCESS && req)
+                          if (rc == MPI_SUCCESS && req) {
+                              uint32_t number = nextRequestNumber();
+                              describeRequest(e, number);
                               rememberRequest(*req, {RequestKind::Recv, e.peer, tag,
-                                                     typeBytes(type, count), e.commId, c, type});
+                                                     typeBytes(type, count), e.commId, c, type,
+                                                     number});
+                          }
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Irecv)

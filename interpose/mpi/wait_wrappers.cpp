@@ -2,7 +2,9 @@
 // Completion calls: waits (blocking: the time is what the rank waited) and tests (polls: folded
 // when unsuccessful). A completed request reports the transfer it finished: peer, bytes (for
 // receives, what arrived) and tag; for calls completing several requests, tag = how many
-// completed, bytes = their sum and peer = their common peer (-1 if they differ).
+// completed, bytes = their sum and peer = their common peer (-1 if they differ). Each completed
+// send or receive is also written as an MpiCompletionRecord (request number, actual source,
+// tag, bytes) just before the call's event, which the store turns into mpi_completion rows.
 #include "mpi_abi.hpp"
 #include "mpi_call.hpp"
 #include "request_registry.hpp"
@@ -37,11 +39,16 @@ struct Completion {
         RequestInfo info;
         if (!takeRequest(old, info)) return;
         int peer = info.peer;
+        int tag = info.tag;
         int64_t bytes = info.bytes;
         if (info.kind == RequestKind::Recv && status) {
             peer = worldRankOf(static_cast<const CommInfo*>(info.comm), status->MPI_SOURCE);
+            tag = status->MPI_TAG;
             bytes = receivedBytes(status, info.datatype);
         }
+        // Which posted call finished, so the analyzer can match it to its partner.
+        if (info.kind == RequestKind::Send || info.kind == RequestKind::Recv)
+            recordCompletion(info.kind == RequestKind::Recv, info.request, peer, tag, bytes);
         e.peer = completed == 0 ? peer : (e.peer == peer ? peer : -1);
         e.commId = completed == 0 ? info.commId : (e.commId == info.commId ? info.commId : 0);
         if (bytes >= 0) {

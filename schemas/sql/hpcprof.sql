@@ -129,6 +129,21 @@ CREATE TABLE event_arg (
     PRIMARY KEY (event_id, key)
 ) WITHOUT ROWID;
 
+-- MPI non-blocking requests completed by a wait or test (MPI_Wait*, MPI_Test*): one row per
+-- completed send or receive request, naming the call that posted it (MPI_Isend, MPI_Irecv,
+-- MPI_Start, ...). The completing event's own bytes/tag keep the totals. Matching a posted
+-- receive to its send needs the actual source and tag, which only the completion knows.
+CREATE TABLE mpi_completion (
+    event_id INTEGER NOT NULL,  -- the completing call (event.id of an MPI_Wait* / MPI_Test*)
+    request INTEGER NOT NULL,   -- per-process request number (0, 1, ... in posting order)
+    post_event_id INTEGER,      -- event.id of the posting call, NULL if it was not recorded
+    kind TEXT NOT NULL,         -- 'send' or 'recv'
+    peer INTEGER,               -- partner world rank; receives: the actual source, NULL if unknown
+    tag INTEGER,                -- message tag; receives: the actual tag
+    bytes INTEGER,              -- bytes sent; receives: bytes received; NULL if unknown
+    PRIMARY KEY (event_id, request)
+) WITHOUT ROWID;
+
 -- Counter lanes (hardware or software counters, per thread or per process).
 CREATE TABLE counter_track (
     id INTEGER PRIMARY KEY,

@@ -104,7 +104,8 @@ TEST_CASE("I/O boundaries are sampled at the entry and exit of every call when a
           "[integration][counters]") {
     TempDir dir, off;
     auto r = profile(dir, "task_clock", {workload(), "io", "50"}, {"HPCPROF_COUNTER_BOUNDARIES=io",
-                                                                   "HPCPROF_COUNTER_PERIOD_MS=0"});
+                                                                   "HPCPROF_COUNTER_PERIOD_MS=0",
+                                                                   "HPCPROF_COUNTER_MIN_GAP_US=0"});
     REQUIRE(r.exitCode == 0);
     TraceQuery q(dir / "t.hpcprof");
     // 50 writes on the main thread: 2 samples each, plus the exit sample (and a few for the
@@ -116,6 +117,14 @@ TEST_CASE("I/O boundaries are sampled at the entry and exit of every call when a
     REQUIRE(r2.exitCode == 0);
     TraceQuery q2(off / "t.hpcprof");
     CHECK(q2.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid") <= 2);
+    // With the default minimum gap between boundary samples (1 ms), 50 writes that take well
+    // under a millisecond together get a sample or two, not a hundred.
+    TempDir gap;
+    auto r3 = profile(gap, "task_clock", {workload(), "io", "50"}, {"HPCPROF_COUNTER_BOUNDARIES=io",
+                                                                    "HPCPROF_COUNTER_PERIOD_MS=0"});
+    REQUIRE(r3.exitCode == 0);
+    TraceQuery q3(gap / "t.hpcprof");
+    CHECK(q3.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid") <= 6);
 }
 
 TEST_CASE("counters that cannot be counted are recorded with the reason and printed once",
@@ -197,4 +206,32 @@ TEST_CASE("an oversubscribed MPI run fires the oversubscription advice, a run th
     INFO(f["counters"].dump());
     CHECK(f["counters"]["hosts"][0]["busy_threads"].get<int64_t>() <= cores);
     CHECK_FALSE(fired(f));
+}
+
+TEST_CASE("every recorded MPI call is sampled at its entry and exit, polls are not",
+          "[integration][counters][mpi]") {
+    if (!HPCPROF_TEST_HAVE_MPI || runProcess({"sh", "-c", "command -v mpirun"}).exitCode != 0) {
+        WARN("SKIPPED: no MPI");
+        return;
+    }
+    const std::vector<std::string> env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                          "OMPI_MCA_mpi_yield_when_idle=1", "OMPI_MCA_rmaps_base_oversubscribe=1",
+                                          "HPCPROF_COUNTER_PERIOD_MS=0", "HPCPROF_COUNTER_MIN_GAP_US=0"};
+    TempDir dir;
+    auto r = profile(dir, "task_clock", {"mpirun", "-np", "4", sampleBinary("mpi_sample")}, env);
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "t.hpcprof");
+    // Collectives, point-to-point, waits and setup calls alike (MPI_Init included): two samples
+    // per call, plus the start and exit samples; a polling call (MPI_Iprobe, MPI_Test*) never.
+    for (int rank = 0; rank < 4; ++rank) {
+        INFO("rank " << rank);
+        std::string rk = std::to_string(rank);
+        int64_t calls = q.scalar("SELECT COUNT(*) FROM event_view WHERE category LIKE 'mpi%' AND tid = pid"
+                                 " AND name NOT IN ('MPI_Iprobe', 'MPI_Test', 'MPI_Testany', 'MPI_Testall',"
+                                 " 'MPI_Testsome') AND rank = " + rk);
+        CHECK(calls > 20);
+        CHECK(q.scalar("SELECT COUNT(*) FROM counter_view WHERE counter = 'task_clock' AND tid = pid"
+                       " AND rank = " + rk) == 2 * calls + 2);
+    }
 }

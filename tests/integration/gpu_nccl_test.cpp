@@ -106,7 +106,8 @@ TEST_CASE("CPU counters are sampled at the entry and exit of every NCCL call by 
     TempDir dir;
     auto r = runProcess({hpcprofBinary(), "run", "-q", "--sources", "nccl,counters", "--counters",
                          "task_clock", "-o", dir / "trace.hpcprof", "--", sampleBinary("nccl_ranks"), "3"},
-                        {"HPCPROF_COUNTER_PERIOD_MS=0"}); // boundaries, start and exit only
+                        {"HPCPROF_COUNTER_PERIOD_MS=0", // boundaries, start and exit only
+                         "HPCPROF_COUNTER_MIN_GAP_US=0"}); // every boundary, however close
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     TraceQuery q(dir / "trace.hpcprof");

@@ -83,6 +83,7 @@ TEST_CASE("CPU counters are sampled at NVTX range boundaries when asked for", "[
     TempDir on, off;
     auto run = [](const TempDir& dir, std::vector<std::string> env) {
         env.push_back("HPCPROF_COUNTER_PERIOD_MS=0"); // boundaries, start and exit only
+        env.push_back("HPCPROF_COUNTER_MIN_GAP_US=0"); // every boundary, however close
         return runProcess({hpcprofBinary(), "run", "-q", "--sources", "nvtx,counters", "--counters",
                            "task_clock", "-o", dir / "trace.hpcprof", "--", sampleBinary("nvtx_sample")},
                           env);

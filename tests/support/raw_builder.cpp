@@ -39,11 +39,26 @@ RawThreadBuilder& RawThreadBuilder::event(const RawEventSpec& e) {
     put(24, e.bytes);
     put(32, e.objectId);
     put(36, e.fd);
-    put(40, int32_t(-1)); // peer
-    put(44, int32_t(0));  // tag
+    put(40, e.peer);
+    put(44, e.tag);
     put(48, uint32_t(0)); // comm
     put(52, e.seq);
     put(56, e.aux);
+    m_records.push_back(rec);
+    return *this;
+}
+
+RawThreadBuilder& RawThreadBuilder::mpiCompletion(bool isRecv, uint32_t request, int32_t peer,
+                                                  int32_t tag, int64_t bytes) {
+    raw::MpiCompletionRecord c{};
+    c.kind = raw::RecordKind::MpiCompletion;
+    c.isRecv = isRecv ? 1 : 0;
+    c.request = request;
+    c.peer = peer;
+    c.tag = tag;
+    c.bytes = bytes;
+    std::array<char, 64> rec{};
+    std::memcpy(rec.data(), &c, sizeof(c));
     m_records.push_back(rec);
     return *this;
 }

@@ -24,6 +24,8 @@ struct RawEventSpec {
     int32_t status = 0;
     int64_t aux = -1;
     uint32_t seq = 0;
+    int32_t peer = -1;
+    int32_t tag = 0;
 };
 
 class RawThreadBuilder {
@@ -31,6 +33,9 @@ public:
     explicit RawThreadBuilder(int32_t tid) : m_tid(tid) {}
     RawThreadBuilder& string(uint32_t id, const std::string& text);
     RawThreadBuilder& event(const RawEventSpec& e);
+    /// An MPI request completion (MpiCompletionRecord), attached to the next wait/test event.
+    RawThreadBuilder& mpiCompletion(bool isRecv, uint32_t request, int32_t peer, int32_t tag,
+                                    int64_t bytes);
     /// A reserved slot that was never committed (process killed mid-record).
     RawThreadBuilder& tornSlot();
     int32_t tid() const { return m_tid; }

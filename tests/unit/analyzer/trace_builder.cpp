@@ -77,6 +77,8 @@ void TraceBuilder::write(const std::string& path) const {
         row.clockMethod = "monotonic";
         check(w.insertProcess(row));
     }
+    std::map<std::string, int64_t> labelled;                              // label -> event id
+    std::vector<std::pair<int64_t, const CompletionSpec*>> completions; // wait event id, spec
     for (const auto& t : m_tracks) {
         const Process& p = m_processes[size_t(t.process)];
         int64_t trackId;
@@ -115,10 +117,26 @@ void TraceBuilder::write(const std::string& path) const {
             d.tag = e->tag;
             int64_t id = w.insertEvent(row, d);
             for (const auto& [k, v] : e->args) w.insertEventArg(id, k, std::string_view(v));
+            if (e->label) labelled[*e->label] = id;
+            for (const auto& c : e->completions) completions.emplace_back(id, &c);
             if (first == 0) first = id;
             last = id;
         }
         if (first != 0) check(w.finishTrack(trackId, first, last, int64_t(events.size())));
+    }
+    int64_t request = 0;
+    for (const auto& [waitId, c] : completions) {
+        store::MpiCompletionRow row;
+        row.eventId = waitId;
+        row.request = request++;
+        auto it = labelled.find(c->postLabel);
+        if (it == labelled.end()) throw std::runtime_error("no event labelled " + c->postLabel);
+        row.postEventId = it->second;
+        row.isRecv = c->recv;
+        row.peer = c->peer;
+        row.tag = c->tag;
+        row.bytes = c->bytes;
+        w.insertMpiCompletion(row);
     }
     for (const auto& [k, v] : m_metadata) check(w.setMetadata(k, v));
     store::StatCounts zero{};

@@ -16,6 +16,13 @@
 
 namespace hpcprof::test {
 
+/// A non-blocking request an MPI wait/test completed (a row of mpi_completion).
+struct CompletionSpec {
+    std::string postLabel; ///< EventSpec::label of the posting call
+    bool recv = false;
+    int64_t peer = 0, tag = 0, bytes = 0;
+};
+
 struct EventSpec {
     schema::Category category{};
     std::string name;
@@ -24,6 +31,20 @@ struct EventSpec {
     std::optional<std::string> communicator, object;
     int64_t communicatorSize = 0;
     std::vector<std::pair<std::string, std::string>> args;
+    std::optional<std::string> label;        ///< names the event for completions
+    std::vector<CompletionSpec> completions; ///< requests this wait/test completed
+
+    EventSpec& withLabel(std::string l) { label = std::move(l); return *this; }
+    EventSpec& withCommunicator(std::string key, int64_t size) {
+        communicator = std::move(key);
+        communicatorSize = size;
+        return *this;
+    }
+    /// This wait/test completed the request posted by the event labelled `postLabel`.
+    EventSpec& completes(std::string postLabel, bool recv, int64_t peer, int64_t tag, int64_t bytes) {
+        completions.push_back({std::move(postLabel), recv, peer, tag, bytes});
+        return *this;
+    }
 
     EventSpec& withBytes(int64_t b) { bytes = b; return *this; }
     EventSpec& withPeer(int64_t p) { peer = p; return *this; }

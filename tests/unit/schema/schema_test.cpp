@@ -45,7 +45,7 @@ TEST_CASE("every table and view named in tables.hpp exists in the DDL", "[schema
     auto db = memoryDbWithDdl();
     for (auto t : {table::kMetadata, table::kString, table::kCategory, table::kProcess,
                    table::kThread, table::kTrack, table::kObject, table::kCommunicator,
-                   table::kEvent, table::kEventDetail, table::kEventArg, table::kCounterTrack, table::kCounter,
+                   table::kEvent, table::kEventDetail, table::kEventArg, table::kMpiCompletion, table::kCounterTrack, table::kCounter,
                    table::kStats, table::kStatsByProcess, view::kEventView, view::kCounterView,
                    view::kStatsView}) {
         INFO(t);
@@ -64,6 +64,7 @@ TEST_CASE("column lists in tables.hpp match the DDL exactly", "[schema]") {
     check(table::kProcess, kProcessColumns);
     check(table::kTrack, kTrackColumns);
     check(table::kStats, kStatsColumns);
+    check(table::kMpiCompletion, kMpiCompletionColumns);
     check(view::kEventView, kEventViewColumns);
     check(view::kCounterView, kCounterViewColumns);
 }

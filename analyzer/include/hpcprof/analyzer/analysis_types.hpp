@@ -105,6 +105,11 @@ struct P2pCall {
     int64_t rank = 0, peer = 0, tag = -1, ts = 0, end = 0, bytes = -1, eventId = 0;
     bool send = false;     ///< send side (else receive)
     bool blocking = false; ///< the call returns only when the transfer can complete
+    bool synchronous = false;  ///< non-blocking synchronous send (MPI_Issend): completes only
+                               ///< once the receive has started
+    int64_t communicatorId = -1; ///< communicator.id; -1 = unknown (see computeWaitStates)
+    /// Non-blocking calls: the wait or test that completed the request (waitEventId 0 = none).
+    int64_t waitEventId = 0, waitTs = 0, waitEnd = 0;
 };
 
 struct RankWait {

@@ -3,8 +3,12 @@
 /// receiver on matched point-to-point messages, and the straggler ranking built from them.
 /// Definitions: docs/analysis.md, "Wait states".
 ///
-/// Collective instances are matched by (communicator id, seq); messages by (sender, receiver,
-/// tag) in order (MPI's non-overtaking rule). O(n log n) in the number of calls.
+/// Collective instances are matched by (communicator id, seq); messages by (communicator,
+/// sender, receiver, tag) in posting order (MPI's non-overtaking rule), blocking and non-blocking
+/// together. A non-blocking call waits inside the MPI_Wait* / MPI_Test* that completed it
+/// (P2pCall::waitEventId, from the trace's mpi_completion table via loadP2pCompletions); one
+/// completing call's wait is counted once, blamed on its latest partner. O(n log n) in the
+/// number of calls.
 #pragma once
 
 #include <functional>
@@ -12,14 +16,29 @@
 #include <vector>
 
 #include "hpcprof/analyzer/analysis_types.hpp"
+#include "hpcprof/analyzer/trace.hpp"
+#include "hpcprof/status.hpp"
 
 namespace hpcprof::analyzer {
 
+/// Messages are matched per communicator only when every message has one (communicatorId >= 0);
+/// otherwise across communicators.
 /// `communicatorSize(id)` gives the member count when known (instances with fewer calls are
 /// incomplete and not used); `rankCount` sizes the per-rank table (ranks 0..rankCount-1 plus any
 /// other rank seen).
 WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
+
+/// Standard sends at least this large are taken to use the rendezvous protocol (above the eager
+/// limit of every common MPI transport), so their wait completes only once the receive is posted.
+inline constexpr int64_t kRendezvousBytes = 64 * 1024;
+
+/// Completes `messages` with the trace's non-blocking request completions (mpi_completion):
+/// a message posted by a non-blocking call gets the wait that completed it, its communicator and
+/// the actual peer, tag and bytes (a wildcard receive's source is known only at completion);
+/// completed posts not in `messages` (wildcard receives, MPI_Start) are added. Traces without
+/// the table are left as they are. Only posts of rank processes are used.
+Status loadP2pCompletions(const Trace& trace, std::vector<P2pCall>& messages);
 
 } // namespace hpcprof::analyzer

@@ -49,6 +49,7 @@ enum class RecordKind : uint8_t {
     Empty = 0,
     Event = 1,  ///< an intercepted call or an instant (EventRecord)
     String = 2, ///< a piece of an interned string (StringRecord)
+    MpiCompletion = 3, ///< one request an MPI wait/test completed (MpiCompletionRecord)
     Nvtx = 10,  ///< an NVTX push/pop/start/end/mark (NvtxRecord, see the GPU section below)
     Nccl = 11,  ///< an NCCL API call or profiler-plugin event (NcclRecord)
     Gpu = 12,   ///< a CUPTI activity record translated by the drain thread (GpuRecord)
@@ -166,6 +167,21 @@ constexpr uint8_t kFlagHasOffset = 0x20;
 /// aux = number of calls folded into this event (polls); without kFlagSeqValid, seq holds up to
 /// two other operation ids polled in the same loop (low and high 16 bits, 0 = none).
 constexpr uint8_t kFlagFolded = 0x40;
+constexpr uint8_t kFlagRequest = 0x04; ///< seq = the process's request number of a posted MPI call
+
+/// One send or receive request completed by an MPI wait or test. Written by the completing call
+/// just before its own EventRecord, on the same thread: the store attaches the completion
+/// records that precede an MPI_Wait* / MPI_Test* event to it (see collector/store/raw_reader).
+struct MpiCompletionRecord {
+    RecordKind kind;     ///< stored last: __atomic_store_n(&r->kind, ..., __ATOMIC_RELEASE)
+    uint8_t isRecv;      ///< 1 = receive, 0 = send
+    uint16_t reserved0;
+    uint32_t request;    ///< request number of the posting event (EventRecord::seq, kFlagRequest)
+    int32_t peer;        ///< partner world rank; receives: the actual source (-1 = unknown)
+    int32_t tag;         ///< message tag; receives: the actual tag
+    int64_t bytes;       ///< bytes sent / received, -1 = unknown
+    uint8_t reserved[40];
+};
 
 /// A piece of an interned string. Long strings span consecutive records with the same id;
 /// the piece with `last` set ends it. Defined before any event that refers to the id, in the
@@ -184,6 +200,7 @@ static_assert(sizeof(ProcessHeader) == kHeaderSize, "process header must stay on
 static_assert(sizeof(ThreadFileHeader) == kHeaderSize, "thread header must stay one page");
 static_assert(sizeof(EventRecord) == kRecordSize);
 static_assert(sizeof(StringRecord) == kRecordSize);
+static_assert(sizeof(MpiCompletionRecord) == kRecordSize);
 static_assert(std::atomic<RecordKind>::is_always_lock_free);
 static_assert(offsetof(EventRecord, kind) == 0 && offsetof(StringRecord, kind) == 0);
 

@@ -28,6 +28,7 @@ inline constexpr std::string_view kCommunicator = "communicator";
 inline constexpr std::string_view kEvent = "event";
 inline constexpr std::string_view kEventDetail = "event_detail";
 inline constexpr std::string_view kEventArg = "event_arg";
+inline constexpr std::string_view kMpiCompletion = "mpi_completion";
 inline constexpr std::string_view kCounterTrack = "counter_track";
 inline constexpr std::string_view kCounter = "counter";
 inline constexpr std::string_view kStats = "stats";
@@ -64,6 +65,9 @@ inline constexpr std::string_view kProcessColumns[] = {
 inline constexpr std::string_view kTrackColumns[] = {
     "id", "process_id", "thread_id", "kind", "name", "device", "stream",
     "first_event_id", "last_event_id", "event_count"};
+
+inline constexpr std::string_view kMpiCompletionColumns[] = {
+    "event_id", "request", "post_event_id", "kind", "peer", "tag", "bytes"};
 
 inline constexpr std::string_view kStatsColumns[] = {"id",    "name",       "severity",
                                                      "source", "value", "description"};
