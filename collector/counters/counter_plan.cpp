@@ -116,7 +116,8 @@ void buildPlan(const char* list, Backend* const* backends, int n, const char* pa
                 if (!haveFirst) {
                     first = c;
                     haveFirst = true;
-                } else {
+                } else if (std::strcmp(first.reason, c.reason) != 0) {
+                    // Alternatives usually fail for the same reason (no PMU): say it once.
                     appendReason(first.reason, "; ");
                     appendReason(first.reason, c.name);
                     appendReason(first.reason, ": ");

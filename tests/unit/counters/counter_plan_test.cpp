@@ -122,6 +122,12 @@ TEST_CASE("an alternative list uses the first name that can be counted", "[count
     CHECK(std::string(plan.counters[1].name) == "c");
     CHECK(plan.counters[1].slot == raw::kNoCounterSlot);
     CHECK(std::string(plan.counters[1].reason) == "unknown counter name; a: perf_sw: no permission");
+    // Alternatives that fail alike are reported once ("d|e", both unknown).
+    CounterPlan same;
+    buildPlan("d|e", order, 1, "", same);
+    REQUIRE(same.count == 1);
+    CHECK(std::string(same.counters[0].name) == "d");
+    CHECK(std::string(same.counters[0].reason) == "unknown counter name");
 }
 
 TEST_CASE("counter lists: default asks for PAPI, software does not, boundaries parse", "[counters][plan]") {
