@@ -1,21 +1,27 @@
 // SPDX-License-Identifier: MIT
 // Added cost of the RDMA capture per verbs call: the header's inline ibv_post_send/ibv_poll_cq on
 // a context whose provider entries do nothing (so only the dispatch is measured), first with the
-// provider's table, then with the table taken over while recording into a raw directory.
+// provider's table, then with the table taken over while recording into a raw directory. The
+// extended APIs the same way: an ibv_qp_ex / ibv_cq_ex whose own entries do nothing, unwrapped,
+// then wrapped (ex_objects.hpp).
 //
 //   rdma_bench [iterations]   prints ns per call for each case, unwrapped and wrapped, and the
-//                             difference (best of 5 runs each)
+//                             difference (best of 5 runs each; the extended rows: the median
+//                             of 7 runs, unwrapped and wrapped runs interleaved)
 #include <infiniband/verbs.h>
 
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "collector/runtime/recorder.hpp"
 #include "interpose/ibverbs/context_table.hpp"
+#include "interpose/ibverbs/ex_objects.hpp"
 
 namespace {
 
@@ -43,6 +49,72 @@ template <typename F> double bestNsPerCall(long n, F&& f) {
         best = std::min(best, (nowNs() - t0) / double(n));
     }
     return best;
+}
+
+// Extended objects whose provider entries do nothing (an empty CQ, or one with a completion).
+void nopQp(ibv_qp_ex*) {}
+int nopComplete(ibv_qp_ex*) { return 0; }
+void nopSge(ibv_qp_ex*, uint32_t, uint64_t, uint32_t) {}
+int emptyStart(ibv_cq_ex*, ibv_poll_cq_attr*) { return ENOENT; }
+int oneStart(ibv_cq_ex* cq, ibv_poll_cq_attr*) {
+    cq->wr_id = 1;
+    cq->status = IBV_WC_SUCCESS;
+    return 0;
+}
+int noNext(ibv_cq_ex*) { return ENOENT; }
+void nopEnd(ibv_cq_ex*) {}
+ibv_wc_opcode readOpcode(ibv_cq_ex*) { return IBV_WC_RDMA_WRITE; }
+uint32_t read64(ibv_cq_ex*) { return 64; }
+uint32_t readQp(ibv_cq_ex*) { return 7; }
+unsigned readFlags(ibv_cq_ex*) { return 0; }
+
+double medianNsPerCall(std::vector<double>& runs) {
+    std::sort(runs.begin(), runs.end());
+    return runs[runs.size() / 2];
+}
+
+template <typename F> double onceNsPerCall(long n, F&& f) {
+    double t0 = nowNs();
+    for (long i = 0; i < n; ++i) f(i);
+    return (nowNs() - t0) / double(n);
+}
+
+struct ExResults {
+    double batch1, batch4, startEmpty, pollOne;
+};
+
+/// One run of each extended case on `qx` (a batch of 1 and of 4 RDMA writes of 64 bytes) and
+/// the CQs.
+ExResults measureExOnce(ibv_qp_ex* qx, ibv_cq_ex* emptyCq, ibv_cq_ex* oneCq, long n) {
+    ibv_poll_cq_attr attr{};
+    ExResults r;
+    r.batch1 = onceNsPerCall(n, [&](long i) {
+        ibv_wr_start(qx);
+        qx->wr_id = uint64_t(i);
+        qx->wr_flags = IBV_SEND_SIGNALED;
+        ibv_wr_rdma_write(qx, 1, 0x2000);
+        ibv_wr_set_sge(qx, 1, 0x1000, 64);
+        ibv_wr_complete(qx);
+    });
+    r.batch4 = onceNsPerCall(n / 4, [&](long i) {
+        ibv_wr_start(qx);
+        for (int k = 0; k < 4; ++k) {
+            qx->wr_id = uint64_t(i * 4 + k);
+            qx->wr_flags = IBV_SEND_SIGNALED;
+            ibv_wr_rdma_write(qx, 1, 0x2000);
+            ibv_wr_set_sge(qx, 1, 0x1000, 64);
+        }
+        ibv_wr_complete(qx);
+    }) / 4;
+    r.startEmpty = onceNsPerCall(n, [&](long) { ibv_start_poll(emptyCq, &attr); });
+    r.pollOne = onceNsPerCall(n, [&](long) {
+        if (ibv_start_poll(oneCq, &attr) == 0) {
+            while (ibv_next_poll(oneCq) == 0) {
+            }
+            ibv_end_poll(oneCq);
+        }
+    });
+    return r;
 }
 
 struct Results {
@@ -110,15 +182,61 @@ int main(int argc, char** argv) {
     hpcprof::interpose::ibverbs::takeOver(&ctxOne, false);
     Results wrapped = measure(&qp, &emptyCq, &oneCq, n);
 
-    std::printf("%-34s %12s %12s %10s\n", "ns per call", "unwrapped", "wrapped", "added");
+    std::printf("%-58s %12s %12s %10s\n", "ns per call", "unwrapped", "wrapped", "added");
     auto row = [](const char* what, double a, double b) {
-        std::printf("%-34s %12.1f %12.1f %10.1f\n", what, a, b, b - a);
+        std::printf("%-58s %12.1f %12.1f %10.1f\n", what, a, b, b - a);
     };
     row("ibv_post_send, 1 WR", plain.post1, wrapped.post1);
     row("ibv_post_send, 4 WRs (per WR)", plain.post4, wrapped.post4);
     row("ibv_post_recv, 1 WR", plain.recv1, wrapped.recv1);
     row("ibv_poll_cq, empty (folded)", plain.pollEmpty, wrapped.pollEmpty);
     row("ibv_poll_cq, 1 completion", plain.pollOne, wrapped.pollOne);
+
+    // Extended APIs: the same nop objects wrapped and unwrapped, alternately, 7 runs each.
+    ibv_qp_ex qx{};
+    qx.qp_base.context = &ctx;
+    qx.qp_base.qp_num = 8;
+    qx.qp_base.qp_type = IBV_QPT_RC;
+    qx.wr_start = nopQp;
+    qx.wr_abort = nopQp;
+    qx.wr_complete = nopComplete;
+    qx.wr_rdma_write = [](ibv_qp_ex*, uint32_t, uint64_t) {};
+    qx.wr_set_sge = nopSge;
+    ibv_cq_ex emptyEx{}, oneEx{};
+    for (ibv_cq_ex* c : {&emptyEx, &oneEx}) {
+        c->context = &ctx;
+        c->next_poll = noNext;
+        c->end_poll = nopEnd;
+        c->read_opcode = readOpcode;
+        c->read_byte_len = read64;
+        c->read_qp_num = readQp;
+        c->read_wc_flags = readFlags;
+    }
+    emptyEx.start_poll = emptyStart;
+    oneEx.start_poll = oneStart;
+    using namespace hpcprof::interpose::ibverbs;
+    std::vector<double> runs[2][4];
+    for (int run = 0; run < 7; ++run)
+        for (int wrappedRun = 0; wrappedRun < 2; ++wrappedRun) {
+            if (wrappedRun) {
+                trackExQp(&qx, 0);
+                trackExCq(&emptyEx, 0);
+                trackExCq(&oneEx, 0);
+            }
+            ExResults r = measureExOnce(&qx, &emptyEx, &oneEx, n);
+            if (wrappedRun) {
+                untrackExQp(&qx.qp_base);
+                untrackExCq(ibv_cq_ex_to_cq(&emptyEx));
+                untrackExCq(ibv_cq_ex_to_cq(&oneEx));
+            }
+            double v[4] = {r.batch1, r.batch4, r.startEmpty, r.pollOne};
+            for (int k = 0; k < 4; ++k) runs[wrappedRun][k].push_back(v[k]);
+        }
+    const char* exNames[4] = {"ibv_wr_* batch of 1 (start, rdma_write, set_sge, complete)",
+                              "ibv_wr_* batch of 4 (per WR)", "ibv_start_poll, empty (folded)",
+                              "ibv_start_poll..end_poll, 1 completion"};
+    for (int k = 0; k < 4; ++k)
+        row(exNames[k], medianNsPerCall(runs[0][k]), medianNsPerCall(runs[1][k]));
     hpcprof::interpose::ibverbs::release(&ctx);
     hpcprof::interpose::ibverbs::release(&ctxOne);
     std::string cmd = std::string("rm -rf ") + dir;

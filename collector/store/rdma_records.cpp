@@ -36,8 +36,15 @@ bool isRecvCompletion(uint8_t wcOpcode) { return wcOpcode & 0x80; } // IBV_WC_RE
 
 bool isDataPath(Op op) {
     return op == Op::IbvPostSend || op == Op::IbvPostRecv || op == Op::IbvPostSrqRecv ||
-           op == Op::IbvPollCq;
+           op == Op::IbvPollCq || op == Op::IbvWrComplete || op == Op::IbvStartPoll;
 }
+
+bool isPost(Op op) {
+    return op == Op::IbvPostSend || op == Op::IbvPostRecv || op == Op::IbvPostSrqRecv ||
+           op == Op::IbvWrComplete;
+}
+
+bool isPoll(Op op) { return op == Op::IbvPollCq || op == Op::IbvStartPoll; }
 
 bool isCommunication(Category c) {
     return c != Category::Rdma && schema::categoryInfo(c).className == "communication";
@@ -59,6 +66,7 @@ std::string_view rdmaOpcodeName(uint8_t opcode) {
     case 9: return "SEND_WITH_INV";
     case 10: return "TSO";
     case 11: return "DRIVER1";
+    case 15: return "ATOMIC_WRITE";
     case 255: return "RECV";
     default: return "OTHER";
     }
@@ -95,6 +103,8 @@ void RdmaRecords::prepare(std::vector<ThreadRecords>& threads) {
 void RdmaRecords::convertThread(ThreadRecords& t) {
     CallFacts* call = nullptr; // the call the following WR / completion / resource records belong to
     uint32_t callIndex = 0;
+    // Work requests built through ibv_qp_ex, written before the ibv_wr_complete that posts them.
+    std::vector<Wr> batched;
     for (const auto& bytes : t.rdma) {
         raw::RdmaRecord r = recordAs<raw::RdmaRecord>(bytes);
         switch (r.action) {
@@ -119,6 +129,9 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
                 q.type = res.qpType;
                 q.sigAll = res.sigAll;
             }
+            if (res.created && (res.type == raw::RdmaResource::Qp || res.type == raw::RdmaResource::Cq) &&
+                (res.access & raw::kRdmaExUntracked))
+                m_addStat(Stat::RdmaExObjectsUntracked, 1);
             if (!call) break;
             size_t type = size_t(res.type);
             call->args.emplace_back("resource",
@@ -189,9 +202,20 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
                     call->args.emplace_back("device_name", d->second.name);
             }
             if (r.qpNum) call->args.emplace_back("qp_num", int64_t(r.qpNum));
-            if (op == Op::IbvPostSend || op == Op::IbvPostRecv || op == Op::IbvPostSrqRecv)
-                call->args.emplace_back("work_requests", int64_t(c.count));
-            if (op == Op::IbvPollCq && !folded) call->args.emplace_back("completions", int64_t(c.count));
+            if (isPost(op)) call->args.emplace_back("work_requests", int64_t(c.count));
+            if (op == Op::IbvWrAbort) call->args.emplace_back("discarded_work_requests", int64_t(c.count));
+            if (isPoll(op) && !folded) call->args.emplace_back("completions", int64_t(c.count));
+            if (op == Op::IbvWrComplete || op == Op::IbvWrAbort) {
+                // The batch's requests become this call's when it posted them; else dropped.
+                bool posted = op == Op::IbvWrComplete && c.rc == 0;
+                auto mine = [&](const Wr& w) { return w.device == r.device && w.qpNum == r.qpNum && w.post == r.ts; };
+                for (Wr& w : batched)
+                    if (posted && mine(w)) {
+                        w.call = callIndex;
+                        m_wrs.push_back(w);
+                    }
+                std::erase_if(batched, mine);
+            }
             if (op == Op::IbvOpenDevice) {
                 if (auto d = m_devices.find(r.device); d != m_devices.end())
                     call->args.emplace_back("link_rate_mbps", d->second.rateMbps);
@@ -218,7 +242,10 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
             x.opcode = r.action == raw::RdmaAction::RecvWr ? 255 : w.opcode;
             x.signaled = (w.flags & raw::kRdmaSignaled) != 0;
             x.call = callIndex;
-            m_wrs.push_back(x);
+            if (w.flags & raw::kRdmaBatched)
+                batched.push_back(x);
+            else
+                m_wrs.push_back(x);
             break;
         }
         case raw::RdmaAction::Completion: {

@@ -6,6 +6,8 @@
 //  - each work request becomes one event on a nic_queue track per (device, QP), from post to
 //    completion when its wr_id pairs it with a completion, named by opcode (category rdma_wr,
 //    class annotation: the time is the NIC's, the CPU side is already counted by the call);
+//    requests built through ibv_qp_ex (kRdmaBatched) precede the ibv_wr_complete that posts
+//    them and join it (same QP and start), or are dropped with a failed or aborted batch;
 //  - beyond HPCPROF_RDMA_EVENT_RATE work requests per second and QP, the rest of each 1 ms
 //    bucket folds into one aggregate event (count, bytes, latency histogram), counted in stats;
 //  - verbs calls made inside an MPI/NCCL call of the same thread are attributed to it

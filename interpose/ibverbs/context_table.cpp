@@ -7,6 +7,7 @@
 
 #include "collector/runtime/config.hpp"
 #include "data_path.hpp"
+#include "ex_data_path.hpp"
 #include "real_verbs.hpp"
 #include "rdma_writer.hpp"
 
@@ -136,6 +137,17 @@ bool takeOver(ibv_context* ctx, bool adopted) {
     if (ctx->ops.post_recv) ctx->ops.post_recv = wrappedPostRecv;
     if (ctx->ops.post_srq_recv) ctx->ops.post_srq_recv = wrappedPostSrqRecv;
     if (ctx->ops.poll_cq) ctx->ops.poll_cq = wrappedPollCq;
+    // verbs_get_ctx_op: an extended context whose verbs_context is large enough and has the entry.
+    slot->createQpEx = nullptr;
+    slot->createCqEx = nullptr;
+    if (verbs_context* v = verbs_get_ctx_op(ctx, create_qp_ex)) {
+        slot->createQpEx = v->create_qp_ex;
+        v->create_qp_ex = wrappedCreateQpEx;
+    }
+    if (verbs_context* v = verbs_get_ctx_op(ctx, create_cq_ex)) {
+        slot->createCqEx = v->create_cq_ex;
+        v->create_cq_ex = wrappedCreateCqEx;
+    }
     uint16_t device = slot->device;
     pthread_mutex_unlock(&g_lock);
     recordDevice(ctx, device, adopted);
@@ -154,6 +166,8 @@ void release(ibv_context* ctx) {
         ctx->ops.post_recv = e.postRecv;
         ctx->ops.post_srq_recv = e.postSrqRecv;
         ctx->ops.poll_cq = e.pollCq;
+        if (e.createQpEx) verbs_get_ctx(ctx)->create_qp_ex = e.createQpEx;
+        if (e.createCqEx) verbs_get_ctx(ctx)->create_cq_ex = e.createCqEx;
         if (raw::RdmaRecord* r = reserveRdma()) {
             r->action = raw::RdmaAction::DeviceClose;
             r->device = e.device;

@@ -4,6 +4,8 @@
 // ctx->ops.<entry>; there is no symbol to interpose. ctx->ops is embedded by value in every
 // context, so hpcprof saves the provider's entries of one context here and points that
 // context's entries at its wrappers (data_path.cpp), and puts the originals back on close.
+// ibv_create_qp_ex / ibv_create_cq_ex are inline too, through the verbs_context's
+// create_qp_ex / create_cq_ex, which are taken over the same way (ex_data_path.hpp).
 //
 // Thread-safety: takeOver/release run under a mutex (open/close are rare); find() is lock-free
 // (acquire loads) and async-signal-safe, called on every wrapped data-path call.
@@ -19,6 +21,8 @@ using PostSendFn = int (*)(ibv_qp*, ibv_send_wr*, ibv_send_wr**);
 using PostRecvFn = int (*)(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**);
 using PostSrqRecvFn = int (*)(ibv_srq*, ibv_recv_wr*, ibv_recv_wr**);
 using PollCqFn = int (*)(ibv_cq*, int, ibv_wc*);
+using CreateQpExFn = ibv_qp* (*)(ibv_context*, ibv_qp_init_attr_ex*);
+using CreateCqExFn = ibv_cq_ex* (*)(ibv_context*, ibv_cq_init_attr_ex*);
 
 /// The provider's entries of one taken-over context.
 struct ContextEntry {
@@ -27,6 +31,11 @@ struct ContextEntry {
     PostRecvFn postRecv;
     PostSrqRecvFn postSrqRecv;
     PollCqFn pollCq;
+    // Extended entries of the verbs_context around the context (NULL: not provided, or the
+    // context is not extended): the objects they create carry their own entries, which
+    // ex_objects.hpp wraps.
+    CreateQpExFn createQpEx;
+    CreateCqExFn createCqEx;
     uint16_t device; ///< ordinal of the context in this process
 };
 

@@ -21,6 +21,7 @@ struct PendingPoll {
     uint64_t end;
     uint32_t count;
     uint16_t device;
+    Op op; ///< IbvPollCq or IbvStartPoll
 };
 thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
 
@@ -102,8 +103,19 @@ template <typename Wr> uint64_t totalBytes(const Wr* wr, uint32_t accepted) {
 void flushPolls() {
     PendingPoll& p = t_poll;
     if (!p.cq) return;
-    writeCall(Op::IbvPollCq, p.device, 0, p.start, p.end, uint64_t(p.cq), 0, 0, 0, 0, p.count);
+    writeCall(p.op, p.device, 0, p.start, p.end, uint64_t(p.cq), 0, 0, 0, 0, p.count);
     p.cq = nullptr;
+}
+
+void foldEmptyPoll(Op op, ibv_cq* cq, uint16_t device, uint64_t t0, uint64_t t1) {
+    PendingPoll& p = t_poll;
+    if (p.cq == cq && p.op == op && t0 - p.end < kPollGapTicks) {
+        p.end = t1;
+        p.count++;
+        return;
+    }
+    if (p.cq) flushPolls();
+    p = PendingPoll{cq, t0, t1, 1, device, op};
 }
 
 int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
@@ -178,13 +190,13 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
     uint64_t t1 = collector::now();
     PendingPoll& p = t_poll;
     if (got == 0) { // the common case of a spinning poller: fold, write nothing
-        if (p.cq == cq && t0 - p.end < kPollGapTicks) {
+        if (p.cq == cq && p.op == Op::IbvPollCq && t0 - p.end < kPollGapTicks) {
             p.end = t1;
             p.count++;
             return 0;
         }
         if (p.cq) flushPolls();
-        p = PendingPoll{cq, t0, t1, 1, c->device};
+        p = PendingPoll{cq, t0, t1, 1, c->device, Op::IbvPollCq};
         return 0;
     }
     if (p.cq) flushPolls();

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "hpcprof/schema/catalog.hpp"
+
 namespace hpcprof::interpose::ibverbs {
 
 int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad);
@@ -18,6 +20,10 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc);
 /// Writes the calling thread's pending folded empty polls, if any (any other verbs call on the
 /// thread, and close, end a fold).
 void flushPolls();
+
+/// An empty poll of `cq` through `op` (ibv_poll_cq returning 0, ibv_start_poll returning
+/// ENOENT): folded with the thread's previous empty polls of that CQ and call when close enough.
+void foldEmptyPoll(schema::Op op, ibv_cq* cq, uint16_t device, uint64_t t0, uint64_t t1);
 
 /// Empty polls of one CQ less than this apart fold into one event.
 constexpr uint64_t kPollGapTicks = 20'000; // ~10 us at 2 GHz; ticks are close enough here

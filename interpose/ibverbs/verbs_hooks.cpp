@@ -2,7 +2,9 @@
 // Exported libibverbs entry points (LD_PRELOAD): device open/close take a context over and give
 // it back; resource calls record lifecycles (PD, MR with length and access, CQ, QP with type and
 // state changes, SRQ) and adopt contexts hpcprof did not see being opened. Each forwards to
-// the next definition, normally libibverbs' @@IBVERBS_1.1 (real_verbs.hpp).
+// the next definition, normally libibverbs' @@IBVERBS_1.1 (real_verbs.hpp). The context's
+// extended create entries (ibv_create_qp_ex / ibv_create_cq_ex are inline calls through them)
+// are wrapped here too; destroys give an extended object's own entries back first.
 #include <infiniband/verbs.h>
 
 #include <cerrno>
@@ -10,6 +12,8 @@
 
 #include "context_table.hpp"
 #include "data_path.hpp"
+#include "ex_data_path.hpp"
+#include "ex_objects.hpp"
 #include "interpose/common/real_function.hpp"
 #include "rdma_writer.hpp"
 #include "real_verbs.hpp"
@@ -40,6 +44,7 @@ RealVerb<int (*)(ibv_qp*, ibv_qp_attr*, int)> g_modifyQp("ibv_modify_qp");
 RealVerb<int (*)(ibv_qp*)> g_destroyQp("ibv_destroy_qp");
 RealVerb<ibv_srq* (*)(ibv_pd*, ibv_srq_init_attr*)> g_createSrq("ibv_create_srq");
 RealVerb<int (*)(ibv_srq*)> g_destroySrq("ibv_destroy_srq");
+RealVerb<ibv_qp_ex* (*)(ibv_qp*)> g_qpToQpEx("ibv_qp_to_qp_ex", "IBVERBS_1.6");
 
 /// Device ordinal of a taken-over context (0xffff if hpcprof does not hold it).
 uint16_t deviceOf(ibv_context* ctx) {
@@ -217,6 +222,7 @@ HPCPROF_HOOK ibv_cq* ibv_create_cq(ibv_context* ctx, int cqe, void* cqContext,
 HPCPROF_HOOK int ibv_destroy_cq(ibv_cq* cq) {
     auto real = g_destroyCq.get();
     if (!real) return ENOSYS;
+    untrackExCq(cq); // (if the destroy fails the CQ stays usable, unwrapped)
     return destroyCall(Op::IbvDestroyCq, cq->context,
                        ResourceFacts{raw::RdmaResource::Cq, false, uint64_t(cq)},
                        [&] { return real(cq); });
@@ -277,6 +283,7 @@ HPCPROF_HOOK int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
 HPCPROF_HOOK int ibv_destroy_qp(ibv_qp* qp) {
     auto real = g_destroyQp.get();
     if (!real) return ENOSYS;
+    untrackExQp(qp);
     ResourceFacts f{raw::RdmaResource::Qp, false, uint64_t(qp)};
     f.qpNum = qp->qp_num;
     return destroyCall(Op::IbvDestroyQp, qp->context, f, [&] { return real(qp); });
@@ -304,3 +311,64 @@ HPCPROF_HOOK int ibv_destroy_srq(ibv_srq* srq) {
                        ResourceFacts{raw::RdmaResource::Srq, false, uint64_t(srq)},
                        [&] { return real(srq); });
 }
+
+// ---- extended create entries (installed in the verbs_context by takeOver) ---------------------
+
+namespace hpcprof::interpose::ibverbs {
+
+ibv_qp* wrappedCreateQpEx(ibv_context* ctx, ibv_qp_init_attr_ex* attr) {
+    const ContextEntry* c = find(ctx);
+    if (!c || !c->createQpEx) [[unlikely]] {
+        errno = c ? EOPNOTSUPP : ENODEV;
+        return nullptr;
+    }
+    if (!recordingRdma()) return c->createQpEx(ctx, attr);
+    uint64_t t0 = collector::now();
+    ibv_qp* qp = c->createQpEx(ctx, attr);
+    uint64_t t1 = collector::now();
+    int rc = qp ? 0 : (errno ? errno : -1);
+    ResourceFacts f{raw::RdmaResource::Qp, true, uint64_t(qp)};
+    if (qp) {
+        f.qpNum = qp->qp_num;
+        f.qpType = uint8_t(qp->qp_type);
+        f.length = attr->cap.max_send_wr;
+        f.addr = uint64_t(qp->send_cq);
+        f.sigAll = attr->sq_sig_all ? 1 : 0;
+        // Only a QP created with send ops has the ibv_wr_* entries (ibv_qp_to_qp_ex says so).
+        auto toEx = g_qpToQpEx.get();
+        ibv_qp_ex* qpx = (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && toEx ? toEx(qp) : nullptr;
+        if (qpx) f.access = trackExQp(qpx, c->device) ? raw::kRdmaExApi : raw::kRdmaExUntracked;
+    }
+    recordResource(Op::IbvCreateQpEx, c->device, t0, t1, rc, f);
+    return qp;
+}
+
+ibv_cq_ex* wrappedCreateCqEx(ibv_context* ctx, ibv_cq_init_attr_ex* attr) {
+    const ContextEntry* c = find(ctx);
+    if (!c || !c->createCqEx) [[unlikely]] {
+        errno = c ? EOPNOTSUPP : ENODEV;
+        return nullptr;
+    }
+    if (!recordingRdma()) return c->createCqEx(ctx, attr);
+    // Completions pair with their work requests by QP number and say their length: ask the
+    // provider for both fields (more fields only add readers the program may ignore); a
+    // provider that refuses gets the program's own request.
+    const uint64_t asked = attr->wc_flags;
+    const uint64_t needed = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
+    uint64_t t0 = collector::now();
+    attr->wc_flags = asked | needed;
+    ibv_cq_ex* cq = c->createCqEx(ctx, attr);
+    attr->wc_flags = asked;
+    if (!cq && (asked & needed) != needed) cq = c->createCqEx(ctx, attr);
+    uint64_t t1 = collector::now();
+    int rc = cq ? 0 : (errno ? errno : -1);
+    ResourceFacts f{raw::RdmaResource::Cq, true, uint64_t(cq)};
+    if (cq) {
+        f.length = uint64_t(cq->cqe);
+        f.access = trackExCq(cq, c->device) ? raw::kRdmaExApi : raw::kRdmaExUntracked;
+    }
+    recordResource(Op::IbvCreateCqEx, c->device, t0, t1, rc, f);
+    return cq;
+}
+
+} // namespace hpcprof::interpose::ibverbs

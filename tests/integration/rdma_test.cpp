@@ -235,3 +235,127 @@ TEST_CASE("A program that never uses verbs runs and records as before", "[rdma]"
     CHECK(q.scalar("SELECT COUNT(*) FROM track WHERE kind = 'nic_queue'") == 0);
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE class = 'io'") > 0);
 }
+
+namespace {
+
+/// nic_queue rows of a trace: track, opcode, bytes, completed, and the args that describe the
+/// request (wr_id, qp_num, signaled, status, rkey, remote_qpn; not the addresses and times, which
+/// differ between runs), one string per work request in lane and post order.
+std::vector<std::string> workRequestRows(const TraceQuery& q, const std::string& wrIds) {
+    return q.rows("SELECT e.track, e.name, e.bytes, e.dur_ns > 0,"
+                  " (SELECT GROUP_CONCAT(key || '=' || value, ',') FROM (SELECT key, value FROM event_arg"
+                  "   WHERE event_id = e.event_id AND key IN ('wr_id', 'qp_num', 'signaled', 'status',"
+                  "   'rkey', 'remote_qpn') ORDER BY key))"
+                  " FROM event_view e JOIN event_arg w ON w.event_id = e.event_id AND w.key = 'wr_id'"
+                  " WHERE e.track_kind = 'nic_queue' AND w.value IN (" + wrIds + ")"
+                  " ORDER BY e.track, e.ts_ns, w.value");
+}
+
+} // namespace
+
+TEST_CASE("Work requests posted and polled through the extended verbs APIs give the same rows as "
+          "ibv_post_send and ibv_poll_cq",
+          "[rdma]") {
+    // Without hpcprof the stand-in's own entries stay in place (what the checks below rely on).
+    ProcessResult plain = runProcess({sampleBinary("rdma_sample"), "ex"}, {"STAND_IN_VERBS_DELAY_US=2000"});
+    INFO(plain.out << plain.err);
+    REQUIRE(plain.exitCode == 0);
+    CHECK(printed(plain.out, "native_qp_ex_ops") == 1);
+    CHECK(printed(plain.out, "native_cq_ex_ops") == 1);
+    CHECK(printed(plain.out, "native_ex_create_ops") == 1);
+
+    TempDir dir, basicDir;
+    ProcessResult r = profile(dir, "ex", {"OMPI_COMM_WORLD_RANK=3"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK(printed(r.out, "native_ex_create_ops") == 0); // the context's ex create entries,
+    CHECK(printed(r.out, "native_qp_ex_ops") == 0);     // the QP's ibv_wr_* entries and
+    CHECK(printed(r.out, "native_cq_ex_ops") == 0);     // the CQ's poll entries were wrapped,
+    CHECK(printed(r.out, "foreign_ex_ops_at_destroy") == 0); // and given back before destroy
+    CHECK(printed(r.out, "foreign_ops_at_close") == 0);      // and close
+    const int64_t qpA = printed(r.out, "qp_a");
+    const int64_t empty = printed(r.out, "empty_polls_a") + printed(r.out, "empty_polls_b");
+    TraceQuery q(dir / "trace.hpcprof");
+
+    // One event per batch, named ibv_wr_complete, bytes = the batch's sg/inline total; the
+    // aborted batch posts nothing.
+    CHECK(q.rows("SELECT name, COUNT(*), SUM(bytes) FROM event_view WHERE category = 'rdma'"
+                 " AND name IN ('ibv_wr_complete', 'ibv_wr_abort', 'ibv_post_recv', 'ibv_post_send')"
+                 " GROUP BY name ORDER BY name") ==
+          std::vector<std::string>{"ibv_post_recv|1|3000", "ibv_wr_abort|1|", "ibv_wr_complete|3|7872"});
+    CHECK(q.rows("SELECT a.value, e.peer FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                 " WHERE e.name = 'ibv_wr_complete' AND a.key = 'work_requests' ORDER BY e.ts_ns") ==
+          std::vector<std::string>{"2|3", "2|3", "2|3"});
+    CHECK(q.rows("SELECT a.key, a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                 " WHERE e.name IN ('ibv_wr_complete', 'ibv_wr_abort') AND a.key = 'qp_num'") ==
+          std::vector<std::string>(4, "qp_num|" + std::to_string(qpA)));
+    CHECK(q.text("SELECT a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                 " WHERE e.name = 'ibv_wr_abort' AND a.key = 'discarded_work_requests'") == "1");
+
+    // The work requests, on QP A's lane; wr 6 (aborted) is nowhere.
+    CHECK(q.rows("SELECT name, bytes, dur_ns > 0 FROM event_view WHERE track = 'standin0 QP " +
+                 std::to_string(qpA) + "' ORDER BY ts_ns, event_id") ==
+          std::vector<std::string>{"SEND|1000|1", "SEND|2000|1", "RDMA_WRITE|4096|1",
+                                   "RDMA_WRITE|512|0", "RDMA_READ|256|1", "ATOMIC_FETCH_AND_ADD|8|1"});
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_arg WHERE key = 'wr_id' AND value = 6") == 0);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                   " WHERE e.track_kind = 'nic_queue' AND a.key = 'rkey'") == 4); // writes, read, atomic
+
+    // Exactly the rows basic (the same requests through ibv_post_send / ibv_poll_cq) gives.
+    ProcessResult b = profile(basicDir, "basic", {"OMPI_COMM_WORLD_RANK=3"});
+    REQUIRE(b.exitCode == 0);
+    TraceQuery qb(basicDir / "trace.hpcprof");
+    const std::string shared = "1, 2, 3, 4, 101, 102";
+    auto exRows = workRequestRows(q, shared);
+    CHECK(exRows.size() == 6);
+    CHECK(exRows == workRequestRows(qb, shared));
+    CHECK(q.rows("SELECT ts_ns IS NOT NULL, peer FROM event_view WHERE track_kind = 'nic_queue'"
+                 " GROUP BY 2") == std::vector<std::string>{"1|3"});
+
+    // Polls: one ibv_start_poll event per start..end, with its completions' bytes; empty
+    // starts (ENOENT) fold with a count.
+    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE name = 'ibv_start_poll' AND bytes IS NOT NULL") ==
+          1000 + 2000 + 4096 + 256 + 8 + 1000 + 2000);
+    CHECK(q.scalar("SELECT SUM(a.value) FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                   " WHERE e.name = 'ibv_start_poll' AND a.key = 'completions'") == 7);
+    CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE name = 'ibv_start_poll' AND bytes IS NULL") ==
+          empty);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'ibv_poll_cq'") == 0);
+
+    // Post-to-completion: from the start of the batch (ibv_wr_start) to the ibv_next_poll /
+    // ibv_start_poll that returned the completion, inside its ibv_start_poll event.
+    int checked = 0;
+    for (const auto& row : q.rows("SELECT event_id, ts_ns, ts_ns + dur_ns, dur_ns FROM event_view"
+                                  " WHERE track_kind = 'nic_queue' AND dur_ns > 0")) {
+        INFO(row);
+        auto p1 = row.find('|'), p2 = row.find('|', p1 + 1), p3 = row.rfind('|');
+        int64_t id = std::stoll(row.substr(0, p1));
+        int64_t ts = std::stoll(row.substr(p1 + 1, p2 - p1 - 1));
+        int64_t end = std::stoll(row.substr(p2 + 1, p3 - p2 - 1));
+        int64_t dur = std::stoll(row.substr(p3 + 1));
+        CHECK(dur >= kDelayNs);
+        CHECK(dur < kDelayNs + 2'000'000'000);
+        CHECK(argOf(q, id, "latency_ns") == std::to_string(dur));
+        CHECK(argOf(q, id, "status") == "success");
+        CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name IN ('ibv_wr_complete', 'ibv_post_recv')"
+                       " AND ts_ns = " + std::to_string(ts)) == 1);
+        CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'ibv_start_poll' AND bytes IS NOT NULL"
+                       " AND ts_ns <= " + std::to_string(end) + " AND ts_ns + dur_ns + 1 >= " +
+                       std::to_string(end)) == 1);
+        ++checked;
+    }
+    CHECK(checked == 7);
+
+    // Resources: the ex creates are recorded like their plain forms.
+    CHECK(q.rows("SELECT a.key, a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                 " WHERE e.name = 'ibv_create_qp_ex' AND a.key IN ('qp_type', 'max_send_wr', 'qp_num')"
+                 " ORDER BY a.key") ==
+          std::vector<std::string>{"max_send_wr|64", "qp_num|" + std::to_string(qpA), "qp_type|RC"});
+    CHECK(q.rows("SELECT a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                 " WHERE e.name = 'ibv_create_cq_ex' AND a.key = 'cqe'") ==
+          std::vector<std::string>{"64", "64"});
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'ibv_destroy_cq'") == 2);
+    // Completions of the CQ that did not ask for QP numbers still pair (hpcprof asked for them).
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_ex_objects_untracked'") == 0);
+}

@@ -13,11 +13,21 @@
 //   adopt    the context is opened through dlvsym() (hpcprof does not see it); everything after
 //            goes through the normal entry points: 2 signalled SENDs of 300 bytes on a looped QP.
 //   bypass   everything through dlvsym() on libibverbs' handle, as NCCL does: invisible.
+//   ex       basic's QP A -> QP B work requests through the extended APIs: A is an ibv_qp_ex
+//            (ibv_create_qp_ex with send ops) on an ibv_cq_ex asking only for byte_len, B a plain
+//            QP on an ibv_cq_ex. Batch 1: ibv_wr_send wr 1 (set_sge 1000) + ibv_wr_send wr 2
+//            (set_sge_list 1500 + 500); batch 2: ibv_wr_rdma_write wr 3 (4096, signalled) +
+//            ibv_wr_rdma_write wr 4 (512 bytes inline, unsignalled); batch 3: ibv_wr_rdma_read
+//            wr 5 (256) + ibv_wr_atomic_fetch_add wr 7 (8); batch 4: ibv_wr_send wr 6 (64)
+//            then ibv_wr_abort. Both CQs are polled with ibv_start_poll/ibv_next_poll/
+//            ibv_end_poll until A returned wr 1, 2, 3, 5, 7 and B wr 101, 102.
 //
 // Prints what it did; exit status 0 when the stand-in behaved as expected.
 #include <infiniband/verbs.h>
 
 #include <dlfcn.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +37,10 @@
 
 extern "C" int stand_in_verbs_foreign_ops_at_close();
 extern "C" int stand_in_verbs_ops_are_native(ibv_context* ctx);
+extern "C" int stand_in_verbs_ex_create_ops_are_native(ibv_context* ctx);
+extern "C" int stand_in_verbs_qp_ex_ops_are_native(ibv_qp_ex* qpx);
+extern "C" int stand_in_verbs_cq_ex_ops_are_native(ibv_cq_ex* cq);
+extern "C" int stand_in_verbs_foreign_ex_ops_at_destroy();
 
 namespace {
 
@@ -274,6 +288,141 @@ int loopTwoSends(const Verbs& v, ibv_context* ctx) {
     return wc.size() == 4 ? 0 : 6;
 }
 
+/// Polls `cq` with ibv_start_poll/ibv_next_poll/ibv_end_poll until `want` completions arrived
+/// (wr_id, byte_len); returns the number of empty polls (ibv_start_poll said ENOENT).
+long pollAllEx(ibv_cq_ex* cq, int want, std::vector<std::pair<uint64_t, uint32_t>>& out) {
+    long empty = 0;
+    ibv_poll_cq_attr attr{};
+    while (int(out.size()) < want) {
+        int rc = ibv_start_poll(cq, &attr);
+        if (rc == ENOENT) {
+            ++empty;
+            continue;
+        }
+        if (rc != 0) std::exit(4);
+        do {
+            if (cq->status != IBV_WC_SUCCESS) std::exit(4);
+            out.emplace_back(cq->wr_id, ibv_wc_read_byte_len(cq));
+        } while (ibv_next_poll(cq) == 0);
+        ibv_end_poll(cq);
+    }
+    return empty;
+}
+
+ibv_cq_ex* createCqEx(ibv_context* ctx, uint64_t wcFlags) {
+    ibv_cq_init_attr_ex a{};
+    a.cqe = 64;
+    a.wc_flags = wcFlags;
+    return ibv_create_cq_ex(ctx, &a);
+}
+
+int ex(const Verbs& v) {
+    ibv_device** list = v.getDeviceList(nullptr);
+    ibv_context* ctx = v.open(list[0]);
+    ibv_pd* pd = v.allocPd(ctx);
+    static char a[65536], b[65536];
+    for (size_t i = 0; i < sizeof(a); ++i) a[i] = char(i * 7);
+    ibv_mr* ma = regMr(v, pd, a, sizeof(a));
+    ibv_mr* mb = regMr(v, pd, b, sizeof(b));
+    ibv_cq_ex* cqa = createCqEx(ctx, IBV_WC_EX_WITH_BYTE_LEN); // no QP number asked for
+    ibv_cq_ex* cqb = createCqEx(ctx, IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM);
+    if (!cqa || !cqb) return 7;
+    ibv_qp_init_attr_ex qa_attr{};
+    qa_attr.send_cq = ibv_cq_ex_to_cq(cqa);
+    qa_attr.recv_cq = ibv_cq_ex_to_cq(cqa);
+    qa_attr.qp_type = IBV_QPT_RC;
+    qa_attr.cap.max_send_wr = 64;
+    qa_attr.cap.max_recv_wr = 64;
+    qa_attr.cap.max_send_sge = 2;
+    qa_attr.cap.max_recv_sge = 1;
+    qa_attr.cap.max_inline_data = 512;
+    qa_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    qa_attr.pd = pd;
+    qa_attr.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
+                             IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    ibv_qp* qa = ibv_create_qp_ex(ctx, &qa_attr);
+    ibv_qp* qb = createQp(v, pd, ibv_cq_ex_to_cq(cqb));
+    if (!qa || !qb) return 7;
+    ibv_qp_ex* qx = ibv_qp_to_qp_ex(qa);
+    if (!qx) return 7;
+    connect(v, qa, qb->qp_num);
+    connect(v, qb, qa->qp_num);
+    std::printf("qp_a=%u qp_b=%u native_ex_create_ops=%d native_qp_ex_ops=%d native_cq_ex_ops=%d\n",
+                qa->qp_num, qb->qp_num, stand_in_verbs_ex_create_ops_are_native(ctx),
+                stand_in_verbs_qp_ex_ops_are_native(qx), stand_in_verbs_cq_ex_ops_are_native(cqa));
+
+    ibv_sge rs[2] = {{uint64_t(b), 1000, mb->lkey}, {uint64_t(b + 1000), 2000, mb->lkey}};
+    ibv_recv_wr rw[2] = {};
+    rw[0].wr_id = 101, rw[0].sg_list = &rs[0], rw[0].num_sge = 1, rw[0].next = &rw[1];
+    rw[1].wr_id = 102, rw[1].sg_list = &rs[1], rw[1].num_sge = 1;
+    ibv_recv_wr* badr = nullptr;
+    if (ibv_post_recv(qb, rw, &badr)) return 5;
+
+    ibv_wr_start(qx); // batch 1: two SENDs
+    qx->wr_id = 1;
+    qx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_send(qx);
+    ibv_wr_set_sge(qx, ma->lkey, uint64_t(a), 1000);
+    qx->wr_id = 2;
+    qx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_send(qx);
+    ibv_sge s2[2] = {{uint64_t(a + 1000), 1500, ma->lkey}, {uint64_t(a + 2500), 500, ma->lkey}};
+    ibv_wr_set_sge_list(qx, 2, s2);
+    if (ibv_wr_complete(qx)) return 5;
+
+    ibv_wr_start(qx); // batch 2: RDMA writes, the second inline and unsignalled
+    qx->wr_id = 3;
+    qx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_rdma_write(qx, mb->rkey, uint64_t(b + 8192));
+    ibv_wr_set_sge(qx, ma->lkey, uint64_t(a), 4096);
+    qx->wr_id = 4;
+    qx->wr_flags = IBV_SEND_INLINE;
+    ibv_wr_rdma_write(qx, mb->rkey, uint64_t(b + 16384));
+    ibv_wr_set_inline_data(qx, a, 512);
+    if (ibv_wr_complete(qx)) return 5;
+
+    ibv_wr_start(qx); // batch 3: a read and an atomic
+    qx->wr_id = 5;
+    qx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_rdma_read(qx, mb->rkey, uint64_t(b + 24576));
+    ibv_wr_set_sge(qx, ma->lkey, uint64_t(a + 40960), 256);
+    qx->wr_id = 7;
+    qx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_atomic_fetch_add(qx, mb->rkey, uint64_t(b + 32768), 1);
+    ibv_wr_set_sge(qx, ma->lkey, uint64_t(a + 49152), 8);
+    if (ibv_wr_complete(qx)) return 5;
+
+    ibv_wr_start(qx); // batch 4: built, then abandoned
+    qx->wr_id = 6;
+    qx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_send(qx);
+    ibv_wr_set_sge(qx, ma->lkey, uint64_t(a), 64);
+    ibv_wr_abort(qx);
+
+    std::vector<std::pair<uint64_t, uint32_t>> wa, wb;
+    long emptyA = pollAllEx(cqa, 5, wa);
+    long emptyB = pollAllEx(cqb, 2, wb);
+    bool writeOk = std::memcmp(b + 8192, a, 4096) == 0 && std::memcmp(b + 16384, a, 512) == 0;
+    std::printf("completions_a=%zu completions_b=%zu empty_polls_a=%ld empty_polls_b=%ld "
+                "write_ok=%d\n",
+                wa.size(), wb.size(), emptyA, emptyB, writeOk ? 1 : 0);
+    for (const auto& [id, len] : wa) std::printf("wc cq=a wr=%llu len=%u\n", (unsigned long long)id, len);
+    for (const auto& [id, len] : wb) std::printf("wc cq=b wr=%llu len=%u\n", (unsigned long long)id, len);
+
+    ibv_destroy_qp(qa);
+    ibv_destroy_qp(qb);
+    ibv_destroy_cq(ibv_cq_ex_to_cq(cqa));
+    ibv_destroy_cq(ibv_cq_ex_to_cq(cqb));
+    ibv_dereg_mr(ma);
+    ibv_dereg_mr(mb);
+    ibv_dealloc_pd(pd);
+    v.close(ctx);
+    ibv_free_device_list(list);
+    std::printf("foreign_ex_ops_at_destroy=%d foreign_ops_at_close=%d\n",
+                stand_in_verbs_foreign_ex_ops_at_destroy(), stand_in_verbs_foreign_ops_at_close());
+    return writeOk && wa.size() == 5 && wb.size() == 2 ? 0 : 6;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -282,6 +431,7 @@ int main(int argc, char** argv) {
     linked.regMr = nullptr;
     if (std::strcmp(mode, "basic") == 0) return basic(linked);
     if (std::strcmp(mode, "threads") == 0) return threads(linked);
+    if (std::strcmp(mode, "ex") == 0) return ex(linked);
     if (std::strcmp(mode, "adopt") == 0) {
         Verbs hidden = dlvsymVerbs();
         ibv_device** list = hidden.getDeviceList(nullptr);
@@ -299,6 +449,6 @@ int main(int argc, char** argv) {
         hidden.close(ctx);
         return rc;
     }
-    std::fprintf(stderr, "usage: rdma_sample basic|threads|adopt|bypass\n");
+    std::fprintf(stderr, "usage: rdma_sample basic|threads|adopt|bypass|ex\n");
     return 2;
 }

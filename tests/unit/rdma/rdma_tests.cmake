@@ -11,9 +11,10 @@ endif()
 add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/../../stand_ins/ibverbs
     ${CMAKE_CURRENT_BINARY_DIR}/stand_ins/ibverbs)
 
-# Take-over and restore of a context's table, with the hooks' own objects (no libibverbs).
+# Take-over and restore of a context's table and of extended objects, with the hooks' own
+# objects (no libibverbs).
 hpcprof_add_tests(hpcprof_rdma_unit_tests LABELS "unit;rdma"
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/context_table_test.cpp
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/context_table_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ex_objects_test.cpp
     LIBS hpcprof_ibverbs_hooks hpcprof::runtime)
 target_include_directories(hpcprof_rdma_unit_tests SYSTEM PRIVATE ${HPCPROF_IBVERBS_INCLUDE_DIR})
 

@@ -354,6 +354,14 @@ enum class RdmaResource : uint8_t { Pd = 1, Mr = 2, Cq = 3, Qp = 4, Srq = 5 };
 
 constexpr uint8_t kRdmaAdopted = 0x01; ///< Device: opened unseen, taken over at a later call
 constexpr uint8_t kRdmaSignaled = 0x01; ///< wr flags: IBV_SEND_SIGNALED (or the QP signals all)
+/// wr flags: built through ibv_qp_ex (ibv_wr_send & co.), written as it was built, before its
+/// call; it belongs to the IbvWrComplete Call of the same device, QP and ts that follows on the
+/// thread, and was never posted when that call failed or was an IbvWrAbort.
+constexpr uint8_t kRdmaBatched = 0x02;
+/// resource.access of a QP / CQ: created through the extended API (ibv_create_qp_ex with send
+/// ops, ibv_create_cq_ex) and its per-object entries wrapped; or not wrapped (table full).
+constexpr uint32_t kRdmaExApi = 0x01;
+constexpr uint32_t kRdmaExUntracked = 0x02;
 
 struct RdmaRecord {
     RecordKind kind; ///< stored last: __atomic_store_n(&r->kind, ..., __ATOMIC_RELEASE)
