@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "hpcprof/analyzer/counters.hpp"
+#include "hpcprof/analyzer/rdma_analysis.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -353,9 +354,10 @@ const std::vector<Rule>& ruleCatalog() {
         {"fp32-gemm", "FP32 GEMM-heavy kernels", fp32Gemm},
         {"low-collective-bandwidth", "Low achieved collective bandwidth", lowCollectiveBandwidth},
     };
-    static const std::vector<Rule> kAll = [] { // + the CPU-counter rules (counters.hpp)
+    static const std::vector<Rule> kAll = [] { // + the CPU-counter and RDMA rules
         std::vector<Rule> all = kRules;
         for (auto& r : counterRules()) all.push_back(std::move(r));
+        for (auto& r : rdmaRules()) all.push_back(std::move(r));
         return all;
     }();
     return kAll;

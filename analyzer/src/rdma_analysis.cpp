@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // RDMA analysis over nic_queue tracks. Work-request events span post to completion; bytes count
 // in the bin where the request was posted. Aggregate events (count > 1) add their count and
-// bytes but no latency samples (their histogram stays in event_arg).
+// bytes but no latency samples (their histogram stays in event_arg). The store copies the
+// posting call's caused_by* attribution onto each work request, which gives the per-call totals.
 #include "hpcprof/analyzer/rdma_analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "hpcprof/schema/sqlite.hpp"
 
@@ -35,6 +37,12 @@ constexpr int64_t kMinBytes = 1 << 20;   ///< low-bandwidth rule: at least 1 MiB
 Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
     RdmaAnalysis out;
     sqlite3* db = trace.db();
+    {
+        // Most traces have no RDMA: decide with the small track table before anything scans.
+        schema::Statement any(db, "SELECT EXISTS(SELECT 1 FROM track WHERE kind = 'nic_queue' AND event_count > 0)");
+        if (!any.step()) return any.error().ok() ? Status::error("RDMA analysis: cannot read tracks") : any.error();
+        if (any.int64(0) == 0) return out;
+    }
     int64_t t0 = 0, t1 = 0;
     {
         schema::Statement s(db, "SELECT MIN(start_ts), MAX(COALESCE(end_ts, start_ts)) FROM process");
@@ -45,16 +53,31 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
     }
     out.binNs = bins > 0 ? std::max<int64_t>(1, (t1 - t0 + bins - 1) / bins) : 0;
     // Link rate per process: fastest device opened there (ibv_open_device's link_rate_mbps).
+    // From the (small) set of link_rate_mbps arguments, so the event table is not scanned.
     std::map<int64_t, int64_t> linkRate;
     {
-        schema::Statement s(db, "SELECT e.process_id, MAX(a.value) FROM event_view e JOIN event_arg a"
-                                " ON a.event_id = e.event_id WHERE e.name = 'ibv_open_device'"
-                                " AND a.key = 'link_rate_mbps' GROUP BY e.process_id");
+        schema::Statement s(db, "SELECT t.process_id, MAX(CAST(a.value AS INTEGER)) FROM event_arg a"
+                                " JOIN event e ON e.id = a.event_id JOIN track t ON t.id = e.track_id"
+                                " JOIN string n ON n.id = e.name_id WHERE a.key = 'link_rate_mbps'"
+                                " AND n.value = 'ibv_open_device' GROUP BY t.process_id");
         while (s.step()) linkRate[s.int64(0)] = s.int64(1);
+        if (!s.error().ok()) return s.error();
     }
+    struct CauseTotals {
+        std::set<int64_t> seqs;
+        int64_t workRequests = 0, bytes = 0;
+    };
+    std::map<std::pair<std::string, std::string>, CauseTotals> causes; // (call, communicator)
     schema::Statement tracks(db, "SELECT t.id, t.process_id, p.rank, t.name, t.first_event_id,"
                                  " t.last_event_id FROM track t JOIN process p ON p.id = t.process_id"
                                  " WHERE t.kind = 'nic_queue' AND t.event_count > 0 ORDER BY p.rank, t.id");
+    schema::Statement ev(db, "SELECT e.ts, e.dur, COALESCE(e.bytes, 0), COALESCE(e.count, 1),"
+                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'latency_ns'),"
+                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by'),"
+                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND"
+                             "  a.key = 'caused_by_communicator'),"
+                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by_seq')"
+                             " FROM event e WHERE e.id BETWEEN ?1 AND ?2 AND e.track_id = ?3");
     while (tracks.step()) {
         RdmaQueueStats q;
         q.trackId = tracks.int64(0);
@@ -65,10 +88,7 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
         if (out.binNs > 0) q.gbpsOverTime.assign(size_t(bins), 0.0);
         std::vector<int64_t> binBytes(q.gbpsOverTime.size(), 0);
         std::vector<int64_t> latencies;
-        schema::Statement ev(db, "SELECT e.ts, e.dur, COALESCE(e.bytes, 0), COALESCE(e.count, 1),"
-                                 " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND"
-                                 "  a.key = 'latency_ns') FROM event e WHERE e.id BETWEEN ?1 AND ?2"
-                                 " AND e.track_id = ?3");
+        ev.reset();
         ev.bind(1, tracks.int64(4));
         ev.bind(2, tracks.int64(5));
         ev.bind(3, q.trackId);
@@ -86,7 +106,12 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
                 size_t b = size_t(std::clamp<int64_t>((ts - t0) / out.binNs, 0, int64_t(binBytes.size()) - 1));
                 binBytes[b] += bytes;
             }
+            CauseTotals& c = causes[{ev.isNull(5) ? std::string() : ev.text(5), ev.isNull(6) ? std::string() : ev.text(6)}];
+            c.workRequests += count;
+            c.bytes += bytes;
+            if (!ev.isNull(5) && !ev.isNull(7)) c.seqs.insert(ev.int64(7));
         }
+        if (!ev.error().ok()) return ev.error();
         q.achievedGbps = gbps(q.bytes, q.lastEnd - q.firstTs);
         for (size_t b = 0; b < binBytes.size(); ++b) {
             q.gbpsOverTime[b] = gbps(binBytes[b], out.binNs);
@@ -98,6 +123,11 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
         if (!latencies.empty()) q.latencyMaxNs = *std::max_element(latencies.begin(), latencies.end());
         out.queues.push_back(std::move(q));
     }
+    if (!tracks.error().ok()) return tracks.error();
+    for (auto& [key, c] : causes)
+        out.causes.push_back({key.first, key.second, int64_t(c.seqs.size()), c.workRequests, c.bytes});
+    std::stable_sort(out.causes.begin(), out.causes.end(),
+                     [](const RdmaCause& a, const RdmaCause& b) { return a.bytes > b.bytes; });
     // Per rank (per process): sums over its queues; rates over the span of its RDMA activity.
     std::map<int64_t, RdmaRankStats> ranks;
     std::map<int64_t, std::pair<int64_t, int64_t>> span;
@@ -128,10 +158,10 @@ std::vector<Finding> rdmaFindings(const RdmaAnalysis& a) {
     std::vector<Finding> out;
     int64_t total = 0, small = 0;
     Finding smallF;
-    smallF.id = "rdma.small_messages";
+    smallF.id = "rdma-small-messages";
     smallF.title = "RDMA traffic is dominated by small messages";
     Finding lowF;
-    lowF.id = "rdma.low_bandwidth";
+    lowF.id = "rdma-low-bandwidth";
     lowF.title = "RDMA bandwidth far below the link rate";
     double worstShare = 1.0;
     for (const auto& r : a.ranks) {
@@ -169,6 +199,19 @@ std::vector<Finding> rdmaFindings(const RdmaAnalysis& a) {
         out.push_back(std::move(lowF));
     }
     return out;
+}
+
+std::vector<Rule> rdmaRules() {
+    auto pick = [](const char* id) {
+        return [id](const Analysis& a) -> std::optional<Finding> {
+            if (!a.rdma.any()) return std::nullopt;
+            for (auto& f : rdmaFindings(a.rdma))
+                if (f.id == id) return std::move(f);
+            return std::nullopt;
+        };
+    };
+    return {{"rdma-small-messages", "RDMA traffic dominated by small messages", pick("rdma-small-messages")},
+            {"rdma-low-bandwidth", "RDMA bandwidth far below the link rate", pick("rdma-low-bandwidth")}};
 }
 
 } // namespace hpcprof::analyzer

@@ -89,8 +89,15 @@ Result<TraceIndex> TraceIndex::load(const Trace& trace) {
     }
     {
         schema::Statement s(db, "SELECT id, name, class FROM category");
-        while (s.step())
-            ix.m_categories[s.int64(0)] = {s.text(1), classFromName(s.text(2))};
+        while (s.step()) {
+            const int64_t id = s.int64(0);
+            const EventClass cls = classFromName(s.text(2));
+            ix.m_categories[id] = {s.text(1), cls};
+            if (id >= 0 && id < 65536) { // category ids are small; others take the unknown path
+                if (size_t(id) >= ix.m_classById.size()) ix.m_classById.resize(size_t(id) + 1, -1);
+                ix.m_classById[size_t(id)] = int8_t(cls);
+            }
+        }
         if (!s.error().ok()) return s.error();
     }
     {
@@ -150,9 +157,11 @@ int64_t TraceIndex::eventCount() const {
 namespace detail {
 
 schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, bool& byRange) {
+    // Only the columns the analyses read; absent values are mapped in SQL (-1, count 1) so a row
+    // costs one column call per value instead of a type test and a read.
     static constexpr const char* kColumns =
-        "SELECT id, ts, dur, category_id, name_id, depth, bytes, object_id, peer,"
-        " communicator_id, seq, correlation_id, count FROM event ";
+        "SELECT id, ts, dur, category_id, name_id, depth, IFNULL(bytes, -1), IFNULL(object_id, -1),"
+        " IFNULL(peer, -1), IFNULL(communicator_id, -1), IFNULL(seq, -1), IFNULL(count, 1) FROM event ";
     byRange = track.firstEventId && track.lastEventId;
     std::string sql = kColumns;
     // The id range bounds the track (rowid range scan); the track_id test guards against a
@@ -172,24 +181,29 @@ schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, b
 
 void readEventRow(const schema::Statement& s, EventRecord& e) {
     sqlite3_stmt* st = s.get();
-    auto opt = [st](int col) {
-        return sqlite3_column_type(st, col) == SQLITE_NULL ? int64_t(-1)
-                                                            : sqlite3_column_int64(st, col);
-    };
     e.id = sqlite3_column_int64(st, 0);
     e.ts = sqlite3_column_int64(st, 1);
     e.dur = sqlite3_column_int64(st, 2);
     e.categoryId = int32_t(sqlite3_column_int64(st, 3));
     e.nameId = sqlite3_column_int64(st, 4);
     e.depth = int32_t(sqlite3_column_int64(st, 5));
-    e.bytes = opt(6);
-    e.objectId = opt(7);
-    e.peer = int32_t(opt(8));
-    e.communicatorId = opt(9);
-    e.seq = opt(10);
-    e.correlationId = opt(11);
-    int64_t c = opt(12);
+}
+
+void readEventDetails(const schema::Statement& s, EventRecord& e) {
+    sqlite3_stmt* st = s.get();
+    e.bytes = sqlite3_column_int64(st, 6);
+    e.objectId = sqlite3_column_int64(st, 7);
+    e.peer = int32_t(sqlite3_column_int64(st, 8));
+    e.communicatorId = sqlite3_column_int64(st, 9);
+    e.seq = sqlite3_column_int64(st, 10);
+    int64_t c = sqlite3_column_int64(st, 11);
     e.count = c < 1 ? 1 : int32_t(std::min<int64_t>(c, INT32_MAX));
+}
+
+void clearEventDetails(EventRecord& e) {
+    e.bytes = e.objectId = e.communicatorId = e.seq = -1;
+    e.peer = -1;
+    e.count = 1;
 }
 
 } // namespace detail

@@ -2,7 +2,8 @@
 // Analyzer benchmark. `gen` writes a synthetic trace (ranks x events, a realistic mix per step:
 // compute gaps, an Allreduce with one rank drifting late, ring send/recv with tags, file reads and
 // writes, a stream sync, GPU kernels and a copy on a GPU stream, a ProfilerStep range);
-// `analyze` runs the full analysis (analyzeTrace + rules) and prints seconds and peak RSS. The two
+// `analyze` runs the full analysis (analyzeTrace + rules; THREADS workers, default: the hardware's)
+// and prints wall and CPU seconds and peak RSS. The two
 // are separate processes so the RSS is the analysis's own. Results: docs/performance.md.
 #include <sys/resource.h>
 
@@ -127,14 +128,16 @@ int generate(const std::string& path, int64_t ranks, int64_t totalEvents) {
     return 0;
 }
 
-int analyze(const std::string& path) {
+int analyze(const std::string& path, int threads) {
     auto t0 = std::chrono::steady_clock::now();
     auto trace = analyzer::Trace::open(path);
     if (!trace) {
         std::fprintf(stderr, "%s\n", trace.status().message().c_str());
         return 1;
     }
-    auto a = analyzer::analyzeTrace(*trace);
+    analyzer::AnalysisOptions options;
+    options.threads = threads;
+    auto a = analyzer::analyzeTrace(*trace, options);
     auto t1 = std::chrono::steady_clock::now();
     if (!a) {
         std::fprintf(stderr, "%s\n", a.status().message().c_str());
@@ -142,10 +145,12 @@ int analyze(const std::string& path) {
     }
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
-    std::printf("events=%lld ranks=%lld seconds=%.3f peak_rss_mb=%.1f findings=%zu load_balance=%.3f\n",
+    auto secs = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    std::printf("events=%lld ranks=%lld seconds=%.3f cpu_seconds=%.3f peak_rss_mb=%.1f findings=%zu"
+                " load_balance=%.3f\n",
                 (long long)a->summary.events, (long long)a->summary.rankCount,
-                std::chrono::duration<double>(t1 - t0).count(), double(ru.ru_maxrss) / 1024.0, a->findings.size(),
-                a->pop.loadBalance);
+                std::chrono::duration<double>(t1 - t0).count(), secs(ru.ru_utime) + secs(ru.ru_stime),
+                double(ru.ru_maxrss) / 1024.0, a->findings.size(), a->pop.loadBalance);
     return 0;
 }
 
@@ -154,7 +159,8 @@ int analyze(const std::string& path) {
 int main(int argc, char** argv) {
     if (argc == 5 && std::string(argv[1]) == "gen")
         return generate(argv[2], std::atoll(argv[3]), std::atoll(argv[4]));
-    if (argc == 3 && std::string(argv[1]) == "analyze") return analyze(argv[2]);
-    std::fprintf(stderr, "usage: analyzer_bench gen TRACE RANKS EVENTS | analyzer_bench analyze TRACE\n");
+    if ((argc == 3 || argc == 4) && std::string(argv[1]) == "analyze")
+        return analyze(argv[2], argc == 4 ? std::atoi(argv[3]) : 0);
+    std::fprintf(stderr, "usage: analyzer_bench gen TRACE RANKS EVENTS | analyzer_bench analyze TRACE [THREADS]\n");
     return 2;
 }

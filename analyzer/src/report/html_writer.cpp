@@ -218,6 +218,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     }
     b += "<h2>Top lists</h2>\n";
     b += topTable("Kernels", a.topKernels) + topTable("Collectives", a.topCollectives) + topTable("Files", a.topFiles);
+    b += rdmaHtml(a);
     if (!a.warnings.empty()) {
         b += "<h2>Data quality</h2>\n<ul>\n";
         for (const auto& w : a.warnings)

@@ -72,6 +72,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
     top("Top files", a.topFiles);
+    o += rdmaMarkdown(a);
     if (!a.warnings.empty()) {
         o += "### Data quality\n\n";
         for (const auto& w : a.warnings)

@@ -118,6 +118,7 @@ json reportJson(const Analysis& a) {
     for (const auto& d : a.warnings) dq.push_back({{"name", d.name}, {"count", d.count}, {"message", d.message}});
     doc["data_quality"] = std::move(dq);
     if (a.counters.present || !a.counters.counters.empty()) doc["counters"] = detail::countersJson(a);
+    if (a.rdma.any()) doc["rdma"] = detail::rdmaJson(a);
     doc["gates"] = json::array();
     return doc;
 }

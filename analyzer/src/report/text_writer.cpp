@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Plain-text report for the terminal: summary, POP metrics, per-rank table, stragglers, steps,
-// top lists, findings, gates, data-quality warnings.
+// top lists, RDMA traffic (when recorded), findings, gates, data-quality warnings.
 #include <fmt/format.h>
 
 #include "writer_parts.hpp"
@@ -87,6 +87,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
     top("Top files", a.topFiles);
+    o += rdmaText(a);
     o += "\nFindings\n";
     if (a.findings.empty()) o += "  none\n";
     for (const auto& f : a.findings) {

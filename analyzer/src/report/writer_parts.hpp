@@ -32,4 +32,11 @@ std::string rankList(const std::vector<int64_t>& ranks);
 nlohmann::json countersJson(const analyzer::Analysis& a);
 std::string countersHtml(const analyzer::Analysis& a);
 
+/// RDMA traffic (rdma_report.cpp): the JSON report's `rdma` object and the text, markdown and
+/// HTML sections (empty strings when the trace has no RDMA work requests).
+nlohmann::json rdmaJson(const analyzer::Analysis& a);
+std::string rdmaText(const analyzer::Analysis& a);
+std::string rdmaMarkdown(const analyzer::Analysis& a);
+std::string rdmaHtml(const analyzer::Analysis& a);
+
 } // namespace hpcprof::report::detail

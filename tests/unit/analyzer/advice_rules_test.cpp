@@ -49,7 +49,9 @@ TEST_CASE("every rule is in the catalog with a unique id", "[analyzer][advice]")
     std::set<std::string> ids;
     for (const auto& r : ruleCatalog()) ids.insert(r.id);
     CHECK(ids.size() == ruleCatalog().size());
-    CHECK(ids.size() == 15); // 12 + the CPU-counter rules (oversubscription, low-ipc, shared-cores)
+    // 12 + the CPU-counter rules (oversubscription, low-ipc, shared-cores) + the RDMA rules
+    // (rdma-small-messages, rdma-low-bandwidth).
+    CHECK(ids.size() == 17);
 }
 
 TEST_CASE("rule exposed-communication fires on 30 % exposed communication, not on 5 %", "[analyzer][advice]") {

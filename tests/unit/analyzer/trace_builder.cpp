@@ -42,6 +42,15 @@ int TraceBuilder::gpuStream(int mainTrack, int64_t device, int64_t stream) {
     return int(m_tracks.size()) - 1;
 }
 
+int TraceBuilder::nicQueue(int mainTrack, const std::string& device, int64_t qp) {
+    Track t;
+    t.process = m_tracks.at(size_t(mainTrack)).process;
+    t.nicName = device + " QP " + std::to_string(qp);
+    t.stream = qp;
+    m_tracks.push_back(std::move(t));
+    return int(m_tracks.size()) - 1;
+}
+
 EventSpec& TraceBuilder::event(int track, schema::Category c, std::string name, int64_t ts, int64_t dur) {
     EventSpec e;
     e.category = c;
@@ -82,7 +91,9 @@ void TraceBuilder::write(const std::string& path) const {
     for (const auto& t : m_tracks) {
         const Process& p = m_processes[size_t(t.process)];
         int64_t trackId;
-        if (t.gpu) {
+        if (!t.nicName.empty()) {
+            trackId = w.insertTrack(p.id, std::nullopt, "nic_queue", t.nicName, 0, t.stream);
+        } else if (t.gpu) {
             trackId = w.insertTrack(p.id, std::nullopt, "gpu_stream",
                                     "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream),
                                     t.device, t.stream);
@@ -117,6 +128,7 @@ void TraceBuilder::write(const std::string& path) const {
             d.tag = e->tag;
             int64_t id = w.insertEvent(row, d);
             for (const auto& [k, v] : e->args) w.insertEventArg(id, k, std::string_view(v));
+            for (const auto& [k, v] : e->intArgs) w.insertEventArg(id, k, v);
             if (e->label) labelled[*e->label] = id;
             for (const auto& c : e->completions) completions.emplace_back(id, &c);
             if (first == 0) first = id;

@@ -31,6 +31,7 @@ struct EventSpec {
     std::optional<std::string> communicator, object;
     int64_t communicatorSize = 0;
     std::vector<std::pair<std::string, std::string>> args;
+    std::vector<std::pair<std::string, int64_t>> intArgs;
     std::optional<std::string> label;        ///< names the event for completions
     std::vector<CompletionSpec> completions; ///< requests this wait/test completed
 
@@ -53,6 +54,7 @@ struct EventSpec {
     EventSpec& withCount(int64_t c) { count = c; return *this; }
     EventSpec& withObject(std::string path) { object = std::move(path); return *this; }
     EventSpec& withArg(std::string k, std::string v) { args.emplace_back(std::move(k), std::move(v)); return *this; }
+    EventSpec& withArg(std::string k, int64_t v) { intArgs.emplace_back(std::move(k), v); return *this; }
     /// Collective instance `seq` of communicator `key` with `size` members.
     EventSpec& collective(std::string key, int64_t size, int64_t s) {
         communicator = std::move(key);
@@ -71,6 +73,9 @@ public:
     int thread(int mainTrack, int64_t tid);
     /// A GPU stream of the process that owns `track`.
     int gpuStream(int mainTrack, int64_t device, int64_t stream);
+    /// A NIC queue-pair lane (track kind nic_queue, "<device> QP <qp>") of the process that owns
+    /// `track`.
+    int nicQueue(int mainTrack, const std::string& device, int64_t qp);
 
     EventSpec& event(int track, schema::Category c, std::string name, int64_t ts, int64_t dur);
     void setMetadata(std::string key, std::string value) { m_metadata[std::move(key)] = std::move(value); }
@@ -89,6 +94,7 @@ private:
         int process;
         std::optional<int64_t> tid;
         bool gpu = false;
+        std::string nicName; ///< non-empty: a nic_queue track
         int64_t device = 0, stream = 0;
         std::deque<EventSpec> events;
     };

@@ -90,9 +90,9 @@ TEST_CASE("RDMA analysis measures per-QP bandwidth, small messages and latency p
 
     auto findings = analyzer::rdmaFindings(a.value());
     REQUIRE(findings.size() == 2);
-    CHECK(findings[0].id == "rdma.small_messages");
+    CHECK(findings[0].id == "rdma-small-messages");
     CHECK(findings[0].ranks == std::vector<int64_t>{0});
-    CHECK(findings[1].id == "rdma.low_bandwidth");
+    CHECK(findings[1].id == "rdma-low-bandwidth");
 }
 
 TEST_CASE("RDMA advice stays quiet for large messages near the link rate", "[rdma]") {

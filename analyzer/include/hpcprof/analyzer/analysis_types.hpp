@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hpcprof/analyzer/counter_types.hpp"
+#include "hpcprof/analyzer/rdma_types.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -37,6 +38,9 @@ struct AnalysisOptions {
     /// Link bandwidth for the collective-bandwidth rule, bytes/s; 0 = metadata key
     /// `link_bandwidth_bytes_per_s` if the trace has it, else 12.5e9 (100 Gb/s).
     double linkBandwidthBytesPerS = 0;
+    /// Worker threads for the per-rank pass; 0 = the hardware's concurrency (at most 8). The
+    /// result does not depend on it.
+    int threads = 0;
 };
 
 /// Per-rank facts gathered during the scan that the advice rules use as evidence.
@@ -197,6 +201,7 @@ struct Analysis {
     std::vector<DataWarning> warnings; ///< data-quality problems (trace stats and analysis)
     double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with
     CounterAnalysis counters;          ///< CPU counters (counters.hpp); present = false without
+    RdmaAnalysis rdma;                 ///< RDMA traffic (rdma_analysis.hpp); empty without nic_queue events
 };
 
 } // namespace hpcprof::analyzer

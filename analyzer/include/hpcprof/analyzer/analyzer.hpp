@@ -15,6 +15,7 @@
 ///  - diffAnalyses                diff.hpp           compare two analyses, flag regressions
 ///  - TimelineQuery               timeline_query.hpp level-of-detail slices for the timeline
 ///  - analyzeCounters, counterSeries counters.hpp     CPU counters per rank/host, counter lanes
+///  - analyzeRdma, rdmaRules      rdma_analysis.hpp  RDMA traffic per queue pair, rank and posting call
 #pragma once
 
 #include "hpcprof/analyzer/advice.hpp"
@@ -26,6 +27,7 @@
 #include "hpcprof/analyzer/intervals.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
 #include "hpcprof/analyzer/pop_metrics.hpp"
+#include "hpcprof/analyzer/rdma_analysis.hpp"
 #include "hpcprof/analyzer/steps.hpp"
 #include "hpcprof/analyzer/timeline_query.hpp"
 #include "hpcprof/analyzer/trace.hpp"

@@ -33,6 +33,8 @@ public:
     }
     /// Sorts and merges the intervals added since the last normalization.
     void normalize();
+    /// Empties the set, keeping its memory for reuse.
+    void clear() { m_items.clear(); }
 
     const std::vector<Interval>& items() const { return m_items; }
     bool empty() const { return m_items.empty(); }
