@@ -5,6 +5,7 @@
 // and post-to-completion times.
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <map>
 #include <regex>
 
@@ -278,17 +279,21 @@ TEST_CASE("Work requests posted and polled through the extended verbs APIs give 
     TraceQuery q(dir / "trace.hpcprof");
 
     // One event per batch, named ibv_wr_complete, bytes = the batch's sg/inline total; the
-    // aborted batch posts nothing.
+    // refused batch (bytes NULL, its error in `result`) and the aborted one post nothing.
+    CHECK(printed(r.out, "early_batch_rc") == EINVAL);
     CHECK(q.rows("SELECT name, COUNT(*), SUM(bytes) FROM event_view WHERE category = 'rdma'"
                  " AND name IN ('ibv_wr_complete', 'ibv_wr_abort', 'ibv_post_recv', 'ibv_post_send')"
                  " GROUP BY name ORDER BY name") ==
-          std::vector<std::string>{"ibv_post_recv|1|3000", "ibv_wr_abort|1|", "ibv_wr_complete|3|7872"});
-    CHECK(q.rows("SELECT a.value, e.peer FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+          std::vector<std::string>{"ibv_post_recv|1|3000", "ibv_wr_abort|1|", "ibv_wr_complete|4|7872"});
+    CHECK(q.rows("SELECT a.value, e.peer, e.bytes FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                  " WHERE e.name = 'ibv_wr_complete' AND a.key = 'work_requests' ORDER BY e.ts_ns") ==
-          std::vector<std::string>{"2|3", "2|3", "2|3"});
+          std::vector<std::string>{"0|3|", "2|3|3000", "2|3|4608", "2|3|264"});
+    CHECK(q.text("SELECT a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
+                 " WHERE e.name = 'ibv_wr_complete' AND a.key = 'result'") == std::to_string(EINVAL));
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_arg WHERE key = 'wr_id' AND value = 8") == 0);
     CHECK(q.rows("SELECT a.key, a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                  " WHERE e.name IN ('ibv_wr_complete', 'ibv_wr_abort') AND a.key = 'qp_num'") ==
-          std::vector<std::string>(4, "qp_num|" + std::to_string(qpA)));
+          std::vector<std::string>(5, "qp_num|" + std::to_string(qpA)));
     CHECK(q.text("SELECT a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                  " WHERE e.name = 'ibv_wr_abort' AND a.key = 'discarded_work_requests'") == "1");
 

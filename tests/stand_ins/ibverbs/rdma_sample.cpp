@@ -19,7 +19,8 @@
 //            (set_sge_list 1500 + 500); batch 2: ibv_wr_rdma_write wr 3 (4096, signalled) +
 //            ibv_wr_rdma_write wr 4 (512 bytes inline, unsignalled); batch 3: ibv_wr_rdma_read
 //            wr 5 (256) + ibv_wr_atomic_fetch_add wr 7 (8); batch 4: ibv_wr_send wr 6 (64)
-//            then ibv_wr_abort. Both CQs are polled with ibv_start_poll/ibv_next_poll/
+//            then ibv_wr_abort; before all of them, while A is not connected yet, batch 0:
+//            ibv_wr_send wr 8 (100), which ibv_wr_complete refuses (EINVAL). Both CQs are polled with ibv_start_poll/ibv_next_poll/
 //            ibv_end_poll until A returned wr 1, 2, 3, 5, 7 and B wr 101, 102.
 //
 // Prints what it did; exit status 0 when the stand-in behaved as expected.
@@ -345,8 +346,16 @@ int ex(const Verbs& v) {
     if (!qa || !qb) return 7;
     ibv_qp_ex* qx = ibv_qp_to_qp_ex(qa);
     if (!qx) return 7;
+    ibv_wr_start(qx); // batch 0: A is still in RESET, the provider refuses the batch
+    qx->wr_id = 8;
+    qx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_send(qx);
+    ibv_wr_set_sge(qx, ma->lkey, uint64_t(a), 100);
+    int early = ibv_wr_complete(qx);
+    if (early != EINVAL) return 5;
     connect(v, qa, qb->qp_num);
     connect(v, qb, qa->qp_num);
+    std::printf("early_batch_rc=%d\n", early);
     std::printf("qp_a=%u qp_b=%u native_ex_create_ops=%d native_qp_ex_ops=%d native_cq_ex_ops=%d\n",
                 qa->qp_num, qb->qp_num, stand_in_verbs_ex_create_ops_are_native(ctx),
                 stand_in_verbs_qp_ex_ops_are_native(qx), stand_in_verbs_cq_ex_ops_are_native(cqa));

@@ -5,7 +5,7 @@
 // (STAND_IN_VERBS_DELAY_US, default 200): sends are delivered to the connected QP of this process
 // (its posted receive completes with the sent length), RDMA writes/reads copy memory. The
 // extended APIs work the same way: ibv_create_qp_ex (send ops; ibv_qp_to_qp_ex at IBVERBS_1.6)
-// batches ibv_wr_* into one post, ibv_create_cq_ex polls the same queue with start/next/end.
+// batches ibv_wr_* into one post (refused before RTS), ibv_create_cq_ex polls the same queue with start/next/end.
 // Never linked into the product; the test program picks it up through its RPATH.
 #include <infiniband/verbs.h>
 
@@ -259,6 +259,10 @@ void exSetInlineDataList(ibv_qp_ex* qpx, size_t n, const ibv_data_buf* list) {
 
 int exWrComplete(ibv_qp_ex* qpx) {
     auto& batch = exQp(qpx)->batch;
+    if (qpx->qp_base.state != IBV_QPS_RTS) { // a send queue takes work from RTS on
+        batch.clear();
+        return EINVAL;
+    }
     for (size_t i = 0; i < batch.size(); ++i) {
         auto& b = batch[i];
         if (!b.inlineData.empty())
