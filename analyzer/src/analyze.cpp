@@ -269,6 +269,18 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     // --- Cross-rank. ---
     std::vector<int64_t> rankIds;
     for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
+    // Non-blocking calls: the waits that completed them (mpi_completion) and the actual source
+    // of wildcard receives. Posts the scan did not see (MPI_Startall's requests) are added, but
+    // only where they touch their rank's window.
+    const size_t scanned = messages.size();
+    HPCPROF_RETURN_IF_ERROR(loadP2pCompletions(trace, messages));
+    messages.erase(std::remove_if(messages.begin() + long(scanned), messages.end(),
+                                  [&](const P2pCall& m) {
+                                      auto u = units.find(m.rank);
+                                      int64_t end = std::max(m.end, m.waitEnd);
+                                      return u == units.end() || u->second.window.lengthIn(m.ts, std::max(end, m.ts + 1)) == 0;
+                                  }),
+                   messages.end());
     an.waits = computeWaitStates(collectives, std::move(messages), rankIds, [&](int64_t id) -> std::optional<int64_t> {
         const CommunicatorInfo* c = ix.communicator(id);
         return c ? c->size : std::nullopt;

@@ -222,6 +222,7 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
                     m.eventId = e.id;
                     m.send = flags & kSend;
                     m.blocking = !(flags & kNonBlocking);
+                    m.communicatorId = e.communicatorId;
                     out.messages.push_back(m);
                 }
                 break;

@@ -16,7 +16,7 @@ using namespace hpcprof::test;
 
 namespace {
 
-const std::string kDataDir = std::string(HPCPROF_TEST_SHARED_DIR) + "/data/kineto";
+const std::string kDataDir = std::string(HPCPROF_TEST_TESTS_DIR) + "/data/kineto";
 
 std::vector<std::string> eventFacts(const TraceQuery& q) {
     return q.rows("SELECT rank, pid, tid, track_kind, track, category, class, name, ts_ns, dur_ns,"

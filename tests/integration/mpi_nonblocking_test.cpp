@@ -5,6 +5,8 @@
 // samples/mpi/mpi_halo.c and its neighbours' late-sender wait.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "hpcprof/analyzer/trace.hpp"
 #include "hpcprof/analyzer/wait_states.hpp"
 #include "process_runner.hpp"
@@ -95,6 +97,22 @@ TEST_CASE("a halo exchange's non-blocking waits find the late rank and its neigh
     checkLateRank(w);
     CHECK(q.text("SELECT name FROM event_view WHERE event_id = " +
                  std::to_string(w.stragglers.front().exampleEventId)) == "MPI_Isend");
+
+    // The report says the same: rank 2 is the first straggler, its neighbours' wait is about
+    // the 120 ms it slept, and no message is left unmatched.
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    auto doc = nlohmann::json::parse(rep.out);
+    REQUIRE_FALSE(doc["stragglers"].empty());
+    CHECK(doc["stragglers"][0]["rank"] == 2);
+    CHECK(doc["stragglers"][0]["inflicted_wait_ns"].get<int64_t>() > kLateNs);
+    for (const auto& r : doc["ranks"]) {
+        if (r["rank"] != 1 && r["rank"] != 3) continue;
+        INFO("rank " << r["rank"]);
+        CHECK(r["wait_ns"].get<int64_t>() > kLateNs / 2);
+        CHECK(r["wait_ns"].get<int64_t>() < 2 * kLateNs);
+    }
+    for (const auto& d : doc["data_quality"]) CHECK(d["name"] != "unmatched_messages");
 }
 
 TEST_CASE("persistent requests and matched probes are recorded and their waits analysed",

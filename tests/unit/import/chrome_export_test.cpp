@@ -21,7 +21,7 @@ using hpcprof::test::TraceQuery;
 
 namespace {
 
-const std::string kDataDir = std::string(HPCPROF_TEST_SHARED_DIR) + "/data/kineto";
+const std::string kDataDir = std::string(HPCPROF_TEST_TESTS_DIR) + "/data/kineto";
 
 std::string readAll(const std::string& path) {
     gzFile f = gzopen(path.c_str(), "rb"); // reads plain files too

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Imports the two real PyTorch profiler traces in shared/data/kineto (two ranks of an NCCL
+// Imports the two real PyTorch profiler traces in tests/data/kineto (two ranks of an NCCL
 // training job) and checks the trace against counts and GPU times taken from the JSON by an
 // independent DOM parse.
 #include <zlib.h>
@@ -22,7 +22,7 @@ using hpcprof::test::TraceQuery;
 
 namespace {
 
-const std::string kDataDir = std::string(HPCPROF_TEST_SHARED_DIR) + "/data/kineto";
+const std::string kDataDir = std::string(HPCPROF_TEST_TESTS_DIR) + "/data/kineto";
 
 std::string gunzip(const std::string& path) {
     gzFile f = gzopen(path.c_str(), "rb");
