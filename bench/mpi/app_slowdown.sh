@@ -5,7 +5,7 @@
 # medians of (a) the whole command's wall time (with hpcprof: including writing the trace) and
 # (b) the solver's own elapsed time (the sum of its "Elapsed time in ... driver" lines).
 #
-#   bench/mpi/app_slowdown.sh [BUILD_DIR] [REPS] [N] [RANKS]
+#   [HPCPROF_ARGS="--counters none"] bench/mpi/app_slowdown.sh [BUILD_DIR] [REPS] [N] [RANKS]
 set -euo pipefail
 build=${1:-build}
 reps=${2:-5}
@@ -35,7 +35,7 @@ plain_wall=() plain_solver=() prof_wall=() prof_solver=()
 for ((i = 0; i < reps; i++)); do
     read -r w s < <(run_once)
     plain_wall+=("$w") plain_solver+=("$s")
-    read -r w s < <(run_once "$build/bin/hpcprof" run -q --force -o "$work/t.hpcprof" --)
+    read -r w s < <(run_once "$build/bin/hpcprof" run -q --force ${HPCPROF_ARGS:-} -o "$work/t.hpcprof" --)
     prof_wall+=("$w") prof_solver+=("$s")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }

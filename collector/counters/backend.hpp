@@ -32,6 +32,7 @@ struct ThreadSlot {
     int statFd = -1;
     int statusFd = -1;
     int papiSet = -1;
+    uint64_t timerRuntimeNs = ~0ull; ///< CPU time at the last timer sample (sampler thread only)
 };
 
 /// What a backend answers for one requested counter.

@@ -202,6 +202,11 @@ void SchedstatBackend::detach(ThreadSlot& t) {
     t.schedFd = -1;
 }
 
+bool readSchedRuntime(int schedFd, uint64_t& runtimeNs) {
+    char buf[96];
+    return schedFd >= 0 && readAll(schedFd, buf, sizeof(buf)) > 0 && parseNumber(buf, runtimeNs);
+}
+
 void SchedstatBackend::read(ThreadSlot& t, bool, uint64_t* values) {
     // "<on-cpu ns> <run-queue wait ns> <timeslices>"
     char buf[96];

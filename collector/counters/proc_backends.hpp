@@ -37,5 +37,8 @@ bool findNumberAfter(const char* text, const char* key, uint64_t& out);
 /// The n-th (1-based) space-separated field of /proc/<tid>/stat contents, counting after the
 /// ")" that ends the command name. Async-signal-safe.
 bool statField(const char* text, int field, uint64_t& out);
+/// The thread's time on a CPU so far (first field of /proc/<tid>/schedstat, ns), read through
+/// an open descriptor; false if it cannot be read. Async-signal-safe.
+bool readSchedRuntime(int schedFd, uint64_t& runtimeNs);
 
 } // namespace hpcprof::collector::counters

@@ -131,6 +131,7 @@ ThreadSlot* attachLocked(int tid, bool& created) {
         g_state->threadsNotCounted++;
         return nullptr;
     }
+    free->timerRuntimeNs = ~0ull;
     for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->attach(*free, tid);
     free->tid.store(tid, std::memory_order_relaxed);
     free->state.store(1, std::memory_order_release);
@@ -229,6 +230,8 @@ void* samplerMain(void*) {
     if (g_state->plan.slots == 0 || g_state->options.periodNs == 0) return nullptr;
     timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
+    constexpr uint64_t kDiscoverEvery = 10;
+    uint64_t ticks = 0;
     while (!g_stopped.load(std::memory_order_acquire)) {
         next.tv_nsec += long(g_state->options.periodNs % 1'000'000'000ull);
         next.tv_sec += time_t(g_state->options.periodNs / 1'000'000'000ull);
@@ -238,7 +241,9 @@ void* samplerMain(void*) {
         }
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) == EINTR) {
         }
-        sampleAll();
+        // Listing /proc/self/task costs more than sampling a thread: look for new threads every
+        // kDiscoverEvery periods (threads that call a sampled region register themselves).
+        sampleAll(++ticks % kDiscoverEvery == 0);
     }
     return nullptr;
 }
@@ -351,17 +356,25 @@ void startSamplerThread() {
 }
 } // namespace
 
-void sampleAll() {
+void sampleAll(bool discover) {
     if (!g_state || g_stopped.load(std::memory_order_acquire)) return;
     pthread_mutex_lock(&g_state->lock);
     if (!g_stopped.load(std::memory_order_acquire) && g_ready.load(std::memory_order_acquire)) {
-        discoverLocked();
+        if (discover) discoverLocked();
         uint64_t values[kMaxCounters];
         for (auto& s : g_state->slots) {
             if (s.state.load(std::memory_order_acquire) != 1) continue;
             if (s.busy.exchange(true, std::memory_order_acquire)) continue; // it samples itself
-            readThread(s, false, values);
-            writeSample(s.tid.load(std::memory_order_relaxed), raw::CounterTrigger::Timer, values);
+            // A thread that has not run since its last timer sample has nothing new to count
+            // (MPI progress threads, pools waiting for work): one short read instead of every
+            // backend's, which matters when the ranks already use every core.
+            uint64_t runtime = 0;
+            bool ran = !readSchedRuntime(s.schedFd, runtime) || runtime != s.timerRuntimeNs;
+            if (ran) {
+                s.timerRuntimeNs = runtime;
+                readThread(s, false, values);
+                writeSample(s.tid.load(std::memory_order_relaxed), raw::CounterTrigger::Timer, values);
+            }
             s.busy.store(false, std::memory_order_release);
         }
         sampleProcessLocked(raw::CounterTrigger::Timer);
@@ -408,8 +421,14 @@ extern "C" __attribute__((visibility("default"))) void hpcprof_counters_sample(u
     ErrnoGuard keepErrno; // the hooks promise the program its errno untouched
     ThreadSlot* s = t_slot;
     if (!s || s->state.load(std::memory_order_relaxed) != 1) {
-        // First boundary of this thread: register it (once). Never wait for the sampler here.
-        if (pthread_mutex_trylock(&g_state->lock) != 0) return;
+        // First boundary of this thread: register it (once). The sampler may hold the registry
+        // for a while (discovering threads); wait for it a little, never block: a signal handler
+        // on a thread that holds the lock itself must not deadlock.
+        int tries = 0;
+        while (pthread_mutex_trylock(&g_state->lock) != 0) {
+            if (++tries > 2000) return; // about a few ms: give up this sample, try at the next
+            sched_yield();
+        }
         bool created = false;
         s = g_ready.load(std::memory_order_acquire) ? attachLocked(gettidNow(), created) : nullptr;
         pthread_mutex_unlock(&g_state->lock);

@@ -43,8 +43,9 @@ uint32_t parseBoundaries(const char* list);
 
 /// Probes the backends, writes the counter definitions and starts sampling. Once per process.
 void startSampler(const SamplerOptions& options);
-/// Timer sample of every registered thread (and process-wide counters); discovers new threads.
-void sampleAll();
+/// Timer sample of every registered thread that ran since its last one (and process-wide
+/// counters); with `discover`, first registers threads that appeared in /proc/self/task.
+void sampleAll(bool discover = true);
 /// Last sample of every thread, then stops (atexit).
 void stopSampler();
 /// The plan in force (for tests and benchmarks).

@@ -9,6 +9,8 @@
 // putc), fscanf, and the wide-character family.
 #include <fcntl.h>
 
+#include <stdio_ext.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -264,7 +266,13 @@ HPCPROF_HOOK int fflush(FILE* f) {
         errno = err;
         return r;
     }
-    return timedStreamCall(Op::StdioFflush, f, IoResult::Status, [&] { return fn(f); }, statusOf);
+    // A stream with nothing buffered has nothing to flush: no I/O happens and nothing is
+    // recorded (programs that flush after every line would otherwise double their events).
+    // Otherwise the bytes are the output the flush wrote.
+    size_t pending = __fpending(f);
+    if (pending == 0 && f->_IO_read_ptr >= f->_IO_read_end) return fn(f);
+    return timedStreamCall(Op::StdioFflush, f, IoResult::Bytes, [&] { return fn(f); },
+                           [&](int r) { return r == 0 ? int64_t(pending) : int64_t(-1); });
 }
 
 HPCPROF_HOOK int fseek(FILE* f, long off, int whence) {

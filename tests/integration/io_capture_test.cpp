@@ -174,6 +174,25 @@ TEST_CASE("a program that uses SQLite itself runs correctly and its I/O is seen"
                    "' AND name LIKE 'pwrite%'") >= 8192);
 }
 
+TEST_CASE("fflush records the bytes it pushed out; a flush with nothing buffered is no I/O",
+          "[integration][io]") {
+    if (runProcess({"sh", "-c", "command -v awk"}).exitCode != 0) {
+        WARN("SKIPPED: no awk");
+        return;
+    }
+    TempDir dir;
+    std::string out = dir / "flushed.txt";
+    // awk's fflush() is C's fflush on the output stream: 3 bytes, then nothing, then 2 bytes.
+    auto r = profile(dir, {"awk", "BEGIN { printf \"abc\" > \"" + out + "\"; fflush(\"" + out +
+                                      "\"); fflush(\"" + out + "\"); printf \"de\" > \"" + out +
+                                      "\"; fflush(\"" + out + "\") }"});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.rows("SELECT bytes FROM event_view WHERE name = 'fflush' AND object = '" + out +
+                 "' ORDER BY ts_ns") == std::vector<std::string>{"3", "2"});
+}
+
 TEST_CASE("exec'ed and forked shell children are each recorded", "[integration][io]") {
     TempDir dir;
     std::string out = dir / "out.txt";
