@@ -46,16 +46,6 @@ int64_t maxOver(const Analysis& a, const std::function<int64_t(const RankBreakdo
     return m;
 }
 
-Finding make(const Analysis& a, const char* id, const char* title, int64_t gain, std::string suggestion) {
-    Finding f;
-    f.id = id;
-    f.title = title;
-    f.estimatedGainNs = std::max<int64_t>(0, std::min(gain, a.pop.runtimeNs));
-    f.severity = severityForGain(f.estimatedGainNs, a.pop.runtimeNs);
-    f.suggestion = std::move(suggestion);
-    return f;
-}
-
 void addExamples(Finding& f, const Analysis& a, const char* key) {
     for (int64_t r : f.ranks)
         for (const auto& rb : a.ranks)
@@ -71,7 +61,7 @@ std::optional<Finding> exposedCommunication(const Analysis& a) {
     double pct = a.summary.pct(TimeClass::Communication);
     if (pct < kExposedCommPct) return std::nullopt;
     auto exposed = [](const RankBreakdown& r) { return r.ns(TimeClass::Communication); };
-    Finding f = make(a, "exposed-communication", "Communication is exposed (not hidden behind computation)",
+    Finding f = makeFinding(a, "exposed-communication", "Communication is exposed (not hidden behind computation)",
                      maxOver(a, exposed),
                      "Overlap communication with computation: start collectives asynchronously "
                      "(non-blocking MPI, async NCCL / DDP gradient bucketing) and wait for them as late as "
@@ -87,7 +77,7 @@ std::optional<Finding> exposedCommunication(const Analysis& a) {
 
 std::optional<Finding> loadImbalance(const Analysis& a) {
     if (a.ranks.size() < 2 || a.pop.maxUsefulNs == 0 || a.pop.loadBalance >= kLoadBalance) return std::nullopt;
-    Finding f = make(a, "load-imbalance", "Computation is unevenly distributed across ranks",
+    Finding f = makeFinding(a, "load-imbalance", "Computation is unevenly distributed across ranks",
                      a.pop.maxUsefulNs - a.pop.avgUsefulNs,
                      "Rebalance the work: partition the domain or the data by cost rather than by size, "
                      "use dynamic load balancing, or give the overloaded ranks fewer items.");
@@ -111,7 +101,7 @@ std::optional<Finding> straggler(const Analysis& a) {
     int64_t maxWait = 0;
     for (const auto& r : a.ranks)
         if (r.rank != s.rank) maxWait = std::max(maxWait, r.waitNs);
-    Finding f = make(a, "straggler", "A rank arrives late and the others wait for it",
+    Finding f = makeFinding(a, "straggler", "A rank arrives late and the others wait for it",
                      std::min(maxWait, s.inflictedWaitNs),
                      "Find out why this rank is late: more work (rebalance), a slower node or GPU "
                      "(check its host and clocks), extra I/O or logging on it, or OS noise; consider "
@@ -130,7 +120,7 @@ std::optional<Finding> ioBound(const Analysis& a) {
     double pct = a.summary.pct(TimeClass::Io);
     if (pct < kIoExposedPct) return std::nullopt;
     auto exposed = [](const RankBreakdown& r) { return r.ns(TimeClass::Io); };
-    Finding f = make(a, "io-bound", "Exposed I/O: ranks wait for file reads and writes", maxOver(a, exposed),
+    Finding f = makeFinding(a, "io-bound", "Exposed I/O: ranks wait for file reads and writes", maxOver(a, exposed),
                      "Hide or shorten the I/O: stage input to faster (node-local) storage, read with more "
                      "threads or asynchronously and prefetch the next batch, write checkpoints in the "
                      "background, and use fewer, bigger requests.");
@@ -148,7 +138,7 @@ std::optional<Finding> smallMessages(const Analysis& a) {
                    ? r.facts.smallCommNs : 0;
     };
     if (maxOver(a, hit) == 0) return std::nullopt;
-    Finding f = make(a, "small-messages", "Many small messages or collectives (latency-bound)", maxOver(a, hit),
+    Finding f = makeFinding(a, "small-messages", "Many small messages or collectives (latency-bound)", maxOver(a, hit),
                      "Aggregate: fuse small collectives into one (gradient bucketing, tensor fusion), pack "
                      "small messages into bigger ones, or replace many point-to-point exchanges by one "
                      "neighbourhood collective.");
@@ -170,7 +160,7 @@ std::optional<Finding> smallIo(const Analysis& a) {
                    ? r.facts.smallIoNs : 0;
     };
     if (maxOver(a, hit) == 0) return std::nullopt;
-    Finding f = make(a, "small-io", "Many small I/O requests", maxOver(a, hit),
+    Finding f = makeFinding(a, "small-io", "Many small I/O requests", maxOver(a, hit),
                      "Make requests bigger: buffer writes (or use stdio / a larger buffer), read whole "
                      "blocks or files at once, use collective MPI-IO or an I/O library that aggregates.");
     f.ranks = topRanks(a, hit);
@@ -194,7 +184,7 @@ std::optional<Finding> frequentSync(const Analysis& a) {
                    ? r.ns(TimeClass::Sync) : 0;
     };
     if (maxOver(a, hit) == 0) return std::nullopt;
-    Finding f = make(a, "frequent-sync", "Frequent synchronization serializes host and device", maxOver(a, hit),
+    Finding f = makeFinding(a, "frequent-sync", "Frequent synchronization serializes host and device", maxOver(a, hit),
                      "Remove device-wide and stream synchronizations from the loop: synchronize on events "
                      "only where a result is needed, avoid implicit syncs (.item(), printing tensors, "
                      "blocking copies), and let independent work run on other streams.");
@@ -212,7 +202,7 @@ std::optional<Finding> gpuIdle(const Analysis& a) {
         return r.gpu && share(r.gpuIdleNs, r.activeNs) >= kGpuIdleShare ? r.gpuIdleNs : 0;
     };
     if (maxOver(a, hit) == 0) return std::nullopt;
-    Finding f = make(a, "gpu-idle", "GPUs are idle for a large share of the run", maxOver(a, hit),
+    Finding f = makeFinding(a, "gpu-idle", "GPUs are idle for a large share of the run", maxOver(a, hit),
                      "Keep the GPU fed: overlap data loading and host work with GPU work (more loader "
                      "workers, pinned memory, prefetching to the device), and move host-side "
                      "pre-processing to the GPU.");
@@ -237,7 +227,7 @@ std::optional<Finding> launchBound(const Analysis& a) {
         return r.gpu && manyShort && shortGaps ? f.shortGpuGapNs : 0;
     };
     if (maxOver(a, hit) == 0) return std::nullopt;
-    Finding f = make(a, "launch-bound", "Launch-bound: many tiny kernels with gaps between them", maxOver(a, hit),
+    Finding f = makeFinding(a, "launch-bound", "Launch-bound: many tiny kernels with gaps between them", maxOver(a, hit),
                      "Reduce launch overhead: capture the step in a CUDA graph, fuse small kernels "
                      "(torch.compile, fused optimizers), and increase the work per kernel (bigger batches).");
     f.ranks = topRanks(a, hit);
@@ -258,7 +248,7 @@ std::optional<Finding> hostDeviceCopies(const Analysis& a) {
         return share(ns, r.windowNs) >= kCopyShare ? ns : 0;
     };
     if (maxOver(a, hit) == 0) return std::nullopt;
-    Finding f = make(a, "host-device-copies", "Synchronous or pageable host-device copies", maxOver(a, hit),
+    Finding f = makeFinding(a, "host-device-copies", "Synchronous or pageable host-device copies", maxOver(a, hit),
                      "Use pinned (page-locked) host buffers and cudaMemcpyAsync on a non-default stream "
                      "(pin_memory=True, non_blocking=True in PyTorch) so copies overlap with compute.");
     f.ranks = topRanks(a, hit);
@@ -284,7 +274,7 @@ std::optional<Finding> fp32Gemm(const Analysis& a) {
     };
     if (maxOver(a, hit) == 0) return std::nullopt;
     // Tensor cores run FP16/BF16 GEMMs several times faster; halving is a conservative bound.
-    Finding f = make(a, "fp32-gemm", "FP32 matrix multiplications where mixed precision would help",
+    Finding f = makeFinding(a, "fp32-gemm", "FP32 matrix multiplications where mixed precision would help",
                      maxOver(a, hit) / 2,
                      "Enable mixed precision (torch.autocast with bf16/fp16, or TF32 for FP32 matmuls: "
                      "torch.backends.cuda.matmul.allow_tf32 = True) so GEMMs run on tensor cores.");
@@ -311,7 +301,7 @@ std::optional<Finding> lowCollectiveBandwidth(const Analysis& a) {
         return f.largeCollectiveTransferNs - int64_t(double(f.largeCollectiveBytes) / link * 1e9);
     };
     if (maxOver(a, lost) == 0) return std::nullopt;
-    Finding f = make(a, "low-collective-bandwidth", "Collectives reach a small fraction of the link bandwidth",
+    Finding f = makeFinding(a, "low-collective-bandwidth", "Collectives reach a small fraction of the link bandwidth",
                      maxOver(a, lost),
                      "Check the transport: is NCCL/MPI using the fast interconnect (NCCL_DEBUG=INFO, "
                      "UCX/OFI settings), is GPUDirect RDMA enabled, are ranks placed so that rings stay "
@@ -333,6 +323,21 @@ std::optional<Finding> lowCollectiveBandwidth(const Analysis& a) {
 }
 
 } // namespace
+
+void setGain(Finding& f, const Analysis& a, int64_t gainNs) {
+    f.estimatedGainNs = std::max<int64_t>(0, std::min(gainNs, a.pop.runtimeNs));
+    f.severity = severityForGain(f.estimatedGainNs, a.pop.runtimeNs);
+}
+
+Finding makeFinding(const Analysis& a, const char* id, const char* title, int64_t gainNs,
+                    std::string suggestion) {
+    Finding f;
+    f.id = id;
+    f.title = title;
+    setGain(f, a, gainNs);
+    f.suggestion = std::move(suggestion);
+    return f;
+}
 
 Severity severityForGain(int64_t gainNs, int64_t runtimeNs) {
     double s = share(gainNs, runtimeNs);

@@ -18,16 +18,6 @@ constexpr double kSharedWaitFraction = 0.2; // run-queue wait in compute above: 
 constexpr double kSharedUtilization = 0.7;
 constexpr double kSharedInvoluntaryPerS = 100.0;
 
-Finding make(const Analysis& a, const char* id, const char* title, int64_t gain, std::string suggestion) {
-    Finding f;
-    f.id = id;
-    f.title = title;
-    f.estimatedGainNs = std::max<int64_t>(0, std::min(gain, a.pop.runtimeNs));
-    f.severity = severityForGain(f.estimatedGainNs, a.pop.runtimeNs);
-    f.suggestion = std::move(suggestion);
-    return f;
-}
-
 bool oversubscribed(const HostCounters& h) { return h.cpus > 0 && h.busyThreads > h.cpus; }
 
 std::optional<Finding> oversubscription(const Analysis& a) {
@@ -39,7 +29,7 @@ std::optional<Finding> oversubscription(const Analysis& a) {
     if (!worst) return std::nullopt;
     // With busy > cpus every busy thread gets cpus/busy of a CPU; fitting would give it all.
     double lost = 1.0 - double(worst->cpus) / double(worst->busyThreads);
-    Finding f = make(a, "oversubscription", "More busy threads than CPUs: ranks wait for a core",
+    Finding f = makeFinding(a, "oversubscription", "More busy threads than CPUs: ranks wait for a core",
                      int64_t(double(a.pop.runtimeNs) * lost),
                      "Run fewer ranks or threads per node than it has cores (mpirun -np, "
                      "--map-by ppr:N:node, OMP_NUM_THREADS, torch.set_num_threads), bind them "
@@ -65,7 +55,7 @@ std::optional<Finding> oversubscription(const Analysis& a) {
 }
 
 std::optional<Finding> lowIpc(const Analysis& a) {
-    Finding f = make(a, "low-ipc", "Compute phases retire few instructions per cycle", 0,
+    Finding f = makeFinding(a, "low-ipc", "Compute phases retire few instructions per cycle", 0,
                      "The compute is memory- or latency-bound: improve locality (blocking/tiling, "
                      "contiguous access, structure-of-arrays), reduce working-set size, prefetch, and "
                      "check NUMA placement (numactl --localalloc, first-touch initialisation).");
@@ -80,15 +70,14 @@ std::optional<Finding> lowIpc(const Analysis& a) {
         gain = std::max(gain, int64_t(double(r.computeNs) * (1.0 - ipc / kGoodIpc)));
     }
     if (f.ranks.empty()) return std::nullopt;
-    f.estimatedGainNs = std::max<int64_t>(0, std::min(gain, a.pop.runtimeNs));
-    f.severity = severityForGain(f.estimatedGainNs, a.pop.runtimeNs);
+    setGain(f, a, gain);
     f.evidence = {{"min_compute_ipc", worstIpc, "ratio"}, {"threshold_ipc", kLowIpc, "ratio"},
                   {"ranks", double(f.ranks.size()), "count"}};
     return f;
 }
 
 std::optional<Finding> sharedCores(const Analysis& a) {
-    Finding f = make(a, "shared-cores", "Ranks compute slowly because they share their cores", 0,
+    Finding f = makeFinding(a, "shared-cores", "Ranks compute slowly because they share their cores", 0,
                      "Something else runs on these ranks' cores: other ranks bound to the same core, "
                      "helper threads, or other jobs/daemons. Check the binding (mpirun "
                      "--report-bindings, taskset -p), give each rank its own cores, and move "
@@ -111,8 +100,7 @@ std::optional<Finding> sharedCores(const Analysis& a) {
         gain = std::max(gain, int64_t(double(r.computeNs) * std::min(1.0, lost)));
     }
     if (f.ranks.empty()) return std::nullopt;
-    f.estimatedGainNs = std::max<int64_t>(0, std::min(gain, a.pop.runtimeNs));
-    f.severity = severityForGain(f.estimatedGainNs, a.pop.runtimeNs);
+    setGain(f, a, gain);
     f.evidence = {{"max_compute_cpu_wait_pct", 100.0 * worstWait, "pct"},
                   {"ranks", double(f.ranks.size()), "count"}};
     return f;

@@ -71,33 +71,12 @@ HPCPROF_MPI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag
                                    MPI_Message* message, MPI_Status* status) {
     auto fn = g_improbe.get();
     if (!fn) return kNoMpi;
-    if (!enter(true)) {
-        int rc = fn(source, tag, comm, flag, message, status);
-        leave();
-        return rc;
-    }
-    MPI_Status local;
-    MPI_Status* st = status == statusIgnore() ? &local : status;
-    uint64_t t0 = hpcprof_agent_now();
-    int rc = fn(source, tag, comm, flag, message, st);
-    uint64_t t1 = hpcprof_agent_now();
-    CommInfo* c = lookupComm(comm);
-    uint32_t commId = c ? c->keyId : 0;
-    if (rc == MPI_SUCCESS && flag && !*flag) {
-        recordUnsuccessfulPoll(Op::MpiImprobe, commId, t0, t1);
-    } else {
-        flushPoll();
-        MpiEvent e{Op::MpiImprobe};
-        e.commId = commId;
-        if (rc == MPI_SUCCESS) {
-            e.peer = worldRankOf(c, st->MPI_SOURCE);
-            e.tag = st->MPI_TAG;
+    return tracedProbe(
+        Op::MpiImprobe, comm, flag, status,
+        [&](MPI_Status* st) { return fn(source, tag, comm, flag, message, st); },
+        [&](MpiEvent& e, CommInfo* c, const MPI_Status&) {
             if (message) rememberMatched(*message, c, e.peer, e.tag);
-        }
-        record(e, t0, t1);
-    }
-    leave();
-    return rc;
+        });
 }
 HPCPROF_PMPI_ALIAS(MPI_Improbe)
 

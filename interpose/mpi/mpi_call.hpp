@@ -20,6 +20,7 @@
 #include "collector/runtime/agent_abi.hpp"
 #include "collector/runtime/config.hpp"
 #include "comm_registry.hpp"
+#include "mpi_abi.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "real_mpi.hpp"
 
@@ -111,6 +112,41 @@ inline int tracedCall(Op op, Call&& call, Describe&& describe) {
     MpiEvent e{op};
     describe(e, rc);
     record(e, t0, t1);
+    leave();
+    return rc;
+}
+
+/// A non-blocking probe (MPI_Iprobe, MPI_Improbe): an unsuccessful one folds into the thread's
+/// polling loop, a successful one is its own event with the source and tag it found, which
+/// `onFound(event, comm, status)` may use further. `call(status)` runs the real probe.
+template <typename Call, typename OnFound>
+inline int tracedProbe(Op op, MPI_Comm comm, int* flag, MPI_Status* status, Call&& call,
+                       OnFound&& onFound) {
+    if (!enter(true)) {
+        int rc = call(status);
+        leave();
+        return rc;
+    }
+    MPI_Status local;
+    MPI_Status* st = status == statusIgnore() ? &local : status;
+    uint64_t t0 = hpcprof_agent_now();
+    int rc = call(st);
+    uint64_t t1 = hpcprof_agent_now();
+    CommInfo* c = lookupComm(comm);
+    uint32_t commId = c ? c->keyId : 0;
+    if (rc == MPI_SUCCESS && flag && !*flag) {
+        recordUnsuccessfulPoll(op, commId, t0, t1);
+    } else {
+        flushPoll();
+        MpiEvent e{op};
+        e.commId = commId;
+        if (rc == MPI_SUCCESS) {
+            e.peer = worldRankOf(c, st->MPI_SOURCE);
+            e.tag = st->MPI_TAG;
+            onFound(e, c, *st);
+        }
+        record(e, t0, t1);
+    }
     leave();
     return rc;
 }

@@ -221,31 +221,8 @@ HPCPROF_MPI_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag,
                                   MPI_Status* status) {
     auto fn = g_iprobe.get();
     if (!fn) return kNoMpi;
-    if (!enter(true)) {
-        int rc = fn(source, tag, comm, flag, status);
-        leave();
-        return rc;
-    }
-    MPI_Status local;
-    MPI_Status* st = status == statusIgnore() ? &local : status;
-    uint64_t t0 = hpcprof_agent_now();
-    int rc = fn(source, tag, comm, flag, st);
-    uint64_t t1 = hpcprof_agent_now();
-    CommInfo* c = lookupComm(comm);
-    uint32_t commId = c ? c->keyId : 0;
-    if (rc == MPI_SUCCESS && flag && !*flag) {
-        recordUnsuccessfulPoll(Op::MpiIprobe, commId, t0, t1);
-    } else {
-        flushPoll();
-        MpiEvent e{Op::MpiIprobe};
-        e.commId = commId;
-        if (rc == MPI_SUCCESS) {
-            e.peer = worldRankOf(c, st->MPI_SOURCE);
-            e.tag = st->MPI_TAG;
-        }
-        record(e, t0, t1);
-    }
-    leave();
-    return rc;
+    return tracedProbe(Op::MpiIprobe, comm, flag, status,
+                       [&](MPI_Status* st) { return fn(source, tag, comm, flag, st); },
+                       [](MpiEvent&, CommInfo*, const MPI_Status&) {});
 }
 HPCPROF_PMPI_ALIAS(MPI_Iprobe)

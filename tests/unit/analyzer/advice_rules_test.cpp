@@ -9,6 +9,7 @@
 #include "hpcprof/analyzer/advice.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
 #include "process_runner.hpp"
+#include "tests/unit/analyzer/analysis_helpers.hpp"
 #include "tests/unit/analyzer/trace_builder.hpp"
 
 using namespace hpcprof;
@@ -22,26 +23,11 @@ Analysis run(const std::function<void(test::TraceBuilder&)>& build) {
     build(b);
     test::TempDir dir;
     b.write(dir / "t.hpcprof");
-    auto trace = Trace::open(dir / "t.hpcprof");
-    REQUIRE(trace.ok());
-    auto a = analyzeTrace(*trace);
-    INFO(a.status().message());
-    REQUIRE(a.ok());
-    return std::move(a.value());
+    return test::analyseFile(dir / "t.hpcprof");
 }
 
-const Finding* find(const Analysis& a, const std::string& id) {
-    for (const auto& f : a.findings)
-        if (f.id == id) return &f;
-    return nullptr;
-}
-
-double evidence(const Finding& f, const std::string& key) {
-    for (const auto& e : f.evidence)
-        if (e.key == key) return e.value;
-    FAIL("no evidence " << key);
-    return 0;
-}
+const Finding* find(const Analysis& a, const std::string& id) { return test::findFinding(a, id); }
+double evidence(const Finding& f, const std::string& key) { return test::findingEvidence(f, key); }
 
 } // namespace
 

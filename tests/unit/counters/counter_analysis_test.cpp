@@ -9,6 +9,7 @@
 #include "hpcprof/analyzer/counters.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
+#include "tests/unit/analyzer/analysis_helpers.hpp"
 #include "tests/unit/analyzer/trace_builder.hpp"
 
 using namespace hpcprof;
@@ -64,27 +65,9 @@ std::string buildTrace(const test::TempDir& dir, int ranks, int cpus,
     return path;
 }
 
-Analysis analyse(const std::string& path) {
-    auto trace = Trace::open(path);
-    REQUIRE(trace.ok());
-    auto a = analyzeTrace(*trace);
-    INFO(a.status().message());
-    REQUIRE(a.ok());
-    return std::move(a.value());
-}
-
-const Finding* find(const Analysis& a, const std::string& id) {
-    for (const auto& f : a.findings)
-        if (f.id == id) return &f;
-    return nullptr;
-}
-
-double evidence(const Finding& f, const std::string& key) {
-    for (const auto& e : f.evidence)
-        if (e.key == key) return e.value;
-    FAIL("no evidence " << key);
-    return 0;
-}
+Analysis analyse(const std::string& path) { return test::analyseFile(path); }
+const Finding* find(const Analysis& a, const std::string& id) { return test::findFinding(a, id); }
+double evidence(const Finding& f, const std::string& key) { return test::findingEvidence(f, key); }
 
 /// A rank that got `use` of a CPU and waited `wait` of the time, evenly over 1 s.
 ThreadCounters evenly(int rank, double use, double wait, double involuntaryPerS = 0) {

@@ -29,4 +29,12 @@ std::vector<Finding> runRules(const Analysis& analysis);
 /// Severity from the gain relative to the runtime: critical >= 20 %, warning >= 5 %, else info.
 Severity severityForGain(int64_t gainNs, int64_t runtimeNs);
 
+/// Sets a finding's estimated gain, clamped to [0, runtime], and the severity it implies.
+void setGain(Finding& f, const Analysis& a, int64_t gainNs);
+
+/// A finding of rule `id` with its title, suggestion and gain (see setGain); rules add the
+/// ranks and evidence.
+Finding makeFinding(const Analysis& a, const char* id, const char* title, int64_t gainNs,
+                    std::string suggestion);
+
 } // namespace hpcprof::analyzer
