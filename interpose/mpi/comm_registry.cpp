@@ -139,8 +139,19 @@ CommInfo* registerChildComm(CommInfo* parent, uint32_t creationIndex, MPI_Comm c
     fillSizeAndRank(info);
     fillWorldRanks(info);
     int first = info->worldRanks && info->size > 0 ? info->worldRanks[0] : -1;
-    std::snprintf(info->key, sizeof(info->key), "%s.%u%s@%d", parent ? parent->key : "unknown",
-                  creationIndex, suffix ? suffix : "", first);
+    // Keys grow with the nesting depth; one that no longer fits is replaced by a hash of it,
+    // which every member computes alike (a cut key could make two communicators one).
+    char full[sizeof(info->key) + 128];
+    int n = std::snprintf(full, sizeof(full), "%s.%u%.32s@%d", parent ? parent->key : "unknown",
+                          creationIndex, suffix ? suffix : "", first);
+    if (n >= 0 && size_t(n) < sizeof(info->key)) {
+        std::memcpy(info->key, full, size_t(n) + 1);
+    } else {
+        uint64_t h = 1469598103934665603ull; // FNV-1a over the full key
+        for (const char* c = full; *c; ++c) h = (h ^ uint8_t(*c)) * 1099511628211ull;
+        std::snprintf(info->key, sizeof(info->key), "#%016llx@%d", static_cast<unsigned long long>(h),
+                      first);
+    }
     info->keyId = hpcprof_agent_intern(info->key, std::strlen(info->key));
     insert(info);
     return info;
