@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
 #include "tests/unit/analyzer/trace_builder.hpp"
 
@@ -193,6 +194,31 @@ TEST_CASE("the HTML report is self-contained and shows hostile names as text in 
     CHECK_THAT(dom.out, Catch::Contains("straggler"));
     CHECK_THAT(dom.out, Catch::Contains("<svg"));
     CHECK_THAT(dom.out, Catch::Contains("<rect"));
+}
+
+TEST_CASE("a partial trace says so at the top of every readable report, a complete one does not",
+          "[integration][report]") {
+    test::TempDir dir;
+    const std::string path = dir / "job.hpcprof";
+    imbalanced(3000, false).write(path);
+    auto text = runHpcprof({"report", path});
+    REQUIRE(text.exitCode == 0);
+    CHECK(text.out.find("PARTIAL TRACE") == std::string::npos);
+    {
+        sqlite3* raw = nullptr;
+        REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+        schema::DbHandle db(raw);
+        REQUIRE(schema::exec(raw, "DELETE FROM stats WHERE name = 'records_dropped';"
+                                  "INSERT INTO stats(name, severity, source, value, description) VALUES"
+                                  " ('records_dropped', 'data_loss', 'capture', 1234, 'lost events')").ok());
+    }
+    text = runHpcprof({"report", path});
+    REQUIRE(text.exitCode == 0);
+    CHECK(text.out.find("PARTIAL TRACE: records_dropped = 1234 (see Data quality)") != std::string::npos);
+    auto md = runHpcprof({"report", path, "--format", "md"});
+    CHECK(md.out.find("> **Partial trace**: records\\_dropped = 1234") != std::string::npos);
+    auto html = runHpcprof({"report", path, "--format", "html"});
+    CHECK(html.out.find("<strong>Partial trace</strong>: records_dropped = 1234") != std::string::npos);
 }
 
 TEST_CASE("report on bad traces says what is wrong and exits with 2", "[integration][report]") {

@@ -152,6 +152,10 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += fmt::format("<p>Trace <code>{}</code>, window {} ({}), {} ranks ({} GPU), {} events.</p>\n",
                      htmlEscape(a.tracePath), htmlEscape(a.window.text.empty() ? "whole run" : a.window.text),
                      dur(double(s.wallNs)), s.rankCount, s.gpuRankCount, s.events);
+    if (std::string lost = dataLossList(a); !lost.empty())
+        b += fmt::format("<p class=\"failed\"><strong>Partial trace</strong>: {} (see Data quality): "
+                         "what was not recorded is missing from every number below.</p>\n",
+                         htmlEscape(lost));
     b += gatesTable(gates);
     b += "<h2>Where the time went</h2>\n<table><tr><th>class</th><th>share of rank time</th><th>hidden behind compute</th></tr>\n";
     for (int c = 0; c < kTimeClassCount; ++c) {

@@ -19,6 +19,9 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     o += fmt::format("Trace {}, window {} ({}), {} ranks ({} GPU), {} events.\n\n", markdownEscape(a.tracePath),
                      markdownEscape(a.window.text.empty() ? "whole run" : a.window.text), dur(s.wallNs),
                      s.rankCount, s.gpuRankCount, s.events);
+    if (std::string lost = dataLossList(a); !lost.empty())
+        o += fmt::format("> **Partial trace**: {} (see Data quality): what was not recorded is "
+                         "missing from every number below.\n\n", markdownEscape(lost));
     if (!gates.empty()) {
         o += "### Gates\n\n| gate | value | result |\n|---|---:|---|\n";
         for (const auto& g : gates)

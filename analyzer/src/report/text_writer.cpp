@@ -29,6 +29,14 @@ std::string evidenceText(const Finding& f) {
     return out;
 }
 
+std::string dataLossList(const Analysis& a) {
+    std::string out;
+    for (const auto& w : a.warnings)
+        if (w.message.rfind("data_loss:", 0) == 0 || w.message.rfind("error:", 0) == 0)
+            out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", w.name, w.count);
+    return out;
+}
+
 std::string rankList(const std::vector<int64_t>& ranks) {
     std::string out;
     for (int64_t r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
@@ -42,6 +50,9 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     o += fmt::format("window {} ({}), {} ranks ({} GPU), {} events\n\n",
                      a.window.text.empty() ? "whole run" : a.window.text, formatDuration(double(s.wallNs)),
                      s.rankCount, s.gpuRankCount, s.events);
+    if (std::string lost = dataLossList(a); !lost.empty())
+        o += fmt::format("PARTIAL TRACE: {} (see Data quality): what was not recorded is missing "
+                         "from every number below\n\n", lost);
     o += "Where the time went (all ranks)\n";
     o += fmt::format("  compute        {:6.1f}%\n", s.pct(TimeClass::Compute));
     o += fmt::format("  communication  {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",

@@ -27,6 +27,9 @@ std::string gateLine(const GateResult& g);
 std::string evidenceText(const analyzer::Finding& f);
 /// Ranks as "0, 3, 7".
 std::string rankList(const std::vector<int64_t>& ranks);
+/// The data-loss and error counters of the trace as "records_dropped = 20590558, ..."; empty
+/// when nothing was lost. Reports say it at the top: the breakdown misses that data.
+std::string dataLossList(const analyzer::Analysis& a);
 
 /// CPU counters (counters_report.cpp): the JSON report's `counters` object, the HTML section.
 nlohmann::json countersJson(const analyzer::Analysis& a);
