@@ -82,8 +82,8 @@ int processThreadCount() {
     sys::close(fd);
     if (n <= 0) return 0;
     buf[n] = 0;
-    const char* line = std::strstr(buf, "\nThreads:");
-    return line ? std::atoi(line + 9) : 0;
+    uint64_t threads = 0;
+    return findNumberAfter(buf, "Threads:", threads) ? int(threads) : 0;
 }
 
 struct ErrnoGuard {

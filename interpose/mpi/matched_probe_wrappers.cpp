@@ -58,11 +58,8 @@ HPCPROF_MPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Messag
     return tracedCall(Op::MpiMprobe, [&] { return fn(source, tag, comm, message, st); },
                       [&](MpiEvent& e, int rc) {
                           CommInfo* c = lookupComm(comm);
-                          e.commId = c ? c->keyId : 0;
-                          if (rc != MPI_SUCCESS) return;
-                          e.peer = worldRankOf(c, st->MPI_SOURCE);
-                          e.tag = st->MPI_TAG;
-                          if (message) rememberMatched(*message, c, e.peer, e.tag);
+                          if (describeStatus(e, c, rc, *st) && message)
+                              rememberMatched(*message, c, e.peer, e.tag);
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Mprobe)
@@ -89,12 +86,8 @@ HPCPROF_MPI_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Me
     MPI_Status* st = status == statusIgnore() ? &local : status;
     return tracedCall(Op::MpiMrecv, [&] { return fn(buf, count, type, message, st); },
                       [&](MpiEvent& e, int rc) {
-                          e.commId = m.comm ? m.comm->keyId : 0;
-                          if (rc != MPI_SUCCESS) return;
-                          // MPI_MESSAGE_NO_PROC gives source MPI_PROC_NULL (negative): no peer.
-                          e.peer = worldRankOf(m.comm, st->MPI_SOURCE);
-                          e.tag = st->MPI_TAG;
-                          e.bytes = receivedBytes(st, type);
+                          // MPI_MESSAGE_NO_PROC gives source MPI_PROC_NULL: no peer.
+                          if (describeStatus(e, m.comm, rc, *st)) e.bytes = receivedBytes(st, type);
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Mrecv)

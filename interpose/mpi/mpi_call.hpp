@@ -116,6 +116,16 @@ inline int tracedCall(Op op, Call&& call, Describe&& describe) {
     return rc;
 }
 
+/// Fills the communicator of a call that reports a status (receive, probe) and, when the call
+/// succeeded, the partner and tag the status names. True when it succeeded.
+inline bool describeStatus(MpiEvent& e, const CommInfo* c, int rc, const MPI_Status& st) {
+    e.commId = c ? c->keyId : 0;
+    if (rc != MPI_SUCCESS) return false;
+    e.peer = worldRankOf(c, st.MPI_SOURCE); // MPI_PROC_NULL (negative): no peer
+    e.tag = st.MPI_TAG;
+    return true;
+}
+
 /// A non-blocking probe (MPI_Iprobe, MPI_Improbe): an unsuccessful one folds into the thread's
 /// polling loop, a successful one is its own event with the source and tag it found, which
 /// `onFound(event, comm, status)` may use further. `call(status)` runs the real probe.
@@ -139,12 +149,7 @@ inline int tracedProbe(Op op, MPI_Comm comm, int* flag, MPI_Status* status, Call
     } else {
         flushPoll();
         MpiEvent e{op};
-        e.commId = commId;
-        if (rc == MPI_SUCCESS) {
-            e.peer = worldRankOf(c, st->MPI_SOURCE);
-            e.tag = st->MPI_TAG;
-            onFound(e, c, *st);
-        }
+        if (describeStatus(e, c, rc, *st)) onFound(e, c, *st);
         record(e, t0, t1);
     }
     leave();

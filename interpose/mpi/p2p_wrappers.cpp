@@ -129,12 +129,8 @@ HPCPROF_MPI_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int sou
     MPI_Status* st = status == statusIgnore() ? &local : status;
     return tracedCall(Op::MpiRecv, [&] { return fn(buf, count, type, source, tag, comm, st); },
                       [&](MpiEvent& e, int rc) {
-                          CommInfo* c = lookupComm(comm);
-                          e.commId = c ? c->keyId : 0;
-                          if (rc != MPI_SUCCESS) return;
-                          e.peer = worldRankOf(c, st->MPI_SOURCE);
-                          e.tag = st->MPI_TAG;
-                          e.bytes = receivedBytes(st, type);
+                          if (describeStatus(e, lookupComm(comm), rc, *st))
+                              e.bytes = receivedBytes(st, type);
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Recv)
@@ -206,14 +202,7 @@ HPCPROF_MPI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status*
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
     return tracedCall(Op::MpiProbe, [&] { return fn(source, tag, comm, st); },
-                      [&](MpiEvent& e, int rc) {
-                          CommInfo* c = lookupComm(comm);
-                          e.commId = c ? c->keyId : 0;
-                          if (rc == MPI_SUCCESS) {
-                              e.peer = worldRankOf(c, st->MPI_SOURCE);
-                              e.tag = st->MPI_TAG;
-                          }
-                      });
+                      [&](MpiEvent& e, int rc) { describeStatus(e, lookupComm(comm), rc, *st); });
 }
 HPCPROF_PMPI_ALIAS(MPI_Probe)
 
