@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "merge.hpp"
+#include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
 #include "trace_query.hpp"
@@ -87,14 +88,9 @@ TEST_CASE("store writes counter tracks, derived utilisation and the reasons coun
         f.seekp(offsetof(raw::ThreadFileHeader, threadName));
         f.write("hpcprof-counter", 16);
     }
-    store::MergeOptions o;
-    o.rawDir = dir.path() / "raw";
-    o.output = dir / "t.hpcprof";
-    auto r = store::mergeRawDirectory(o);
-    INFO(r.status().message());
-    REQUIRE(r.ok());
-    REQUIRE(r->warnings.size() == 1);
-    CHECK(r->warnings[0] == "counters not counted on this machine: PAPI_TOT_INS (perf_event: no PMU)");
+    auto r = test::mergeRaw(dir);
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0] == "counters not counted on this machine: PAPI_TOT_INS (perf_event: no PMU)");
 
     test::TraceQuery q(dir / "t.hpcprof");
     CHECK(q.rows("SELECT tid, counter, unit, ts_ns, value FROM counter_view WHERE counter = 'task_clock'"

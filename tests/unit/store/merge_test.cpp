@@ -6,6 +6,7 @@
 
 #include "hpcprof/schema/catalog.hpp"
 #include "merge.hpp"
+#include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
 #include "trace_query.hpp"
@@ -16,15 +17,7 @@ namespace raw = hpcprof::schema::raw;
 using test::RawThreadBuilder;
 
 namespace {
-store::MergeResult mergeOk(const test::TempDir& dir) {
-    store::MergeOptions o;
-    o.rawDir = dir.path() / "raw";
-    o.output = dir / "t.hpcprof";
-    auto r = store::mergeRawDirectory(o);
-    INFO(r.status().message());
-    REQUIRE(r.ok());
-    return r.value();
-}
+store::MergeResult mergeOk(const test::TempDir& dir) { return test::mergeRaw(dir); }
 uint16_t op(Op o) { return uint16_t(o); }
 } // namespace
 

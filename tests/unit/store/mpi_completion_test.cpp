@@ -5,6 +5,7 @@
 
 #include "hpcprof/schema/catalog.hpp"
 #include "merge.hpp"
+#include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
 #include "trace_query.hpp"
@@ -42,13 +43,8 @@ TEST_CASE("request completions name their posting call, across threads, with the
         .event({uint16_t(Op::MpiWaitall), 1'000'500, 1'000'900, 112, 0, -1, 0, 0, -1, 0, -1, 3})
         .mpiCompletion(true, 100, 3, 5, 16);
     test::writeRawProcess(dir.path() / "raw", h, {poster, waiter});
-    store::MergeOptions o;
-    o.rawDir = dir.path() / "raw";
-    o.output = dir / "t.hpcprof";
-    auto r = store::mergeRawDirectory(o);
-    INFO(r.status().message());
-    REQUIRE(r.ok());
-    CHECK(r->stats[size_t(schema::Stat::MpiCompletionsUnattached)] == 1);
+    auto r = test::mergeRaw(dir);
+    CHECK(r.stats[size_t(schema::Stat::MpiCompletionsUnattached)] == 1);
 
     test::TraceQuery q(dir / "t.hpcprof");
     CHECK(q.rows("SELECT w.name, c.request, COALESCE(p.name, ''), c.kind, c.peer, c.tag, c.bytes"
@@ -80,11 +76,7 @@ TEST_CASE("MPI_Startall's completions all name the Startall that posted them", "
         .event({uint16_t(Op::MpiWaitall), 1'000'300, 1'000'400, 24, 0, -1, 0, 0, -1, 0, -1, 3})
         .mpiCompletion(true, 13, 0, 1, 8); // a later request, never waited for
     test::writeRawProcess(dir.path() / "raw", h, {t});
-    store::MergeOptions o;
-    o.rawDir = dir.path() / "raw";
-    o.output = dir / "t.hpcprof";
-    auto r = store::mergeRawDirectory(o);
-    REQUIRE(r.ok());
+    auto r = test::mergeRaw(dir);
     test::TraceQuery q(dir / "t.hpcprof");
     CHECK(q.rows("SELECT c.request, p.name, c.kind, c.peer FROM mpi_completion c"
                  " JOIN event_view p ON p.event_id = c.post_event_id ORDER BY c.request") ==
@@ -93,5 +85,5 @@ TEST_CASE("MPI_Startall's completions all name the Startall that posted them", "
     CHECK(q.scalar("SELECT a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                    " WHERE e.name = 'MPI_Startall' AND a.key = 'requests'") == 3);
     CHECK(q.scalar("SELECT COUNT(*) FROM event_detail") == 0); // Startall has no message tag
-    CHECK(r->stats[size_t(schema::Stat::MpiCompletionsUnattached)] == 1);
+    CHECK(r.stats[size_t(schema::Stat::MpiCompletionsUnattached)] == 1);
 }
