@@ -14,17 +14,20 @@ Result<int64_t> deriveRdmaPeers(sqlite3* db) {
     } // (a live statement would keep the temporary tables from being dropped)
 
     // Each QP's remote QP number (from the transition that set it; QPs are keyed by process,
-    // device and number, since numbers are per device).
+    // device and number, since numbers are per device). Both statements start from event_arg
+    // (CROSS JOIN fixes the order): the event table has no index and may hold tens of millions
+    // of rows, while only RDMA events carry these keys.
     HPCPROF_RETURN_IF_ERROR(schema::exec(db, R"sql(
         CREATE TEMP TABLE rdma_qp AS
         SELECT t.process_id AS process_id, COALESCE(d.value, -1) AS device, q.value AS qpn,
                MAX(r.value) AS remote_qpn
-        FROM event e
-        JOIN string s ON s.id = e.name_id AND s.value = 'ibv_modify_qp'
-        JOIN track t ON t.id = e.track_id
-        JOIN event_arg q ON q.event_id = e.id AND q.key = 'qp_num'
-        JOIN event_arg r ON r.event_id = e.id AND r.key = 'remote_qpn'
+        FROM event_arg r
+        CROSS JOIN event e ON e.id = r.event_id
+        CROSS JOIN string s ON s.id = e.name_id
+        CROSS JOIN track t ON t.id = e.track_id
+        CROSS JOIN event_arg q ON q.event_id = e.id AND q.key = 'qp_num'
         LEFT JOIN event_arg d ON d.event_id = e.id AND d.key = 'device'
+        WHERE r.key = 'remote_qpn' AND s.value = 'ibv_modify_qp'
         GROUP BY 1, 2, 3;
         CREATE TEMP TABLE rdma_peer AS
         SELECT a.process_id, a.device, a.qpn, MIN(p.rank) AS peer_rank
@@ -40,12 +43,13 @@ Result<int64_t> deriveRdmaPeers(sqlite3* db) {
     Status s = schema::exec(db, R"sql(
         UPDATE event SET peer = m.peer_rank FROM (
             SELECT e.id AS event_id, rp.peer_rank AS peer_rank
-            FROM event e
-            JOIN track t ON t.id = e.track_id
-            JOIN event_arg q ON q.event_id = e.id AND q.key = 'qp_num'
+            FROM event_arg q
+            CROSS JOIN event e ON e.id = q.event_id
+            CROSS JOIN track t ON t.id = e.track_id
             LEFT JOIN event_arg d ON d.event_id = e.id AND d.key = 'device'
             JOIN rdma_peer rp ON rp.process_id = t.process_id AND rp.qpn = q.value
                              AND rp.device = COALESCE(d.value, -1)
+            WHERE q.key = 'qp_num'
             UNION ALL
             SELECT e.id, rp.peer_rank
             FROM track t
