@@ -2,8 +2,9 @@
 // The region-boundary hook of the counters source, for the I/O, MPI and NCCL hooks and NVTX
 // ranges:
 //
-//   if (hpcprof_counters_boundaries & kCounterBoundaryMpi) [[unlikely]]
-//       hpcprof_counters_sample(kCounterEnter);
+//   bool sampled = sampleEntry(kCounterBoundaryMpi);
+//   ... the real call ...
+//   sampleExit(sampled);
 //
 // Without counters the mask is 0 and the cost per call is one load and a not-taken branch.
 // Exported by libhpcprof.so (collector/counters/sampler.cpp).
@@ -30,10 +31,28 @@ constexpr uint32_t kCounterBoundaryNvtx = 1u << 3;
 constexpr uint32_t kCounterEnter = 2; ///< schema::raw::CounterTrigger::Enter
 constexpr uint32_t kCounterExit = 3;  ///< schema::raw::CounterTrigger::Exit
 
-/// Samples the calling thread at a boundary of `region` (kCounterBoundary*) if asked for: one
-/// load and a not-taken branch when not.
+/// True when boundaries of `region` (kCounterBoundary*) are sampled: one load.
+inline bool samplesRegion(uint32_t region) {
+    return (__atomic_load_n(&hpcprof_counters_boundaries, __ATOMIC_RELAXED) & region) != 0;
+}
+
+/// Samples the calling thread at a boundary of `region` if asked for: one load and a not-taken
+/// branch when not. For regions whose two ends are separate calls (NVTX push and pop).
 inline void sampleBoundary(uint32_t region, uint32_t trigger) {
-    if (__atomic_load_n(&hpcprof_counters_boundaries, __ATOMIC_RELAXED) & region) [[unlikely]]
+    if (samplesRegion(region)) [[unlikely]]
         hpcprof_counters_sample(trigger);
+}
+
+/// Samples at a call's entry if `region` is sampled; true when it did, so that sampleExit()
+/// closes the pair even if sampling is switched off meanwhile (at exit).
+inline bool sampleEntry(uint32_t region) {
+    if (!samplesRegion(region)) [[likely]]
+        return false;
+    hpcprof_counters_sample(kCounterEnter);
+    return true;
+}
+inline void sampleExit(bool entered) {
+    if (entered) [[unlikely]]
+        hpcprof_counters_sample(kCounterExit);
 }
 } // namespace hpcprof::collector::counters

@@ -66,16 +66,13 @@ inline bool enter(bool isPoll = false) {
     if (t_depth++ != 0) return false;
     if (!isPoll) flushPoll();
     if (hpcprof_agent_recording(uint32_t(collector::SourceBit::Mpi)) == 0) return false;
-    t_counted = !isPoll && (__atomic_load_n(&hpcprof_counters_boundaries, __ATOMIC_RELAXED) &
-                            collector::counters::kCounterBoundaryMpi) != 0;
-    if (t_counted) [[unlikely]]
-        hpcprof_counters_sample(collector::counters::kCounterEnter);
+    t_counted = !isPoll && collector::counters::sampleEntry(collector::counters::kCounterBoundaryMpi);
     return true;
 }
 inline void leave() {
     if (--t_depth == 0 && t_counted) [[unlikely]] {
         t_counted = false;
-        hpcprof_counters_sample(collector::counters::kCounterExit);
+        collector::counters::sampleExit(true);
     }
 }
 

@@ -77,13 +77,11 @@ template <typename F> ncclResult_t traced(const Call& c, F&& call) {
     uint64_t ext = cupti::nextExternalId();
     cupti::pushExternalId(ext);
     // CPU counters at the call's boundaries (HPCPROF_COUNTER_BOUNDARIES=nccl).
-    collector::counters::sampleBoundary(collector::counters::kCounterBoundaryNccl,
-                                        collector::counters::kCounterEnter);
+    bool sampled = collector::counters::sampleEntry(collector::counters::kCounterBoundaryNccl);
     uint64_t t0 = collector::now();
     ncclResult_t r = call();
     uint64_t t1 = collector::now();
-    collector::counters::sampleBoundary(collector::counters::kCounterBoundaryNccl,
-                                        collector::counters::kCounterExit);
+    collector::counters::sampleExit(sampled);
     cupti::popExternalId();
     write(c, st, seq, t0, t1, r, ext);
     return r;
