@@ -39,6 +39,30 @@ std::string argOf(const TraceQuery& q, int64_t eventId, const std::string& key) 
                   " AND key = '" + key + "'");
 }
 
+/// A work request on a nic_queue lane that completed (dur > 0).
+struct CompletedRequest {
+    int64_t id, ts, end, dur;
+};
+
+/// The completed work requests, each checked alike: latency at least the stand-in's delay (and
+/// under 2 s more), the same value in its latency_ns arg, status success.
+std::vector<CompletedRequest> completedRequests(const TraceQuery& q) {
+    std::vector<CompletedRequest> out;
+    for (const auto& row : q.rows("SELECT event_id, ts_ns, ts_ns + dur_ns, dur_ns FROM event_view"
+                                  " WHERE track_kind = 'nic_queue' AND dur_ns > 0")) {
+        INFO(row);
+        auto p1 = row.find('|'), p2 = row.find('|', p1 + 1), p3 = row.rfind('|');
+        CompletedRequest c{std::stoll(row.substr(0, p1)), std::stoll(row.substr(p1 + 1, p2 - p1 - 1)),
+                           std::stoll(row.substr(p2 + 1, p3 - p2 - 1)), std::stoll(row.substr(p3 + 1))};
+        CHECK(c.dur >= kDelayNs);
+        CHECK(c.dur < kDelayNs + 2'000'000'000);
+        CHECK(argOf(q, c.id, "latency_ns") == std::to_string(c.dur));
+        CHECK(argOf(q, c.id, "status") == "success");
+        out.push_back(c);
+    }
+    return out;
+}
+
 } // namespace
 
 TEST_CASE("The trace holds exactly the work requests and completions a verbs program posted",
@@ -86,18 +110,9 @@ TEST_CASE("The trace holds exactly the work requests and completions a verbs pro
 
     // Post-to-completion: from the start of the posting call to the end of the poll that
     // returned the completion; the stand-in completes no earlier than its delay.
-    for (const auto& row : q.rows("SELECT event_id, ts_ns, ts_ns + dur_ns, dur_ns FROM event_view"
-                                  " WHERE track_kind = 'nic_queue' AND dur_ns > 0")) {
-        INFO(row);
-        auto p1 = row.find('|'), p2 = row.find('|', p1 + 1), p3 = row.rfind('|');
-        int64_t id = std::stoll(row.substr(0, p1));
-        int64_t ts = std::stoll(row.substr(p1 + 1, p2 - p1 - 1));
-        int64_t end = std::stoll(row.substr(p2 + 1, p3 - p2 - 1));
-        int64_t dur = std::stoll(row.substr(p3 + 1));
-        CHECK(dur >= kDelayNs);
-        CHECK(dur < kDelayNs + 2'000'000'000);
-        CHECK(argOf(q, id, "latency_ns") == std::to_string(dur));
-        CHECK(argOf(q, id, "status") == "success");
+    for (const CompletedRequest& c : completedRequests(q)) {
+        INFO("event " << c.id);
+        const int64_t ts = c.ts, end = c.end;
         CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name LIKE 'ibv_post%' AND ts_ns = " +
                        std::to_string(ts)) == 1);
         // (within 1 ns: the call's end is converted as start + duration, rounded separately)
@@ -330,18 +345,9 @@ TEST_CASE("Work requests posted and polled through the extended verbs APIs give 
     // Post-to-completion: from the start of the batch (ibv_wr_start) to the ibv_next_poll /
     // ibv_start_poll that returned the completion, inside its ibv_start_poll event.
     int checked = 0;
-    for (const auto& row : q.rows("SELECT event_id, ts_ns, ts_ns + dur_ns, dur_ns FROM event_view"
-                                  " WHERE track_kind = 'nic_queue' AND dur_ns > 0")) {
-        INFO(row);
-        auto p1 = row.find('|'), p2 = row.find('|', p1 + 1), p3 = row.rfind('|');
-        int64_t id = std::stoll(row.substr(0, p1));
-        int64_t ts = std::stoll(row.substr(p1 + 1, p2 - p1 - 1));
-        int64_t end = std::stoll(row.substr(p2 + 1, p3 - p2 - 1));
-        int64_t dur = std::stoll(row.substr(p3 + 1));
-        CHECK(dur >= kDelayNs);
-        CHECK(dur < kDelayNs + 2'000'000'000);
-        CHECK(argOf(q, id, "latency_ns") == std::to_string(dur));
-        CHECK(argOf(q, id, "status") == "success");
+    for (const CompletedRequest& c : completedRequests(q)) {
+        INFO("event " << c.id);
+        const int64_t ts = c.ts, end = c.end;
         CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name IN ('ibv_wr_complete', 'ibv_post_recv')"
                        " AND ts_ns = " + std::to_string(ts)) == 1);
         CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'ibv_start_poll' AND bytes IS NOT NULL"
