@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "kineto_mapping.hpp"
+#include "nesting_depth.hpp"
 
 namespace hpcprof::import {
 
@@ -159,7 +160,7 @@ Result<WrittenProcess> ProcessBuilder::write(store::TraceWriter& w, int64_t proc
     }
     numberCollectives(out);
 
-    std::vector<int64_t> openEnds;
+    store::NestingDepth depth;
     for (auto& [key, tp] : m_tracks) {
         PendingTrack& t = *tp;
         std::optional<int64_t> threadId;
@@ -178,7 +179,7 @@ Result<WrittenProcess> ProcessBuilder::write(store::TraceWriter& w, int64_t proc
                                         withDevice ? std::optional<int64_t>(t.device) : std::nullopt,
                                         withDevice ? std::optional<int64_t>(t.stream) : std::nullopt);
         int64_t first = 0, last = 0, n = 0;
-        openEnds.clear();
+        depth.clear();
         for (const PendingEvent& e : t.events) {
             store::EventRow row;
             row.trackId = trackId;
@@ -186,9 +187,7 @@ Result<WrittenProcess> ProcessBuilder::write(store::TraceWriter& w, int64_t proc
             row.dur = e.dur;
             row.categoryId = e.category;
             row.nameId = e.nameId;
-            while (!openEnds.empty() && openEnds.back() <= e.ts) openEnds.pop_back();
-            row.depth = int64_t(openEnds.size());
-            openEnds.push_back(e.ts + e.dur);
+            row.depth = depth.next(e.ts, e.dur);
             if (e.bytes != kNoValue) row.bytes = e.bytes;
             if (e.correlation != kNoValue) row.correlationId = e.correlation;
             const EventExtra* x = e.extra >= 0 ? &m_extras[size_t(e.extra)] : nullptr;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "device_records.hpp"
+#include "nesting_depth.hpp"
 
 #include <cxxabi.h>
 
@@ -505,7 +506,7 @@ Status DeviceRecords::writeGpuTracks(int64_t processId, int64_t& lastEnd) {
                                           "GPU " + std::to_string(device) + " stream " +
                                               std::to_string(stream),
                                           int64_t(device), int64_t(stream));
-        std::vector<int64_t> openEnds;
+        NestingDepth depth;
         int64_t first = 0, last = 0, count = 0;
         for (const auto& g : recs) {
             EventRow row;
@@ -576,9 +577,7 @@ Status DeviceRecords::writeGpuTracks(int64_t processId, int64_t& lastEnd) {
             default: continue;
             }
             if (g.graphId) args.emplace_back("graph_id", int64_t(g.graphId));
-            while (!openEnds.empty() && openEnds.back() <= row.ts) openEnds.pop_back();
-            row.depth = int64_t(openEnds.size());
-            openEnds.push_back(row.ts + row.dur);
+            row.depth = depth.next(row.ts, row.dur);
             int64_t id = m_w.insertEvent(row);
             for (const auto& [k, v] : args) {
                 if (const auto* i = std::get_if<int64_t>(&v))

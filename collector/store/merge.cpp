@@ -17,6 +17,7 @@
 #include "hpcprof/schema/tables.hpp"
 #include "counter_records.hpp"
 #include "device_records.hpp"
+#include "nesting_depth.hpp"
 #include "rdma_peers.hpp"
 #include "rdma_records.hpp"
 #include "raw_reader.hpp"
@@ -222,7 +223,7 @@ private:
             auto byStart = [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; };
             if (!std::is_sorted(t.events.begin(), t.events.end(), byStart))
                 std::stable_sort(t.events.begin(), t.events.end(), byStart);
-            std::vector<int64_t> openEnds; // ends of enclosing events, for depth
+            NestingDepth depth;
             int64_t first = 0, last = 0, count = 0;
             for (const RawEvent& e : t.events) {
                 const schema::OpInfo* info = schema::findOp(e.op);
@@ -241,9 +242,7 @@ private:
                 row.categoryId = int64_t(info->category);
                 std::vector<PendingArg> args;
                 row.nameId = opName(e.op, *info);
-                while (!openEnds.empty() && openEnds.back() <= row.ts) openEnds.pop_back();
-                row.depth = int64_t(openEnds.size());
-                openEnds.push_back(row.ts + row.dur);
+                row.depth = depth.next(row.ts, row.dur);
                 if (e.bytes >= 0) row.bytes = e.bytes;
                 if (e.objectId) {
                     std::string_view kind;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "rdma_records.hpp"
+#include "nesting_depth.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -472,13 +473,11 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
         name += srq ? " SRQ" : " QP " + std::to_string(qpNum);
         int64_t trackId = m_w.insertTrack(processId, std::nullopt, "nic_queue", name, int64_t(device),
                                           srq ? std::optional<int64_t>() : int64_t(qpNum));
-        std::vector<int64_t> openEnds;
+        NestingDepth depth;
         int64_t first = 0, last = 0, count = 0;
         for (Row& r : rows) {
             r.row.trackId = trackId;
-            while (!openEnds.empty() && openEnds.back() <= r.row.ts) openEnds.pop_back();
-            r.row.depth = int64_t(openEnds.size());
-            openEnds.push_back(r.row.ts + r.row.dur);
+            r.row.depth = depth.next(r.row.ts, r.row.dur);
             int64_t id = m_w.insertEvent(r.row);
             for (const auto& [k, v] : r.args) {
                 if (const auto* i = std::get_if<int64_t>(&v))
