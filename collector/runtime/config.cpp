@@ -51,6 +51,7 @@ Config readConfig() {
     if (const char* s = std::getenv("HPCPROF_SOURCES"); s && *s) c.sources = parseSources(s);
     c.threadBufferBytes = envU64("HPCPROF_THREAD_BUFFER_MB", 1024) << 20;
     c.chunkBytes = envU64("HPCPROF_CHUNK_KB", 1024) << 10;
+    c.provisionHelper = envU64("HPCPROF_PROVISION_HELPER", 1) != 0;
     if (c.chunkBytes < 4096) c.chunkBytes = 4096;
     c.chunkBytes &= ~uint64_t(4095);
     if (c.threadBufferBytes < c.chunkBytes) c.threadBufferBytes = c.chunkBytes;

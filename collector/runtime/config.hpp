@@ -5,6 +5,7 @@
 //   HPCPROF_SOURCES           comma list of sources to record (io,mpi,...); default: all built in
 //   HPCPROF_THREAD_BUFFER_MB  raw records kept per thread before dropping (default 1024)
 //   HPCPROF_CHUNK_KB          file growth step per thread (default 1024)
+//   HPCPROF_PROVISION_HELPER  0 = threads map their own chunks, no helper task (default 1)
 //   HPCPROF_CLOCK             tsc | monotonic (default: tsc when invariant)
 //   HPCPROF_TSC_HZ            TSC frequency measured by the launcher
 //   HPCPROF_CLOCK_SKEW_NS     test knob: add this many ns to this process's clock readings
@@ -35,6 +36,7 @@ struct Config {
     uint32_t sources = ~0u;
     uint64_t threadBufferBytes = 1024ull << 20;
     uint64_t chunkBytes = 1024ull << 10;
+    bool provisionHelper = true;
     uint64_t tscHz = 0;
     int64_t clockSkewNs = 0;
     const char* clockRequest = nullptr;

@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "provisioner.hpp"
 #include "rank_identity.hpp"
 #include "syscalls.hpp"
+#include "text_append.hpp"
 
 namespace hpcprof::collector {
 
@@ -30,33 +32,10 @@ int64_t g_clockSkewTicks = 0;
 namespace {
 
 Config g_config;
-constexpr int kMadvPopulateWrite = 23; // MADV_POPULATE_WRITE (Linux 5.14), absent from old headers
 raw::ProcessHeader* g_header = nullptr;
 char g_procDir[1400];
 pthread_key_t g_threadKey;
 int64_t g_clockSkewNs = 0;
-
-// Appends decimal `v` to `out` (no allocation, signal-safe).
-char* appendNumber(char* out, int64_t v) {
-    char tmp[24];
-    int n = 0;
-    bool neg = v < 0;
-    uint64_t u = neg ? uint64_t(-v) : uint64_t(v);
-    do {
-        tmp[n++] = char('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (neg) *out++ = '-';
-    while (n) *out++ = tmp[--n];
-    *out = 0;
-    return out;
-}
-
-char* appendText(char* out, const char* text) {
-    while (*text) *out++ = *text++;
-    *out = 0;
-    return out;
-}
 
 raw::ClockPair skewedClockPair() {
     raw::ClockPair p = readClockPair();
@@ -162,6 +141,8 @@ bool createProcessFolder(const raw::ProcessHeader* parent) {
 void onThreadExit(void*) {
     detail::ThreadState& t = detail::t_thread;
     if (t.base && t.generation == detail::g_generation) {
+        provision::releaseLane(t.lane); // waits for a chunk the helper is mapping into it
+        t.lane = nullptr;
         munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize);
         t.base = nullptr;
         t.failed = true; // late events of this thread (other TLS destructors) are dropped
@@ -176,48 +157,23 @@ void onExit() {
         markEnd(raw::EndState::Exited, -1);
 }
 
+void configureProvisioning() {
+    provision::configure(g_procDir, g_config.chunkBytes, g_config.provisionHelper,
+                         &g_header->chunksAhead, &g_header->chunksOnThread);
+}
+
 void onForkChild() {
     raw::ProcessHeader* parent = g_header;
     detail::g_generation++;
     g_header = nullptr;
+    provision::resetAfterFork();
     if (!parent || !createProcessFolder(parent)) {
         __atomic_store_n(&detail::g_state, 3, __ATOMIC_RELEASE);
         return;
     }
     // The parent's header mapping is shared with the parent: drop our view of it.
     munmap(parent, sizeof(raw::ProcessHeader));
-}
-
-// Maps the next chunk of the thread file. Returns false when the limit is reached or the file
-// cannot grow. Not reentrant: callers hold t.growing.
-bool growThreadFile(detail::ThreadState& t) {
-    uint64_t chunkSlots = g_config.chunkBytes / raw::kRecordSize;
-    uint64_t newMapped = t.mapped + chunkSlots;
-    if (newMapped > t.maxSlots) return false;
-    char path[1500];
-    char* p = appendText(appendText(path, g_procDir), "/thread-");
-    appendNumber(p, t.tid);
-    int fd = sys::open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) return false;
-    bool ok = sys::ftruncate(fd, off_t(raw::kHeaderSize + newMapped * raw::kRecordSize)) == 0;
-    if (ok) {
-        char* at = t.base + raw::kHeaderSize + t.mapped * raw::kRecordSize;
-        void* m = mmap(at, g_config.chunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-                       off_t(raw::kHeaderSize + t.mapped * raw::kRecordSize));
-        ok = m == at;
-        // Fault the whole chunk in, writable, with one call: otherwise every 4 KiB page of
-        // records costs a page fault on the hot path (64 events per fault). Best effort: older
-        // kernels without MADV_POPULATE_WRITE fault lazily as before.
-        if (ok) madvise(at, g_config.chunkBytes, kMadvPopulateWrite);
-    }
-    sys::close(fd);
-    if (!ok) return false;
-    t.mapped = newMapped;
-    auto* h = reinterpret_cast<raw::ThreadFileHeader*>(t.base);
-    __atomic_store_n(&h->capacity, newMapped, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->reserved, t.next, __ATOMIC_RELAXED);
-    refreshLastClockPair();
-    return true;
+    configureProvisioning();
 }
 
 bool initThread(detail::ThreadState& t) {
@@ -232,8 +188,7 @@ bool initThread(detail::ThreadState& t) {
     if (region == MAP_FAILED) return false;
 
     char path[1500];
-    char* p = appendText(appendText(path, g_procDir), "/thread-");
-    appendNumber(p, t.tid);
+    appendThreadFilePath(path, g_procDir, t.tid);
     int fd = sys::open(path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
     bool ok = fd >= 0 && sys::ftruncate(fd, raw::kHeaderSize) == 0 &&
               mmap(region, raw::kHeaderSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
@@ -250,6 +205,12 @@ bool initThread(detail::ThreadState& t) {
     h->pid = int32_t(getpid());
     h->tid = t.tid;
     pthread_getname_np(pthread_self(), h->threadName, sizeof(h->threadName));
+    t.lane = provision::claimLane(t.base, t.maxSlots, t.tid);
+    if (!t.lane) {
+        munmap(region, span);
+        t.base = nullptr;
+        return false;
+    }
     __atomic_store_n(&h->magic, raw::kThreadMagic, __ATOMIC_RELEASE);
     t.failed = false;
     pthread_setspecific(g_threadKey, &t);
@@ -280,8 +241,20 @@ char* reserveSlotSlow(uint64_t slot) {
     }
     t.growing = true;
     int savedErrno = errno; // hooks rely on errno surviving the recording path
-    bool ok = true;
-    while (ok && slot >= t.mapped) ok = growThreadFile(t);
+    bool ok = provision::provideUpTo(*t.lane, slot);
+    if (ok) {
+        // Ask the helper for the chunk after this one, so that it is mapped by the time the
+        // thread gets there; and come back here at the next chunk to ask again. A thread that
+        // records less than half a chunk never starts the helper.
+        uint64_t chunkSlots = g_config.chunkBytes / raw::kRecordSize;
+        uint64_t half = chunkSlots / 2;
+        uint64_t chunkEnd = (slot / chunkSlots + 1) * chunkSlots;
+        if (slot >= half) provision::requestAhead(*t.lane, chunkEnd + chunkSlots);
+        t.mapped = slot < half ? half : chunkEnd;
+        auto* h = reinterpret_cast<raw::ThreadFileHeader*>(t.base);
+        __atomic_store_n(&h->reserved, t.next, __ATOMIC_RELAXED);
+        refreshLastClockPair();
+    }
     errno = savedErrno;
     t.growing = false;
     if (!ok) {
@@ -292,9 +265,6 @@ char* reserveSlotSlow(uint64_t slot) {
 }
 
 } // namespace detail
-
-namespace {
-} // namespace
 
 void ensureStarted() {
     int expected = 0;
@@ -317,6 +287,7 @@ void ensureStarted() {
         __atomic_store_n(&detail::g_state, 3, __ATOMIC_RELEASE);
         return;
     }
+    configureProvisioning();
     pthread_key_create(&g_threadKey, onThreadExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
     std::atexit(onExit);
@@ -354,6 +325,10 @@ void markEnd(raw::EndState state, int exitCode) {
     // An MPI_Abort is the story of this process's end, whatever exit path the library takes
     // afterwards (Open MPI leaves through _exit).
     if (__atomic_load_n(&g_header->endState, __ATOMIC_ACQUIRE) == raw::EndState::Aborted) return;
+    if (state == raw::EndState::Running)
+        provision::allowHelperAgain(); // an exec failed: the process goes on
+    else
+        provision::stopHelper();
     refreshLastClockPair();
     g_header->exitCode = exitCode;
     g_header->endMonotonicNs = monotonicNs() + g_clockSkewNs;

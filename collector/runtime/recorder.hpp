@@ -8,7 +8,8 @@
 // tear), a bounds check, filling 64 bytes and a release store of the kind byte.
 //
 // Hot-path rules: no lock, no malloc, no syscall per event; syscalls only when a chunk is
-// mapped (once per HPCPROF_CHUNK_KB of records) and at thread/process start.
+// mapped or asked for (about once per HPCPROF_CHUNK_KB of records) and at thread/process start.
+// Chunks are normally mapped ahead of the thread by the provisioning helper (provisioner.hpp).
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@
 
 #include "clock.hpp"
 #include "config.hpp"
+#include "provisioner.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/raw_format.hpp"
 
@@ -36,8 +38,10 @@ struct ThreadState {
     bool failed;         // the thread file could not be created: drop everything
     char* base;          // reservation start: header at base, slot k at base + 4096 + 64k
     uint64_t next;       // next free slot
-    uint64_t mapped;     // slots currently backed by the file
+    uint64_t mapped;     // slots usable without asking: backed by the file, and short of the
+                         // point where the next chunk should be asked for (see reserveSlotSlow)
     uint64_t maxSlots;   // per-thread limit
+    provision::Lane* lane; // how the file grows (shared with the provisioning helper)
     int32_t tid;
 };
 extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));

@@ -310,6 +310,8 @@ private:
         add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);
         add(stats, Stat::RawFilesUnreadable, problems.unreadableFiles);
         add(stats, Stat::HooksUnresolved, h.hooksUnresolved);
+        add(stats, Stat::ChunksMappedAhead, h.chunksAhead);
+        add(stats, Stat::ChunksMappedOnThread, h.chunksOnThread);
         if (clock.weakCalibration()) add(stats, Stat::ClockCalibrationWeak, 1);
         if (!sameHost) add(stats, Stat::RealtimeClockAlignment, 1);
         bool abnormal = h.endState == raw::EndState::Running;

@@ -122,7 +122,9 @@ struct ProcessHeader {
     uint32_t cmdlineLength;
     ClockSync syncInit;   ///< measured at MPI_Init (rank 0 has offset 0)
     ClockSync syncFinal;  ///< measured at MPI_Finalize
-    uint8_t reserved[4096 - 3904];
+    uint32_t chunksAhead;    ///< atomic: thread-file chunks the provisioning helper mapped ahead
+    uint32_t chunksOnThread; ///< atomic: chunks a recording thread had to map itself
+    uint8_t reserved[4096 - 3912];
 };
 
 /// Header at the start of every thread file.

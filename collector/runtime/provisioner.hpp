@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// Provides the memory behind each thread's raw file: maps the file chunk by chunk and faults the
+// pages in, either on the recording thread (when it runs out) or ahead of it on a helper task.
+//
+// Why a helper: on the machines we measure, a fresh page of a shared file mapping costs 1.5-4 us
+// (page-cache allocation, zeroing, delayed block allocation), i.e. 25-60 ns for each 64-byte
+// record, more than every other part of recording together. The helper maps the next chunk while
+// the thread fills the current one, so the thread only bumps an index.
+//
+// The helper is a clone(CLONE_VM) task, not a pthread: it shares the address space (to map into
+// the thread's reservation) but not the descriptor table, because a second *thread* makes every
+// descriptor system call of a single-threaded program dearer (the kernel then reference-counts
+// each file it looks up; 50-60 ns per pwrite measured). It closes the descriptors it inherited
+// (it must not hold the program's pipes open), blocks all signals, issues only raw system calls
+// (it runs on the creating thread's TLS pointer) and exits when asked, when the program execs or
+// exits, or when its parent is gone. Everything still works without it (HPCPROF_PROVISION_HELPER=0,
+// clone refused, non-x86-64): threads then map their chunks themselves.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace hpcprof::collector::provision {
+
+/// One recording thread's file, as the helper sees it. Lives in a static pool (a thread's TLS is
+/// freed when it exits, while the helper may still hold a request for it).
+struct Lane {
+    std::atomic<uint32_t> lock{0};  ///< 1 while a chunk is being mapped (thread or helper)
+    std::atomic<uint32_t> inUse{0}; ///< a live thread owns this lane
+    char* base = nullptr;           ///< the thread's reservation: header, then records
+    uint64_t maxSlots = 0;          ///< per-thread record limit
+    int32_t tid = 0;                ///< names the file: <procDir>/thread-<tid>
+    int32_t index = -1;             ///< position in the pool, -1 = private (never helped)
+    std::atomic<uint64_t> ready{0}; ///< slots mapped and faulted in
+    std::atomic<uint64_t> want{0};  ///< slots the thread asked to have ready
+};
+
+/// Where thread files live, how they grow, and where chunks are counted (by the helper and by
+/// threads themselves; the process header's counters). Called at process start and in a forked
+/// child; `procDir` and the counters must stay valid.
+void configure(const char* procDir, uint64_t chunkBytes, bool helperAllowed,
+               uint32_t* chunksAhead, uint32_t* chunksOnThread);
+
+/// A lane for a thread whose header is already mapped at `base`; nullptr if none can be had.
+Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid);
+/// The thread is exiting: waits for a chunk in progress, then frees the lane.
+void releaseLane(Lane* lane);
+
+/// Maps chunks until `slot` is backed (on the calling thread). False: limit or file error.
+bool provideUpTo(Lane& lane, uint64_t slot);
+/// Asks the helper to have `slots` ready (started on first use). Cheap when already asked.
+void requestAhead(Lane& lane, uint64_t slots);
+
+/// The process is ending (exit, _exit, exec): stops and reaps the helper. A vfork child (same
+/// memory, other pid) leaves its parent's helper alone.
+void stopHelper();
+/// An exec failed: the process goes on, and may start a helper again.
+void allowHelperAgain();
+/// In a forked child: the helper and the lanes belong to the parent.
+void resetAfterFork();
+
+} // namespace hpcprof::collector::provision

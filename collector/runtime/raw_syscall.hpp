@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// System calls issued with the `syscall` instruction itself, returning -errno on failure.
+//
+// The provisioning helper (provisioner.cpp) runs as a task that shares the program's memory but
+// not its thread control block: its %fs still points at the thread that created it, so anything
+// that writes thread-local state (errno in libc's wrappers, lazy PLT binding) would scribble on
+// that thread. These calls touch nothing but registers.
+#pragma once
+
+#if defined(__x86_64__)
+#define HPCPROF_HAVE_RAW_SYSCALL 1
+
+namespace hpcprof::collector::rawsys {
+
+inline long call(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
+    long ret;
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+
+} // namespace hpcprof::collector::rawsys
+
+#else
+#define HPCPROF_HAVE_RAW_SYSCALL 0
+#endif

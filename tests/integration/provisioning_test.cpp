@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// Long runs under `hpcprof run`: raw-file chunks are mapped ahead of the recording threads by the
+// agent's provisioning helper, nothing is lost with or without it, the program never sees the
+// helper (wait() reaps only its own child, its pipes close), and the helper never outlives it.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "process_runner.hpp"
+#include "trace_query.hpp"
+
+using namespace hpcprof::test;
+
+namespace {
+
+constexpr long kCalls = 60000; // ~3.7 MiB of records per thread: four 1 MiB chunks
+
+ProcessResult runBulk(const TempDir& dir, const std::vector<std::string>& env, bool kill = false) {
+    std::vector<std::string> argv = {hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--",
+                                     sampleBinary("bulk_sample"), dir.path().string(),
+                                     std::to_string(kCalls)};
+    if (kill) argv.push_back("kill");
+    return runProcess(argv, env);
+}
+
+int64_t pwritesTo(const TraceQuery& q, const std::string& file) {
+    return q.scalar("SELECT COUNT(*) FROM event_view WHERE name LIKE 'pwrite%' AND bytes = 1"
+                    " AND object LIKE '%/" + file + "'");
+}
+
+void checkEveryCall(const TraceQuery& q) {
+    CHECK(pwritesTo(q, "bulk-main.dat") == kCalls);
+    CHECK(pwritesTo(q, "bulk-thread.dat") == 2 * kCalls);
+    CHECK(pwritesTo(q, "bulk-child.dat") == kCalls);
+    CHECK(q.scalar("SELECT COUNT(DISTINCT tid) FROM event_view WHERE object LIKE '%/bulk-thread.dat'") == 2);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'records_dropped'") == 0);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'records_torn'") == 0);
+}
+
+/// Live tasks named like the sample (the helper inherits the program's name), waiting up to
+/// `patience` for them to go.
+int bulkTasksAfter(std::chrono::milliseconds patience) {
+    auto deadline = std::chrono::steady_clock::now() + patience;
+    for (;;) {
+        int n = 0;
+        for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+            std::ifstream comm(e.path() / "comm");
+            std::string name;
+            if (comm && std::getline(comm, name) && name == "bulk_sample") {
+                std::ifstream stat(e.path() / "stat");
+                std::string pid, paren, state;
+                stat >> pid >> paren >> state;
+                if (state != "Z") ++n; // a zombie of another test's run is not a live helper
+            }
+        }
+        if (n == 0 || std::chrono::steady_clock::now() > deadline) return n;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+} // namespace
+
+TEST_CASE("a long run keeps every call, its chunks mapped ahead, and the program never sees the helper",
+          "[integration][io][provisioning]") {
+    TempDir dir;
+    auto r = runBulk(dir, {});
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "reaped 1\n"); // plain wait() reported the forked child only
+    TraceQuery q(dir / "trace.hpcprof");
+    checkEveryCall(q);
+    // Three threads and a child, each past three chunk boundaries.
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'raw_chunks_mapped_ahead'") >= 4 * 3);
+    CHECK(bulkTasksAfter(std::chrono::milliseconds(2000)) == 0);
+}
+
+TEST_CASE("without the provisioning helper the threads map their own chunks and lose nothing",
+          "[integration][io][provisioning]") {
+    TempDir dir;
+    auto r = runBulk(dir, {"HPCPROF_PROVISION_HELPER=0"});
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "reaped 1\n");
+    TraceQuery q(dir / "trace.hpcprof");
+    checkEveryCall(q);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'raw_chunks_mapped_ahead'") == 0);
+    // Four files of four chunks each, all mapped on the recording threads.
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'raw_chunks_mapped_on_thread'") >= 4 * 4);
+}
+
+TEST_CASE("a SIGKILLed long run keeps every completed call and leaves no helper behind",
+          "[integration][io][provisioning]") {
+    TempDir dir;
+    auto r = runBulk(dir, {}, /*kill=*/true);
+    CHECK(r.exitCode == 128 + 9);
+    CHECK(r.out == "reaped 1\n");
+    TraceQuery q(dir / "trace.hpcprof");
+    checkEveryCall(q);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'processes_ended_abnormally'") == 1);
+    // The helper notices its parent is gone within its 100 ms poll.
+    CHECK(bulkTasksAfter(std::chrono::milliseconds(2000)) == 0);
+}
