@@ -1,331 +1,354 @@
 // SPDX-License-Identifier: MIT
+// The fast path: the input is read in large blocks; a structural scanner (json_scanner) cuts the
+// traceEvents array into whole elements, and the elements of each block are parsed together
+// (event_parser). The small top-level members around the array (distributedInfo,
+// deviceProperties, ...) go through nlohmann's SAX parser with the same handler as before, as
+// does any document that is not an object or an array. Memory: one block plus the largest
+// single element or top-level member, never the file.
 #include "chrome_reader.hpp"
 
+#include <cstring>
 #include <istream>
-#include <limits>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "event_parser.hpp"
 #include "input_stream.hpp"
+#include "json_scanner.hpp"
+#include "sax_handler.hpp"
 
 namespace hpcprof::import {
 
 namespace {
 
-/// A scalar as the SAX callbacks deliver it, before it is stored anywhere.
-struct Scalar {
-    ArgValue::Kind kind;
-    int64_t i = 0;
-    double d = 0;
-    std::string_view text; ///< Text value, or the literal text of a Real
+constexpr size_t kBlock = size_t(1) << 20; // bytes read at a time (grows for larger elements)
+constexpr size_t kFront = 64;              // slack before the data: room for a batch's '['
+// After the data: simdjson's padding behind a batch's closing ']' (which may sit one past the
+// data), or the scanner's 16-byte loads.
+constexpr size_t kPadding = kBatchPadding + kScanPadding + 1;
 
-    static Scalar null() { return {ArgValue::Kind::Null, 0, 0, {}}; }
-    static Scalar integer(ArgValue::Kind k, int64_t v) { return {k, v, 0, {}}; }
-    static Scalar real(double v, std::string_view text) { return {ArgValue::Kind::Real, 0, v, text}; }
-    static Scalar string(std::string_view v) { return {ArgValue::Kind::Text, 0, 0, v}; }
-};
+/// "line L, column C (byte B)" as nlohmann writes it: B counts the offending byte (1-based),
+/// C is B's place in its line. Finding the line means reading the file again up to `offset`,
+/// which only an error pays for.
+std::string positionText(const std::string& path, uint64_t offset) {
+    uint64_t lines = 1, lineStart = 0;
+    BlockInput in;
+    if (in.open(path).ok()) {
+        std::unique_ptr<char[]> buf(new char[kBlock]);
+        uint64_t base = 0;
+        while (base < offset) {
+            size_t n = in.read(buf.get(), kBlock);
+            if (n == 0) break;
+            size_t upto = size_t(std::min<uint64_t>(n, offset - base));
+            for (const char* p = buf.get(); (p = static_cast<const char*>(
+                                                 std::memchr(p, '\n', size_t(buf.get() + upto - p))));
+                 ++p) {
+                ++lines;
+                lineStart = base + uint64_t(p - buf.get()) + 1;
+            }
+            base += n;
+        }
+    }
+    return "line " + std::to_string(lines) + ", column " + std::to_string(offset + 1 - lineStart) +
+           " (byte " + std::to_string(offset + 1) + ")";
+}
 
-/// Where in the document the parser is. Skip covers subtrees hpcprof does not read.
-enum class Ctx : uint8_t {
-    TopObject,    // { "traceEvents": ..., "distributedInfo": ..., ... }
-    TopSub,       // an object value at the top level
-    TopSubArray,  // an array value at the top level other than traceEvents
-    TopSubArrayObject,
-    Events,       // traceEvents, or a bare top-level array
-    Event,        // one event object
-    Args,         // an event's args
-    ArgArray,     // an array inside args (kept when flat)
-    Skip,
-};
+std::string charText(int c) {
+    if (c < 0) return "end of input";
+    if (c < 0x20 || c >= 0x7f) return "byte " + std::to_string(c & 0xff);
+    return std::string("'") + char(c) + "'";
+}
 
-constexpr size_t kMaxTopLevelEntries = 4096;
-
-class Handler {
+class FastReader {
 public:
-    Handler(EventSink& sink, InputStreamBuf& in, const ProgressFn& progress)
-        : m_sink(sink), m_in(in), m_progress(progress) {
-        m_stack.reserve(16);
-    }
+    FastReader(const std::string& path, BlockInput& in, EventSink& sink, const ProgressFn& progress)
+        : m_path(path), m_in(in), m_sink(sink), m_progress(progress),
+          m_topLevel(sink, nullptr, m_noProgress) {}
 
-    // --- SAX interface (nlohmann::json_sax) ---
-    bool null() { return scalar(Scalar::null()); }
-    bool boolean(bool v) { return scalar(Scalar::integer(ArgValue::Kind::Bool, v ? 1 : 0)); }
-    bool number_integer(int64_t v) { return scalar(Scalar::integer(ArgValue::Kind::Int, v)); }
-    bool number_unsigned(uint64_t v) {
-        if (v > uint64_t(std::numeric_limits<int64_t>::max()))
-            return scalar(Scalar::real(double(v), std::to_string(v)));
-        return scalar(Scalar::integer(ArgValue::Kind::Int, int64_t(v)));
-    }
-    bool number_float(double v, const std::string& text) { return scalar(Scalar::real(v, text)); }
-    bool string(std::string& v) { return scalar(Scalar::string(v)); }
-    bool binary(nlohmann::json::binary_t&) { return scalar(Scalar::null()); }
-
-    bool key(std::string& k) {
-        m_key.assign(k);
-        return true;
-    }
-
-    bool start_object(size_t) {
-        if (m_stack.empty()) {
-            m_stack.push_back(Ctx::TopObject);
-            return true;
+    ReadOutcome run() {
+        m_cap = kBlock;
+        m_buf.reset(new char[kFront + m_cap + kPadding]);
+        m_data = m_buf.get() + kFront;
+        readMore(0);
+        bool ok = false;
+        int c = peek();
+        if (c == '{') {
+            ++m_pos;
+            ok = readObject();
+        } else if (c == '[') {
+            ++m_pos;
+            ok = readEvents();
         }
-        Ctx next = Ctx::Skip;
-        switch (m_stack.back()) {
-        case Ctx::TopObject:
-            m_topKey = m_key;
-            next = Ctx::TopSub;
-            break;
-        case Ctx::TopSubArray:
-            next = Ctx::TopSubArrayObject;
-            break;
-        case Ctx::Events:
-            beginEvent();
-            next = Ctx::Event;
-            break;
-        case Ctx::Event:
-            if (m_key == "args")
-                next = Ctx::Args;
-            else
-                fieldTypeCheck();
-            break;
-        case Ctx::ArgArray:
-            m_arrayFlat = false;
-            break;
-        default: break;
-        }
-        m_stack.push_back(next);
-        return true;
+        if (ok) ok = expectEnd();
+        return m_outcome;
     }
 
-    bool end_object() {
-        Ctx c = m_stack.back();
-        m_stack.pop_back();
-        if (c == Ctx::Event) {
-            m_sink.onEvent(m_event);
-            if ((++m_outcome.events & 0xFFFF) == 0 && m_progress)
-                m_progress(m_in.bytesRead(), m_in.fileBytesRead());
-        } else if (c == Ctx::TopSubArrayObject) {
-            ++m_arrayIndex;
+private:
+    /// Discards data[0, keep) and reads more after what remains; false at the end of input.
+    bool readMore(size_t keep) {
+        flushBatch();
+        if (keep > 0) {
+            std::memmove(m_data, m_data + keep, m_size - keep);
+            m_size -= keep;
+            m_base += keep;
+            m_pos -= keep;
         }
-        return true;
+        if (m_size == m_cap) { // one element or member larger than the buffer: grow
+            m_cap *= 2;
+            std::unique_ptr<char[]> bigger(new char[kFront + m_cap + kPadding]);
+            std::memcpy(bigger.get() + kFront, m_data, m_size);
+            m_buf = std::move(bigger);
+            m_data = m_buf.get() + kFront;
+        }
+        size_t n = m_eof ? 0 : m_in.read(m_data + m_size, m_cap - m_size);
+        m_size += n;
+        if (n == 0) m_eof = true;
+        std::memset(m_data + m_size, ' ', kPadding);
+        return n > 0;
     }
 
-    bool start_array(size_t) {
-        if (m_stack.empty()) { // a bare array of events is valid Chrome trace JSON
-            m_stack.push_back(Ctx::Events);
-            return true;
+    /// The next non-space byte (not consumed), or -1 at the end of input.
+    int peek() {
+        for (;;) {
+            while (m_pos < m_size && isJsonSpace(m_data[m_pos])) ++m_pos;
+            if (m_pos < m_size) return static_cast<unsigned char>(m_data[m_pos]);
+            if (m_eof || !readMore(m_pos)) return -1;
         }
-        Ctx next = Ctx::Skip;
-        switch (m_stack.back()) {
-        case Ctx::TopObject:
-            m_topKey = m_key;
-            m_arrayIndex = 0;
-            next = m_key == "traceEvents" ? Ctx::Events : Ctx::TopSubArray;
-            break;
-        case Ctx::Events:
-            m_sink.onNonObjectEvent();
-            ++m_outcome.events;
-            break;
-        case Ctx::Event: fieldTypeCheck(); break;
-        case Ctx::Args:
-            m_arrayFlat = true;
-            m_arrayText.clear();
-            m_arrayCount = 0;
-            next = Ctx::ArgArray;
-            break;
-        case Ctx::ArgArray: m_arrayFlat = false; break;
-        default: break;
-        }
-        m_stack.push_back(next);
-        return true;
     }
 
-    bool end_array() {
-        Ctx c = m_stack.back();
-        m_stack.pop_back();
-        if (c == Ctx::ArgArray && m_arrayFlat) {
-            ArgValue& a = addArg();
-            a.kind = ArgValue::Kind::Text;
-            a.text.assign(m_arrayText);
+    /// Scans the value at m_pos, reading more input as needed while keeping data from `keep`
+    /// (<= m_pos); returns its end, or SIZE_MAX after reporting an error.
+    size_t scan(size_t& keep) {
+        for (;;) {
+            ScanResult r = scanValue(m_data, m_size, m_pos, m_eof);
+            if (r.kind == ScanResult::Kind::Complete) return r.end;
+            if (r.kind == ScanResult::Kind::Error) {
+                fail(m_base + r.errorAt, r.what);
+                return SIZE_MAX;
+            }
+            readMore(keep);
+            keep = 0;
         }
-        return true;
     }
 
-    bool parse_error(size_t position, const std::string&, const nlohmann::detail::exception& ex) {
-        std::string what = ex.what();
-        // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> keep the
-        // human part and add the byte offset, which is what a user can seek to.
-        if (auto p = what.find("] "); p != std::string::npos) what.erase(0, p + 2);
-        std::string byteNote = " (byte " + std::to_string(position) + ")";
-        if (auto colon = what.find(": "); colon != std::string::npos)
-            what.insert(colon, byteNote);
-        else
-            what += byteNote;
-        m_outcome.complete = false;
-        m_outcome.error = what;
+    bool fail(uint64_t offset, const std::string& what) {
+        flushBatch();
+        if (m_outcome.complete) {
+            m_outcome.complete = false;
+            m_outcome.error = "parse error at " + positionText(m_path, offset) + ": " + what;
+        }
         return false;
     }
 
-    ReadOutcome& outcome() { return m_outcome; }
+    bool unexpected(int c, const char* context, const char* expected) {
+        uint64_t at = c < 0 ? m_base + m_size : m_base + m_pos;
+        return fail(at, std::string("syntax error while parsing ") + context + " - unexpected " +
+                            charText(c) + "; expected " + expected);
+    }
 
-private:
-    bool scalar(const Scalar& s) {
-        if (m_stack.empty()) return true; // a lone scalar document: nothing to read
-        switch (m_stack.back()) {
-        case Ctx::TopObject: topLevel(m_key, s); break;
-        case Ctx::TopSub: topLevel(m_topKey + "." + m_key, s); break;
-        case Ctx::TopSubArrayObject:
-            topLevel(m_topKey + "." + std::to_string(m_arrayIndex) + "." + m_key, s);
-            break;
-        case Ctx::Events:
-            m_sink.onNonObjectEvent();
-            ++m_outcome.events;
-            break;
-        case Ctx::Event: eventField(s); break;
-        case Ctx::Args: {
-            ArgValue& a = addArg();
-            a.kind = s.kind;
-            a.i = s.i;
-            a.d = s.d;
-            if (s.kind == ArgValue::Kind::Text) a.text.assign(s.text);
-            break;
+    bool readObject() {
+        int c = peek();
+        if (c == '}') {
+            ++m_pos;
+            return true;
         }
-        case Ctx::ArgArray:
-            if (m_arrayCount++) m_arrayText += ',';
-            if (s.kind == ArgValue::Kind::Int)
-                m_arrayText += std::to_string(s.i);
-            else
-                m_arrayText.append(s.text);
-            break;
-        default: break;
+        for (;;) {
+            if (c != '"') return unexpected(c, "object key", "string literal");
+            if (!readMember()) return false;
+            c = peek();
+            if (c == '}') {
+                ++m_pos;
+                return true;
+            }
+            if (c != ',') return unexpected(c, "object", "',' or '}'");
+            ++m_pos;
+            c = peek();
+        }
+    }
+
+    /// One top-level "key": value. traceEvents arrays are streamed; anything else is held
+    /// whole and handed to nlohmann as the document {"key": value}.
+    bool readMember() {
+        size_t keep = m_pos; // the member's start, kept until the member is read
+        size_t keyEnd = scan(keep);
+        if (keyEnd == SIZE_MAX) return false;
+        size_t keyStart = keep;
+        std::string_view rawKey(m_data + keyStart, keyEnd - keyStart);
+        m_pos = keyEnd;
+        // The colon and the value's start, without letting go of the key.
+        for (;;) {
+            while (m_pos < m_size && isJsonSpace(m_data[m_pos])) ++m_pos;
+            if (m_pos < m_size || m_eof) break;
+            size_t shift = keyStart;
+            readMore(keyStart);
+            keyEnd -= shift;
+            keyStart = 0;
+        }
+        int c = m_pos < m_size ? static_cast<unsigned char>(m_data[m_pos]) : -1;
+        if (c != ':') return unexpected(c, "object separator", "':'");
+        ++m_pos;
+        for (;;) {
+            while (m_pos < m_size && isJsonSpace(m_data[m_pos])) ++m_pos;
+            if (m_pos < m_size || m_eof) break;
+            size_t shift = keyStart;
+            readMore(keyStart);
+            keyEnd -= shift;
+            keyStart = 0;
+        }
+        if (m_pos >= m_size) return unexpected(-1, "value", "value");
+        rawKey = std::string_view(m_data + keyStart, keyEnd - keyStart);
+        if (m_data[m_pos] == '[' && keyIs(rawKey, "traceEvents")) {
+            ++m_pos;
+            return readEvents();
+        }
+        keep = keyStart;
+        size_t end = scan(keep);
+        if (end == SIZE_MAX) return false;
+        std::string doc;
+        doc.reserve(end - keep + 2);
+        doc += '{';
+        doc.append(m_data + keep, end - keep);
+        doc += '}';
+        uint64_t memberOffset = m_base + keep;
+        m_pos = end;
+        m_topLevel.resetDocument();
+        bool ok = false;
+        try {
+            ok = nlohmann::json::sax_parse(doc.begin(), doc.end(), &m_topLevel,
+                                           nlohmann::json::input_format_t::json, true);
+        } catch (const std::exception& e) {
+            return fail(memberOffset, e.what());
+        }
+        if (!ok) {
+            // Positions count from the '{' added in front of the member.
+            size_t pos = m_topLevel.errorPosition();
+            uint64_t at = memberOffset + (pos >= 2 ? pos - 2 : 0);
+            return fail(at, m_topLevel.errorWhat().empty() ? "parse error" : m_topLevel.errorWhat());
         }
         return true;
     }
 
-    void topLevel(const std::string& key, const Scalar& s) {
-        if (m_topLevelCount++ >= kMaxTopLevelEntries) return;
-        ArgValue v;
-        v.kind = s.kind;
-        v.i = s.i;
-        v.d = s.d;
-        if (s.kind == ArgValue::Kind::Text) v.text.assign(s.text);
-        m_sink.onTopLevel(key, v);
+    /// Whether a raw key (with its quotes) is `name`; escaped keys are decoded first.
+    static bool keyIs(std::string_view raw, std::string_view name) {
+        if (raw.find('\\') == std::string_view::npos)
+            return raw.size() == name.size() + 2 && raw.substr(1, name.size()) == name;
+        auto decoded = nlohmann::json::parse(raw, nullptr, false);
+        return decoded.is_string() && decoded.get_ref<const std::string&>() == name;
     }
 
-    void beginEvent() {
-        ParsedEvent& e = m_event;
-        e.ph = 0;
-        e.hasName = false;
-        e.name.clear();
-        e.cat.clear();
-        e.pid.present = e.tid.present = e.id.present = false;
-        e.ts.present = e.dur.present = false;
-        e.bp.clear();
-        e.typeError = false;
-        e.argCount = 0;
-    }
-
-    ArgValue& addArg() {
-        ParsedEvent& e = m_event;
-        if (e.argCount == e.args.size()) e.args.emplace_back();
-        auto& slot = e.args[e.argCount++];
-        slot.first.assign(m_key);
-        slot.second.kind = ArgValue::Kind::Null;
-        slot.second.text.clear();
-        return slot.second;
-    }
-
-    static void setId(IdField& f, const Scalar& s, bool& typeError) {
-        f.present = true;
-        if (s.kind == ArgValue::Kind::Int) {
-            f.isInt = true;
-            f.i = s.i;
-        } else if (s.kind == ArgValue::Kind::Text) {
-            f.isInt = false;
-            f.text.assign(s.text);
-        } else {
-            f.present = false;
-            typeError = true;
+    /// The elements of an event array (m_pos just after its '['), up to and including ']'.
+    bool readEvents() {
+        int c = peek();
+        if (c == ']') {
+            ++m_pos;
+            return true;
         }
-    }
-
-    static void setTime(TimeField& f, const Scalar& s, bool& typeError) {
-        f.present = true;
-        if (s.kind == ArgValue::Kind::Int) {
-            f.isInt = true;
-            f.i = s.i;
-        } else if (s.kind == ArgValue::Kind::Real) {
-            f.isInt = false;
-            f.text.assign(s.text);
-        } else {
-            f.present = false;
-            typeError = true;
-        }
-    }
-
-    void eventField(const Scalar& s) {
-        ParsedEvent& e = m_event;
-        const std::string& k = m_key;
-        bool text = s.kind == ArgValue::Kind::Text;
-        if (k == "ph") {
-            if (text && s.text.size() == 1)
-                e.ph = s.text[0];
-            else
-                e.typeError = true;
-        } else if (k == "name") {
-            if (text) {
-                e.name.assign(s.text);
-                e.hasName = true;
-            } else {
-                e.typeError = true;
+        for (;;) {
+            if (c < 0 || !startsValue(char(c))) return unexpected(c, "value", "value");
+            size_t keep = m_pos;
+            size_t end = scan(keep);
+            if (end == SIZE_MAX || !m_outcome.complete) return false;
+            m_elements.emplace_back(keep, end);
+            m_pos = end;
+            c = peek();
+            if (c == ']') {
+                ++m_pos;
+                flushBatch();
+                return m_outcome.complete;
             }
-        } else if (k == "cat") {
-            if (text) e.cat.assign(s.text); // non-text categories are simply absent
-        } else if (k == "ts") {
-            setTime(e.ts, s, e.typeError);
-        } else if (k == "dur") {
-            setTime(e.dur, s, e.typeError);
-        } else if (k == "pid") {
-            setId(e.pid, s, e.typeError);
-        } else if (k == "tid") {
-            setId(e.tid, s, e.typeError);
-        } else if (k == "id" || k == "bind_id") {
-            setId(e.id, s, e.typeError);
-        } else if (k == "bp") {
-            if (text) e.bp.assign(s.text);
+            if (c != ',') return unexpected(c, "array", "',' or ']'");
+            ++m_pos;
+            c = peek();
+            if (!m_outcome.complete) return false;
         }
     }
 
-    /// A known event field whose value is an object or array is a type error.
-    void fieldTypeCheck() {
-        const std::string& k = m_key;
-        if (k == "ph" || k == "name" || k == "ts" || k == "dur" || k == "pid" || k == "tid")
-            m_event.typeError = true;
+    static bool startsValue(char c) {
+        return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||
+               c == 'f' || c == 'n';
     }
 
+    /// Parses the elements gathered so far: all at once, or one by one after a failure to
+    /// find the damaged element and keep those before it.
+    void flushBatch() {
+        if (m_elements.empty() || !m_outcome.complete) {
+            m_elements.clear();
+            return;
+        }
+        size_t first = m_elements.front().first, last = m_elements.back().second;
+        BatchOutcome b = parseWrapped(first, last);
+        size_t done = b.delivered;
+        if (!b.ok) {
+            for (size_t i = done; i < m_elements.size(); ++i) {
+                auto [s, e] = m_elements[i];
+                BatchOutcome one = parseWrapped(s, e);
+                if (!one.ok) {
+                    uint64_t at = m_base + s + (one.errorOffset > 0 ? one.errorOffset - 1 : 0);
+                    countEvents(done);
+                    m_elements.clear();
+                    fail(at, "invalid event: " + one.error);
+                    return;
+                }
+                ++done;
+            }
+        }
+        countEvents(done);
+        m_elements.clear();
+    }
+
+    /// Parses data[first, last) as the array "[" ... "]", borrowing the bytes around it.
+    BatchOutcome parseWrapped(size_t first, size_t last) {
+        char* open = m_data + first - 1; // inside the buffer: kFront bytes precede data[0]
+        char* close = m_data + last;
+        char savedOpen = *open, savedClose = *close;
+        *open = '[';
+        *close = ']';
+        BatchOutcome b = m_parser.parse(open, size_t(close - open) + 1, m_sink);
+        *open = savedOpen;
+        *close = savedClose;
+        return b;
+    }
+
+    void countEvents(size_t n) {
+        int64_t before = m_outcome.events;
+        m_outcome.events += int64_t(n);
+        if (m_progress && (before >> 16) != (m_outcome.events >> 16))
+            m_progress(m_in.bytesRead(), m_in.fileBytesRead());
+    }
+
+    bool expectEnd() {
+        int c = peek();
+        if (c >= 0) return unexpected(c, "value", "end of input");
+        return true;
+    }
+
+    const std::string& m_path;
+    BlockInput& m_in;
     EventSink& m_sink;
-    InputStreamBuf& m_in;
     const ProgressFn& m_progress;
-    std::vector<Ctx> m_stack;
-    std::string m_key, m_topKey;
-    ParsedEvent m_event;
-    size_t m_arrayIndex = 0;
-    size_t m_topLevelCount = 0;
-    bool m_arrayFlat = true;
-    size_t m_arrayCount = 0;
-    std::string m_arrayText;
+    ProgressFn m_noProgress;
+    detail::SaxHandler m_topLevel;
+    EventBatchParser m_parser;
+    std::unique_ptr<char[]> m_buf;
+    char* m_data = nullptr;
+    size_t m_cap = 0;   ///< bytes m_data can hold (padding and front slack come on top)
+    size_t m_size = 0;  ///< bytes in m_data
+    size_t m_pos = 0;   ///< next byte to look at
+    uint64_t m_base = 0; ///< file offset of m_data[0]
+    bool m_eof = false;
+    std::vector<std::pair<size_t, size_t>> m_elements; ///< batch: [start, end) in m_data
     ReadOutcome m_outcome;
 };
 
-} // namespace
-
-Result<ReadOutcome> readChromeTrace(const std::string& path, EventSink& sink,
-                                    const ProgressFn& progress) {
+/// Documents that are not an object or an array (empty, a scalar, not JSON): nlohmann's
+/// streaming parser over the whole input, which also words the error.
+Result<ReadOutcome> readWithNlohmann(const std::string& path, EventSink& sink,
+                                     const ProgressFn& progress) {
     InputStreamBuf buf;
     HPCPROF_RETURN_IF_ERROR(buf.open(path));
     std::istream in(&buf);
-    Handler handler(sink, buf, progress);
+    detail::SaxHandler handler(sink, &buf, progress);
     bool ok = false;
     try {
         ok = nlohmann::json::sax_parse(in, &handler, nlohmann::json::input_format_t::json, true);
@@ -343,6 +366,35 @@ Result<ReadOutcome> readChromeTrace(const std::string& path, EventSink& sink,
     } else if (!ok && out.complete) {
         out.complete = false;
         out.error = "parse error";
+    }
+    return out;
+}
+
+} // namespace
+
+Result<ReadOutcome> readChromeTrace(const std::string& path, EventSink& sink,
+                                    const ProgressFn& progress) {
+    BlockInput in;
+    HPCPROF_RETURN_IF_ERROR(in.open(path));
+    // The first non-space byte decides the path; a few KiB are enough to see it.
+    {
+        BlockInput probe;
+        HPCPROF_RETURN_IF_ERROR(probe.open(path));
+        char head[4096];
+        size_t n = probe.read(head, sizeof head);
+        size_t i = 0;
+        while (i < n && isJsonSpace(head[i])) ++i;
+        if (i == n || (head[i] != '{' && head[i] != '['))
+            return readWithNlohmann(path, sink, progress);
+    }
+    FastReader reader(path, in, sink, progress);
+    ReadOutcome out = reader.run();
+    out.bytes = in.bytesRead();
+    if (!in.readError().empty()) {
+        // The decompressor failed: its message explains the parse error that followed.
+        out.complete = false;
+        out.error = "compressed data damaged after byte " + std::to_string(out.bytes) + " (" +
+                    in.readError() + ")";
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <unordered_map>
 
@@ -38,10 +39,20 @@ public:
     Session(store::TraceWriter& w, ImportResult& r) : m_w(w), m_result(r) {}
 
     int32_t nameId(std::string_view name) override {
+        // Names repeat all the time: a small direct-mapped cache under a cheap hash (length,
+        // first and last bytes) spares hashing long kernel names in full for every event.
+        CachedName& c = m_nameCache[quickHash(name) & (kNameCacheSize - 1)];
+        if (c.id >= 0 && c.name == name) return c.id;
+        int32_t id;
         auto it = m_names.find(name);
-        if (it != m_names.end()) return it->second;
-        int32_t id = int32_t(m_w.internString(name));
-        m_names.emplace(std::string(name), id);
+        if (it != m_names.end()) {
+            id = it->second;
+        } else {
+            id = int32_t(m_w.internString(name));
+            m_names.emplace(std::string(name), id);
+        }
+        c.name.assign(name);
+        c.id = id;
         return id;
     }
 
@@ -111,6 +122,21 @@ private:
     store::TraceWriter& m_w;
     ImportResult& m_result;
     std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> m_names;
+    struct CachedName {
+        std::string name;
+        int32_t id = -1;
+    };
+    static constexpr size_t kNameCacheSize = 1024;
+    std::vector<CachedName> m_nameCache = std::vector<CachedName>(kNameCacheSize);
+
+    static size_t quickHash(std::string_view s) {
+        uint64_t head = 0, tail = 0;
+        size_t n = s.size();
+        std::memcpy(&head, s.data(), std::min<size_t>(n, 8));
+        if (n > 8) std::memcpy(&tail, s.data() + n - 8, 8);
+        uint64_t h = (head * 0x9e3779b97f4a7c15ULL) ^ (tail * 0xc2b2ae3d27d4eb4fULL) ^ n;
+        return size_t(h ^ (h >> 29));
+    }
     std::set<int64_t> m_claimed;
     int64_t m_nextProcess = 1;
 };

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "input_stream.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -47,6 +50,75 @@ InputStreamBuf::int_type InputStreamBuf::underflow() {
     setg(m_buffer.data(), m_buffer.data(), m_buffer.data() + n);
     if (n == 0) return traits_type::eof();
     return traits_type::to_int_type(*gptr());
+}
+
+} // namespace hpcprof::import
+
+namespace hpcprof::import {
+
+BlockInput::~BlockInput() {
+    if (m_gz) gzclose(m_gz);
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+Status BlockInput::open(const std::string& path) {
+    errno = 0;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::error("cannot open " + path + ": " + std::strerror(errno));
+    unsigned char magic[2] = {0, 0};
+    ssize_t n = ::pread(fd, magic, 2, 0);
+    if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        m_gz = gzdopen(fd, "rb");
+        if (!m_gz) {
+            ::close(fd);
+            return Status::error("cannot open " + path + ": out of memory");
+        }
+        gzbuffer(m_gz, 256 * 1024);
+    } else {
+        m_fd = fd;
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+    return {};
+}
+
+size_t BlockInput::read(char* dst, size_t n) {
+    if (!m_error.empty()) return 0;
+    size_t got = 0;
+    if (m_fd >= 0) {
+        while (got < n) {
+            ssize_t r = ::read(m_fd, dst + got, n - got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                m_error = std::strerror(errno);
+                break;
+            }
+            if (r == 0) break;
+            got += size_t(r);
+        }
+    } else if (m_gz) {
+        int r = gzread(m_gz, dst, unsigned(n));
+        int code = 0;
+        if (r < 0) {
+            const char* msg = gzerror(m_gz, &code);
+            m_error = msg ? msg : "read error";
+        } else {
+            got = size_t(r);
+            if (r == 0) { // a gzip stream cut short reads as a clean end unless we ask zlib
+                const char* msg = gzerror(m_gz, &code);
+                if (code != Z_OK && code != Z_STREAM_END) m_error = msg ? msg : "read error";
+            }
+        }
+    }
+    m_bytes += got;
+    return got;
+}
+
+uint64_t BlockInput::fileBytesRead() const {
+    if (m_gz) {
+        z_off_t off = gzoffset(m_gz);
+        return off < 0 ? 0 : uint64_t(off);
+    }
+    return m_bytes;
 }
 
 } // namespace hpcprof::import

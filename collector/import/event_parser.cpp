@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+#include "event_parser.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include <simdjson.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "sax_handler.hpp"
+
+namespace hpcprof::import {
+
+using detail::Scalar;
+
+namespace {
+
+constexpr size_t kMaxDepth = 512;
+
+/// A JSON number token read the way nlohmann's lexer reads it, so both parsers give the same
+/// ArgValue: integers that fit int64 are Int, everything else Real with its literal text.
+/// False if the token is not a JSON number. The double of a Real is only computed when
+/// `needDouble` (event fields and array items use the literal text).
+bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
+    const char* p = tok.data();
+    const char* end = p + tok.size();
+    const char* q = p;
+    if (q < end && *q == '-') ++q;
+    if (q == end) return false;
+    if (*q == '0') {
+        ++q;
+    } else if (*q >= '1' && *q <= '9') {
+        while (q < end && unsigned(*q - '0') < 10) ++q;
+    } else {
+        return false;
+    }
+    bool integer = true;
+    if (q < end && *q == '.') {
+        integer = false;
+        const char* digits = ++q;
+        while (q < end && unsigned(*q - '0') < 10) ++q;
+        if (q == digits) return false;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        integer = false;
+        ++q;
+        if (q < end && (*q == '+' || *q == '-')) ++q;
+        const char* digits = q;
+        while (q < end && unsigned(*q - '0') < 10) ++q;
+        if (q == digits) return false;
+    }
+    if (q != end) return false;
+    if (integer) {
+        int64_t v = 0;
+        auto r = std::from_chars(p, end, v);
+        if (r.ec == std::errc() && r.ptr == end) {
+            out = Scalar::integer(ArgValue::Kind::Int, v);
+            return true;
+        }
+    }
+    // Real, or an integer beyond int64 (nlohmann keeps those as floating point too).
+    double d = 0;
+    if (needDouble) {
+        auto r = std::from_chars(p, end, d);
+        if (r.ec != std::errc() || r.ptr != end) d = std::strtod(std::string(tok).c_str(), nullptr);
+    }
+    out = Scalar::real(d, tok);
+    return true;
+}
+
+bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/// The first '"' or '\\' in [p, end), or end; reads up to 15 bytes past `end` (the batch's
+/// padding).
+const char* findQuoteOrBackslash(const char* p, const char* end) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    for (; p < end; p += 16) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        unsigned m = unsigned(_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash))));
+        if (m) {
+            const char* hit = p + __builtin_ctz(m);
+            return hit < end ? hit : end;
+        }
+    }
+    return end;
+#else
+    while (p < end && *p != '"' && *p != '\\') ++p;
+    return p;
+#endif
+}
+
+int hexValue(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+void appendUtf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+        out += char(cp);
+    } else if (cp < 0x800) {
+        out += char(0xc0 | (cp >> 6));
+        out += char(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        out += char(0xe0 | (cp >> 12));
+        out += char(0x80 | ((cp >> 6) & 0x3f));
+        out += char(0x80 | (cp & 0x3f));
+    } else {
+        out += char(0xf0 | (cp >> 18));
+        out += char(0x80 | ((cp >> 12) & 0x3f));
+        out += char(0x80 | ((cp >> 6) & 0x3f));
+        out += char(0x80 | (cp & 0x3f));
+    }
+}
+
+/// A recursive-descent parser over one batch. The scanner has already matched the brackets and
+/// rejected control characters in strings, and simdjson has validated the batch's UTF-8, so
+/// what is left to check is the grammar, escapes, literals and numbers.
+class Parser {
+public:
+    Parser(const char* begin, const char* end, ParsedEvent& event, std::string& arrayText,
+           std::string& keyScratch, std::string& valueScratch)
+        : m_p(begin), m_begin(begin), m_end(end), m_event(event), m_arrayText(arrayText),
+          m_keyScratch(keyScratch), m_valueScratch(valueScratch) {}
+
+    const char* error() const { return m_error; }
+    size_t position() const { return size_t(m_p - m_begin); }
+
+    bool fail(const char* what) {
+        if (!m_error) m_error = what;
+        return false;
+    }
+
+    void skipSpace() {
+        while (m_p < m_end && isSpace(*m_p)) ++m_p;
+    }
+    bool consume(char c) {
+        skipSpace();
+        if (m_p < m_end && *m_p == c) {
+            ++m_p;
+            return true;
+        }
+        return false;
+    }
+    int peek() {
+        skipSpace();
+        return m_p < m_end ? static_cast<unsigned char>(*m_p) : -1;
+    }
+
+    /// A string at m_p (its opening quote): in place when it has no escapes, else decoded into
+    /// `scratch`.
+    bool string(std::string_view& out, std::string& scratch) {
+        const char* start = ++m_p;
+        const char* p = findQuoteOrBackslash(start, m_end);
+        if (p < m_end && *p == '"') {
+            out = std::string_view(start, size_t(p - start));
+            m_p = p + 1;
+            return true;
+        }
+        scratch.assign(start, size_t(p - start));
+        while (p < m_end) {
+            char c = *p;
+            if (c == '"') {
+                out = scratch;
+                m_p = p + 1;
+                return true;
+            }
+            if (c != '\\') {
+                scratch += c;
+                ++p;
+                continue;
+            }
+            if (++p >= m_end) break;
+            switch (*p++) {
+            case '"': scratch += '"'; break;
+            case '\\': scratch += '\\'; break;
+            case '/': scratch += '/'; break;
+            case 'b': scratch += '\b'; break;
+            case 'f': scratch += '\f'; break;
+            case 'n': scratch += '\n'; break;
+            case 'r': scratch += '\r'; break;
+            case 't': scratch += '\t'; break;
+            case 'u': {
+                int32_t cp = hex4(p);
+                if (cp < 0) return failAt(p, "invalid string: '\\u' must be followed by 4 hex digits");
+                p += 4;
+                if (cp >= 0xd800 && cp <= 0xdbff) {
+                    int32_t lo = p + 1 < m_end && p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
+                    if (lo < 0xdc00 || lo > 0xdfff)
+                        return failAt(p, "invalid string: surrogate U+D800..U+DBFF must be "
+                                         "followed by U+DC00..U+DFFF");
+                    p += 6;
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                    return failAt(p, "invalid string: surrogate U+DC00..U+DFFF must follow "
+                                     "U+D800..U+DBFF");
+                }
+                appendUtf8(scratch, uint32_t(cp));
+                break;
+            }
+            default: return failAt(p - 1, "invalid string: forbidden character after backslash");
+            }
+        }
+        m_p = m_end;
+        return fail("invalid string: missing closing quote");
+    }
+
+    /// A scalar at m_p whose first byte is `c` (not '{' or '[').
+    bool scalar(int c, Scalar& out, std::string& scratch, bool needDouble) {
+        if (c == '"') {
+            std::string_view s;
+            if (!string(s, scratch)) return false;
+            out = Scalar::string(s);
+            return true;
+        }
+        const char* start = m_p;
+        if (c >= '1' && c <= '9') {
+            // Common case, a small non-negative integer: read while scanning.
+            const char* q = m_p;
+            int64_t v = 0;
+            while (q < m_end && unsigned(*q - '0') < 10 && q - start < 18) v = v * 10 + (*q++ - '0');
+            if (q < m_end && (*q == ',' || *q == '}' || *q == ']' || isSpace(*q))) {
+                m_p = q;
+                out = Scalar::integer(ArgValue::Kind::Int, v);
+                return true;
+            }
+        }
+        while (m_p < m_end && !isSpace(*m_p) && *m_p != ',' && *m_p != ']' && *m_p != '}' &&
+               *m_p != ':')
+            ++m_p;
+        std::string_view tok(start, size_t(m_p - start));
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            if (readNumber(tok, out, needDouble)) return true;
+            m_p = start;
+            return fail("invalid number");
+        }
+        if (tok == "true" || tok == "false") {
+            out = Scalar::integer(ArgValue::Kind::Bool, tok[0] == 't' ? 1 : 0);
+            return true;
+        }
+        if (tok == "null") {
+            out = Scalar::null();
+            return true;
+        }
+        m_p = start;
+        return fail("invalid literal");
+    }
+
+    /// Any value, checked and dropped.
+    bool skipValue(size_t depth) {
+        int c = peek();
+        if (c == '{' || c == '[') {
+            if (depth >= kMaxDepth) return fail("nesting too deep");
+            char close = c == '{' ? '}' : ']';
+            ++m_p;
+            if (consume(close)) return true;
+            for (;;) {
+                if (c == '{') {
+                    if (peek() != '"') return fail("syntax error: expected string literal");
+                    std::string_view key;
+                    if (!string(key, m_valueScratch)) return false;
+                    if (!consume(':')) return fail("syntax error: expected ':'");
+                }
+                if (!skipValue(depth + 1)) return false;
+                if (consume(',')) continue;
+                if (consume(close)) return true;
+                return fail(c == '{' ? "syntax error: expected ',' or '}'"
+                                     : "syntax error: expected ',' or ']'");
+            }
+        }
+        if (c < 0) return fail("syntax error: unexpected end of input");
+        Scalar s = Scalar::null();
+        return scalar(c, s, m_valueScratch, false);
+    }
+
+    /// An args member's array: kept as text when flat (scalars only).
+    bool argArray(std::string_view key) {
+        ++m_p; // '['
+        bool flat = true;
+        size_t count = 0;
+        m_arrayText.clear();
+        if (!consume(']')) {
+            for (;;) {
+                int c = peek();
+                if (c == '{' || c == '[') {
+                    flat = false;
+                    if (!skipValue(1)) return false;
+                } else {
+                    if (c < 0) return fail("syntax error: unexpected end of input");
+                    Scalar s = Scalar::null();
+                    if (!scalar(c, s, m_valueScratch, false)) return false;
+                    if (flat) detail::appendArrayItem(m_arrayText, count, s);
+                }
+                if (consume(',')) continue;
+                if (consume(']')) break;
+                return fail("syntax error: expected ',' or ']'");
+            }
+        }
+        if (flat) {
+            ArgValue& a = detail::addArg(m_event, key);
+            a.kind = ArgValue::Kind::Text;
+            a.text.assign(m_arrayText);
+        }
+        return true;
+    }
+
+    bool args() {
+        ++m_p; // '{'
+        if (consume('}')) return true;
+        for (;;) {
+            if (peek() != '"') return fail("syntax error: expected string literal");
+            std::string_view key;
+            if (!string(key, m_keyScratch)) return false;
+            if (!consume(':')) return fail("syntax error: expected ':'");
+            int c = peek();
+            if (c == '{') {
+                if (!skipValue(2)) return false; // nested objects are not kept
+            } else if (c == '[') {
+                if (!argArray(key)) return false;
+            } else {
+                if (c < 0) return fail("syntax error: unexpected end of input");
+                Scalar s = Scalar::null();
+                if (!scalar(c, s, m_valueScratch, true)) return false;
+                detail::addScalarArg(m_event, key, s);
+            }
+            if (consume(',')) continue;
+            if (consume('}')) return true;
+            return fail("syntax error: expected ',' or '}'");
+        }
+    }
+
+    bool event() {
+        ++m_p; // '{'
+        detail::resetEvent(m_event);
+        if (consume('}')) return true;
+        for (;;) {
+            if (peek() != '"') return fail("syntax error: expected string literal");
+            std::string_view key;
+            if (!string(key, m_keyScratch)) return false;
+            if (!consume(':')) return fail("syntax error: expected ':'");
+            int c = peek();
+            if (c == '{') {
+                if (key == "args") {
+                    if (!args()) return false;
+                } else {
+                    detail::checkContainerField(m_event, key);
+                    if (!skipValue(1)) return false;
+                }
+            } else if (c == '[') {
+                detail::checkContainerField(m_event, key);
+                if (!skipValue(1)) return false;
+            } else {
+                if (c < 0) return fail("syntax error: unexpected end of input");
+                Scalar s = Scalar::null();
+                if (!scalar(c, s, m_valueScratch, false)) return false;
+                detail::setEventField(m_event, key, s);
+            }
+            if (consume(',')) continue;
+            if (consume('}')) return true;
+            return fail("syntax error: expected ',' or '}'");
+        }
+    }
+
+    /// One element of the array: an event, or anything else (checked, then counted).
+    bool element(EventSink& sink) {
+        int c = peek();
+        if (c == '{') {
+            if (!event()) return false;
+            sink.onEvent(m_event);
+            return true;
+        }
+        if (!skipValue(1)) return false;
+        sink.onNonObjectEvent();
+        return true;
+    }
+
+private:
+    int32_t hex4(const char* p) const {
+        if (m_end - p < 4) return -1;
+        int32_t v = 0;
+        for (int i = 0; i < 4; ++i) {
+            int h = hexValue(p[i]);
+            if (h < 0) return -1;
+            v = v * 16 + h;
+        }
+        return v;
+    }
+    bool failAt(const char* p, const char* what) {
+        m_p = p;
+        return fail(what);
+    }
+
+    const char* m_p;
+    const char* m_begin;
+    const char* m_end;
+    ParsedEvent& m_event;
+    std::string& m_arrayText;
+    std::string& m_keyScratch;
+    std::string& m_valueScratch;
+    const char* m_error = nullptr;
+};
+
+} // namespace
+
+struct EventBatchParser::Impl {
+    ParsedEvent event;
+    std::string arrayText, keyScratch, valueScratch;
+};
+
+EventBatchParser::EventBatchParser() : m_impl(std::make_unique<Impl>()) {}
+EventBatchParser::~EventBatchParser() = default;
+
+BatchOutcome EventBatchParser::parse(const char* text, size_t len, EventSink& sink) {
+    BatchOutcome out;
+    // One pass of simdjson's vectorised validator for the whole batch; the parser below then
+    // only reads bytes it knows to be well-formed UTF-8.
+    if (!simdjson::validate_utf8(text, len)) {
+        out.ok = false;
+        out.error = "the input is not valid UTF-8";
+        return out;
+    }
+    Impl& m = *m_impl;
+    Parser p(text, text + len, m.event, m.arrayText, m.keyScratch, m.valueScratch);
+    if (!p.consume('[')) {
+        out.ok = false;
+        out.error = "syntax error: expected '['";
+        return out;
+    }
+    if (p.consume(']')) return out;
+    for (;;) {
+        if (!p.element(sink)) break;
+        ++out.delivered;
+        if (p.consume(',')) continue;
+        if (p.consume(']')) return out;
+        p.fail("syntax error: expected ',' or ']'");
+        break;
+    }
+    out.ok = false;
+    out.error = p.error() ? p.error() : "parse error";
+    out.errorOffset = p.position();
+    return out;
+}
+
+} // namespace hpcprof::import
