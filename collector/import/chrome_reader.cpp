@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The fast path: the input is read in large blocks; a structural scanner (json_scanner) cuts the
-// traceEvents array into whole elements, and the elements of each block are parsed together
-// (event_parser). The small top-level members around the array (distributedInfo,
+// The fast path: the input is read in large blocks, each checked for valid UTF-8 in one
+// vectorised pass, and the elements of traceEvents are parsed straight from the block
+// (event_parser); an element cut by the block's end is parsed again once more input is in. The small top-level members around the array (distributedInfo,
 // deviceProperties, ...) go through nlohmann's SAX parser with the same handler as before, as
 // does any document that is not an object or an array. Memory: one block plus the largest
 // single element or top-level member, never the file.
@@ -24,9 +24,8 @@ namespace {
 
 constexpr size_t kBlock = size_t(1) << 20; // bytes read at a time (grows for larger elements)
 constexpr size_t kFront = 64;              // slack before the data: room for a batch's '['
-// After the data: simdjson's padding behind a batch's closing ']' (which may sit one past the
-// data), or the scanner's 16-byte loads.
-constexpr size_t kPadding = kBatchPadding + kScanPadding + 1;
+// Readable bytes after the data, for the parser's and the scanner's vector loads.
+constexpr size_t kPadding = kParserPadding + kScanPadding;
 
 /// "line L, column C (byte B)" as nlohmann writes it: B counts the offending byte (1-based),
 /// C is B's place in its line. Finding the line means reading the file again up to `offset`,
@@ -87,12 +86,13 @@ public:
 private:
     /// Discards data[0, keep) and reads more after what remains; false at the end of input.
     bool readMore(size_t keep) {
-        flushBatch();
         if (keep > 0) {
             std::memmove(m_data, m_data + keep, m_size - keep);
             m_size -= keep;
             m_base += keep;
             m_pos -= keep;
+            m_checked -= keep;
+            if (m_utf8Bad != SIZE_MAX) m_utf8Bad = m_utf8Bad > keep ? m_utf8Bad - keep : 0;
         }
         if (m_size == m_cap) { // one element or member larger than the buffer: grow
             m_cap *= 2;
@@ -105,6 +105,13 @@ private:
         m_size += n;
         if (n == 0) m_eof = true;
         std::memset(m_data + m_size, ' ', kPadding);
+        // UTF-8 up to the last whole character (all of it at the end of input).
+        size_t safe = m_eof ? m_size : utf8CompletePrefix(m_data, m_size);
+        if (m_utf8Bad == SIZE_MAX && safe > m_checked) {
+            size_t bad = findInvalidUtf8(m_data + m_checked, safe - m_checked);
+            if (bad < safe - m_checked) m_utf8Bad = m_checked + bad;
+        }
+        if (safe > m_checked) m_checked = safe;
         return n > 0;
     }
 
@@ -133,7 +140,6 @@ private:
     }
 
     bool fail(uint64_t offset, const std::string& what) {
-        flushBatch();
         if (m_outcome.complete) {
             m_outcome.complete = false;
             m_outcome.error = "parse error at " + positionText(m_path, offset) + ": " + what;
@@ -246,21 +252,27 @@ private:
         }
         for (;;) {
             if (c < 0 || !startsValue(char(c))) return unexpected(c, "value", "value");
-            size_t keep = m_pos;
-            size_t end = scan(keep);
-            if (end == SIZE_MAX || !m_outcome.complete) return false;
-            m_elements.emplace_back(keep, end);
-            m_pos = end;
+            for (;;) {
+                size_t bad = m_utf8Bad == SIZE_MAX ? SIZE_MAX
+                                                   : (m_utf8Bad > m_pos ? m_utf8Bad - m_pos : 0);
+                ElementOutcome r = m_parser.parse(m_data + m_pos, m_data + m_size, m_eof, bad, m_sink);
+                if (r.kind == ElementOutcome::Kind::Done) {
+                    m_pos += r.length;
+                    countEvent();
+                    break;
+                }
+                if (r.kind == ElementOutcome::Kind::Error)
+                    return fail(m_base + m_pos + r.errorOffset, "invalid event: " + r.error);
+                readMore(m_pos); // the element goes on past the block
+            }
             c = peek();
             if (c == ']') {
                 ++m_pos;
-                flushBatch();
-                return m_outcome.complete;
+                return true;
             }
             if (c != ',') return unexpected(c, "array", "',' or ']'");
             ++m_pos;
             c = peek();
-            if (!m_outcome.complete) return false;
         }
     }
 
@@ -269,51 +281,8 @@ private:
                c == 'f' || c == 'n';
     }
 
-    /// Parses the elements gathered so far: all at once, or one by one after a failure to
-    /// find the damaged element and keep those before it.
-    void flushBatch() {
-        if (m_elements.empty() || !m_outcome.complete) {
-            m_elements.clear();
-            return;
-        }
-        size_t first = m_elements.front().first, last = m_elements.back().second;
-        BatchOutcome b = parseWrapped(first, last);
-        size_t done = b.delivered;
-        if (!b.ok) {
-            for (size_t i = done; i < m_elements.size(); ++i) {
-                auto [s, e] = m_elements[i];
-                BatchOutcome one = parseWrapped(s, e);
-                if (!one.ok) {
-                    uint64_t at = m_base + s + (one.errorOffset > 0 ? one.errorOffset - 1 : 0);
-                    countEvents(done);
-                    m_elements.clear();
-                    fail(at, "invalid event: " + one.error);
-                    return;
-                }
-                ++done;
-            }
-        }
-        countEvents(done);
-        m_elements.clear();
-    }
-
-    /// Parses data[first, last) as the array "[" ... "]", borrowing the bytes around it.
-    BatchOutcome parseWrapped(size_t first, size_t last) {
-        char* open = m_data + first - 1; // inside the buffer: kFront bytes precede data[0]
-        char* close = m_data + last;
-        char savedOpen = *open, savedClose = *close;
-        *open = '[';
-        *close = ']';
-        BatchOutcome b = m_parser.parse(open, size_t(close - open) + 1, m_sink);
-        *open = savedOpen;
-        *close = savedClose;
-        return b;
-    }
-
-    void countEvents(size_t n) {
-        int64_t before = m_outcome.events;
-        m_outcome.events += int64_t(n);
-        if (m_progress && (before >> 16) != (m_outcome.events >> 16))
+    void countEvent() {
+        if ((++m_outcome.events & 0xFFFF) == 0 && m_progress)
             m_progress(m_in.bytesRead(), m_in.fileBytesRead());
     }
 
@@ -329,7 +298,7 @@ private:
     const ProgressFn& m_progress;
     ProgressFn m_noProgress;
     detail::SaxHandler m_topLevel;
-    EventBatchParser m_parser;
+    EventParser m_parser;
     std::unique_ptr<char[]> m_buf;
     char* m_data = nullptr;
     size_t m_cap = 0;   ///< bytes m_data can hold (padding and front slack come on top)
@@ -337,7 +306,8 @@ private:
     size_t m_pos = 0;   ///< next byte to look at
     uint64_t m_base = 0; ///< file offset of m_data[0]
     bool m_eof = false;
-    std::vector<std::pair<size_t, size_t>> m_elements; ///< batch: [start, end) in m_data
+    size_t m_checked = 0;           ///< data[0, m_checked) is checked UTF-8
+    size_t m_utf8Bad = SIZE_MAX;    ///< first byte of invalid UTF-8 in data, if any
     ReadOutcome m_outcome;
 };
 

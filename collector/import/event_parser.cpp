@@ -5,8 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <simdjson.h>
-
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -74,23 +72,24 @@ bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
 
 bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-/// The first '"' or '\\' in [p, end), or end; reads up to 15 bytes past `end` (the batch's
-/// padding).
-const char* findQuoteOrBackslash(const char* p, const char* end) {
+/// The first '"', '\\' or control character in [p, end), or end; reads up to 15 bytes past
+/// `end` (the buffer's padding).
+const char* findSpecial(const char* p, const char* end) {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i ctrlMax = _mm_set1_epi8(0x1f);
     for (; p < end; p += 16) {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        unsigned m = unsigned(_mm_movemask_epi8(
-            _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash))));
-        if (m) {
-            const char* hit = p + __builtin_ctz(m);
-            return hit < end ? hit : end;
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                   _mm_cmpeq_epi8(_mm_max_epu8(x, ctrlMax), ctrlMax));
+        if (unsigned m = unsigned(_mm_movemask_epi8(hit))) {
+            const char* at = p + __builtin_ctz(m);
+            return at < end ? at : end;
         }
     }
     return end;
 #else
-    while (p < end && *p != '"' && *p != '\\') ++p;
+    while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
     return p;
 #endif
 }
@@ -120,18 +119,21 @@ void appendUtf8(std::string& out, uint32_t cp) {
     }
 }
 
-/// A recursive-descent parser over one batch. The scanner has already matched the brackets and
-/// rejected control characters in strings, and simdjson has validated the batch's UTF-8, so
-/// what is left to check is the grammar, escapes, literals and numbers.
+constexpr const char* kControl = "invalid string: control character must be escaped";
+
+/// A recursive-descent parser over one element at the start of [begin, end). Running into
+/// `end` sets hitEnd(): the element continues in input not read yet (unless `atEof`). UTF-8 is
+/// checked by the caller, block by block.
 class Parser {
 public:
-    Parser(const char* begin, const char* end, ParsedEvent& event, std::string& arrayText,
-           std::string& keyScratch, std::string& valueScratch)
-        : m_p(begin), m_begin(begin), m_end(end), m_event(event), m_arrayText(arrayText),
-          m_keyScratch(keyScratch), m_valueScratch(valueScratch) {}
+    Parser(const char* begin, const char* end, bool atEof, ParsedEvent& event,
+           std::string& arrayText, std::string& keyScratch, std::string& valueScratch)
+        : m_p(begin), m_begin(begin), m_end(end), m_atEof(atEof), m_event(event),
+          m_arrayText(arrayText), m_keyScratch(keyScratch), m_valueScratch(valueScratch) {}
 
     const char* error() const { return m_error; }
     size_t position() const { return size_t(m_p - m_begin); }
+    bool hitEnd() const { return m_hitEnd; }
 
     bool fail(const char* what) {
         if (!m_error) m_error = what;
@@ -140,6 +142,7 @@ public:
 
     void skipSpace() {
         while (m_p < m_end && isSpace(*m_p)) ++m_p;
+        if (m_p == m_end) m_hitEnd = true;
     }
     bool consume(char c) {
         skipSpace();
@@ -158,7 +161,7 @@ public:
     /// `scratch`.
     bool string(std::string_view& out, std::string& scratch) {
         const char* start = ++m_p;
-        const char* p = findQuoteOrBackslash(start, m_end);
+        const char* p = findSpecial(start, m_end);
         if (p < m_end && *p == '"') {
             out = std::string_view(start, size_t(p - start));
             m_p = p + 1;
@@ -172,6 +175,7 @@ public:
                 m_p = p + 1;
                 return true;
             }
+            if (static_cast<unsigned char>(c) < 0x20) return failAt(p, kControl);
             if (c != '\\') {
                 scratch += c;
                 ++p;
@@ -188,10 +192,12 @@ public:
             case 'r': scratch += '\r'; break;
             case 't': scratch += '\t'; break;
             case 'u': {
+                if (m_end - p < 4) break;
                 int32_t cp = hex4(p);
                 if (cp < 0) return failAt(p, "invalid string: '\\u' must be followed by 4 hex digits");
                 p += 4;
                 if (cp >= 0xd800 && cp <= 0xdbff) {
+                    if (m_end - p < 6) break;
                     int32_t lo = p + 1 < m_end && p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
                     if (lo < 0xdc00 || lo > 0xdfff)
                         return failAt(p, "invalid string: surrogate U+D800..U+DBFF must be "
@@ -209,7 +215,8 @@ public:
             }
         }
         m_p = m_end;
-        return fail("invalid string: missing closing quote");
+        m_hitEnd = true;
+        return fail("syntax error: unexpected end of input");
     }
 
     /// A scalar at m_p whose first byte is `c` (not '{' or '[').
@@ -232,11 +239,16 @@ public:
                 return true;
             }
         }
+        bool number = c == '-' || (c >= '0' && c <= '9');
         while (m_p < m_end && !isSpace(*m_p) && *m_p != ',' && *m_p != ']' && *m_p != '}' &&
                *m_p != ':')
             ++m_p;
+        if (m_p == m_end && !m_atEof) { // the token may go on in the next block
+            m_hitEnd = true;
+            return fail("syntax error: unexpected end of input");
+        }
         std::string_view tok(start, size_t(m_p - start));
-        if (c == '-' || (c >= '0' && c <= '9')) {
+        if (number) {
             if (readNumber(tok, out, needDouble)) return true;
             m_p = start;
             return fail("invalid number");
@@ -368,16 +380,20 @@ public:
         }
     }
 
-    /// One element of the array: an event, or anything else (checked, then counted).
-    bool element(EventSink& sink) {
+    /// One element of the array: an event, or anything else (checked, then counted). Bytes
+    /// from `utf8Bad` on are not valid UTF-8: an element reaching them is damaged.
+    bool element(EventSink& sink, size_t utf8Bad) {
         int c = peek();
-        if (c == '{') {
-            if (!event()) return false;
-            sink.onEvent(m_event);
-            return true;
+        bool ok = c == '{' ? event() : skipValue(1);
+        if (!ok) return false;
+        if (position() > utf8Bad) {
+            m_p = m_begin + utf8Bad;
+            return fail("invalid UTF-8");
         }
-        if (!skipValue(1)) return false;
-        sink.onNonObjectEvent();
+        if (c == '{')
+            sink.onEvent(m_event);
+        else
+            sink.onNonObjectEvent();
         return true;
     }
 
@@ -400,6 +416,8 @@ private:
     const char* m_p;
     const char* m_begin;
     const char* m_end;
+    bool m_atEof;
+    bool m_hitEnd = false;
     ParsedEvent& m_event;
     std::string& m_arrayText;
     std::string& m_keyScratch;
@@ -409,40 +427,28 @@ private:
 
 } // namespace
 
-struct EventBatchParser::Impl {
+struct EventParser::Impl {
     ParsedEvent event;
     std::string arrayText, keyScratch, valueScratch;
 };
 
-EventBatchParser::EventBatchParser() : m_impl(std::make_unique<Impl>()) {}
-EventBatchParser::~EventBatchParser() = default;
+EventParser::EventParser() : m_impl(std::make_unique<Impl>()) {}
+EventParser::~EventParser() = default;
 
-BatchOutcome EventBatchParser::parse(const char* text, size_t len, EventSink& sink) {
-    BatchOutcome out;
-    // One pass of simdjson's vectorised validator for the whole batch; the parser below then
-    // only reads bytes it knows to be well-formed UTF-8.
-    if (!simdjson::validate_utf8(text, len)) {
-        out.ok = false;
-        out.error = "the input is not valid UTF-8";
-        return out;
-    }
+ElementOutcome EventParser::parse(const char* begin, const char* end, bool atEof, size_t utf8Bad,
+                                  EventSink& sink) {
     Impl& m = *m_impl;
-    Parser p(text, text + len, m.event, m.arrayText, m.keyScratch, m.valueScratch);
-    if (!p.consume('[')) {
-        out.ok = false;
-        out.error = "syntax error: expected '['";
+    Parser p(begin, end, atEof, m.event, m.arrayText, m.keyScratch, m.valueScratch);
+    ElementOutcome out;
+    if (p.element(sink, utf8Bad)) {
+        out.length = p.position();
         return out;
     }
-    if (p.consume(']')) return out;
-    for (;;) {
-        if (!p.element(sink)) break;
-        ++out.delivered;
-        if (p.consume(',')) continue;
-        if (p.consume(']')) return out;
-        p.fail("syntax error: expected ',' or ']'");
-        break;
+    if (p.hitEnd() && !atEof) {
+        out.kind = ElementOutcome::Kind::NeedMore;
+        return out;
     }
-    out.ok = false;
+    out.kind = ElementOutcome::Kind::Error;
     out.error = p.error() ? p.error() : "parse error";
     out.errorOffset = p.position();
     return out;

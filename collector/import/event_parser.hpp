@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Parses a run of whole traceEvents elements (cut by json_scanner) and hands each to the sink,
+// Parses one traceEvents element straight from the read buffer and hands it to the sink,
 // filling the same ParsedEvent the nlohmann SAX handler fills, by the same rules (the shared
-// helpers in sax_handler.hpp). simdjson validates the batch's UTF-8 in one vectorised pass; a
-// small recursive-descent parser does the rest (simdjson's On-Demand API was measured no faster
-// here: per-event navigation, not tokenising, dominates at ~300 bytes per event).
+// helpers in sax_handler.hpp). An element cut by the end of the buffer asks for more input, so
+// the reader needs no separate pass to find where elements end. (simdjson's On-Demand API over
+// pre-cut batches was measured no faster here: per-event navigation, not tokenising, dominates
+// at ~300 bytes per event; simdjson still validates the UTF-8 of each block.)
 #pragma once
 
 #include <cstddef>
@@ -14,26 +15,29 @@
 
 namespace hpcprof::import {
 
-/// Bytes the parser may read past the end of a batch (16-byte loads); they must be allocated.
-inline constexpr size_t kBatchPadding = 64;
+/// Bytes the parser may read past `end` (16-byte loads); they must be allocated.
+inline constexpr size_t kParserPadding = 16;
 
-struct BatchOutcome {
-    size_t delivered = 0;       ///< elements handed to the sink, in order
-    bool ok = true;
-    std::string error;          ///< what is wrong, when !ok
-    size_t errorOffset = 0;     ///< offset in the batch text near the damage, when !ok
+struct ElementOutcome {
+    enum class Kind : unsigned char { Done, NeedMore, Error };
+    Kind kind = Kind::Done;
+    size_t length = 0;          ///< Done: bytes the element took
+    std::string error;          ///< Error: what is wrong
+    size_t errorOffset = 0;     ///< Error: offset from `begin` near the damage
 };
 
-class EventBatchParser {
+class EventParser {
 public:
-    EventBatchParser();
-    ~EventBatchParser();
-    EventBatchParser(const EventBatchParser&) = delete;
-    EventBatchParser& operator=(const EventBatchParser&) = delete;
+    EventParser();
+    ~EventParser();
+    EventParser(const EventParser&) = delete;
+    EventParser& operator=(const EventParser&) = delete;
 
-    /// `text` is a JSON array "[e1,e2,...]" of `len` bytes with at least kBatchPadding readable
-    /// bytes after it. Elements up to the first damaged one reach the sink.
-    BatchOutcome parse(const char* text, size_t len, EventSink& sink);
+    /// Parses the element at `begin` (not whitespace). NeedMore: it runs past `end` and more
+    /// input may follow (`atEof` false). Bytes from begin + `utf8Bad` on are known not to be
+    /// valid UTF-8. Only a whole, valid element reaches the sink.
+    ElementOutcome parse(const char* begin, const char* end, bool atEof, size_t utf8Bad,
+                         EventSink& sink);
 
 private:
     struct Impl;

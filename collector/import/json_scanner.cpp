@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include <simdjson.h>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -154,6 +156,44 @@ ScanResult scanValue(const char* data, size_t size, size_t pos, bool atEof) {
 #else
     return scanSlow(data, size, pos + 1, inString, depth, atEof);
 #endif
+}
+
+size_t utf8CompletePrefix(const char* data, size_t size) {
+    // Back over at most three continuation bytes to the character's first byte.
+    size_t i = size;
+    for (int k = 0; k < 4 && i > 0; ++k) {
+        unsigned char c = static_cast<unsigned char>(data[--i]);
+        if ((c & 0xc0) == 0x80) continue;
+        size_t need = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 1;
+        return size - i >= need ? size : i;
+    }
+    return size; // no lead byte nearby: invalid anyway, let the check find it
+}
+
+size_t findInvalidUtf8(const char* data, size_t size) {
+    if (simdjson::validate_utf8(data, size)) return size;
+    const auto* s = reinterpret_cast<const unsigned char*>(data);
+    size_t i = 0;
+    auto cont = [&](size_t k, unsigned char lo, unsigned char hi) {
+        return i + k < size && s[i + k] >= lo && s[i + k] <= hi;
+    };
+    while (i < size) {
+        unsigned char c = s[i];
+        size_t n = 0;
+        if (c < 0x80) n = 1;
+        else if (c >= 0xc2 && c <= 0xdf) n = cont(1, 0x80, 0xbf) ? 2 : 0;
+        else if (c == 0xe0) n = cont(1, 0xa0, 0xbf) && cont(2, 0x80, 0xbf) ? 3 : 0;
+        else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef)
+            n = cont(1, 0x80, 0xbf) && cont(2, 0x80, 0xbf) ? 3 : 0;
+        else if (c == 0xed) n = cont(1, 0x80, 0x9f) && cont(2, 0x80, 0xbf) ? 3 : 0;
+        else if (c == 0xf0) n = cont(1, 0x90, 0xbf) && cont(2, 0x80, 0xbf) && cont(3, 0x80, 0xbf) ? 4 : 0;
+        else if (c >= 0xf1 && c <= 0xf3)
+            n = cont(1, 0x80, 0xbf) && cont(2, 0x80, 0xbf) && cont(3, 0x80, 0xbf) ? 4 : 0;
+        else if (c == 0xf4) n = cont(1, 0x80, 0x8f) && cont(2, 0x80, 0xbf) && cont(3, 0x80, 0xbf) ? 4 : 0;
+        if (n == 0) return i;
+        i += n;
+    }
+    return size;
 }
 
 } // namespace hpcprof::import

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Finds where one JSON value ends without parsing it: bracket depth outside strings, strings
-// with their escapes skipped, scalars up to the next delimiter. The fast reader uses it to cut
-// the event array into whole elements, block by block, before simdjson parses them; it is
-// checked for structure only (simdjson or nlohmann validate the contents afterwards).
+// with their escapes skipped, scalars up to the next delimiter. The fast reader uses it to hold
+// a whole top-level member (anything but the event array) before nlohmann parses it; it is
+// checked for structure only (nlohmann validates the contents afterwards). Also the UTF-8
+// checks of the read blocks.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,14 @@ inline constexpr size_t kScanPadding = 64;
 /// unfinished string or container is an Error. A scalar ends at whitespace, ',', ']', '}' or
 /// ':'. Control characters inside strings are an Error (JSON requires them escaped).
 ScanResult scanValue(const char* data, size_t size, size_t pos, bool atEof);
+
+/// The longest prefix of data[0, size) that does not end inside a multi-byte UTF-8 character
+/// (what can be checked before the rest of the character is read).
+size_t utf8CompletePrefix(const char* data, size_t size);
+
+/// Offset of the first byte that is not valid UTF-8 (simdjson's vectorised check, then a
+/// byte walk only when it fails), or `size` when all is valid.
+size_t findInvalidUtf8(const char* data, size_t size);
 
 inline bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 

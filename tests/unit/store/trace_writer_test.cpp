@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// TraceWriter writes events in multi-row batches whose INSERT names only the columns the batch
+// uses (by row shape); rows of mixed shapes, depths and tracks must keep their ids, their order
+// and every column exactly, whichever batch statement or single-row path wrote them.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "hpcprof/schema/sqlite.hpp"
+#include "process_runner.hpp"
+#include "trace_writer.hpp"
+
+using namespace hpcprof;
+using store::EventDetail;
+using store::EventRow;
+
+namespace {
+
+struct Written {
+    EventRow row;
+    EventDetail detail;
+    int64_t id = 0;
+};
+
+/// A row on `track` with each optional column set or not as `shape`'s bits say.
+EventRow makeRow(int64_t track, int64_t i, unsigned shape, int64_t depth) {
+    EventRow r;
+    r.trackId = track;
+    r.ts = (int64_t(1) << 40) + i * 1000; // 6-byte integers
+    r.dur = i % 7 == 0 ? 0 : 100 + i;
+    r.categoryId = 1 + i % 5;
+    r.nameId = 1 + i % 3;
+    r.depth = depth;
+    if (shape & 1) r.bytes = i % 11 == 0 ? 0 : 4096 * i;
+    if (shape & 2) r.objectId = 1 + i % 4;
+    if (shape & 4) r.peer = i % 9;
+    if (shape & 8) r.communicatorId = 1 + i % 2;
+    if (shape & 16) r.seq = i;
+    if (shape & 32) r.correlationId = -i; // negative values survive too
+    if (shape & 64) r.count = 2 + i % 3;
+    return r;
+}
+
+void requireColumn(const schema::Statement& q, int col, const std::optional<int64_t>& v,
+                   int64_t id) {
+    INFO("event " << id << " column " << col);
+    if (v) {
+        REQUIRE_FALSE(q.isNull(col));
+        REQUIRE(q.int64(col) == *v);
+    } else {
+        REQUIRE(q.isNull(col));
+    }
+}
+
+} // namespace
+
+TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and every column",
+          "[store][writer]") {
+    test::TempDir dir;
+    std::string path = dir / "t.hpcprof";
+    std::vector<Written> written;
+    {
+        auto w = store::TraceWriter::create(path);
+        REQUIRE(w.ok());
+        store::TraceWriter& tw = w.value();
+        store::ProcessRow p;
+        p.id = 1;
+        p.pid = 100;
+        REQUIRE(tw.insertProcess(p).ok());
+        int64_t thread = tw.insertThread(1, 100, "main");
+        std::vector<int64_t> tracks;
+        for (int t = 0; t < 4; ++t)
+            tracks.push_back(tw.insertTrack(1, thread, "cpu_thread", "t" + std::to_string(t), {}, {}));
+        std::mt19937 rng(7);
+        int64_t i = 0;
+        auto add = [&](int64_t track, unsigned shape, int64_t depth, bool withDetail) {
+            Written x;
+            x.row = makeRow(track, i, shape, depth);
+            if (withDetail) {
+                x.detail.offset = i * 512;
+                if (i % 2) x.detail.errnoValue = 5;
+            }
+            x.id = tw.insertEvent(x.row, x.detail);
+            written.push_back(x);
+            ++i;
+        };
+        auto finish = [&](int64_t track) {
+            int64_t first = 0, last = 0, count = 0;
+            for (const auto& x : written)
+                if (x.row.trackId == track) {
+                    if (!count) first = x.id;
+                    last = x.id;
+                    ++count;
+                }
+            REQUIRE(tw.finishTrack(track, first, last, count).ok());
+        };
+        // Track 0: the common I/O shape (bytes, object; depth 0): two full batches and a tail.
+        for (int k = 0; k < 300; ++k) add(tracks[0], 3, 0, k % 3 == 0);
+        finish(tracks[0]);
+        // Track 1: every shape at random, nested depths, some rows with every column set.
+        for (int k = 0; k < 400; ++k)
+            add(tracks[1], k % 50 == 0 ? 127u : unsigned(rng() % 128), int64_t(rng() % 4),
+                rng() % 4 == 0);
+        finish(tracks[1]);
+        // Tracks 2 and 3 appended before either is finished: one batch spans both tracks.
+        for (int k = 0; k < 100; ++k) add(tracks[2], 1, 0, false);
+        for (int k = 0; k < 200; ++k) add(tracks[3], k < 150 ? 0u : 96u, k % 2, false);
+        finish(tracks[2]);
+        finish(tracks[3]);
+        REQUIRE(tw.error().ok());
+        REQUIRE(tw.finish().ok());
+    }
+    REQUIRE(written.size() == 1000);
+    for (size_t k = 0; k < written.size(); ++k) REQUIRE(written[k].id == int64_t(k) + 1);
+
+    auto db = schema::openTraceReadOnly(path);
+    REQUIRE(db.ok());
+    schema::Statement q(db.value().get(),
+                        "SELECT id, track_id, ts, dur, category_id, name_id, depth, bytes, object_id,"
+                        " peer, communicator_id, seq, correlation_id, count FROM event ORDER BY id");
+    size_t n = 0;
+    while (q.step()) {
+        REQUIRE(n < written.size());
+        const Written& x = written[n++];
+        const EventRow& e = x.row;
+        INFO("event " << x.id);
+        REQUIRE(q.int64(0) == x.id);
+        REQUIRE(q.int64(1) == e.trackId);
+        REQUIRE(q.int64(2) == e.ts);
+        REQUIRE(q.int64(3) == e.dur);
+        REQUIRE(q.int64(4) == e.categoryId);
+        REQUIRE(q.int64(5) == e.nameId);
+        REQUIRE(q.int64(6) == e.depth);
+        requireColumn(q, 7, e.bytes, x.id);
+        requireColumn(q, 8, e.objectId, x.id);
+        requireColumn(q, 9, e.peer, x.id);
+        requireColumn(q, 10, e.communicatorId, x.id);
+        requireColumn(q, 11, e.seq, x.id);
+        requireColumn(q, 12, e.correlationId, x.id);
+        requireColumn(q, 13, e.count, x.id);
+    }
+    REQUIRE(q.error().ok());
+    REQUIRE(n == written.size());
+
+    schema::Statement d(db.value().get(),
+                        "SELECT event_id, offset, errno, fd, tag FROM event_detail ORDER BY event_id");
+    size_t details = 0;
+    for (const auto& x : written) {
+        if (!x.detail.any()) continue;
+        REQUIRE(d.step());
+        ++details;
+        REQUIRE(d.int64(0) == x.id);
+        requireColumn(d, 1, x.detail.offset, x.id);
+        requireColumn(d, 2, x.detail.errnoValue, x.id);
+        REQUIRE(d.isNull(3));
+        REQUIRE(d.isNull(4));
+    }
+    REQUIRE_FALSE(d.step());
+    REQUIRE(details > 100);
+
+    // Each track is the contiguous id range it was given.
+    schema::Statement t(db.value().get(),
+                        "SELECT first_event_id, last_event_id, event_count FROM track ORDER BY id");
+    const int64_t expected[4][3] = {{1, 300, 300}, {301, 700, 400}, {701, 800, 100}, {801, 1000, 200}};
+    for (const auto& row : expected) {
+        REQUIRE(t.step());
+        REQUIRE(t.int64(0) == row[0]);
+        REQUIRE(t.int64(1) == row[1]);
+        REQUIRE(t.int64(2) == row[2]);
+    }
+    REQUIRE_FALSE(t.step());
+}
