@@ -18,6 +18,9 @@ extern __attribute__((visibility("default"))) uint32_t hpcprof_counters_boundari
 /// Samples the calling thread's counters now (trigger: schema::raw::CounterTrigger). Safe to
 /// call from any thread; a call that lands inside another sample of the thread is skipped.
 __attribute__((visibility("default"))) void hpcprof_counters_sample(uint32_t trigger);
+/// The same for a hook that has just read the time itself (`ticks`, the agent's raw ticks): the
+/// once-per-gap check reuses it instead of reading the clock again. Returns 1 if it sampled.
+__attribute__((visibility("default"))) int hpcprof_counters_sample_at(uint32_t trigger, uint64_t ticks);
 /// The program is about to start a thread (pthread_create hook): a sampler thread deferred
 /// while the program was single-threaded starts now.
 __attribute__((visibility("default"))) void hpcprof_counters_thread_starting();

@@ -68,8 +68,44 @@ std::atomic<bool> g_ready{false};
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_started{false};
 thread_local ThreadSlot* t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
-// When the thread last took a boundary sample (CLOCK_MONOTONIC ns; 0 = never).
+// When the thread last took a boundary sample, in raw ticks and (while the tick rate is being
+// learnt) CLOCK_MONOTONIC ns; 0 = never.
+thread_local uint64_t t_lastBoundaryTicks __attribute__((tls_model("initial-exec"))) = 0;
 thread_local int64_t t_lastBoundaryNs __attribute__((tls_model("initial-exec"))) = 0;
+
+// The minimum gap between boundary samples in raw ticks; 0 while not yet known. Boundaries come
+// at every MPI or NCCL call, so the check must not read the system clock (a vDSO clock_gettime
+// costs 20-30 ns on virtual machines, a TSC read about half): the gap is measured in ticks,
+// with the TSC's rate learnt from the samples themselves rather than calibrated up front.
+std::atomic<uint64_t> g_gapTicks{0};
+std::atomic<uint64_t> g_originTicks{0}; // first boundary seen (ticks and ns), for the rate
+std::atomic<int64_t> g_originNs{0};
+
+// True when the calling thread sampled less than the minimum gap ago; otherwise marks now.
+bool tooSoonForBoundarySample(uint64_t minGapNs, uint64_t ticks) {
+    uint64_t gap = g_gapTicks.load(std::memory_order_relaxed);
+    if (gap != 0) {
+        if (t_lastBoundaryTicks != 0 && ticks - t_lastBoundaryTicks < gap) return true;
+        t_lastBoundaryTicks = ticks;
+        return false;
+    }
+    // Not known yet: the system clock decides, and each sample taken refines the rate.
+    int64_t ns = hpcprof::collector::monotonicNs();
+    if (!hpcprof::collector::detail::g_useTsc) { // ticks are nanoseconds
+        g_gapTicks.store(minGapNs ? minGapNs : 1, std::memory_order_relaxed);
+    } else if (g_originNs.load(std::memory_order_relaxed) == 0) {
+        g_originTicks.store(ticks, std::memory_order_relaxed);
+        g_originNs.store(ns, std::memory_order_relaxed);
+    } else if (int64_t span = ns - g_originNs.load(std::memory_order_relaxed); span > 20'000'000) {
+        double ticksPerNs = double(ticks - g_originTicks.load(std::memory_order_relaxed)) / double(span);
+        uint64_t g = uint64_t(double(minGapNs) * ticksPerNs);
+        g_gapTicks.store(g ? g : 1, std::memory_order_relaxed);
+    }
+    if (t_lastBoundaryNs != 0 && ns - t_lastBoundaryNs < int64_t(minGapNs)) return true;
+    t_lastBoundaryNs = ns;
+    t_lastBoundaryTicks = ticks;
+    return false;
+}
 
 int gettidNow() { return int(syscall(SYS_gettid)); }
 
@@ -411,13 +447,16 @@ const CounterPlan& currentPlan() {
 using namespace hpcprof::collector::counters;
 
 extern "C" __attribute__((visibility("default"))) void hpcprof_counters_sample(uint32_t trigger) {
-    if (!g_ready.load(std::memory_order_acquire)) return;
+    hpcprof_counters_sample_at(trigger, hpcprof::collector::now());
+}
+
+extern "C" __attribute__((visibility("default"))) int hpcprof_counters_sample_at(uint32_t trigger,
+                                                                                 uint64_t ticks) {
+    if (!g_ready.load(std::memory_order_acquire)) return 0;
     // A sample costs microseconds (system calls): at most one per minimum gap per thread, so a
     // run of short calls costs at most sample cost / gap. A call entered after a long phase, or
     // one that lasted long, still gets its sample exactly at its boundary.
-    int64_t now = hpcprof::collector::monotonicNs();
-    if (t_lastBoundaryNs != 0 && now - t_lastBoundaryNs < int64_t(g_state->options.minGapNs)) return;
-    t_lastBoundaryNs = now;
+    if (tooSoonForBoundarySample(g_state->options.minGapNs, ticks)) return 0;
     ErrnoGuard keepErrno; // the hooks promise the program its errno untouched
     ThreadSlot* s = t_slot;
     if (!s || s->state.load(std::memory_order_relaxed) != 1) {
@@ -426,19 +465,20 @@ extern "C" __attribute__((visibility("default"))) void hpcprof_counters_sample(u
         // on a thread that holds the lock itself must not deadlock.
         int tries = 0;
         while (pthread_mutex_trylock(&g_state->lock) != 0) {
-            if (++tries > 2000) return; // about a few ms: give up this sample, try at the next
+            if (++tries > 2000) return 0; // about a few ms: give up this sample, try at the next
             sched_yield();
         }
         bool created = false;
         s = g_ready.load(std::memory_order_acquire) ? attachLocked(gettidNow(), created) : nullptr;
         pthread_mutex_unlock(&g_state->lock);
-        if (!s) return;
+        if (!s) return 0;
         t_slot = s;
     }
-    if (s->busy.exchange(true, std::memory_order_acquire)) return; // sampler or a signal handler
+    if (s->busy.exchange(true, std::memory_order_acquire)) return 0; // sampler or a signal handler
     uint64_t values[kMaxCounters];
     readThread(*s, true, values);
     writeSample(s->tid.load(std::memory_order_relaxed), hpcprof::schema::raw::CounterTrigger(trigger),
                 values);
     s->busy.store(false, std::memory_order_release);
+    return 1;
 }

@@ -67,11 +67,15 @@ bool tryLock(Lane& l) {
     uint32_t unlocked = 0;
     return l.lock.compare_exchange_strong(unlocked, 1, std::memory_order_acquire);
 }
-void unlock(Lane& l) { l.lock.store(0, std::memory_order_release); }
+// Wakes a thread sleeping in lockWaiting (one system call per chunk, not per record).
+void unlock(Lane& l) {
+    l.lock.store(0, std::memory_order_release);
+    sysc(SYS_futex, long(&l.lock), FUTEX_WAKE_PRIVATE, 1);
+}
 
-// Thread side: the helper holds a lane for at most one chunk; a lock held for seconds means the
-// helper was killed mid-chunk, and taking over is safe (re-mapping the same file range at the
-// same address shows the same pages).
+// Thread side: sleeps until the helper has finished the chunk in hand (it usually is the one the
+// thread needs). A lock held for seconds means the helper was killed mid-chunk, and taking over
+// is safe (re-mapping the same file range at the same address shows the same pages).
 void lockWaiting(Lane& l) {
     if (tryLock(l)) return;
     int64_t deadline = monotonicNs() + kLockStealNs;
@@ -80,7 +84,8 @@ void lockWaiting(Lane& l) {
             l.lock.store(1, std::memory_order_seq_cst);
             return;
         }
-        sysc(SYS_sched_yield);
+        struct timespec nap = {0, 10'000'000};
+        sysc(SYS_futex, long(&l.lock), FUTEX_WAIT_PRIVATE, 1, long(&nap));
     }
 }
 
@@ -126,15 +131,19 @@ void serveLanes() {
         Lane& l = g_pool[i].lane;
         if (!l.inUse.load(std::memory_order_acquire)) continue;
         if (l.want.load(std::memory_order_acquire) <= l.ready.load(std::memory_order_acquire)) continue;
-        if (!tryLock(l)) continue; // its thread is mapping for itself right now
-        while (l.inUse.load(std::memory_order_relaxed) && !g_stop.load(std::memory_order_relaxed) &&
-               l.ready.load(std::memory_order_relaxed) < l.want.load(std::memory_order_acquire)) {
-            if (!growChunk(l, g_chunksAhead)) {
+        // One chunk per turn under the lock, so the thread never waits for more than the chunk
+        // it may need.
+        while (l.inUse.load(std::memory_order_acquire) && !g_stop.load(std::memory_order_relaxed) &&
+               l.ready.load(std::memory_order_acquire) < l.want.load(std::memory_order_acquire)) {
+            if (!tryLock(l)) break; // its thread is mapping for itself right now
+            bool grown = l.inUse.load(std::memory_order_relaxed) &&
+                         l.ready.load(std::memory_order_relaxed) < l.want.load(std::memory_order_acquire) &&
+                         growChunk(l, g_chunksAhead);
+            if (!grown && l.inUse.load(std::memory_order_relaxed))
                 l.want.store(l.ready.load(std::memory_order_relaxed), std::memory_order_relaxed);
-                break;
-            }
+            unlock(l);
+            if (!grown) break;
         }
-        unlock(l);
     }
 }
 

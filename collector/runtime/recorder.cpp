@@ -32,6 +32,7 @@ int64_t g_clockSkewTicks = 0;
 namespace {
 
 Config g_config;
+constexpr uint64_t kChunksAhead = 2; // chunks the provisioning helper keeps ready past the current
 raw::ProcessHeader* g_header = nullptr;
 char g_procDir[1400];
 pthread_key_t g_threadKey;
@@ -243,13 +244,14 @@ char* reserveSlotSlow(uint64_t slot) {
     int savedErrno = errno; // hooks rely on errno surviving the recording path
     bool ok = provision::provideUpTo(*t.lane, slot);
     if (ok) {
-        // Ask the helper for the chunk after this one, so that it is mapped by the time the
-        // thread gets there; and come back here at the next chunk to ask again. A thread that
-        // records less than half a chunk never starts the helper.
+        // Ask the helper for the chunks after this one, so that they are mapped by the time the
+        // thread gets there (two: a margin for the helper's scheduling delays on a busy
+        // machine); and come back here at the next chunk to ask again. A thread that records
+        // less than half a chunk never starts the helper.
         uint64_t chunkSlots = g_config.chunkBytes / raw::kRecordSize;
         uint64_t half = chunkSlots / 2;
         uint64_t chunkEnd = (slot / chunkSlots + 1) * chunkSlots;
-        if (slot >= half) provision::requestAhead(*t.lane, chunkEnd + chunkSlots);
+        if (slot >= half) provision::requestAhead(*t.lane, chunkEnd + kChunksAhead * chunkSlots);
         t.mapped = slot < half ? half : chunkEnd;
         auto* h = reinterpret_cast<raw::ThreadFileHeader*>(t.base);
         __atomic_store_n(&h->reserved, t.next, __ATOMIC_RELAXED);

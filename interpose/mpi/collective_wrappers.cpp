@@ -23,7 +23,7 @@ int collective(Op op, MPI_Comm comm, int root, MPI_Request* req, Call&& call, By
     CommInfo* info = lookupComm(comm);
     uint32_t seq = nextSeq(info);
     int64_t bytes = bytesOf(info);
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = callStart();
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
     MpiEvent e{op};
@@ -33,7 +33,7 @@ int collective(Op op, MPI_Comm comm, int root, MPI_Request* req, Call&& call, By
     if (req && rc == MPI_SUCCESS)
         rememberRequest(*req, {RequestKind::Collective, e.peer, 0, bytes, e.commId, info, {}, 0});
     record(e, t0, t1);
-    leave();
+    leave(t1);
     return rc;
 }
 

@@ -66,13 +66,27 @@ inline bool enter(bool isPoll = false) {
     if (t_depth++ != 0) return false;
     if (!isPoll) flushPoll();
     if (hpcprof_agent_recording(uint32_t(collector::SourceBit::Mpi)) == 0) return false;
-    t_counted = !isPoll && collector::counters::sampleEntry(collector::counters::kCounterBoundaryMpi);
+    t_counted = !isPoll && collector::counters::samplesRegion(collector::counters::kCounterBoundaryMpi);
     return true;
 }
-inline void leave() {
+
+/// The start time of a recorded call (after enter()), taking the entry sample of the counters
+/// if one is due: the sample's rate check reuses this clock reading, and a sample taken moves
+/// the start past it so that the call's time excludes the sampling.
+inline uint64_t callStart() {
+    uint64_t t = hpcprof_agent_now();
+    if (t_counted && hpcprof_counters_sample_at(collector::counters::kCounterEnter, t)) [[unlikely]]
+        t = hpcprof_agent_now();
+    return t;
+}
+
+/// Ends what enter() began; `endTicks` (the call's end time, 0 = read it now) serves the exit
+/// sample's rate check.
+inline void leave(uint64_t endTicks = 0) {
     if (--t_depth == 0 && t_counted) [[unlikely]] {
         t_counted = false;
-        collector::counters::sampleExit(true);
+        hpcprof_counters_sample_at(collector::counters::kCounterExit,
+                                   endTicks ? endTicks : hpcprof_agent_now());
     }
 }
 
@@ -103,13 +117,13 @@ inline int tracedCall(Op op, Call&& call, Describe&& describe) {
         leave();
         return rc;
     }
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = callStart();
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
     MpiEvent e{op};
     describe(e, rc);
     record(e, t0, t1);
-    leave();
+    leave(t1);
     return rc;
 }
 

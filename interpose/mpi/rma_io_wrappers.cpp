@@ -163,14 +163,14 @@ HPCPROF_MPI_EXPORT int MPI_Win_fence(int assertion, MPI_Win win) {
         return rc;
     }
     uint32_t seq = nextSeq(c);
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = callStart();
     int rc = fn(assertion, win);
     uint64_t t1 = hpcprof_agent_now();
     MpiEvent e{Op::MpiWinFence};
     describeCollective(e, c, seq);
     e.bytes = 0;
     record(e, t0, t1);
-    leave();
+    leave(t1);
     return rc;
 }
 HPCPROF_PMPI_ALIAS(MPI_Win_fence)

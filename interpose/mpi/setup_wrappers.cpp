@@ -44,7 +44,7 @@ void afterInit() {
 
 template <typename Call> int initCall(Op op, Call&& call) {
     bool rec = enter();
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
     if (rc == MPI_SUCCESS) afterInit(); // inside the depth guard: our own traffic is not recorded
@@ -68,7 +68,7 @@ int createComm(Op op, MPI_Comm parent, MPI_Comm* out, const char* suffix, Call&&
     CommInfo* p = lookupComm(parent);
     uint32_t index = p ? __atomic_fetch_add(&p->creations, 1, __ATOMIC_RELAXED) : 0;
     bool rec = enter();
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
     CommInfo* child = nullptr;
@@ -110,7 +110,7 @@ HPCPROF_MPI_EXPORT int MPI_Finalize() {
     auto fn = g_finalize.get();
     if (!fn) return kNoMpi;
     bool rec = enter();
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
     if (g_worldRank >= 0) measureClockOffsets(1, g_worldRank, g_worldSize);
     int rc = fn();
     uint64_t t1 = hpcprof_agent_now();

@@ -88,7 +88,7 @@ int pollCall(Op op, Call&& call, Describe&& describe) {
         leave();
         return rc;
     }
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = callStart();
     bool done = false;
     int rc = call(&done);
     uint64_t t1 = hpcprof_agent_now();
