@@ -3,7 +3,9 @@
 // I/O-like mix of reads, writes, pwrites, opens and closes on a few hundred files), converts it
 // with the store step and reports events per second (one core) and trace bytes per event.
 //
-//   store_bench [EVENTS_TOTAL] [PROCESSES] [THREADS_PER_PROCESS]
+//   store_bench [EVENTS_TOTAL] [PROCESSES] [THREADS_PER_PROCESS] [KEEP_TRACE_AS]
+//
+// KEEP_TRACE_AS keeps a copy of the trace (e.g. to see where its bytes go with the dbstat table).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -150,6 +152,12 @@ int main(int argc, char** argv) {
                 wall, cpu, double(r->events) / wall / 1e6, double(r->events) / cpu / 1e6);
     std::printf("trace %llu bytes, %.1f bytes/event; peak RSS %ld MiB\n", (unsigned long long)size,
                 double(size) / double(r->events), ru.ru_maxrss / 1024);
+    if (argc > 4) {
+        std::error_code ec;
+        fs::rename(o.output, argv[4], ec);
+        if (ec) fs::copy_file(o.output, argv[4], fs::copy_options::overwrite_existing, ec);
+        if (ec) std::fprintf(stderr, "cannot keep the trace as %s: %s\n", argv[4], ec.message().c_str());
+    }
     fs::remove_all(dir);
     return 0;
 }

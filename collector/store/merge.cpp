@@ -147,10 +147,26 @@ private:
         m_result.stats[size_t(s)] += n;
     }
 
-    int64_t opName(uint16_t op, const schema::OpInfo& info) {
-        auto it = m_opNames.find(op);
-        if (it != m_opNames.end()) return it->second;
-        return m_opNames[op] = m_w.internString(info.name);
+    /// An op's catalog entry (nullptr if unknown) and its name's string id, interned on first
+    /// use; a table by raw id, as every event needs both (findOp searches the catalog).
+    struct KnownOp {
+        const schema::OpInfo* info = nullptr;
+        int64_t nameId = 0;
+    };
+    KnownOp& knownOp(uint16_t op) {
+        if (m_ops.empty()) {
+            size_t size = 0;
+            for (const auto& info : schema::kOps) size = std::max(size, size_t(info.op) + 1);
+            m_ops.resize(size);
+            for (const auto& info : schema::kOps) // the first entry wins, as in findOp
+                if (!m_ops[size_t(info.op)].info) m_ops[size_t(info.op)].info = &info;
+        }
+        static KnownOp unknown;
+        return op < m_ops.size() ? m_ops[op] : unknown;
+    }
+    int64_t opName(KnownOp& op) {
+        if (op.nameId == 0) op.nameId = m_w.internString(op.info->name);
+        return op.nameId;
     }
 
     Status convertProcess(RawProcess& p, LoadedProcess loaded, int64_t processId, bool ownsRank) {
@@ -182,6 +198,7 @@ private:
 
         // Read the whole process (bounded by one process's data): strings first, then events.
         std::vector<ThreadRecords>& threads = loaded.threads;
+        m_objectCache.clear();
         auto& strings = m_stringMaps[ProcessKey{h.pid, h.start.monotonicNs}];
         for (auto& t : threads) {
             for (auto& s : t.strings) strings[s.id] = {m_w.internString(s.text), std::move(s.text)};
@@ -226,7 +243,8 @@ private:
             NestingDepth depth;
             int64_t first = 0, last = 0, count = 0;
             for (const RawEvent& e : t.events) {
-                const schema::OpInfo* info = schema::findOp(e.op);
+                KnownOp& op = knownOp(e.op);
+                const schema::OpInfo* info = op.info;
                 if (!info) {
                     add(stats, Stat::UnknownOps, 1);
                     continue;
@@ -241,7 +259,7 @@ private:
                 }
                 row.categoryId = int64_t(info->category);
                 std::vector<PendingArg> args;
-                row.nameId = opName(e.op, *info);
+                row.nameId = opName(op);
                 row.depth = depth.next(row.ts, row.dur);
                 if (e.bytes >= 0) row.bytes = e.bytes;
                 if (e.objectId) {
@@ -377,6 +395,11 @@ private:
 
     std::optional<int64_t> resolveObject(const StringMap& own, const StringMap* parent,
                                          uint32_t localId, std::string_view& kind) {
+        // A process uses few objects for many events: classify and intern each id once.
+        if (auto it = m_objectCache.find(localId); it != m_objectCache.end()) {
+            kind = it->second.kind;
+            return it->second.objectId;
+        }
         const KnownString* s = nullptr;
         if (auto it = own.find(localId); it != own.end())
             s = &it->second;
@@ -384,8 +407,17 @@ private:
             if (auto pit = parent->find(localId); pit != parent->end()) s = &pit->second;
         if (!s) return std::nullopt;
         kind = classifyObject(s->text);
-        return m_w.internObject(s->id, s->text);
+        int64_t objectId = m_w.internObject(s->id, s->text);
+        m_objectCache.emplace(localId, ResolvedObject{objectId, kind});
+        return objectId;
     }
+
+    struct ResolvedObject {
+        int64_t objectId;
+        std::string_view kind; // a literal from classifyObject
+    };
+    /// resolveObject's answers for the process being converted (its string ids are its own).
+    std::unordered_map<uint32_t, ResolvedObject> m_objectCache;
 
     const MergeOptions& m_opt;
     TraceWriter& m_w;
@@ -393,7 +425,7 @@ private:
     std::string m_refHost;
     int64_t m_originMono = 0;
     int64_t m_originRealtime = 0;
-    std::unordered_map<uint16_t, int64_t> m_opNames;
+    std::vector<KnownOp> m_ops; // by raw op id
     bool m_mpiReference = false;       // rank 0 measured clock offsets (MPI)
     int64_t m_mpiReferenceOffset = 0;  // rank 0's own local-to-trace offset
     std::string m_mpiReferenceHost;

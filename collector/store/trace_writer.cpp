@@ -13,6 +13,20 @@ template <typename T> void bindOptional(schema::Statement& s, int i, const std::
         s.bindNull(i);
 }
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The event table's NULL-able columns in DDL order; bit i of a batch shape stands for entry i.
+constexpr std::array<std::string_view, 7> kOptionalColumnNames = {
+    "bytes", "object_id", "peer", "communicator_id", "seq", "correlation_id", "count"};
+constexpr std::array<std::optional<int64_t> EventRow::*, 7> kOptionalColumns = {
+    &EventRow::bytes, &EventRow::objectId,      &EventRow::peer, &EventRow::communicatorId,
+    &EventRow::seq,   &EventRow::correlationId, &EventRow::count};
+
+unsigned shapeOf(const EventRow& e) {
+    return unsigned(e.bytes.has_value()) | unsigned(e.objectId.has_value()) << 1 |
+           unsigned(e.peer.has_value()) << 2 | unsigned(e.communicatorId.has_value()) << 3 |
+           unsigned(e.seq.has_value()) << 4 | unsigned(e.correlationId.has_value()) << 5 |
+           unsigned(e.count.has_value()) << 6;
+}
 } // namespace
 
 std::string_view classifyObject(std::string_view name) {
@@ -32,7 +46,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     TraceWriter w;
     w.m_db = std::move(db.value());
     sqlite3* d = w.m_db.get();
-    HPCPROF_RETURN_IF_ERROR(schema::exec(d, "BEGIN"));
+    HPCPROF_RETURN_IF_ERROR(schema::exec(d, "PRAGMA cache_size=-8192; BEGIN"));
     w.m_insString = schema::Statement(d, "INSERT INTO string(id, value) VALUES (?, ?)");
     w.m_insObject = schema::Statement(d, "INSERT INTO object(id, name_id, kind) VALUES (?, ?, ?)");
     w.m_insCommunicator =
@@ -54,9 +68,6 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
                                     " correlation_id, count) VALUES ";
     const std::string oneRow = "(?,?,?,?,?,?,?,?,?,?,?,?,?)";
     w.m_insEvent = schema::Statement(d, eventInsert + oneRow);
-    std::string batch = eventInsert;
-    for (size_t i = 0; i < kEventBatch; ++i) batch += (i ? "," : "") + oneRow;
-    w.m_insEventBatch = schema::Statement(d, batch);
     const std::string detailInsert = "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES ";
     w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?, ?)");
     std::string detailBatch = detailInsert;
@@ -71,7 +82,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     w.m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
-                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insEventBatch, &w.m_insDetail, &w.m_insDetailBatch, &w.m_insArg,
+                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insDetailBatch, &w.m_insArg,
                     &w.m_finishTrack, &w.m_insMeta, &w.m_insCompletion})
         if (!s->valid()) return s->error();
     return w;
@@ -178,6 +189,7 @@ int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threa
 int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
     m_pendingEvents.push_back(e);
+    m_pendingShape |= shapeOf(e) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
     if (d.any()) m_pendingDetails.emplace_back(id, d);
     if (m_pendingEvents.size() == kEventBatch) flushEvents();
     return id;
@@ -199,12 +211,53 @@ void TraceWriter::bindEvent(schema::Statement& s, int base, const EventRow& e) {
     bindOptional(s, base + 13, e.count);
 }
 
+schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
+    schema::Statement& s = m_insEventBatch[shape];
+    if (s.valid()) return s;
+    // ?1 is the batch's one track id unless rows differ; a depth of 0 for all rows is a literal.
+    std::string sql = "INSERT INTO event(track_id, ts, dur, category_id, name_id, depth";
+    std::string row = shape & kShapeTrackPerRow ? "(?,?,?,?,?" : "(?1,?,?,?,?";
+    row += shape & kShapeDepthPerRow ? ",?" : ",0";
+    for (unsigned c = 0; c < kOptionalEventColumns; ++c)
+        if (shape & (1u << c)) {
+            sql += ", ";
+            sql += kOptionalColumnNames[c];
+            row += ",?";
+        }
+    row += ")";
+    sql += ") VALUES ";
+    for (size_t i = 0; i < kEventBatch; ++i) sql += (i ? "," : "") + row;
+    s = schema::Statement(db(), sql);
+    check(s.error());
+    return s;
+}
+
 void TraceWriter::flushEvents(bool final) {
-    constexpr int kColumns = 13;
     if (m_pendingEvents.size() == kEventBatch) {
-        for (size_t i = 0; i < kEventBatch; ++i)
-            bindEvent(m_insEventBatch, int(i) * kColumns, m_pendingEvents[i]);
-        check(m_insEventBatch.run());
+        // Only the optional columns some row of the batch sets are named (the rest stay NULL),
+        // and values shared by the whole batch are bound once: fewer binds and copies per row.
+        unsigned shape = m_pendingShape;
+        const EventRow& head = m_pendingEvents.front();
+        for (const EventRow& e : m_pendingEvents)
+            if (e.trackId != head.trackId) shape |= kShapeTrackPerRow;
+        unsigned optional[kOptionalEventColumns];
+        int used = 0;
+        for (unsigned c = 0; c < kOptionalEventColumns; ++c)
+            if (shape & (1u << c)) optional[used++] = c;
+        bool trackPerRow = shape & kShapeTrackPerRow, depthPerRow = shape & kShapeDepthPerRow;
+        schema::Statement& s = eventBatchStatement(shape);
+        int next = 1; // parameters are numbered in the order they appear
+        if (!trackPerRow) s.bind(next++, head.trackId);
+        for (const EventRow& e : m_pendingEvents) {
+            if (trackPerRow) s.bind(next++, e.trackId);
+            s.bind(next++, e.ts);
+            s.bind(next++, e.dur);
+            s.bind(next++, e.categoryId);
+            s.bind(next++, e.nameId);
+            if (depthPerRow) s.bind(next++, e.depth);
+            for (int k = 0; k < used; ++k) bindOptional(s, next++, e.*kOptionalColumns[optional[k]]);
+        }
+        check(s.run());
     } else {
         for (const auto& e : m_pendingEvents) {
             bindEvent(m_insEvent, 0, e);
@@ -214,6 +267,7 @@ void TraceWriter::flushEvents(bool final) {
     if (!m_pendingEvents.empty() && sqlite3_last_insert_rowid(db()) != m_nextEvent - 1)
         check(Status::error("event ids out of step (was the event table written elsewhere?)"));
     m_pendingEvents.clear();
+    m_pendingShape = 0;
     // Details go in batches too when there are enough of them (positioned I/O has one each).
     auto bindDetail = [](schema::Statement& t, int base, int64_t id, const EventDetail& d) {
         t.bind(base + 1, id);
@@ -341,7 +395,7 @@ Status TraceWriter::finish() {
     m_insThread = {};
     m_insTrack = {};
     m_insEvent = {};
-    m_insEventBatch = {};
+    for (auto& s : m_insEventBatch) s = {};
     m_insDetail = {};
     m_insDetailBatch = {};
     m_insArg = {};

@@ -108,14 +108,25 @@ private:
     /// Writes buffered events; details only in full batches unless `final`.
     void flushEvents(bool final = false);
     void bindEvent(schema::Statement& s, int base, const EventRow& e);
+    /// The multi-row INSERT naming the mandatory columns plus the optional ones in `shape`.
+    schema::Statement& eventBatchStatement(unsigned shape);
 
     /// Rows per multi-row INSERT: amortises statement start/halt over many rows.
     static constexpr size_t kEventBatch = 128;
     static constexpr size_t kDetailBatch = 32;
+    /// NULL-able event columns (bytes .. count), one bit each in a batch's shape.
+    static constexpr unsigned kOptionalEventColumns = 7;
+    /// Further shape bits: rows of the batch differ in track_id / some row's depth is not 0.
+    static constexpr unsigned kShapeTrackPerRow = 1u << kOptionalEventColumns;
+    static constexpr unsigned kShapeDepthPerRow = 1u << (kOptionalEventColumns + 1);
 
     schema::DbHandle m_db;
-    schema::Statement m_insEventBatch, m_insDetailBatch;
+    schema::Statement m_insDetailBatch;
+    /// Batch statements by shape: most events leave most optional columns NULL, and a column
+    /// the INSERT does not name defaults to NULL without a bind or a copy per row.
+    std::array<schema::Statement, 1u << (kOptionalEventColumns + 2)> m_insEventBatch;
     std::vector<EventRow> m_pendingEvents;
+    unsigned m_pendingShape = 0; ///< optional columns set in any pending event, depth bit
     std::vector<std::pair<int64_t, EventDetail>> m_pendingDetails;
     schema::Statement m_insString, m_insObject, m_insCommunicator, m_insProcess, m_insThread,
         m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta, m_insCompletion;
