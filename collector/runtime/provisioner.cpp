@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,7 +32,7 @@ constexpr long kSysCloseRange = 436;   // close_range (Linux 5.9)
 constexpr int kPoolSize = 4096;
 constexpr size_t kHelperStackBytes = 64 * 1024;
 constexpr long kHelperPollNs = 100'000'000; // how often an idle helper checks its parent is alive
-constexpr int64_t kLockStealNs = 2'000'000'000; // a lane lock held this long: its holder died
+constexpr int64_t kHelperGoneNs = 2'000'000'000; // a helper visit this long: the helper died
 
 struct alignas(64) PoolEntry {
     Lane lane;
@@ -63,51 +64,42 @@ long sysc(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, l
 #endif
 }
 
-bool tryLock(Lane& l) {
-    uint32_t unlocked = 0;
-    return l.lock.compare_exchange_strong(unlocked, 1, std::memory_order_acquire);
-}
-// Wakes a thread sleeping in lockWaiting (one system call per chunk, not per record).
-void unlock(Lane& l) {
-    l.lock.store(0, std::memory_order_release);
-    sysc(SYS_futex, long(&l.lock), FUTEX_WAKE_PRIVATE, 1);
-}
-
-// Thread side: sleeps until the helper has finished the chunk in hand (it usually is the one the
-// thread needs). A lock held for seconds means the helper was killed mid-chunk, and taking over
-// is safe (re-mapping the same file range at the same address shows the same pages).
-void lockWaiting(Lane& l) {
-    if (tryLock(l)) return;
-    int64_t deadline = monotonicNs() + kLockStealNs;
-    while (!tryLock(l)) {
-        if (monotonicNs() > deadline) {
-            l.lock.store(1, std::memory_order_seq_cst);
-            return;
-        }
-        struct timespec nap = {0, 10'000'000};
-        sysc(SYS_futex, long(&l.lock), FUTEX_WAIT_PRIVATE, 1, long(&nap));
-    }
-}
-
 void count(uint32_t* counter) {
     if (counter) __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-// Maps and faults in the next chunk of `l`'s file. Caller holds l.lock. Raw calls only: this
-// runs on the helper too.
-bool growChunk(Lane& l, uint32_t* counter) {
+void raiseTo(std::atomic<uint64_t>& value, uint64_t to) {
+    uint64_t v = value.load(std::memory_order_relaxed);
+    while (v < to && !value.compare_exchange_weak(v, to, std::memory_order_release)) {
+    }
+}
+
+// Filesystems without fallocate (some network and FUSE filesystems): the file then grows with
+// ftruncate, which could shrink it under a concurrent mapper, so only threads map (no helper).
+std::atomic<bool> g_noFallocate{false};
+
+// Maps and faults in the chunk of `l`'s file that starts at slot `from`; the file only grows.
+// Raw calls only: this runs on the helper too. Returns false at the limit or on a file error.
+bool mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from, bool onHelper) {
     uint64_t chunkSlots = g_chunkBytes / raw::kRecordSize;
-    uint64_t have = l.ready.load(std::memory_order_relaxed);
-    uint64_t next = have + chunkSlots;
-    if (next > l.maxSlots) return false;
+    uint64_t next = from + chunkSlots;
+    if (next > maxSlots) return false;
     char path[1500];
-    appendThreadFilePath(path, g_procDir, l.tid);
+    appendThreadFilePath(path, g_procDir, tid);
     long fd = sysc(SYS_openat, AT_FDCWD, long(path), O_RDWR | O_CLOEXEC);
     if (fd < 0) return false;
-    long offset = long(raw::kHeaderSize + have * raw::kRecordSize);
-    bool ok = sysc(SYS_ftruncate, fd, long(raw::kHeaderSize + next * raw::kRecordSize)) == 0;
+    long offset = long(raw::kHeaderSize + from * raw::kRecordSize);
+    long end = long(raw::kHeaderSize + next * raw::kRecordSize);
+    bool ok = !g_noFallocate.load(std::memory_order_relaxed) &&
+              sysc(SYS_fallocate, fd, 0, offset, long(g_chunkBytes)) == 0;
+    if (!ok && !onHelper) {
+        g_noFallocate.store(true, std::memory_order_relaxed);
+        struct stat st;
+        ok = sysc(SYS_fstat, fd, long(&st)) == 0 &&
+             (st.st_size >= end || sysc(SYS_ftruncate, fd, end) == 0);
+    }
     if (ok) {
-        char* at = l.base + offset;
+        char* at = base + offset;
         ok = sysc(SYS_mmap, long(at), long(g_chunkBytes), PROT_READ | PROT_WRITE,
                   MAP_SHARED | MAP_FIXED, fd, offset) == long(at);
         // Fault the whole chunk in, writable, with one call; best effort (older kernels fault
@@ -116,34 +108,46 @@ bool growChunk(Lane& l, uint32_t* counter) {
     }
     sysc(SYS_close, fd);
     if (!ok) return false;
-    auto* h = reinterpret_cast<raw::ThreadFileHeader*>(l.base);
-    __atomic_store_n(&h->capacity, next, __ATOMIC_RELAXED);
-    l.ready.store(next, std::memory_order_release);
-    count(counter);
+    auto* h = reinterpret_cast<raw::ThreadFileHeader*>(base);
+    uint64_t cap = __atomic_load_n(&h->capacity, __ATOMIC_RELAXED);
+    while (cap < next && !__atomic_compare_exchange_n(&h->capacity, &cap, next, true,
+                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
     return true;
 }
 
-// Serves every lane that asked for more, under its lock. A lane whose file cannot grow is not
-// retried: its thread meets the same failure itself and counts the drops.
+// Maps, on the helper, what lane `l` asked for. The busy flag and inUse form a Dekker pair with
+// releaseLane/claimLane: either the helper sees the lane leaving and backs off, or the thread
+// sees the helper inside and waits before unmapping its reservation.
+void serveLane(Lane& l) {
+    l.helperBusy.store(1, std::memory_order_seq_cst);
+    if (l.inUse.load(std::memory_order_seq_cst) == 1) {
+        char* base = l.base;
+        int32_t tid = l.tid;
+        uint64_t maxSlots = l.maxSlots;
+        while (!g_stop.load(std::memory_order_relaxed) &&
+               l.inUse.load(std::memory_order_relaxed) == 1) {
+            uint64_t from = l.ready.load(std::memory_order_acquire);
+            if (from >= l.want.load(std::memory_order_acquire)) break;
+            if (!mapChunk(base, tid, maxSlots, from, true)) {
+                l.want.store(from, std::memory_order_relaxed); // its thread meets the error too
+                break;
+            }
+            count(g_chunksAhead);
+            raiseTo(l.ready, from + g_chunkBytes / raw::kRecordSize);
+        }
+    }
+    l.helperBusy.store(0, std::memory_order_seq_cst);
+    sysc(SYS_futex, long(&l.helperBusy), FUTEX_WAKE_PRIVATE, 1);
+}
+
 void serveLanes() {
     int high = g_poolHigh.load(std::memory_order_acquire);
     for (int i = 0; i < high; ++i) {
         Lane& l = g_pool[i].lane;
-        if (!l.inUse.load(std::memory_order_acquire)) continue;
+        if (l.inUse.load(std::memory_order_acquire) != 1) continue;
         if (l.want.load(std::memory_order_acquire) <= l.ready.load(std::memory_order_acquire)) continue;
-        // One chunk per turn under the lock, so the thread never waits for more than the chunk
-        // it may need.
-        while (l.inUse.load(std::memory_order_acquire) && !g_stop.load(std::memory_order_relaxed) &&
-               l.ready.load(std::memory_order_acquire) < l.want.load(std::memory_order_acquire)) {
-            if (!tryLock(l)) break; // its thread is mapping for itself right now
-            bool grown = l.inUse.load(std::memory_order_relaxed) &&
-                         l.ready.load(std::memory_order_relaxed) < l.want.load(std::memory_order_acquire) &&
-                         growChunk(l, g_chunksAhead);
-            if (!grown && l.inUse.load(std::memory_order_relaxed))
-                l.want.store(l.ready.load(std::memory_order_relaxed), std::memory_order_relaxed);
-            unlock(l);
-            if (!grown) break;
-        }
+        serveLane(l);
     }
 }
 
@@ -225,14 +229,16 @@ Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid) {
     };
     for (int i = 0; i < kPoolSize; ++i) {
         Lane& l = g_pool[i].lane;
-        if (l.inUse.load(std::memory_order_relaxed) || !tryLock(l)) continue;
-        if (l.inUse.load(std::memory_order_relaxed)) {
-            unlock(l);
+        uint32_t freeLane = 0;
+        if (l.inUse.load(std::memory_order_relaxed) != 0 ||
+            !l.inUse.compare_exchange_strong(freeLane, 2, std::memory_order_seq_cst))
+            continue;
+        if (l.helperBusy.load(std::memory_order_seq_cst) != 0) {
+            l.inUse.store(0, std::memory_order_release); // its last owner's helper visit still runs
             continue;
         }
         fill(l, i);
         l.inUse.store(1, std::memory_order_release);
-        unlock(l);
         int high = g_poolHigh.load(std::memory_order_relaxed);
         while (high < i + 1 &&
                !g_poolHigh.compare_exchange_weak(high, i + 1, std::memory_order_acq_rel)) {
@@ -254,24 +260,32 @@ void releaseLane(Lane* l) {
         sysc(SYS_munmap, long(l), 4096);
         return;
     }
-    lockWaiting(*l);
-    l->inUse.store(0, std::memory_order_relaxed);
-    l->base = nullptr;
+    l->inUse.store(0, std::memory_order_seq_cst);
+    // Wait for a helper visit in progress (at most the chunk it is mapping). A helper killed
+    // inside leaves the flag set: after a while it cannot be alive and mapping any more.
+    int64_t deadline = monotonicNs() + kHelperGoneNs;
+    while (l->helperBusy.load(std::memory_order_seq_cst) != 0 && monotonicNs() < deadline) {
+        struct timespec nap = {0, 1'000'000};
+        sysc(SYS_futex, long(&l->helperBusy), FUTEX_WAIT_PRIVATE, 1, long(&nap));
+    }
+    l->helperBusy.store(0, std::memory_order_relaxed);
     l->want.store(0, std::memory_order_relaxed);
-    unlock(*l);
 }
 
 bool provideUpTo(Lane& l, uint64_t slot) {
-    if (slot < l.ready.load(std::memory_order_acquire)) return true;
-    lockWaiting(l);
-    bool ok = true;
-    while (ok && slot >= l.ready.load(std::memory_order_relaxed)) ok = growChunk(l, g_chunksOnThread);
-    unlock(l);
-    return ok;
+    uint64_t chunkSlots = g_chunkBytes / raw::kRecordSize;
+    for (;;) {
+        uint64_t from = l.ready.load(std::memory_order_acquire);
+        if (slot < from) return true;
+        // Not there yet (or the helper is still at it): map it here rather than wait.
+        if (!mapChunk(l.base, l.tid, l.maxSlots, from, false)) return false;
+        count(g_chunksOnThread);
+        raiseTo(l.ready, from + chunkSlots);
+    }
 }
 
 void requestAhead(Lane& l, uint64_t slots) {
-    if (l.index < 0 || !g_helperAllowed) return;
+    if (l.index < 0 || !g_helperAllowed || g_noFallocate.load(std::memory_order_relaxed)) return;
     if (slots > l.maxSlots) slots = l.maxSlots;
     if (l.want.load(std::memory_order_relaxed) >= slots ||
         l.ready.load(std::memory_order_relaxed) >= slots)
@@ -310,7 +324,7 @@ void resetAfterFork() {
     int high = g_poolHigh.load(std::memory_order_relaxed);
     for (int i = 0; i < high; ++i) {
         Lane& l = g_pool[i].lane;
-        l.lock.store(0, std::memory_order_relaxed);
+        l.helperBusy.store(0, std::memory_order_relaxed);
         l.inUse.store(0, std::memory_order_relaxed);
         l.base = nullptr;
         l.ready.store(0, std::memory_order_relaxed);

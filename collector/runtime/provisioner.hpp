@@ -24,15 +24,20 @@ namespace hpcprof::collector::provision {
 
 /// One recording thread's file, as the helper sees it. Lives in a static pool (a thread's TLS is
 /// freed when it exits, while the helper may still hold a request for it).
+///
+/// Mapping a chunk is idempotent (the file only grows, through fallocate, and a chunk always
+/// lands at the same address from the same file offset), so the thread and the helper never wait
+/// for each other: a thread that needs a chunk the helper has not finished maps it itself. The
+/// only exclusion is at thread exit: the reservation must not be unmapped under the helper.
 struct Lane {
-    std::atomic<uint32_t> lock{0};  ///< 1 while a chunk is being mapped (thread or helper)
-    std::atomic<uint32_t> inUse{0}; ///< a live thread owns this lane
-    char* base = nullptr;           ///< the thread's reservation: header, then records
-    uint64_t maxSlots = 0;          ///< per-thread record limit
-    int32_t tid = 0;                ///< names the file: <procDir>/thread-<tid>
-    int32_t index = -1;             ///< position in the pool, -1 = private (never helped)
-    std::atomic<uint64_t> ready{0}; ///< slots mapped and faulted in
-    std::atomic<uint64_t> want{0};  ///< slots the thread asked to have ready
+    std::atomic<uint32_t> inUse{0};      ///< 0 free, 2 being claimed, 1 owned by a live thread
+    std::atomic<uint32_t> helperBusy{0}; ///< the helper is mapping into this reservation
+    char* base = nullptr;                ///< the thread's reservation: header, then records
+    uint64_t maxSlots = 0;               ///< per-thread record limit
+    int32_t tid = 0;                     ///< names the file: <procDir>/thread-<tid>
+    int32_t index = -1;                  ///< position in the pool, -1 = private (never helped)
+    std::atomic<uint64_t> ready{0};      ///< slots [0, ready) are mapped and faulted in
+    std::atomic<uint64_t> want{0};       ///< slots the thread asked to have ready
 };
 
 /// Where thread files live, how they grow, and where chunks are counted (by the helper and by
@@ -43,7 +48,7 @@ void configure(const char* procDir, uint64_t chunkBytes, bool helperAllowed,
 
 /// A lane for a thread whose header is already mapped at `base`; nullptr if none can be had.
 Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid);
-/// The thread is exiting: waits for a chunk in progress, then frees the lane.
+/// The thread is exiting: waits until the helper is out of its reservation, then frees the lane.
 void releaseLane(Lane* lane);
 
 /// Maps chunks until `slot` is backed (on the calling thread). False: limit or file error.
