@@ -32,6 +32,7 @@ constexpr long kSysCloseRange = 436;   // close_range (Linux 5.9)
 constexpr int kPoolSize = 4096;
 constexpr size_t kHelperStackBytes = 64 * 1024;
 constexpr long kHelperPollNs = 100'000'000; // how often an idle helper checks its parent is alive
+constexpr uint32_t kQuietChunksAfterOutrun = 2;
 constexpr int64_t kHelperGoneNs = 2'000'000'000; // a helper visit this long: the helper died
 
 struct alignas(64) PoolEntry {
@@ -78,9 +79,12 @@ void raiseTo(std::atomic<uint64_t>& value, uint64_t to) {
 // ftruncate, which could shrink it under a concurrent mapper, so only threads map (no helper).
 std::atomic<bool> g_noFallocate{false};
 
-// Maps and faults in the chunk of `l`'s file that starts at slot `from`; the file only grows.
-// Raw calls only: this runs on the helper too. Returns false at the limit or on a file error.
-bool mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from, bool onHelper) {
+// Maps and faults in the chunk of a thread's file that starts at slot `from`; the file only
+// grows. Raw calls only: this runs on the helper too (`helperReady` = the lane's ready count
+// there, null on the thread). Returns false at the limit or on a file error.
+bool mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from,
+              const std::atomic<uint64_t>* helperReady) {
+    bool onHelper = helperReady != nullptr;
     uint64_t chunkSlots = g_chunkBytes / raw::kRecordSize;
     uint64_t next = from + chunkSlots;
     if (next > maxSlots) return false;
@@ -97,6 +101,12 @@ bool mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from, bool on
         struct stat st;
         ok = sysc(SYS_fstat, fd, long(&st)) == 0 &&
              (st.st_size >= end || sysc(SYS_ftruncate, fd, end) == 0);
+    }
+    // The thread got there first (it outran the helper): re-mapping would only throw away the
+    // page-table entries it has just faulted in.
+    if (ok && onHelper && helperReady->load(std::memory_order_acquire) > from) {
+        sysc(SYS_close, fd);
+        return true;
     }
     if (ok) {
         char* at = base + offset;
@@ -129,7 +139,7 @@ void serveLane(Lane& l) {
                l.inUse.load(std::memory_order_relaxed) == 1) {
             uint64_t from = l.ready.load(std::memory_order_acquire);
             if (from >= l.want.load(std::memory_order_acquire)) break;
-            if (!mapChunk(base, tid, maxSlots, from, true)) {
+            if (!mapChunk(base, tid, maxSlots, from, &l.ready)) {
                 l.want.store(from, std::memory_order_relaxed); // its thread meets the error too
                 break;
             }
@@ -226,6 +236,7 @@ Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid) {
         l.index = index;
         l.ready.store(0, std::memory_order_relaxed);
         l.want.store(0, std::memory_order_relaxed);
+        l.quietChunks = 0;
     };
     for (int i = 0; i < kPoolSize; ++i) {
         Lane& l = g_pool[i].lane;
@@ -278,14 +289,22 @@ bool provideUpTo(Lane& l, uint64_t slot) {
         uint64_t from = l.ready.load(std::memory_order_acquire);
         if (slot < from) return true;
         // Not there yet (or the helper is still at it): map it here rather than wait.
-        if (!mapChunk(l.base, l.tid, l.maxSlots, from, false)) return false;
+        if (!mapChunk(l.base, l.tid, l.maxSlots, from, nullptr)) return false;
         count(g_chunksOnThread);
+        // The thread records faster than the helper provides (a tight loop of cheap calls):
+        // two mappers then only contend for the same locks (mmap, the file), so the thread
+        // goes on alone for a while before it asks again.
+        if (from > 0) l.quietChunks = kQuietChunksAfterOutrun;
         raiseTo(l.ready, from + chunkSlots);
     }
 }
 
 void requestAhead(Lane& l, uint64_t slots) {
     if (l.index < 0 || !g_helperAllowed || g_noFallocate.load(std::memory_order_relaxed)) return;
+    if (l.quietChunks > 0) {
+        --l.quietChunks;
+        return;
+    }
     if (slots > l.maxSlots) slots = l.maxSlots;
     if (l.want.load(std::memory_order_relaxed) >= slots ||
         l.ready.load(std::memory_order_relaxed) >= slots)

@@ -38,6 +38,7 @@ struct Lane {
     int32_t index = -1;                  ///< position in the pool, -1 = private (never helped)
     std::atomic<uint64_t> ready{0};      ///< slots [0, ready) are mapped and faulted in
     std::atomic<uint64_t> want{0};       ///< slots the thread asked to have ready
+    uint32_t quietChunks = 0;            ///< thread only: chunks to go without asking the helper
 };
 
 /// Where thread files live, how they grow, and where chunks are counted (by the helper and by
