@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # MPI overhead per call, side by side: REPS alternating runs of bench/mpi_overhead on RANKS ranks
-# without and with hpcprof (agent + MPI module preloaded, recording), medians per loop.
+# without and with hpcprof (agent + MPI module preloaded, recording), medians per loop of the
+# wall time and of rank 0's thread CPU time per call.
 #
 #   bench/mpi/overhead.sh [BUILD_DIR] [REPS] [CALLS] [RANKS]
 set -euo pipefail
@@ -13,22 +14,27 @@ bin=$build/bench/mpi_overhead
 preload="$build/lib/libhpcprof.so:$build/lib/libhpcprof_mpi.so"
 raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
-declare -a a0 a1 p0 p1
+loops=(allreduce allreduce4 iprobe)
+declare -A wall cpu
 for ((i = 0; i < reps; i++)); do
-    out=$(mpirun -np "$ranks" "$bin" "$calls")
-    a0+=("$(awk '/allreduce/ {print $2}' <<<"$out")"); p0+=("$(awk '/iprobe/ {print $2}' <<<"$out")")
-    rm -rf "${raw:?}"/*
-    out=$(mpirun -np "$ranks" -x LD_PRELOAD="$preload" -x HPCPROF_RAW_DIR="$raw" "$bin" "$calls")
-    a1+=("$(awk '/allreduce/ {print $2}' <<<"$out")"); p1+=("$(awk '/iprobe/ {print $2}' <<<"$out")")
+    for side in 0 1; do
+        rm -rf "${raw:?}"/*
+        if [[ $side == 0 ]]; then
+            out=$(mpirun -np "$ranks" "$bin" "$calls")
+        else
+            out=$(mpirun -np "$ranks" -x LD_PRELOAD="$preload" -x HPCPROF_RAW_DIR="$raw" "$bin" "$calls")
+        fi
+        for l in "${loops[@]}"; do
+            wall[$l,$side]+="$(awk -v l="$l" '$1 == l {print $2}' <<<"$out") "
+            cpu[$l,$side]+="$(awk -v l="$l" '$1 == l {print $3}' <<<"$out") "
+        done
+    done
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-report() {
-    local name=$1; shift
-    local n=$(( $# / 2 ))
-    local m0 m1
-    m0=$(median "${@:1:n}"); m1=$(median "${@:n+1}")
-    awk -v n="$name" -v a="$m0" -v b="$m1" 'BEGIN {printf "%-10s median without %7.1f ns, with %7.1f ns, added %6.1f ns per call\n", n, a, b, b - a}'
-}
-echo "ranks $ranks, $calls calls per loop, $reps runs each way"
-report "allreduce" "${a0[@]}" "${a1[@]}"
-report "iprobe" "${p0[@]}" "${p1[@]}"
+echo "ranks $ranks, $calls calls per loop, $reps runs each way (ns per call, medians)"
+for l in "${loops[@]}"; do
+    # shellcheck disable=SC2086
+    awk -v n="$l" -v a="$(median ${wall[$l,0]})" -v b="$(median ${wall[$l,1]})" \
+        -v c="$(median ${cpu[$l,0]})" -v d="$(median ${cpu[$l,1]})" \
+        'BEGIN {printf "%-10s wall %7.1f -> %7.1f (added %6.1f)   thread CPU %7.1f -> %7.1f (added %6.1f)\n", n, a, b, b - a, c, d, d - c}'
+done
