@@ -196,9 +196,17 @@ void startHelper() {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    // Its own thread pointer: a small zeroed block at the bottom of its stack mapping (self
+    // pointers filled in), so that nothing on the helper ever reads the creating thread's TLS,
+    // which is freed if that thread exits first. The helper's code reads no TLS at all; this
+    // only guards against a compiler-inserted stack-protector check.
+    auto* tcb = reinterpret_cast<void**>(g_helperStack);
+    tcb[0] = tcb; // tcbhead_t.tcb
+    tcb[2] = tcb; // tcbhead_t.self
     // Exit signal 0: the program gets no SIGCHLD for it, and wait()/waitpid() without __WALL
     // never report it.
-    int pid = clone(helperMain, g_helperStack + kHelperStackBytes, CLONE_VM, nullptr);
+    int pid = clone(helperMain, g_helperStack + kHelperStackBytes, CLONE_VM | CLONE_SETTLS, nullptr,
+                    nullptr, tcb, nullptr);
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (pid <= 0) {
         sysc(SYS_munmap, long(g_helperStack), long(kHelperStackBytes));
@@ -327,7 +335,8 @@ void stopHelper() {
     // Reap it (it finishes at most the chunk in hand): no zombie is left to whatever this
     // process execs into.
     int status = 0;
-    sysc(SYS_wait4, g_helperPid, long(&status), __WCLONE, 0);
+    while (sysc(SYS_wait4, g_helperPid, long(&status), __WCLONE, 0) == -EINTR) {
+    }
     sysc(SYS_munmap, long(g_helperStack), long(kHelperStackBytes));
     g_helperStack = nullptr;
     g_helperPid = 0;
