@@ -2,6 +2,7 @@
 #include "event_parser.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,7 +37,7 @@ bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
     } else {
         return false;
     }
-    bool integer = true;
+    bool integer = true, exponent = false;
     if (q < end && *q == '.') {
         integer = false;
         const char* digits = ++q;
@@ -45,6 +46,7 @@ bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
     }
     if (q < end && (*q == 'e' || *q == 'E')) {
         integer = false;
+        exponent = true;
         ++q;
         if (q < end && (*q == '+' || *q == '-')) ++q;
         const char* digits = q;
@@ -60,11 +62,14 @@ bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
             return true;
         }
     }
-    // Real, or an integer beyond int64 (nlohmann keeps those as floating point too).
+    // Real, or an integer beyond int64 (nlohmann keeps those as floating point too). A value
+    // beyond double's range is an error there ("number overflow"); only an exponent or a very
+    // long literal can get there, so the double is not computed otherwise unless needed.
     double d = 0;
-    if (needDouble) {
+    if (needDouble || exponent || tok.size() > 300) {
         auto r = std::from_chars(p, end, d);
         if (r.ec != std::errc() || r.ptr != end) d = std::strtod(std::string(tok).c_str(), nullptr);
+        if (!std::isfinite(d)) return false;
     }
     out = Scalar::real(d, tok);
     return true;

@@ -180,6 +180,8 @@ TEST_CASE("damage inside an event stops the read at its position and keeps the e
     std::vector<Case> cases = {
         {"{\"ph\":\"X\",\"name\":tru,\"ts\":1}", "invalid event"},
         {"{\"ph\":\"X\",\"name\":\"a\",\"ts\":1.2.3}", "invalid event"},
+        {"{\"ph\":\"X\",\"name\":\"a\",\"ts\":1e999}", "invalid number"}, // beyond double
+        {"{\"ph\":\"X\",\"name\":\"\\ud800x\",\"ts\":1}", "surrogate"},
         {"{\"ph\":\"X\",\"name\":\"\xff\xfe\",\"ts\":1}", "invalid event"},
         {"{\"ph\":\"X\",\"name\":\"a\nb\",\"ts\":1}", "control character"},
         {"{\"ph\":\"X\" \"name\":\"a\"}", "invalid event"},
