@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Many small calls, enough to fill several chunks of every thread's raw file: the main thread,
-// two worker threads and a forked child each make CALLS 1-byte pwrite calls (to DIR/bulk-main.dat,
+// THREADS worker threads (default 2, started four at a time so that threads come and go while
+// others record) and a forked child each make CALLS 1-byte pwrite calls (to DIR/bulk-main.dat,
 // DIR/bulk-thread.dat and DIR/bulk-child.dat). The parent then reaps its children with plain
 // wait() until ECHILD and prints how many it reaped ("reaped 1"): the agent's own helper task
-// must never show up there. With a third argument "kill" the program SIGKILLs itself at the end.
+// must never show up there. With a last argument "kill" the program SIGKILLs itself at the end.
 //
-//   bulk_sample DIR CALLS [kill]
+//   bulk_sample DIR CALLS [THREADS] [kill]
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,21 +38,41 @@ static void* worker(void* arg) {
     return (void*)(long)writeMany("bulk-thread.dat");
 }
 
+// Runs `count` workers, at most four at a time. Returns non-zero if any failed.
+static int runWorkers(int count) {
+    int failed = 0;
+    for (int started = 0; started < count;) {
+        pthread_t wave[4];
+        int n = 0;
+        for (; n < 4 && started < count; ++n, ++started)
+            if (pthread_create(&wave[n], NULL, worker, NULL) != 0) return 1;
+        for (int i = 0; i < n; ++i) {
+            void* r;
+            pthread_join(wave[i], &r);
+            failed |= (int)(long)r;
+        }
+    }
+    return failed;
+}
+
+static void* workerWaves(void* arg) {
+    return (void*)(long)runWorkers((int)(long)arg);
+}
+
 int main(int argc, char** argv) {
     if (argc < 3) return 2;
     g_dir = argv[1];
     g_calls = atol(argv[2]);
-    pthread_t threads[2];
-    for (int i = 0; i < 2; ++i)
-        if (pthread_create(&threads[i], NULL, worker, NULL) != 0) return 1;
+    int killAtEnd = strcmp(argv[argc - 1], "kill") == 0;
+    int threads = argc > 3 && !(argc == 4 && killAtEnd) ? atoi(argv[3]) : 2;
+    pthread_t waves;
+    if (pthread_create(&waves, NULL, workerWaves, (void*)(long)threads) != 0) return 1;
     pid_t child = fork();
     if (child == 0) _exit(writeMany("bulk-child.dat"));
     int failed = writeMany("bulk-main.dat");
-    for (int i = 0; i < 2; ++i) {
-        void* r;
-        pthread_join(threads[i], &r);
-        failed |= (int)(long)r;
-    }
+    void* r;
+    pthread_join(waves, &r);
+    failed |= (int)(long)r;
     int reaped = 0, status;
     while (wait(&status) > 0) {
         ++reaped;
@@ -59,6 +81,6 @@ int main(int argc, char** argv) {
     if (errno != ECHILD) failed = 1;
     printf("reaped %d\n", reaped);
     fflush(stdout);
-    if (argc > 3) kill(getpid(), SIGKILL);
+    if (killAtEnd) kill(getpid(), SIGKILL);
     return failed ? 1 : (reaped == 1 ? 0 : 3);
 }

@@ -20,10 +20,11 @@ namespace {
 
 constexpr long kCalls = 60000; // ~3.7 MiB of records per thread: four 1 MiB chunks
 
-ProcessResult runBulk(const TempDir& dir, const std::vector<std::string>& env, bool kill = false) {
+ProcessResult runBulk(const TempDir& dir, const std::vector<std::string>& env, bool kill = false,
+                      long calls = kCalls, int threads = 2) {
     std::vector<std::string> argv = {hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--",
                                      sampleBinary("bulk_sample"), dir.path().string(),
-                                     std::to_string(kCalls)};
+                                     std::to_string(calls), std::to_string(threads)};
     if (kill) argv.push_back("kill");
     return runProcess(argv, env);
 }
@@ -33,11 +34,11 @@ int64_t pwritesTo(const TraceQuery& q, const std::string& file) {
                     " AND object LIKE '%/" + file + "'");
 }
 
-void checkEveryCall(const TraceQuery& q) {
-    CHECK(pwritesTo(q, "bulk-main.dat") == kCalls);
-    CHECK(pwritesTo(q, "bulk-thread.dat") == 2 * kCalls);
-    CHECK(pwritesTo(q, "bulk-child.dat") == kCalls);
-    CHECK(q.scalar("SELECT COUNT(DISTINCT tid) FROM event_view WHERE object LIKE '%/bulk-thread.dat'") == 2);
+void checkEveryCall(const TraceQuery& q, long calls = kCalls, int threads = 2) {
+    CHECK(pwritesTo(q, "bulk-main.dat") == calls);
+    CHECK(pwritesTo(q, "bulk-thread.dat") == threads * calls);
+    CHECK(pwritesTo(q, "bulk-child.dat") == calls);
+    CHECK(q.scalar("SELECT COUNT(DISTINCT tid) FROM event_view WHERE object LIKE '%/bulk-thread.dat'") == threads);
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'records_dropped'") == 0);
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'records_torn'") == 0);
 }
@@ -102,4 +103,19 @@ TEST_CASE("a SIGKILLed long run keeps every completed call and leaves no helper 
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'processes_ended_abnormally'") == 1);
     // The helper notices its parent is gone within its 100 ms poll.
     CHECK(bulkTasksAfter(std::chrono::milliseconds(2000)) == 0);
+}
+
+TEST_CASE("threads that come and go while the helper maps ahead of them lose nothing",
+          "[integration][io][provisioning]") {
+    // 64 KiB chunks (1024 records): 24 short-lived workers, four at a time, each past seven
+    // chunk boundaries, so the helper is often mapping into a thread that is about to exit.
+    TempDir dir;
+    constexpr long kShortCalls = 8000;
+    auto r = runBulk(dir, {"HPCPROF_CHUNK_KB=64"}, false, kShortCalls, 24);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == "reaped 1\n");
+    TraceQuery q(dir / "trace.hpcprof");
+    checkEveryCall(q, kShortCalls, 24);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'raw_chunks_mapped_ahead'") > 0);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'thread_files_truncated'") == 0);
 }
