@@ -70,9 +70,6 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     w.m_insEvent = schema::Statement(d, eventInsert + oneRow);
     const std::string detailInsert = "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES ";
     w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?, ?)");
-    std::string detailBatch = detailInsert;
-    for (size_t i = 0; i < kDetailBatch; ++i) detailBatch += i ? ",(?,?,?,?,?)" : "(?,?,?,?,?)";
-    w.m_insDetailBatch = schema::Statement(d, detailBatch);
     w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
     w.m_insCompletion = schema::Statement(
         d, "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer, tag,"
@@ -82,7 +79,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     w.m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
-                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insDetailBatch, &w.m_insArg,
+                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insArg,
                     &w.m_finishTrack, &w.m_insMeta, &w.m_insCompletion})
         if (!s->valid()) return s->error();
     return w;
@@ -232,6 +229,26 @@ schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
     return s;
 }
 
+schema::Statement& TraceWriter::detailBatchStatement(unsigned shape) {
+    schema::Statement& s = m_insDetailBatch[shape];
+    if (s.valid()) return s;
+    static constexpr std::string_view kNames[] = {"offset", "errno", "fd", "tag"};
+    std::string sql = "INSERT INTO event_detail(event_id";
+    std::string row = "(?";
+    for (unsigned c = 0; c < 4; ++c)
+        if (shape & (1u << c)) {
+            sql += ", ";
+            sql += kNames[c];
+            row += ",?";
+        }
+    row += ")";
+    sql += ") VALUES ";
+    for (size_t i = 0; i < kDetailBatch; ++i) sql += (i ? "," : "") + row;
+    s = schema::Statement(db(), sql);
+    check(s.error());
+    return s;
+}
+
 void TraceWriter::flushEvents(bool final) {
     if (m_pendingEvents.size() == kEventBatch) {
         // Only the optional columns some row of the batch sets are named (the rest stay NULL),
@@ -279,10 +296,24 @@ void TraceWriter::flushEvents(bool final) {
     size_t i = 0;
     if (!final && m_pendingDetails.size() < kDetailBatch) return;
     for (; i + kDetailBatch <= m_pendingDetails.size(); i += kDetailBatch) {
-        for (size_t k = 0; k < kDetailBatch; ++k)
-            bindDetail(m_insDetailBatch, int(k) * 5, m_pendingDetails[i + k].first,
-                       m_pendingDetails[i + k].second);
-        check(m_insDetailBatch.run());
+        // As for events: only the columns some detail of the batch sets are named.
+        unsigned shape = 0;
+        for (size_t k = 0; k < kDetailBatch; ++k) {
+            const EventDetail& x = m_pendingDetails[i + k].second;
+            shape |= unsigned(x.offset.has_value()) | unsigned(x.errnoValue.has_value()) << 1 |
+                     unsigned(x.fd.has_value()) << 2 | unsigned(x.tag.has_value()) << 3;
+        }
+        schema::Statement& t = detailBatchStatement(shape);
+        int next = 1;
+        for (size_t k = 0; k < kDetailBatch; ++k) {
+            const auto& [id, x] = m_pendingDetails[i + k];
+            t.bind(next++, id);
+            if (shape & 1) bindOptional(t, next++, x.offset);
+            if (shape & 2) bindOptional(t, next++, x.errnoValue);
+            if (shape & 4) bindOptional(t, next++, x.fd);
+            if (shape & 8) bindOptional(t, next++, x.tag);
+        }
+        check(t.run());
     }
     if (final) {
         for (; i < m_pendingDetails.size(); ++i) {
@@ -397,7 +428,7 @@ Status TraceWriter::finish() {
     m_insEvent = {};
     for (auto& s : m_insEventBatch) s = {};
     m_insDetail = {};
-    m_insDetailBatch = {};
+    for (auto& s : m_insDetailBatch) s = {};
     m_insArg = {};
     m_finishTrack = {};
     m_insMeta = {};

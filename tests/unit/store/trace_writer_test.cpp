@@ -59,6 +59,9 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
           "[store][writer]") {
     test::TempDir dir;
     std::string path = dir / "t.hpcprof";
+    // Track sizes around the batch size: full batches, tails, a batch across two tracks.
+    const int64_t batch = int64_t(store::TraceWriter::kEventBatch);
+    const int64_t sizes[4] = {2 * batch + batch / 3, 3 * batch + 17, batch / 2, batch + batch / 4};
     std::vector<Written> written;
     {
         auto w = store::TraceWriter::create(path);
@@ -77,9 +80,13 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
         auto add = [&](int64_t track, unsigned shape, int64_t depth, bool withDetail) {
             Written x;
             x.row = makeRow(track, i, shape, depth);
-            if (withDetail) {
-                x.detail.offset = i * 512;
+            if (withDetail) { // details of several shapes too
+                if (i % 5 == 0)
+                    x.detail.fd = i % 100;
+                else
+                    x.detail.offset = i * 512;
                 if (i % 2) x.detail.errnoValue = 5;
+                if (i % 7 == 0) x.detail.tag = -int64_t(i);
             }
             x.id = tw.insertEvent(x.row, x.detail);
             written.push_back(x);
@@ -96,22 +103,23 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
             REQUIRE(tw.finishTrack(track, first, last, count).ok());
         };
         // Track 0: the common I/O shape (bytes, object; depth 0): two full batches and a tail.
-        for (int k = 0; k < 300; ++k) add(tracks[0], 3, 0, k % 3 == 0);
+        for (int64_t k = 0; k < sizes[0]; ++k) add(tracks[0], 3, 0, k % 3 == 0);
         finish(tracks[0]);
         // Track 1: every shape at random, nested depths, some rows with every column set.
-        for (int k = 0; k < 400; ++k)
+        for (int64_t k = 0; k < sizes[1]; ++k)
             add(tracks[1], k % 50 == 0 ? 127u : unsigned(rng() % 128), int64_t(rng() % 4),
                 rng() % 4 == 0);
         finish(tracks[1]);
         // Tracks 2 and 3 appended before either is finished: one batch spans both tracks.
-        for (int k = 0; k < 100; ++k) add(tracks[2], 1, 0, false);
-        for (int k = 0; k < 200; ++k) add(tracks[3], k < 150 ? 0u : 96u, k % 2, false);
+        for (int64_t k = 0; k < sizes[2]; ++k) add(tracks[2], 1, 0, false);
+        for (int64_t k = 0; k < sizes[3]; ++k)
+            add(tracks[3], k < sizes[3] / 2 ? 0u : 96u, k % 2, false);
         finish(tracks[2]);
         finish(tracks[3]);
         REQUIRE(tw.error().ok());
         REQUIRE(tw.finish().ok());
     }
-    REQUIRE(written.size() == 1000);
+    REQUIRE(int64_t(written.size()) == sizes[0] + sizes[1] + sizes[2] + sizes[3]);
     for (size_t k = 0; k < written.size(); ++k) REQUIRE(written[k].id == int64_t(k) + 1);
 
     auto db = schema::openTraceReadOnly(path);
@@ -153,21 +161,22 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
         REQUIRE(d.int64(0) == x.id);
         requireColumn(d, 1, x.detail.offset, x.id);
         requireColumn(d, 2, x.detail.errnoValue, x.id);
-        REQUIRE(d.isNull(3));
-        REQUIRE(d.isNull(4));
+        requireColumn(d, 3, x.detail.fd, x.id);
+        requireColumn(d, 4, x.detail.tag, x.id);
     }
     REQUIRE_FALSE(d.step());
-    REQUIRE(details > 100);
+    REQUIRE(details > 4 * 128); // several full detail batches
 
     // Each track is the contiguous id range it was given.
     schema::Statement t(db.value().get(),
                         "SELECT first_event_id, last_event_id, event_count FROM track ORDER BY id");
-    const int64_t expected[4][3] = {{1, 300, 300}, {301, 700, 400}, {701, 800, 100}, {801, 1000, 200}};
-    for (const auto& row : expected) {
+    int64_t first = 1;
+    for (int64_t size : sizes) {
         REQUIRE(t.step());
-        REQUIRE(t.int64(0) == row[0]);
-        REQUIRE(t.int64(1) == row[1]);
-        REQUIRE(t.int64(2) == row[2]);
+        REQUIRE(t.int64(0) == first);
+        REQUIRE(t.int64(1) == first + size - 1);
+        REQUIRE(t.int64(2) == size);
+        first += size;
     }
     REQUIRE_FALSE(t.step());
 }
