@@ -81,17 +81,18 @@ std::atomic<bool> g_noFallocate{false};
 
 // Maps and faults in the chunk of a thread's file that starts at slot `from`; the file only
 // grows. Raw calls only: this runs on the helper too (`helperReady` = the lane's ready count
-// there, null on the thread). Returns false at the limit or on a file error.
-bool mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from,
-              const std::atomic<uint64_t>* helperReady) {
+// there, null on the thread).
+enum class Mapped { Done, AlreadyThere, Failed }; // Failed: the limit, or a file error
+Mapped mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from,
+                const std::atomic<uint64_t>* helperReady) {
     bool onHelper = helperReady != nullptr;
     uint64_t chunkSlots = g_chunkBytes / raw::kRecordSize;
     uint64_t next = from + chunkSlots;
-    if (next > maxSlots) return false;
+    if (next > maxSlots) return Mapped::Failed;
     char path[1500];
     appendThreadFilePath(path, g_procDir, tid);
     long fd = sysc(SYS_openat, AT_FDCWD, long(path), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return false;
+    if (fd < 0) return Mapped::Failed;
     long offset = long(raw::kHeaderSize + from * raw::kRecordSize);
     long end = long(raw::kHeaderSize + next * raw::kRecordSize);
     bool ok = !g_noFallocate.load(std::memory_order_relaxed) &&
@@ -106,7 +107,7 @@ bool mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from,
     // page-table entries it has just faulted in.
     if (ok && onHelper && helperReady->load(std::memory_order_acquire) > from) {
         sysc(SYS_close, fd);
-        return true;
+        return Mapped::AlreadyThere;
     }
     if (ok) {
         char* at = base + offset;
@@ -117,13 +118,13 @@ bool mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from,
         if (ok) sysc(SYS_madvise, long(at), long(g_chunkBytes), kMadvPopulateWrite);
     }
     sysc(SYS_close, fd);
-    if (!ok) return false;
+    if (!ok) return Mapped::Failed;
     auto* h = reinterpret_cast<raw::ThreadFileHeader*>(base);
     uint64_t cap = __atomic_load_n(&h->capacity, __ATOMIC_RELAXED);
     while (cap < next && !__atomic_compare_exchange_n(&h->capacity, &cap, next, true,
                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
-    return true;
+    return Mapped::Done;
 }
 
 // Maps, on the helper, what lane `l` asked for. The busy flag and inUse form a Dekker pair with
@@ -139,11 +140,12 @@ void serveLane(Lane& l) {
                l.inUse.load(std::memory_order_relaxed) == 1) {
             uint64_t from = l.ready.load(std::memory_order_acquire);
             if (from >= l.want.load(std::memory_order_acquire)) break;
-            if (!mapChunk(base, tid, maxSlots, from, &l.ready)) {
+            Mapped m = mapChunk(base, tid, maxSlots, from, &l.ready);
+            if (m == Mapped::Failed) {
                 l.want.store(from, std::memory_order_relaxed); // its thread meets the error too
                 break;
             }
-            count(g_chunksAhead);
+            if (m == Mapped::Done) count(g_chunksAhead);
             raiseTo(l.ready, from + g_chunkBytes / raw::kRecordSize);
         }
     }
@@ -297,12 +299,13 @@ bool provideUpTo(Lane& l, uint64_t slot) {
         uint64_t from = l.ready.load(std::memory_order_acquire);
         if (slot < from) return true;
         // Not there yet (or the helper is still at it): map it here rather than wait.
-        if (!mapChunk(l.base, l.tid, l.maxSlots, from, nullptr)) return false;
+        if (mapChunk(l.base, l.tid, l.maxSlots, from, nullptr) == Mapped::Failed) return false;
         count(g_chunksOnThread);
-        // The thread records faster than the helper provides (a tight loop of cheap calls):
-        // two mappers then only contend for the same locks (mmap, the file), so the thread
-        // goes on alone for a while before it asks again.
-        if (from > 0) l.quietChunks = kQuietChunksAfterOutrun;
+        // The helper had been asked for this chunk and was not done: the thread records faster
+        // than the helper provides (a tight loop of cheap calls). Two mappers then only contend
+        // for the same locks (mmap, the file), so the thread goes on alone for a couple of
+        // chunks before it asks again.
+        if (l.want.load(std::memory_order_relaxed) > from) l.quietChunks = kQuietChunksAfterOutrun;
         raiseTo(l.ready, from + chunkSlots);
     }
 }
