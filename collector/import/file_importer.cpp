@@ -317,7 +317,7 @@ bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, Proc
     else
         fillKinetoFacts(e, pe, b);
     if (!t.gpu && !m_cpuPid && e.pid.present && e.pid.isInt) m_cpuPid = e.pid.i;
-    t.events.push_back(pe);
+    t.pending.push_back(pe);
     bOut = &b;
     trackOut = &t;
     return true;
@@ -352,7 +352,7 @@ void FileImporter::onEvent(const ParsedEvent& e) {
             return;
         }
         makeEvent(e, *ts, 0, b, t);
-        m_open[{idKey(e.pid), idKey(e.tid)}].push_back({b, t, uint32_t(t->events.size() - 1)});
+        m_open[{idKey(e.pid), idKey(e.tid)}].push_back({b, t, uint32_t(t->pending.size() - 1)});
         return;
     }
     case 'E': {
@@ -368,7 +368,7 @@ void FileImporter::onEvent(const ParsedEvent& e) {
         }
         OpenBegin ob = it->second.back();
         it->second.pop_back();
-        PendingEvent& pe = ob.track->events[ob.index];
+        PendingEvent& pe = ob.track->pending[ob.index];
         int64_t dur = *ts - pe.ts;
         if (dur < 0) {
             ob.builder->count(Stat::ImportDurationsInvalid);
@@ -413,7 +413,7 @@ Status FileImporter::flush(int64_t pidKey, bool truncated) {
     for (auto& [key, stack] : m_open)
         for (size_t i = 0; i < stack.size();) {
             if (stack[i].builder == &b) {
-                stack[i].track->events[stack[i].index].dur = 0;
+                stack[i].track->pending[stack[i].index].dur = 0;
                 b.count(Stat::ImportUnmatchedBeginEnd);
                 stack.erase(stack.begin() + long(i));
             } else {

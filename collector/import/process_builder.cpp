@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "process_builder.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <new>
 
 #include "kineto_mapping.hpp"
 #include "nesting_depth.hpp"
@@ -53,6 +56,17 @@ PendingTrack& ProcessBuilder::gpuTrack(int64_t device, int64_t stream) {
     return *slot;
 }
 
+EventChunks::Chunk EventChunks::allocateChunk() {
+    void* p = ::mmap(nullptr, kChunk * sizeof(PendingEvent), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc(); // as a vector's growth would
+    return Chunk(static_cast<PendingEvent*>(p)); // events are constructed by push_back
+}
+
+void EventChunks::Unmap::operator()(PendingEvent* p) const {
+    ::munmap(p, kChunk * sizeof(PendingEvent));
+}
+
 int32_t ProcessBuilder::addExtra(EventExtra extra) {
     m_extras.push_back(std::move(extra));
     return int32_t(m_extras.size() - 1);
@@ -60,15 +74,15 @@ int32_t ProcessBuilder::addExtra(EventExtra extra) {
 
 bool ProcessBuilder::empty() const {
     for (const auto& [key, t] : m_tracks)
-        if (!t->events.empty()) return false;
+        if (!t->pending.empty() || !t->events.empty()) return false;
     return true;
 }
 
 std::optional<int64_t> ProcessBuilder::minTs() const {
     std::optional<int64_t> best;
     for (const auto& [key, t] : m_tracks)
-        for (const auto& e : t->events)
-            if (!best || e.ts < *best) best = e.ts;
+        for (size_t i = 0; i < t->pending.size(); ++i)
+            if (!best || t->pending[i].ts < *best) best = t->pending[i].ts;
     return best;
 }
 
@@ -146,6 +160,7 @@ Result<WrittenProcess> ProcessBuilder::write(store::TraceWriter& w, int64_t proc
     out.minTs = INT64_MAX;
     out.maxEnd = INT64_MIN;
     for (auto& [key, t] : m_tracks) {
+        t->pending.moveTo(t->events);
         std::sort(t->events.begin(), t->events.end(),
                   [](const PendingEvent& a, const PendingEvent& b) {
                       if (a.ts != b.ts) return a.ts < b.ts;

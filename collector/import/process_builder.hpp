@@ -6,11 +6,14 @@
 // compact 48-byte form; rare facts live in a side table.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <new>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,6 +39,7 @@ struct PendingEvent {
     uint8_t dstKind = 0;
 };
 static_assert(sizeof(PendingEvent) == 48);
+static_assert(std::is_trivially_copyable_v<PendingEvent>);
 
 /// Facts only a few events have: collective metadata, hpcprof columns from exports, free args.
 struct EventExtra {
@@ -56,6 +60,51 @@ struct FlowPoint {
     bool nextSlice; ///< 'f' without "bp":"e" binds to the next slice, others to the enclosing one
 };
 
+/// A track's events in arrival order, in fixed-size chunks: growing never copies the events or
+/// holds an old and a new buffer at once (a vector's reallocation peak was a third of the
+/// import's memory on a 10M-event rank).
+class EventChunks {
+public:
+    void push_back(const PendingEvent& e) {
+        if ((m_size & kMask) == 0) m_chunks.push_back(allocateChunk());
+        new (&m_chunks.back()[m_size & kMask]) PendingEvent(e);
+        ++m_size;
+    }
+    size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    PendingEvent& operator[](size_t i) { return m_chunks[i >> kShift][i & kMask]; }
+    const PendingEvent& operator[](size_t i) const { return m_chunks[i >> kShift][i & kMask]; }
+    /// Moves the events into `out` (replacing its contents), freeing each chunk once copied:
+    /// the peak is the events plus one chunk.
+    void moveTo(std::vector<PendingEvent>& out) {
+        out.clear();
+        out.shrink_to_fit();
+        out.reserve(m_size);
+        for (size_t c = 0; c < m_chunks.size(); ++c) {
+            size_t n = std::min(kChunk, m_size - c * kChunk);
+            out.insert(out.end(), m_chunks[c].get(), m_chunks[c].get() + n);
+            m_chunks[c].reset();
+        }
+        m_chunks.clear();
+        m_size = 0;
+    }
+
+private:
+    static constexpr size_t kShift = 15;
+    static constexpr size_t kChunk = size_t(1) << kShift; // 1.5 MiB of events
+    static constexpr size_t kMask = kChunk - 1;
+    /// Chunks are mapped and unmapped directly: malloc would keep freed chunks in its heap
+    /// (its mmap threshold grows with freed sizes), and moveTo() relies on each freed chunk
+    /// going back to the system at once.
+    struct Unmap {
+        void operator()(PendingEvent* p) const;
+    };
+    using Chunk = std::unique_ptr<PendingEvent[], Unmap>;
+    static Chunk allocateChunk();
+    std::vector<Chunk> m_chunks;
+    size_t m_size = 0;
+};
+
 struct PendingTrack {
     bool gpu = false;
     int64_t device = 0, stream = 0; ///< gpu
@@ -66,7 +115,8 @@ struct PendingTrack {
     std::string kindName;           ///< track.kind when not the lane's default (exports: nic_queue)
     bool hasDevice = false;         ///< a non-GPU track that still has device/stream (NIC queues)
     int64_t sortKey = 0;
-    std::vector<PendingEvent> events;
+    EventChunks pending;                ///< events as they arrive
+    std::vector<PendingEvent> events;   ///< the same, contiguous, once the process is written
     std::vector<FlowPoint> flows;
 };
 
