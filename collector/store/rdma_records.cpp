@@ -106,8 +106,7 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
     uint32_t callIndex = 0;
     // Work requests built through ibv_qp_ex, written before the ibv_wr_complete that posts them.
     std::vector<Wr> batched;
-    for (const auto& bytes : t.rdma) {
-        raw::RdmaRecord r = recordAs<raw::RdmaRecord>(bytes);
+    auto convert = [&](const raw::RdmaRecord& r) {
         switch (r.action) {
         case raw::RdmaAction::Device: {
             Device& d = m_devices[r.device];
@@ -256,7 +255,50 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
             break;
         }
         case raw::RdmaAction::DeviceClose: break;
+        case raw::RdmaAction::PostOne:
+        case raw::RdmaAction::PollOne: break; // split by the loop below
         }
+    };
+    for (const auto& bytes : t.rdma) {
+        raw::RdmaRecord r = recordAs<raw::RdmaRecord>(bytes);
+        if (r.action == raw::RdmaAction::PollOne) {
+            // A poll that returned one completion: its Call record (no QP, the CQ as object)
+            // and the Completion record (at the call's end), as the agent writes other polls.
+            raw::RdmaRecord call = r;
+            call.action = raw::RdmaAction::Call;
+            call.qpNum = 0;
+            call.u.call = {};
+            call.u.call.end = r.u.pollOne.end;
+            call.u.call.bytes = r.u.wc.byteLen;
+            call.u.call.object = r.u.wc.cq;
+            call.u.call.count = 1;
+            call.u.call.op = r.u.pollOne.op;
+            raw::RdmaRecord wc = r;
+            wc.action = raw::RdmaAction::Completion;
+            wc.ts = r.u.pollOne.end;
+            convert(call);
+            convert(wc);
+            continue;
+        }
+        if (r.action != raw::RdmaAction::PostOne) {
+            convert(r);
+            continue;
+        }
+        // A single-WR post the provider accepted: the Call record and the WR record it stands
+        // for, in the order the agent writes them for other posts.
+        raw::RdmaRecord wr = r;
+        wr.action = wr.u.wr.opcode == 255 ? raw::RdmaAction::RecvWr : raw::RdmaAction::SendWr;
+        raw::RdmaRecord call = r;
+        call.action = raw::RdmaAction::Call;
+        call.u.call = {};
+        call.u.call.end = r.u.postOne.end;
+        call.u.call.bytes = r.u.wr.bytes;
+        call.u.call.object = r.u.wr.srq ? r.u.wr.remoteAddr : 0;
+        call.u.call.count = 1;
+        call.u.call.op = r.u.postOne.op;
+        call.u.call.posted = 1;
+        convert(call);
+        convert(wr);
     }
 }
 

@@ -31,14 +31,8 @@ template <typename Wr> uint64_t sgBytes(const Wr* wr) {
     return bytes;
 }
 
-void writeSendWr(const ibv_qp* qp, uint16_t device, uint64_t ts, const ibv_send_wr* w,
-                 uint64_t bytes) {
-    raw::RdmaRecord* r = reserveRdma();
-    if (!r) return;
-    r->action = raw::RdmaAction::SendWr;
-    r->device = device;
-    r->qpNum = qp->qp_num;
-    r->ts = ts;
+// The WR part of a SendWr (or PostOne) record.
+void fillSendWr(raw::RdmaRecord* r, const ibv_qp* qp, const ibv_send_wr* w, uint64_t bytes) {
     r->u.wr.wrId = w->wr_id;
     r->u.wr.bytes = bytes;
     switch (w->opcode) {
@@ -59,17 +53,11 @@ void writeSendWr(const ibv_qp* qp, uint16_t device, uint64_t ts, const ibv_send_
     r->u.wr.opcode = uint8_t(w->opcode);
     r->u.wr.flags = (w->send_flags & IBV_SEND_SIGNALED) ? raw::kRdmaSignaled : 0;
     r->u.wr.qpType = uint8_t(qp->qp_type);
-    commitRdma(r);
 }
 
-void writeRecvWr(uint32_t qpNum, uint8_t qpType, uint64_t srq, uint16_t device, uint64_t ts,
-                 const ibv_recv_wr* w, uint64_t bytes) {
-    raw::RdmaRecord* r = reserveRdma();
-    if (!r) return;
-    r->action = raw::RdmaAction::RecvWr;
-    r->device = device;
-    r->qpNum = qpNum;
-    r->ts = ts;
+// The WR part of a RecvWr (or PostOne) record; `srq` = the SRQ posted to, 0 for a QP.
+void fillRecvWr(raw::RdmaRecord* r, uint8_t qpType, uint64_t srq, const ibv_recv_wr* w,
+                uint64_t bytes) {
     r->u.wr.wrId = w->wr_id;
     r->u.wr.bytes = bytes;
     r->u.wr.remoteAddr = srq;
@@ -78,7 +66,42 @@ void writeRecvWr(uint32_t qpNum, uint8_t qpType, uint64_t srq, uint16_t device, 
     r->u.wr.flags = raw::kRdmaSignaled; // receives always complete
     r->u.wr.qpType = qpType;
     r->u.wr.srq = srq ? 1 : 0;
+}
+
+// The completion part of a Completion (or PollOne) record.
+void fillCompletion(raw::RdmaRecord* r, const ibv_cq* cq, const ibv_wc& w) {
+    r->u.wc.wrId = w.wr_id;
+    r->u.wc.cq = uint64_t(cq);
+    r->u.wc.byteLen = w.byte_len;
+    r->u.wc.srcQp = w.src_qp;
+    r->u.wc.wcFlags = w.wc_flags;
+    r->u.wc.vendorErr = w.vendor_err;
+    r->u.wc.status = uint8_t(w.status);
+    r->u.wc.opcode = uint8_t(w.opcode);
+}
+
+// One record of `action` (a WR, a completion, or both with their call) that `fill` completes.
+template <typename Fill>
+void writeWrRecord(raw::RdmaAction action, uint16_t device, uint32_t qpNum, uint64_t ts, Fill&& fill) {
+    raw::RdmaRecord* r = reserveRdma();
+    if (!r) return;
+    r->action = action;
+    r->device = device;
+    r->qpNum = qpNum;
+    r->ts = ts;
+    fill(r);
     commitRdma(r);
+}
+
+// A post of exactly one WR that the provider accepted, the most common post: the call and its WR
+// in one record instead of two (the store reads it back as both).
+template <typename Fill>
+void writePostOne(Op op, uint16_t device, uint32_t qpNum, uint64_t t0, uint64_t t1, Fill&& fill) {
+    writeWrRecord(raw::RdmaAction::PostOne, device, qpNum, t0, [&](raw::RdmaRecord* r) {
+        fill(r);
+        r->u.postOne.op = uint16_t(op);
+        r->u.postOne.end = t1;
+    });
 }
 
 /// WRs the provider accepted: all of them on success, those before *bad on failure.
@@ -129,12 +152,18 @@ int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     int rc = c->postSend(qp, wr, bad);
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
+    if (rc == 0 && wr && !wr->next) [[likely]] {
+        writePostOne(Op::IbvPostSend, c->device, qp->qp_num, t0, t1,
+                     [&](raw::RdmaRecord* r) { fillSendWr(r, qp, wr, sgBytes(wr)); });
+        return rc;
+    }
     uint32_t accepted = acceptedCount(wr, bad, rc);
     writeCall(Op::IbvPostSend, c->device, qp->qp_num, t0, t1, 0, totalBytes(wr, accepted),
               accepted, rc, accepted);
     uint32_t i = 0;
     for (const ibv_send_wr* w = wr; w && i < accepted; w = w->next, ++i)
-        writeSendWr(qp, c->device, t0, w, sgBytes(w));
+        writeWrRecord(raw::RdmaAction::SendWr, c->device, qp->qp_num, t0,
+                      [&](raw::RdmaRecord* r) { fillSendWr(r, qp, w, sgBytes(w)); });
     return rc;
 }
 
@@ -149,12 +178,19 @@ int wrappedPostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     int rc = c->postRecv(qp, wr, bad);
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
+    auto fill = [&](const ibv_recv_wr* w) {
+        return [=](raw::RdmaRecord* r) { fillRecvWr(r, uint8_t(qp->qp_type), 0, w, sgBytes(w)); };
+    };
+    if (rc == 0 && wr && !wr->next) [[likely]] {
+        writePostOne(Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, fill(wr));
+        return rc;
+    }
     uint32_t accepted = acceptedCount(wr, bad, rc);
     writeCall(Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, 0, totalBytes(wr, accepted),
               accepted, rc, accepted);
     uint32_t i = 0;
     for (const ibv_recv_wr* w = wr; w && i < accepted; w = w->next, ++i)
-        writeRecvWr(qp->qp_num, uint8_t(qp->qp_type), 0, c->device, t0, w, sgBytes(w));
+        writeWrRecord(raw::RdmaAction::RecvWr, c->device, qp->qp_num, t0, fill(w));
     return rc;
 }
 
@@ -169,12 +205,19 @@ int wrappedPostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     int rc = c->postSrqRecv(srq, wr, bad);
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
+    auto fill = [&](const ibv_recv_wr* w) {
+        return [=](raw::RdmaRecord* r) { fillRecvWr(r, 0, uint64_t(srq), w, sgBytes(w)); };
+    };
+    if (rc == 0 && wr && !wr->next) [[likely]] {
+        writePostOne(Op::IbvPostSrqRecv, c->device, 0, t0, t1, fill(wr));
+        return rc;
+    }
     uint32_t accepted = acceptedCount(wr, bad, rc);
     writeCall(Op::IbvPostSrqRecv, c->device, 0, t0, t1, uint64_t(srq), totalBytes(wr, accepted),
               accepted, rc, accepted);
     uint32_t i = 0;
     for (const ibv_recv_wr* w = wr; w && i < accepted; w = w->next, ++i)
-        writeRecvWr(0, 0, uint64_t(srq), c->device, t0, w, sgBytes(w));
+        writeWrRecord(raw::RdmaAction::RecvWr, c->device, 0, t0, fill(w));
     return rc;
 }
 
@@ -200,28 +243,21 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
         return 0;
     }
     if (p.cq) flushPolls();
+    if (got == 1) [[likely]] { // one record for the call and its completion
+        writeWrRecord(raw::RdmaAction::PollOne, c->device, wc[0].qp_num, t0, [&](raw::RdmaRecord* r) {
+            fillCompletion(r, cq, wc[0]);
+            r->u.pollOne.op = uint16_t(Op::IbvPollCq);
+            r->u.pollOne.end = t1;
+        });
+        return got;
+    }
     uint64_t bytes = 0;
     for (int i = 0; i < got; ++i) bytes += wc[i].byte_len;
     writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), got > 0 ? bytes : 0,
               got > 0 ? uint32_t(got) : 0, got < 0 ? got : 0);
-    for (int i = 0; i < got; ++i) {
-        raw::RdmaRecord* r = reserveRdma();
-        if (!r) return got;
-        const ibv_wc& w = wc[i];
-        r->action = raw::RdmaAction::Completion;
-        r->device = c->device;
-        r->qpNum = w.qp_num;
-        r->ts = t1;
-        r->u.wc.wrId = w.wr_id;
-        r->u.wc.cq = uint64_t(cq);
-        r->u.wc.byteLen = w.byte_len;
-        r->u.wc.srcQp = w.src_qp;
-        r->u.wc.wcFlags = w.wc_flags;
-        r->u.wc.vendorErr = w.vendor_err;
-        r->u.wc.status = uint8_t(w.status);
-        r->u.wc.opcode = uint8_t(w.opcode);
-        commitRdma(r);
-    }
+    for (int i = 0; i < got; ++i)
+        writeWrRecord(raw::RdmaAction::Completion, c->device, wc[i].qp_num, t1,
+                      [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[i]); });
     return got;
 }
 

@@ -349,6 +349,10 @@ enum class RdmaAction : uint8_t {
     RecvWr = 7,     ///< one ibv_recv_wr posted to a QP or (qpNum = 0) an SRQ (u.wr)
     Completion = 8, ///< one ibv_wc returned by a poll (u.wc)
     DeviceClose = 9, ///< the context was closed and its table restored
+    PostOne = 10,   ///< a post of exactly one WR that the provider accepted: the call and its
+                    ///< WR in one record (u.postOne), the most common post, at half the volume
+    PollOne = 11,   ///< an ibv_poll_cq that returned exactly one completion: the call and the
+                    ///< completion in one record (u.pollOne); qpNum is the completion's
 };
 
 /// Resource kinds of RdmaAction::Resource.
@@ -434,6 +438,12 @@ struct RdmaRecord {
             uint8_t srq;         ///< 1 = posted to an SRQ (qpNum = 0), object in remoteAddr
         } wr;
         struct {
+            uint8_t wr[36];  ///< the WR, laid out as u.wr (its first 36 bytes)
+            uint16_t op;     ///< Op id of the post (ibv_post_send / _recv / _srq_recv)
+            uint16_t reserved;
+            uint64_t end;    ///< raw ticks: the call's end (ts is its start and the WR's post)
+        } postOne;
+        struct {
             uint64_t wrId;
             uint64_t cq;
             uint32_t byteLen;
@@ -443,11 +453,20 @@ struct RdmaRecord {
             uint8_t status;  ///< enum ibv_wc_status
             uint8_t opcode;  ///< enum ibv_wc_opcode
         } wc;
+        struct {
+            uint8_t wc[36];  ///< the completion, laid out as u.wc (its first 36 bytes)
+            uint16_t op;     ///< Op id of the poll
+            uint16_t reserved;
+            uint64_t end;    ///< raw ticks: the call's end, and the completion's time
+        } pollOne;
         uint8_t raw[48];
     } u;
 };
 
 static_assert(sizeof(RdmaRecord) == kRecordSize);
+// PostOne's WR part is u.wr's: its fields end before byte 36, where postOne.op begins.
+static_assert(offsetof(RdmaRecord, u.wr.srq) == 16 + 35 && offsetof(RdmaRecord, u.postOne.op) == 16 + 36);
+static_assert(offsetof(RdmaRecord, u.wc.opcode) < 16 + 36 && offsetof(RdmaRecord, u.pollOne.op) == 16 + 36);
 static_assert(std::is_trivially_copyable_v<RdmaRecord> && offsetof(RdmaRecord, kind) == 0);
 
 // ---------------------------------------------------------------------------------------------
