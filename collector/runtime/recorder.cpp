@@ -324,6 +324,8 @@ void setRank(int rank, int worldSize, const char* source) {
 
 void markEnd(raw::EndState state, int exitCode) {
     if (!g_header) return;
+    // A vfork child (exec or _exit) runs in its parent's memory: the header is the parent's.
+    if (g_header->pid != int(getpid())) return;
     // An MPI_Abort is the story of this process's end, whatever exit path the library takes
     // afterwards (Open MPI leaves through _exit).
     if (__atomic_load_n(&g_header->endState, __ATOMIC_ACQUIRE) == raw::EndState::Aborted) return;

@@ -155,6 +155,18 @@ TEST_CASE("a SIGKILLed program leaves a trace with every completed call and the 
     CHECK_THAT(r.err, Catch::Contains("DATA LOSS"));
 }
 
+TEST_CASE("a vfork child's exec does not mark its parent as ended: a later kill is still counted",
+          "[integration][io]") {
+    TempDir dir;
+    auto r = profile(dir, {sampleBinary("crash_sample"), dir.path().string(), "vfork"});
+    CHECK(r.exitCode == 128 + 9);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(callsOn(q, "crash.dat") == std::vector<std::string>{"open|1|0", "write|10|1000"});
+    // The parent was SIGKILLed; /bin/true, exec'ed by the vfork child, exited normally.
+    CHECK(q.text("SELECT end_state FROM process WHERE exe LIKE '%crash_sample'") == "abnormal");
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'processes_ended_abnormally'") == 1);
+}
+
 TEST_CASE("a program that uses SQLite itself runs correctly and its I/O is seen",
           "[integration][io]") {
     TempDir dir;
