@@ -42,6 +42,12 @@ struct TimeField {
     bool isInt = false;
     int64_t i = 0;
     std::string text;
+    /// The fast parser's digits of a plain "int.frac" text (see detail::Scalar), so the usual
+    /// times convert without reading the text again; false when only the text is known.
+    bool decimal = false;
+    uint8_t fracDigits = 0;
+    uint32_t fracPart = 0;
+    uint64_t intPart = 0;
 };
 
 /// One element of traceEvents, with the fields hpcprof reads. Reused between events.

@@ -75,7 +75,12 @@ bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
     return true;
 }
 
-bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+/// JSON whitespace; one compare rejects the usual non-space byte (this runs around every token).
+inline bool isSpace(char c) {
+    auto u = static_cast<unsigned char>(c);
+    constexpr uint64_t kSpaces = (1ull << ' ') | (1ull << '\n') | (1ull << '\r') | (1ull << '\t');
+    return u <= ' ' && ((kSpaces >> u) & 1);
+}
 
 /// The first '"', '\\' or control character in [p, end), or end; reads up to 15 bytes past
 /// `end` (the buffer's padding).
@@ -167,11 +172,18 @@ public:
     bool string(std::string_view& out, std::string& scratch) {
         const char* start = ++m_p;
         const char* p = findSpecial(start, m_end);
-        if (p < m_end && *p == '"') {
+        if (p < m_end && *p == '"') [[likely]] {
             out = std::string_view(start, size_t(p - start));
             m_p = p + 1;
             return true;
         }
+        return escapedString(start, p, out, scratch);
+    }
+
+    /// The rest of a string from `p` (its first escape, control character or the end of the
+    /// block), decoded into `scratch`; apart from the common path so that it stays small.
+    [[gnu::noinline]] bool escapedString(const char* start, const char* p, std::string_view& out,
+                                         std::string& scratch) {
         scratch.assign(start, size_t(p - start));
         while (p < m_end) {
             char c = *p;
@@ -232,19 +244,15 @@ public:
             out = Scalar::string(s);
             return true;
         }
+        if (c >= '0' && c <= '9' && number(out, needDouble)) [[likely]]
+            return true;
+        return otherScalar(c, out, needDouble);
+    }
+
+    /// Literals and the numbers number() leaves (kept apart so that scalar() stays small).
+    [[gnu::noinline]] bool otherScalar(int c, Scalar& out, bool needDouble) {
         const char* start = m_p;
-        if (c >= '1' && c <= '9') {
-            // Common case, a small non-negative integer: read while scanning.
-            const char* q = m_p;
-            int64_t v = 0;
-            while (q < m_end && unsigned(*q - '0') < 10 && q - start < 18) v = v * 10 + (*q++ - '0');
-            if (q < m_end && (*q == ',' || *q == '}' || *q == ']' || isSpace(*q))) {
-                m_p = q;
-                out = Scalar::integer(ArgValue::Kind::Int, v);
-                return true;
-            }
-        }
-        bool number = c == '-' || (c >= '0' && c <= '9');
+        bool numeric = c == '-' || (c >= '0' && c <= '9');
         while (m_p < m_end && !isSpace(*m_p) && *m_p != ',' && *m_p != ']' && *m_p != '}' &&
                *m_p != ':')
             ++m_p;
@@ -253,7 +261,7 @@ public:
             return fail("syntax error: unexpected end of input");
         }
         std::string_view tok(start, size_t(m_p - start));
-        if (number) {
+        if (numeric) {
             if (readNumber(tok, out, needDouble)) return true;
             m_p = start;
             return fail("invalid number");
@@ -269,6 +277,46 @@ public:
         m_p = start;
         return fail("invalid literal");
     }
+
+    /// The common numbers in one pass: a non-negative integer below 10^18, or such an integer
+    /// with 1-9 fraction digits (Kineto's times). False, with nothing consumed, for anything
+    /// else (longer, signed, exponent, malformed, or cut by the end of the block): the general
+    /// path decides then, by the same rules.
+    bool number(Scalar& out, bool needDouble) {
+        const char* start = m_p;
+        const char* q = start;
+        uint64_t v = 0;
+        if (*q == '0') {
+            ++q;
+        } else {
+            while (q < m_end && unsigned(*q - '0') < 10) v = v * 10 + unsigned(*q++ - '0');
+        }
+        if (q - start > 18 || q >= m_end) return false;
+        if (endsNumber(*q)) {
+            m_p = q;
+            out = Scalar::integer(ArgValue::Kind::Int, int64_t(v));
+            return true;
+        }
+        if (*q != '.') return false;
+        const char* digits = ++q;
+        uint32_t frac = 0;
+        while (q < m_end && unsigned(*q - '0') < 10 && q - digits < 9)
+            frac = frac * 10 + unsigned(*q++ - '0');
+        if (q == digits || q >= m_end || !endsNumber(*q)) return false;
+        double d = 0;
+        if (needDouble) {
+            auto r = std::from_chars(start, q, d);
+            if (r.ec != std::errc() || r.ptr != q) return false;
+        }
+        out = Scalar::real(d, std::string_view(start, size_t(q - start)));
+        out.decimal = true;
+        out.intPart = v;
+        out.fracPart = frac;
+        out.fracDigits = uint8_t(q - digits);
+        m_p = q;
+        return true;
+    }
+    static bool endsNumber(char c) { return c == ',' || c == '}' || c == ']' || isSpace(c); }
 
     /// Any value, checked and dropped.
     bool skipValue(size_t depth) {

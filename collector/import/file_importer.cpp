@@ -76,6 +76,16 @@ std::optional<int64_t> FileImporter::timeNs(const TimeField& f) const {
         if (__builtin_mul_overflow(f.i, m_nsPerUnit, &v)) return std::nullopt;
         return v;
     }
+    // "int.frac" with no more fraction digits than the unit has zeros is exact in integers:
+    // the digits the parser kept give the same ns as decimalToNs without reading the text.
+    int zeros = m_nsPerUnit == 1000 ? 3 : m_nsPerUnit == 1 ? 0 : m_nsPerUnit == 1000000 ? 6 : -1;
+    if (f.decimal && int(f.fracDigits) <= zeros) {
+        static constexpr int64_t kTen[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+        int64_t v;
+        if (!__builtin_mul_overflow(int64_t(f.intPart), m_nsPerUnit, &v) &&
+            !__builtin_add_overflow(v, int64_t(f.fracPart) * kTen[zeros - f.fracDigits], &v))
+            return v;
+    }
     return decimalToNs(f.text, m_nsPerUnit);
 }
 
@@ -282,6 +292,29 @@ void FileImporter::fillExportFacts(const ParsedEvent& e, PendingEvent& pe, Proce
     if (any) pe.extra = b.addExtra(std::move(x));
 }
 
+CategoryMapping FileImporter::cachedCategory(const ParsedEvent& e) {
+    // A file has a handful of categories: the mapping of each is kept, and only the
+    // categories whose mapping depends on the event (kernels: NCCL or not) are mapped again.
+    CatCacheEntry* hit = nullptr;
+    for (size_t i = 0; i < m_catCacheSize; ++i)
+        if (std::string_view(m_catCache[i].cat) == std::string_view(e.cat)) {
+            hit = &m_catCache[i];
+            break;
+        }
+    if (!hit) {
+        if (m_catCacheSize == m_catCache.size())
+            return mapCategory(e.cat, e.name, e.arg("Collective name") != nullptr);
+        hit = &m_catCache[m_catCacheSize++];
+        hit->cat = e.cat;
+        hit->mapping = mapCategory(e.cat, {}, false);
+        CategoryMapping other = mapCategory(e.cat, {}, true);
+        hit->perEvent = other.category != hit->mapping.category || other.lane != hit->mapping.lane ||
+                        other.known != hit->mapping.known;
+    }
+    if (hit->perEvent) return mapCategory(e.cat, e.name, e.arg("Collective name") != nullptr);
+    return hit->mapping;
+}
+
 bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, ProcessBuilder*& bOut,
                              PendingTrack*& trackOut) {
     int64_t pidKey = idKey(e.pid), tidKey = idKey(e.tid);
@@ -302,7 +335,7 @@ bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, Proc
         m.category = *exported;
         m.lane = Lane::Cpu; // the track metadata decides
     } else {
-        m = mapCategory(e.cat, e.name, e.arg("Collective name") != nullptr);
+        m = cachedCategory(e);
         if (!m.known) b.count(Stat::ImportUnknownCategories);
     }
     PendingTrack& t = trackFor(b, e, pidKey, tidKey, m.lane == Lane::Gpu);

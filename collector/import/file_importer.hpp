@@ -5,6 +5,7 @@
 // to the import session, which writes them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "chrome_reader.hpp"
+#include "kineto_mapping.hpp"
 #include "process_builder.hpp"
 
 namespace hpcprof::import {
@@ -73,6 +75,8 @@ private:
     /// Builds the event from a complete/begin/instant event; false if it was skipped.
     bool makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, ProcessBuilder*& b,
                    PendingTrack*& track);
+    /// mapCategory() of the event, from a per-file cache of categories.
+    CategoryMapping cachedCategory(const ParsedEvent& e);
     void fillKinetoFacts(const ParsedEvent& e, PendingEvent& pe, ProcessBuilder& b);
     void fillExportFacts(const ParsedEvent& e, PendingEvent& pe, ProcessBuilder& b);
     Status flush(int64_t pidKey, bool truncated);
@@ -106,6 +110,13 @@ private:
     std::optional<int64_t> m_cpuPid;
     store::StatCounts m_pendingStats{}; // counted before any process exists
     Status m_error;
+    struct CatCacheEntry {
+        std::string cat;
+        CategoryMapping mapping{};
+        bool perEvent = false; ///< the mapping also depends on the name and args (kernels)
+    };
+    std::array<CatCacheEntry, 16> m_catCache;
+    size_t m_catCacheSize = 0;
 };
 
 } // namespace hpcprof::import

@@ -82,6 +82,9 @@ public:
         out.reserve(m_size);
         for (size_t c = 0; c < m_chunks.size(); ++c) {
             size_t n = std::min(kChunk, m_size - c * kChunk);
+            // Only the part about to be filled: faulting in all of `out` at once would hold
+            // it and all the chunks together.
+            prefault(out.data() + out.size(), n * sizeof(PendingEvent));
             out.insert(out.end(), m_chunks[c].get(), m_chunks[c].get() + n);
             m_chunks[c].reset();
         }
@@ -101,6 +104,9 @@ private:
     };
     using Chunk = std::unique_ptr<PendingEvent[], Unmap>;
     static Chunk allocateChunk();
+    /// Faults in the whole pages of [p, p + bytes) for writing with one call (the copy
+    /// would otherwise fault every 4 KiB); does nothing where the kernel cannot.
+    static void prefault(void* p, size_t bytes);
     std::vector<Chunk> m_chunks;
     size_t m_size = 0;
 };

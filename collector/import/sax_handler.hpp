@@ -6,6 +6,7 @@
 // parses to.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -25,6 +26,12 @@ struct Scalar {
     int64_t i = 0;
     double d = 0;
     std::string_view text; ///< Text value, or the literal text of a Real
+    /// A Real whose text is "int.frac" (no sign or exponent, int < 10^18, 1-9 fraction digits):
+    /// its digits as integers, so times convert without reading the text again.
+    bool decimal = false;
+    uint8_t fracDigits = 0;
+    uint32_t fracPart = 0;
+    uint64_t intPart = 0;
 
     static Scalar null() { return {ArgValue::Kind::Null, 0, 0, {}}; }
     static Scalar integer(ArgValue::Kind k, int64_t v) { return {k, v, 0, {}}; }
@@ -58,11 +65,12 @@ inline void resetEvent(ParsedEvent& e) {
     e.argCount = 0;
 }
 
-/// Appends an arg slot named `key` (reusing the event's storage).
+/// Appends an arg slot named `key` (reusing the event's storage; events of one shape repeat
+/// their keys in the same slots, so the key is usually there already).
 inline ArgValue& addArg(ParsedEvent& e, std::string_view key) {
     if (e.argCount == e.args.size()) e.args.emplace_back();
     auto& slot = e.args[e.argCount++];
-    slot.first.assign(key);
+    if (std::string_view(slot.first) != key) slot.first.assign(key);
     slot.second.kind = ArgValue::Kind::Null;
     slot.second.text.clear();
     return slot.second;
@@ -80,9 +88,11 @@ inline void addScalarArg(ParsedEvent& e, std::string_view key, const Scalar& s) 
 /// One scalar of a flat array arg, joined with ','.
 inline void appendArrayItem(std::string& text, size_t& count, const Scalar& s) {
     if (count++) text += ',';
-    if (s.kind == ArgValue::Kind::Int)
-        text += std::to_string(s.i);
-    else
+    if (s.kind == ArgValue::Kind::Int) {
+        char digits[24];
+        auto r = std::to_chars(digits, digits + sizeof digits, s.i);
+        text.append(digits, size_t(r.ptr - digits));
+    } else
         text.append(s.text);
 }
 
@@ -108,41 +118,61 @@ inline void setTime(TimeField& f, const Scalar& s, bool& typeError) {
     } else if (s.kind == ArgValue::Kind::Real) {
         f.isInt = false;
         f.text.assign(s.text);
+        f.decimal = s.decimal;
+        f.intPart = s.intPart;
+        f.fracPart = s.fracPart;
+        f.fracDigits = s.fracDigits;
     } else {
         f.present = false;
         typeError = true;
     }
 }
 
-/// A scalar member of an event object.
+/// A scalar member of an event object. Keys are told apart by length and bytes (this runs for
+/// every member of every event); the same keys as comparing whole strings.
 inline void setEventField(ParsedEvent& e, std::string_view k, const Scalar& s) {
     bool text = s.kind == ArgValue::Kind::Text;
-    if (k == "ph") {
-        if (text && s.text.size() == 1)
-            e.ph = s.text[0];
-        else
-            e.typeError = true;
-    } else if (k == "name") {
-        if (text) {
-            e.name.assign(s.text);
-            e.hasName = true;
-        } else {
-            e.typeError = true;
+    auto is2 = [&](char a, char b) { return k[0] == a && k[1] == b; };
+    switch (k.size()) {
+    case 2:
+        if (is2('p', 'h')) {
+            if (text && s.text.size() == 1)
+                e.ph = s.text[0];
+            else
+                e.typeError = true;
+        } else if (is2('t', 's')) {
+            setTime(e.ts, s, e.typeError);
+        } else if (is2('i', 'd')) {
+            setId(e.id, s, e.typeError);
+        } else if (is2('b', 'p')) {
+            if (text) e.bp.assign(s.text);
         }
-    } else if (k == "cat") {
-        if (text) e.cat.assign(s.text); // non-text categories are simply absent
-    } else if (k == "ts") {
-        setTime(e.ts, s, e.typeError);
-    } else if (k == "dur") {
-        setTime(e.dur, s, e.typeError);
-    } else if (k == "pid") {
-        setId(e.pid, s, e.typeError);
-    } else if (k == "tid") {
-        setId(e.tid, s, e.typeError);
-    } else if (k == "id" || k == "bind_id") {
-        setId(e.id, s, e.typeError);
-    } else if (k == "bp") {
-        if (text) e.bp.assign(s.text);
+        break;
+    case 3:
+        if (k == "cat") {
+            if (text) e.cat.assign(s.text); // non-text categories are simply absent
+        } else if (k == "dur") {
+            setTime(e.dur, s, e.typeError);
+        } else if (k == "pid") {
+            setId(e.pid, s, e.typeError);
+        } else if (k == "tid") {
+            setId(e.tid, s, e.typeError);
+        }
+        break;
+    case 4:
+        if (k == "name") {
+            if (text) {
+                e.name.assign(s.text);
+                e.hasName = true;
+            } else {
+                e.typeError = true;
+            }
+        }
+        break;
+    case 7:
+        if (k == "bind_id") setId(e.id, s, e.typeError);
+        break;
+    default: break;
     }
 }
 

@@ -322,27 +322,66 @@ void TraceWriter::flushEvents(bool final) {
         }
     }
     m_pendingDetails.erase(m_pendingDetails.begin(), m_pendingDetails.begin() + long(i));
+    if (final) flushArgs();
+}
+
+TraceWriter::PendingArg& TraceWriter::nextArg(int64_t eventId, std::string_view key) {
+    if (m_pendingArgs.size() < kArgBatch) m_pendingArgs.resize(kArgBatch);
+    PendingArg& a = m_pendingArgs[m_argCount++];
+    a.eventId = eventId;
+    a.key.assign(key);
+    return a;
 }
 
 void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, int64_t value) {
-    m_insArg.bind(1, eventId);
-    m_insArg.bind(2, key);
-    m_insArg.bind(3, value);
-    check(m_insArg.run());
+    PendingArg& a = nextArg(eventId, key);
+    a.kind = PendingArg::Kind::Int;
+    a.i = value;
+    if (m_argCount == kArgBatch) flushArgs();
 }
 
 void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, double value) {
-    m_insArg.bind(1, eventId);
-    m_insArg.bind(2, key);
-    m_insArg.bind(3, value);
-    check(m_insArg.run());
+    PendingArg& a = nextArg(eventId, key);
+    a.kind = PendingArg::Kind::Real;
+    a.d = value;
+    if (m_argCount == kArgBatch) flushArgs();
 }
 
 void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, std::string_view value) {
-    m_insArg.bind(1, eventId);
-    m_insArg.bind(2, key);
-    m_insArg.bind(3, value);
-    check(m_insArg.run());
+    PendingArg& a = nextArg(eventId, key);
+    a.kind = PendingArg::Kind::Text;
+    a.text.assign(value);
+    if (m_argCount == kArgBatch) flushArgs();
+}
+
+void TraceWriter::flushArgs() {
+    auto bindArg = [](schema::Statement& s, int base, const PendingArg& a) {
+        s.bind(base + 1, a.eventId);
+        s.bind(base + 2, std::string_view(a.key));
+        switch (a.kind) {
+        case PendingArg::Kind::Int: s.bind(base + 3, a.i); break;
+        case PendingArg::Kind::Real: s.bind(base + 3, a.d); break;
+        case PendingArg::Kind::Text: s.bind(base + 3, std::string_view(a.text)); break;
+        }
+    };
+    if (m_argCount == kArgBatch) {
+        if (!m_insArgBatch.valid()) {
+            // Rows of one statement are applied in order, so OR REPLACE keeps the last value
+            // for a repeated key, as one statement per row did.
+            std::string sql = "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES ";
+            for (size_t i = 0; i < kArgBatch; ++i) sql += i ? ",(?,?,?)" : "(?,?,?)";
+            m_insArgBatch = schema::Statement(db(), sql);
+            check(m_insArgBatch.error());
+        }
+        for (size_t i = 0; i < kArgBatch; ++i) bindArg(m_insArgBatch, int(3 * i), m_pendingArgs[i]);
+        check(m_insArgBatch.run());
+    } else {
+        for (size_t i = 0; i < m_argCount; ++i) {
+            bindArg(m_insArg, 0, m_pendingArgs[i]);
+            check(m_insArg.run());
+        }
+    }
+    m_argCount = 0;
 }
 
 void TraceWriter::insertMpiCompletion(const MpiCompletionRow& c) {
@@ -430,6 +469,7 @@ Status TraceWriter::finish() {
     m_insDetail = {};
     for (auto& s : m_insDetailBatch) s = {};
     m_insArg = {};
+    m_insArgBatch = {};
     m_finishTrack = {};
     m_insMeta = {};
     m_insCompletion = {};

@@ -84,7 +84,8 @@ public:
     /// Appends an event and returns its id; events of one track must be appended
     /// consecutively, sorted by ts. Rows are buffered and written in multi-row batches.
     int64_t insertEvent(const EventRow& e, const EventDetail& d = {});
-    /// Adds a free-form attribute to an event (event_arg table).
+    /// Adds a free-form attribute to an event (event_arg table). Rows are buffered and written
+    /// in multi-row batches with the events (a later value for the same key still wins).
     void insertEventArg(int64_t eventId, std::string_view key, int64_t value);
     void insertEventArg(int64_t eventId, std::string_view key, double value);
     void insertEventArg(int64_t eventId, std::string_view key, std::string_view value);
@@ -118,6 +119,20 @@ private:
 
     /// event_detail rows per multi-row INSERT (one event in three has one in an I/O trace).
     static constexpr size_t kDetailBatch = 128;
+    /// event_arg rows per multi-row INSERT (imported memcpys have three, NCCL kernels five).
+    static constexpr size_t kArgBatch = 128;
+    /// A buffered event_arg row; slots are reused, so their strings keep their capacity.
+    struct PendingArg {
+        int64_t eventId = 0;
+        std::string key;
+        enum class Kind : unsigned char { Int, Real, Text } kind = Kind::Int;
+        int64_t i = 0;
+        double d = 0;
+        std::string text;
+    };
+    PendingArg& nextArg(int64_t eventId, std::string_view key);
+    /// Writes buffered event_arg rows: a full batch at once, fewer one by one.
+    void flushArgs();
     /// NULL-able event columns (bytes .. count), one bit each in a batch's shape.
     static constexpr unsigned kOptionalEventColumns = 7;
     /// Further shape bits: rows of the batch differ in track_id / some row's depth is not 0.
@@ -133,6 +148,9 @@ private:
     std::vector<EventRow> m_pendingEvents;
     unsigned m_pendingShape = 0; ///< optional columns set in any pending event, depth bit
     std::vector<std::pair<int64_t, EventDetail>> m_pendingDetails;
+    std::vector<PendingArg> m_pendingArgs; ///< the first m_argCount are buffered rows
+    size_t m_argCount = 0;
+    schema::Statement m_insArgBatch;
     schema::Statement m_insString, m_insObject, m_insCommunicator, m_insProcess, m_insThread,
         m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta, m_insCompletion;
     std::unordered_map<std::string, int64_t> m_strings;
