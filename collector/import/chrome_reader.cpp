@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The fast path: the input is taken in large blocks (windows of the mapped file for plain files,
-// zlib's output for gzip), each checked for valid UTF-8 in one vectorised pass, and the elements of traceEvents are parsed straight from the block
+// The fast path: the input is taken in large blocks (read(2) for plain files, zlib's output for
+// gzip), each checked for valid UTF-8 in one vectorised pass, and the elements of traceEvents are parsed straight from the block
 // (event_parser); an element cut by the block's end is parsed again once more input is in. The small top-level members around the array (distributedInfo,
 // deviceProperties, ...) go through nlohmann's SAX parser with the same handler as before, as
 // does any document that is not an object or an array. Memory: one block plus the largest
@@ -23,7 +23,6 @@ namespace hpcprof::import {
 namespace {
 
 constexpr size_t kBlock = size_t(1) << 20; // bytes read at a time (grows for larger elements)
-constexpr size_t kWindow = size_t(2) << 20; // mapped bytes added at a time (plain files)
 constexpr size_t kFront = 64;              // slack before the data: room for a batch's '['
 // Readable bytes after the data, for the parser's and the scanner's vector loads.
 constexpr size_t kPadding = kParserPadding + kScanPadding;
@@ -67,14 +66,11 @@ public:
           m_topLevel(sink, nullptr, m_noProgress) {}
 
     ReadOutcome run() {
-        if (m_in.mapWhole(kPadding)) {
-            m_mapped = true;
-            m_data = m_in.mappedData();
-        } else {
-            m_cap = kBlock;
-            m_buf.reset(new char[kFront + m_cap + kPadding]);
-            m_data = m_buf.get() + kFront;
-        }
+        // Read, not mapped: a plain file mapped whole showed no measurable gain here, and one
+        // truncated by another program while it is imported would kill us with SIGBUS.
+        m_cap = kBlock;
+        m_buf.reset(new char[kFront + m_cap + kPadding]);
+        m_data = m_buf.get() + kFront;
         readMore(0);
         bool ok = false;
         int c = peek();
@@ -93,24 +89,12 @@ private:
     /// Discards data[0, keep) and reads more after what remains; false at the end of input.
     bool readMore(size_t keep) {
         if (keep > 0) {
-            // A mapped file needs no copy: the view moves forward and the pages behind it go.
-            if (m_mapped)
-                m_data += keep;
-            else
-                std::memmove(m_buf.get() + kFront, m_data + keep, m_size - keep);
+            std::memmove(m_buf.get() + kFront, m_data + keep, m_size - keep);
             m_size -= keep;
             m_base += keep;
             m_pos -= keep;
             m_checked -= keep;
             if (m_utf8Bad != SIZE_MAX) m_utf8Bad = m_utf8Bad > keep ? m_utf8Bad - keep : 0;
-            if (m_mapped) m_in.releaseMapped(m_base);
-        }
-        if (m_mapped) {
-            size_t n = m_eof ? 0 : m_in.advanceMapped(kWindow);
-            m_size += n;
-            if (n == 0) m_eof = true;
-            checkUtf8(); // what follows the data in the mapping is readable (the padding)
-            return n > 0;
         }
         if (m_size == m_cap) { // one element or member larger than the buffer: grow
             m_cap *= 2;
@@ -322,7 +306,6 @@ private:
     detail::SaxHandler m_topLevel;
     EventParser m_parser;
     std::unique_ptr<char[]> m_buf;
-    bool m_mapped = false; ///< m_data points into the mapped file (plain files)
     const char* m_data = nullptr;
     size_t m_cap = 0;   ///< bytes m_data can hold (padding and front slack come on top)
     size_t m_size = 0;  ///< bytes in m_data

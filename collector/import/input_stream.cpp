@@ -2,8 +2,6 @@
 #include "input_stream.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -59,7 +57,6 @@ InputStreamBuf::int_type InputStreamBuf::underflow() {
 namespace hpcprof::import {
 
 BlockInput::~BlockInput() {
-    if (m_map) ::munmap(m_map, m_mapLength);
     if (m_gz) gzclose(m_gz);
     if (m_fd >= 0) ::close(m_fd);
 }
@@ -114,56 +111,6 @@ size_t BlockInput::read(char* dst, size_t n) {
     }
     m_bytes += got;
     return got;
-}
-
-bool BlockInput::mapWhole(size_t padding) {
-    struct stat st;
-    if (m_fd < 0 || m_bytes != 0 || m_map || ::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_size <= 0)
-        return false;
-    size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    uint64_t size = uint64_t(st.st_size);
-    if (size > SIZE_MAX / 2) return false;
-    // Reserve the file's pages plus zero pages for the padding, then map the file over the
-    // front: reads past its end see zeros instead of faulting (the last file page is
-    // zero-filled past the end by the kernel; the pages after it are anonymous).
-    size_t fileLength = (size_t(size) + page - 1) / page * page;
-    size_t length = fileLength + (padding + page - 1) / page * page;
-    void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) return false;
-    void* file = ::mmap(base, size_t(size), PROT_READ, MAP_PRIVATE | MAP_FIXED, m_fd, 0);
-    if (file == MAP_FAILED) {
-        ::munmap(base, length);
-        return false;
-    }
-    ::madvise(base, fileLength, MADV_SEQUENTIAL);
-    m_map = static_cast<char*>(base);
-    m_mapSize = size;
-    m_mapLength = length;
-    return true;
-}
-
-size_t BlockInput::advanceMapped(size_t n) {
-    if (!m_map || m_bytes >= m_mapSize) return 0;
-    if (n > m_mapSize - m_bytes) n = size_t(m_mapSize - m_bytes);
-#ifdef MADV_POPULATE_READ
-    // Fault the window in with one call (instead of a fault every few pages while parsing);
-    // older kernels refuse it and the pages fault in as they are touched.
-    size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    uint64_t from = m_bytes / page * page;
-    ::madvise(m_map + from, size_t(m_bytes + n - from), MADV_POPULATE_READ);
-#endif
-    m_bytes += n;
-    return n;
-}
-
-void BlockInput::releaseMapped(uint64_t offset) {
-    if (!m_map) return;
-    size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    uint64_t upto = offset / page * page;
-    if (upto <= m_released) return;
-    ::madvise(m_map + m_released, size_t(upto - m_released), MADV_DONTNEED);
-    m_released = upto;
 }
 
 uint64_t BlockInput::fileBytesRead() const {

@@ -43,10 +43,7 @@ private:
     std::string m_error;
 };
 
-/// Reads a file in caller-sized blocks: read(2) for plain files, zlib for gzip. A plain regular
-/// file can instead be mapped whole and consumed in windows (no copy into a buffer): the caller
-/// asks for each window (its pages are faulted in at once) and releases the pages behind it, so
-/// the file's pages in memory stay bounded by about one window.
+/// Reads a file in caller-sized blocks: read(2) for plain files, zlib for gzip.
 class BlockInput {
 public:
     BlockInput() = default;
@@ -65,28 +62,11 @@ public:
     /// The read or decompression error met, if any (a damaged or truncated gzip stream).
     const std::string& readError() const { return m_error; }
 
-    /// Maps a plain, non-empty regular file whole (before any read()); false if it is not one
-    /// or the mapping fails (read() still works then). At least `padding` readable bytes
-    /// follow the file's data in the mapping.
-    bool mapWhole(size_t padding);
-    /// The mapped file (mapWhole() succeeded), its size.
-    const char* mappedData() const { return m_map; }
-    uint64_t mappedSize() const { return m_mapSize; }
-    /// Makes the next up to `n` bytes of the mapping available (faulted in ahead); returns how
-    /// many, 0 at the end of the file. Counts them as read.
-    size_t advanceMapped(size_t n);
-    /// The caller no longer needs the mapping's bytes before `offset`: their pages are dropped.
-    void releaseMapped(uint64_t offset);
-
 private:
     int m_fd = -1;             ///< plain file
     gzFile m_gz = nullptr;     ///< gzip file
     uint64_t m_bytes = 0;
     std::string m_error;
-    char* m_map = nullptr;     ///< mapWhole(): the file, then zero pages as padding
-    uint64_t m_mapSize = 0;    ///< file size
-    size_t m_mapLength = 0;    ///< whole reserved length
-    uint64_t m_released = 0;   ///< pages before this offset were dropped
 };
 
 } // namespace hpcprof::import
