@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "trace_writer.hpp"
 
+#include <span>
+
 #include "hpcprof/schema/tables.hpp"
 
 namespace hpcprof::store {
@@ -20,6 +22,23 @@ constexpr std::array<std::string_view, 7> kOptionalColumnNames = {
 constexpr std::array<std::optional<int64_t> EventRow::*, 7> kOptionalColumns = {
     &EventRow::bytes, &EventRow::objectId,      &EventRow::peer, &EventRow::communicatorId,
     &EventRow::seq,   &EventRow::correlationId, &EventRow::count};
+
+// A multi-row INSERT for the columns a batch shape selects: `head` ("INSERT INTO t(fixed
+// columns") gains ", name" and each `row` ("(fixed values") gains ",?" for every set bit i of
+// `shape` (names[i]), then `rows` copies of the row follow VALUES.
+std::string shapedBatchInsert(std::string head, std::string row,
+                              std::span<const std::string_view> names, unsigned shape, size_t rows) {
+    for (unsigned c = 0; c < names.size(); ++c)
+        if (shape & (1u << c)) {
+            head += ", ";
+            head += names[c];
+            row += ",?";
+        }
+    row += ")";
+    head += ") VALUES ";
+    for (size_t i = 0; i < rows; ++i) head += (i ? "," : "") + row;
+    return head;
+}
 
 unsigned shapeOf(const EventRow& e) {
     return unsigned(e.bytes.has_value()) | unsigned(e.objectId.has_value()) << 1 |
@@ -212,19 +231,12 @@ schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
     schema::Statement& s = m_insEventBatch[shape];
     if (s.valid()) return s;
     // ?1 is the batch's one track id unless rows differ; a depth of 0 for all rows is a literal.
-    std::string sql = "INSERT INTO event(track_id, ts, dur, category_id, name_id, depth";
     std::string row = shape & kShapeTrackPerRow ? "(?,?,?,?,?" : "(?1,?,?,?,?";
     row += shape & kShapeDepthPerRow ? ",?" : ",0";
-    for (unsigned c = 0; c < kOptionalEventColumns; ++c)
-        if (shape & (1u << c)) {
-            sql += ", ";
-            sql += kOptionalColumnNames[c];
-            row += ",?";
-        }
-    row += ")";
-    sql += ") VALUES ";
-    for (size_t i = 0; i < kEventBatch; ++i) sql += (i ? "," : "") + row;
-    s = schema::Statement(db(), sql);
+    static_assert(kOptionalColumnNames.size() == kOptionalEventColumns);
+    s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event(track_id, ts, dur, category_id,"
+                                                  " name_id, depth", row, kOptionalColumnNames,
+                                                  shape, kEventBatch));
     check(s.error());
     return s;
 }
@@ -232,19 +244,9 @@ schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
 schema::Statement& TraceWriter::detailBatchStatement(unsigned shape) {
     schema::Statement& s = m_insDetailBatch[shape];
     if (s.valid()) return s;
-    static constexpr std::string_view kNames[] = {"offset", "errno", "fd", "tag"};
-    std::string sql = "INSERT INTO event_detail(event_id";
-    std::string row = "(?";
-    for (unsigned c = 0; c < 4; ++c)
-        if (shape & (1u << c)) {
-            sql += ", ";
-            sql += kNames[c];
-            row += ",?";
-        }
-    row += ")";
-    sql += ") VALUES ";
-    for (size_t i = 0; i < kDetailBatch; ++i) sql += (i ? "," : "") + row;
-    s = schema::Statement(db(), sql);
+    static constexpr std::array<std::string_view, 4> kNames = {"offset", "errno", "fd", "tag"};
+    s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event_detail(event_id", "(?", kNames,
+                                                  shape, kDetailBatch));
     check(s.error());
     return s;
 }
