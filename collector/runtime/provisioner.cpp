@@ -300,7 +300,7 @@ bool provideUpTo(Lane& l, uint64_t slot) {
         if (slot < from) return true;
         // Not there yet (or the helper is still at it): map it here rather than wait.
         if (mapChunk(l.base, l.tid, l.maxSlots, from, nullptr) == Mapped::Failed) return false;
-        count(g_chunksOnThread);
+        if (from > 0) count(g_chunksOnThread); // the first chunk is the thread's start, always here
         // The helper had been asked for this chunk and was not done: the thread records faster
         // than the helper provides (a tight loop of cheap calls). Two mappers then only contend
         // for the same locks (mmap, the file), so the thread goes on alone for a couple of

@@ -136,6 +136,10 @@ public:
         HPCPROF_RETURN_IF_ERROR(m_counterSummary.finish(m_w, m_result.warnings));
         // Needs every process's queue pairs, so it runs once they are all in.
         if (auto peers = deriveRdmaPeers(m_w.db()); !peers.ok()) return peers.status();
+        HPCPROF_RETURN_IF_ERROR(
+            m_w.setMetadata(schema::meta::kChunksMappedAhead, std::to_string(m_chunksAhead)));
+        HPCPROF_RETURN_IF_ERROR(
+            m_w.setMetadata(schema::meta::kChunksMappedOnThread, std::to_string(m_chunksOnThread)));
         return m_w.setMetadata(schema::meta::kClockMethod, method);
     }
 
@@ -328,8 +332,8 @@ private:
         add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);
         add(stats, Stat::RawFilesUnreadable, problems.unreadableFiles);
         add(stats, Stat::HooksUnresolved, h.hooksUnresolved);
-        add(stats, Stat::ChunksMappedAhead, h.chunksAhead);
-        add(stats, Stat::ChunksMappedOnThread, h.chunksOnThread);
+        m_chunksAhead += h.chunksAhead;
+        m_chunksOnThread += h.chunksOnThread;
         if (clock.weakCalibration()) add(stats, Stat::ClockCalibrationWeak, 1);
         if (!sameHost) add(stats, Stat::RealtimeClockAlignment, 1);
         bool abnormal = h.endState == raw::EndState::Running;
@@ -432,6 +436,8 @@ private:
     std::map<ProcessKey, StringMap> m_stringMaps;
     std::map<ProcessKey, int64_t> m_processIds;
     std::vector<std::pair<int64_t, StatCounts>> m_perProcess;
+    uint64_t m_chunksAhead = 0; // provisioning diagnostics, summed over processes (metadata)
+    uint64_t m_chunksOnThread = 0;
     CounterSummary m_counterSummary;
 };
 

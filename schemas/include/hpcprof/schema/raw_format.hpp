@@ -123,7 +123,7 @@ struct ProcessHeader {
     ClockSync syncInit;   ///< measured at MPI_Init (rank 0 has offset 0)
     ClockSync syncFinal;  ///< measured at MPI_Finalize
     uint32_t chunksAhead;    ///< atomic: thread-file chunks the provisioning helper mapped ahead
-    uint32_t chunksOnThread; ///< atomic: chunks a recording thread had to map itself
+    uint32_t chunksOnThread; ///< atomic: chunks past its first a recording thread mapped itself
     uint8_t reserved[4096 - 3912];
 };
 
