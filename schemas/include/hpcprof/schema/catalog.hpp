@@ -3,6 +3,8 @@
 // .def lists beside this header so the agent, the store, the docs and the DDL share one source.
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -90,11 +92,34 @@ constexpr std::string_view severityName(Severity s) {
     return "error";
 }
 
+namespace detail {
+/// Op ids are small (ops.def): a direct index from id to kOps position, -1 = unknown. Built at
+/// compile time; the store looks an op up for every event, so no linear search.
+inline constexpr size_t kOpIdLimit = 1024;
+constexpr std::array<int16_t, kOpIdLimit> makeOpIndex() {
+    std::array<int16_t, kOpIdLimit> index{};
+    for (auto& i : index) i = -1;
+    for (size_t k = 0; k < std::size(kOps); ++k) index[static_cast<uint16_t>(kOps[k].op)] = int16_t(k);
+    return index;
+}
+constexpr bool opIdsFitAndAreUnique() {
+    std::array<bool, kOpIdLimit> seen{};
+    for (const auto& info : kOps) {
+        auto id = static_cast<uint16_t>(info.op);
+        if (id >= kOpIdLimit || seen[id]) return false;
+        seen[id] = true;
+    }
+    return true;
+}
+static_assert(opIdsFitAndAreUnique(), "ops.def ids must be unique and below detail::kOpIdLimit");
+inline constexpr std::array<int16_t, kOpIdLimit> kOpIndex = makeOpIndex();
+} // namespace detail
+
 /// Looks up an op by its raw id; empty for ids this build does not know.
 constexpr const OpInfo* findOp(uint16_t id) {
-    for (const auto& info : kOps)
-        if (static_cast<uint16_t>(info.op) == id) return &info;
-    return nullptr;
+    if (id >= detail::kOpIdLimit) return nullptr;
+    int16_t k = detail::kOpIndex[id];
+    return k < 0 ? nullptr : &kOps[size_t(k)];
 }
 
 constexpr const CategoryInfo& categoryInfo(Category c) {
