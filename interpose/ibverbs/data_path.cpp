@@ -26,9 +26,7 @@ struct PendingPoll {
 thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
 
 template <typename Wr> uint64_t sgBytes(const Wr* wr) {
-    uint64_t bytes = 0;
-    for (int i = 0; i < wr->num_sge; ++i) bytes += wr->sg_list[i].length;
-    return bytes;
+    return totalLength(wr->sg_list, size_t(wr->num_sge < 0 ? 0 : wr->num_sge));
 }
 
 // The WR part of a SendWr (or PostOne) record.

@@ -191,10 +191,7 @@ void exWrSetSge(ibv_qp_ex* qp, uint32_t lkey, uint64_t addr, uint32_t length) {
 
 void exWrSetSgeList(ibv_qp_ex* qp, size_t n, const ibv_sge* list) {
     HPCPROF_EX_FORWARD(wrSetSgeList, n, list);
-    if (!e->building) return;
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < n; ++i) bytes += list[i].length;
-    addData(*e, bytes, uint32_t(n));
+    if (e->building) addData(*e, totalLength(list, n), uint32_t(n));
 }
 
 void exWrSetInlineData(ibv_qp_ex* qp, void* addr, size_t length) {
@@ -204,10 +201,7 @@ void exWrSetInlineData(ibv_qp_ex* qp, void* addr, size_t length) {
 
 void exWrSetInlineDataList(ibv_qp_ex* qp, size_t n, const ibv_data_buf* list) {
     HPCPROF_EX_FORWARD(wrSetInlineDataList, n, list);
-    if (!e->building) return;
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < n; ++i) bytes += list[i].length;
-    addData(*e, bytes, uint32_t(n));
+    if (e->building) addData(*e, totalLength(list, n), uint32_t(n));
 }
 
 #undef HPCPROF_EX_FORWARD

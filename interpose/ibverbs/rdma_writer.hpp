@@ -20,6 +20,13 @@ inline void commitRdma(raw::RdmaRecord* r) {
     __atomic_store_n(&r->kind, raw::RecordKind::Rdma, __ATOMIC_RELEASE);
 }
 
+/// Bytes of a scatter/gather or inline-data list (ibv_sge, ibv_data_buf: both have `length`).
+template <typename Piece> uint64_t totalLength(const Piece* list, size_t n) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; ++i) bytes += list[i].length;
+    return bytes;
+}
+
 /// True when RDMA is being recorded in this process.
 inline bool recordingRdma() { return collector::recording(collector::SourceBit::Rdma); }
 
