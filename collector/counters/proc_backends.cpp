@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "collector/runtime/syscalls.hpp"
+#include "collector/runtime/text_append.hpp"
 
 namespace hpcprof::collector::counters {
 
@@ -233,19 +234,8 @@ void appendReason(char* reason, const char* text) {
 }
 
 void appendNumber(char* reason, long long v) {
-    char tmp[24];
-    int n = 0;
-    bool neg = v < 0;
-    unsigned long long u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[n++] = char('0' + u % 10);
-        u /= 10;
-    } while (u);
-    char out[26];
-    int k = 0;
-    if (neg) out[k++] = '-';
-    while (n) out[k++] = tmp[--n];
-    out[k] = 0;
+    char out[24];
+    collector::appendNumber(out, int64_t(v));
     appendReason(reason, out);
 }
 
