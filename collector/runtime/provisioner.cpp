@@ -328,7 +328,6 @@ void requestAhead(Lane& l, uint64_t slots) {
 }
 
 void stopHelper() {
-    if (sysc(SYS_getpid) != g_processPid) return; // a vfork child: the helper is its parent's
     int state = g_helperState.exchange(kStopped, std::memory_order_acq_rel);
     if (state == kRefused) g_helperState.store(kRefused, std::memory_order_release);
     if (state != kRunning) return;
@@ -346,7 +345,6 @@ void stopHelper() {
 }
 
 void allowHelperAgain() {
-    if (sysc(SYS_getpid) != g_processPid) return;
     int stopped = kStopped;
     g_helperState.compare_exchange_strong(stopped, kNone, std::memory_order_acq_rel);
 }

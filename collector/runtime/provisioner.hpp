@@ -57,8 +57,8 @@ bool provideUpTo(Lane& lane, uint64_t slot);
 /// Asks the helper to have `slots` ready (started on first use). Cheap when already asked.
 void requestAhead(Lane& lane, uint64_t slots);
 
-/// The process is ending (exit, _exit, exec): stops and reaps the helper. A vfork child (same
-/// memory, other pid) leaves its parent's helper alone.
+/// The process is ending (exit, _exit, exec): stops and reaps the helper. Not for a vfork child
+/// (same memory, other pid): markEnd(), the only caller, returns before it gets here.
 void stopHelper();
 /// An exec failed: the process goes on, and may start a helper again.
 void allowHelperAgain();
