@@ -26,13 +26,6 @@ const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
                                           "OMPI_MCA_mpi_yield_when_idle=1",
                                           "OMPI_MCA_rmaps_base_oversubscribe=1"};
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 /// The output without the lines in which MUMPS reports how long its phases took.
 std::string withoutTimings(const std::string& text) {
     std::istringstream in(text);
@@ -51,7 +44,7 @@ TEST_CASE("MUMPS from Debian runs unchanged on 4 ranks and every rank's MPI call
         WARN("SKIPPED: mpirun or Debian's mumps-test missing");
         return;
     }
-    const std::string input = readFile(kInput);
+    const std::string input = readWholeFile(kInput);
     const std::vector<std::string> cmd = {"mpirun", "-np", "4", kSolver};
     auto plain = runProcess(cmd, kMpiEnv, input);
     REQUIRE(plain.exitCode == 0);

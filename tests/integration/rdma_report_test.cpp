@@ -64,20 +64,13 @@ test::TraceBuilder plainJob() {
     return b;
 }
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 /// Runs `hpcprof report TRACE --format FORMAT` and returns the report.
 std::string report(const test::TempDir& dir, const std::string& trace, const std::string& format) {
     const std::string out = dir / ("r." + format);
     auto r = test::runProcess({test::hpcprofBinary(), "report", trace, "--format", format, "-o", out});
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
-    return slurp(out);
+    return test::readWholeFile(out);
 }
 
 /// Adds CPU counters (task clock and run-queue wait of each main thread, 4 samples) and the

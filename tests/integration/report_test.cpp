@@ -48,13 +48,6 @@ test::TraceBuilder imbalanced(int64_t slowCompute, bool hostileNames) {
     return b;
 }
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 test::ProcessResult runHpcprof(std::vector<std::string> args) {
     args.insert(args.begin(), test::hpcprofBinary());
     return test::runProcess(args);
@@ -167,7 +160,7 @@ TEST_CASE("the HTML report is self-contained and shows hostile names as text in 
     imbalanced(3000, true).write(dir / "job.hpcprof");
     auto r = runHpcprof({"report", dir / "job.hpcprof", "--format", "html", "-o", dir / "r.html"});
     REQUIRE(r.exitCode == 0);
-    const std::string html = slurp(dir / "r.html");
+    const std::string html = test::readWholeFile(dir / "r.html");
     // Self-contained: no script, no external resource of any kind.
     CHECK(html.find("<script") == std::string::npos);
     for (const char* fetch : {"src=", "href=", "url(", "@import", "https://"}) {

@@ -34,6 +34,9 @@ private:
     std::filesystem::path m_path;
 };
 
+/// The whole content of a file (empty if it cannot be read).
+std::string readWholeFile(const std::string& path);
+
 /// Build-tree locations.
 std::string hpcprofBinary();
 std::string agentLibrary();
