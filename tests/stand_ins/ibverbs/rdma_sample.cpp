@@ -141,6 +141,16 @@ ibv_send_wr sendWr(uint64_t id, ibv_sge* sg, int nsge, ibv_wr_opcode op, bool si
     return w;
 }
 
+// Two receives (wr_id 101 and 102, 1000 and 2000 bytes of `buf`) in one ibv_post_recv.
+int postTwoReceives(ibv_qp* qp, char* buf, uint32_t lkey) {
+    ibv_sge rs[2] = {{uint64_t(buf), 1000, lkey}, {uint64_t(buf + 1000), 2000, lkey}};
+    ibv_recv_wr rw[2] = {};
+    rw[0].wr_id = 101, rw[0].sg_list = &rs[0], rw[0].num_sge = 1, rw[0].next = &rw[1];
+    rw[1].wr_id = 102, rw[1].sg_list = &rs[1], rw[1].num_sge = 1;
+    ibv_recv_wr* bad = nullptr;
+    return ibv_post_recv(qp, rw, &bad);
+}
+
 int basic(const Verbs& v) {
     int n = 0;
     ibv_device** list = v.getDeviceList(&n);
@@ -159,12 +169,7 @@ int basic(const Verbs& v) {
     connect(v, qb, qa->qp_num);
     std::printf("qp_a=%u qp_b=%u\n", qa->qp_num, qb->qp_num);
 
-    ibv_sge rs[2] = {{uint64_t(b), 1000, mb->lkey}, {uint64_t(b + 1000), 2000, mb->lkey}};
-    ibv_recv_wr rw[2] = {};
-    rw[0].wr_id = 101, rw[0].sg_list = &rs[0], rw[0].num_sge = 1, rw[0].next = &rw[1];
-    rw[1].wr_id = 102, rw[1].sg_list = &rs[1], rw[1].num_sge = 1;
-    ibv_recv_wr* badr = nullptr;
-    if (ibv_post_recv(qb, rw, &badr)) return 5;
+    if (postTwoReceives(qb, b, mb->lkey)) return 5;
 
     ibv_sge s1 = {uint64_t(a), 1000, ma->lkey};
     ibv_sge s2[2] = {{uint64_t(a + 1000), 1500, ma->lkey}, {uint64_t(a + 2500), 500, ma->lkey}};
@@ -197,6 +202,7 @@ int basic(const Verbs& v) {
         srw[i].num_sge = 1;
         srw[i].next = i < 2 ? &srw[i + 1] : nullptr;
     }
+    ibv_recv_wr* badr = nullptr;
     if (ibv_post_srq_recv(srq, srw, &badr)) return 5;
 
     std::vector<ibv_wc> wa, wb;
@@ -360,12 +366,7 @@ int ex(const Verbs& v) {
                 qa->qp_num, qb->qp_num, stand_in_verbs_ex_create_ops_are_native(ctx),
                 stand_in_verbs_qp_ex_ops_are_native(qx), stand_in_verbs_cq_ex_ops_are_native(cqa));
 
-    ibv_sge rs[2] = {{uint64_t(b), 1000, mb->lkey}, {uint64_t(b + 1000), 2000, mb->lkey}};
-    ibv_recv_wr rw[2] = {};
-    rw[0].wr_id = 101, rw[0].sg_list = &rs[0], rw[0].num_sge = 1, rw[0].next = &rw[1];
-    rw[1].wr_id = 102, rw[1].sg_list = &rs[1], rw[1].num_sge = 1;
-    ibv_recv_wr* badr = nullptr;
-    if (ibv_post_recv(qb, rw, &badr)) return 5;
+    if (postTwoReceives(qb, b, mb->lkey)) return 5;
 
     ibv_wr_start(qx); // batch 1: two SENDs
     qx->wr_id = 1;
