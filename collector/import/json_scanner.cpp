@@ -27,10 +27,14 @@ ScanResult scanScalar(const char* data, size_t size, size_t pos, bool atEof) {
     return atEof ? complete(size) : needMore();
 }
 
-/// The rest of a string or container from pos, byte by byte (the portable path).
-[[maybe_unused]] ScanResult scanSlow(const char* data, size_t size, size_t pos, bool inString, size_t depth,
-                    bool atEof) {
-    for (size_t i = pos; i < size; ++i) {
+/// Walks data[from, lim) byte by byte through strings and brackets, carrying inString and
+/// depth: the portable path, and the vector path's blocks that hold a backslash. Returns the
+/// value's end (Complete) or a control character inside a string (Error) if met there; else
+/// NeedMore, with `next` where the walk stopped (past lim when an escape's backslash was last).
+ScanResult walkBytes(const char* data, size_t from, size_t lim, bool& inString, size_t& depth,
+                     size_t& next) {
+    size_t i = from;
+    for (; i < lim; ++i) {
         unsigned char c = static_cast<unsigned char>(data[i]);
         if (inString) {
             if (c == '"') {
@@ -49,6 +53,16 @@ ScanResult scanScalar(const char* data, size_t size, size_t pos, bool atEof) {
             if (--depth == 0) return complete(i + 1);
         }
     }
+    next = i;
+    return needMore();
+}
+
+/// The rest of a string or container from pos, byte by byte.
+ScanResult scanSlow(const char* data, size_t size, size_t pos, bool inString, size_t depth,
+                    bool atEof) {
+    size_t next = pos;
+    ScanResult r = walkBytes(data, pos, size, inString, depth, next);
+    if (r.kind != ScanResult::Kind::NeedMore) return r;
     return atEof ? error(size, "syntax error - unexpected end of input") : needMore();
 }
 
@@ -99,22 +113,10 @@ ScanResult scanValue(const char* data, size_t size, size_t pos, bool atEof) {
                     << shift;
         }
         if (backslash & valid) {
-            size_t lim = p + n, i = p;
-            for (; i < lim; ++i) {
-                unsigned char c = static_cast<unsigned char>(data[i]);
-                if (inString) {
-                    if (c == '"') inString = false;
-                    else if (c == '\\') ++i; // may step past lim: the next block starts after it
-                    else if (c < 0x20) return error(i, kControl);
-                } else if (c == '"') {
-                    inString = true;
-                } else if (c == '{' || c == '[') {
-                    ++depth;
-                } else if (c == '}' || c == ']') {
-                    if (--depth == 0) return complete(i + 1);
-                }
-            }
-            p = i;
+            // An escape's backslash last in the block makes p step past it: the next block
+            // starts after the escaped byte.
+            ScanResult r = walkBytes(data, p, p + n, inString, depth, p);
+            if (r.kind != ScanResult::Kind::NeedMore) return r;
             continue;
         }
         quote &= valid;
