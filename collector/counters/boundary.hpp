@@ -2,9 +2,11 @@
 // The region-boundary hook of the counters source, for the I/O, MPI and NCCL hooks and NVTX
 // ranges:
 //
-//   bool sampled = sampleEntry(kCounterBoundaryMpi);
+//   bool armed = samplesRegion(kCounterBoundaryIo);
+//   uint64_t t0 = startAfterEntrySample(armed, now(), now);
 //   ... the real call ...
-//   sampleExit(sampled);
+//   uint64_t t1 = now();
+//   sampleExitAt(armed, t1);
 //
 // Without counters the mask is 0 and the cost per call is one load and a not-taken branch.
 // Exported by libhpcprof.so (collector/counters/sampler.cpp).
@@ -46,16 +48,19 @@ inline void sampleBoundary(uint32_t region, uint32_t trigger) {
         hpcprof_counters_sample(trigger);
 }
 
-/// Samples at a call's entry if `region` is sampled; true when it did, so that sampleExit()
-/// closes the pair even if sampling is switched off meanwhile (at exit).
-inline bool sampleEntry(uint32_t region) {
-    if (!samplesRegion(region)) [[likely]]
-        return false;
-    hpcprof_counters_sample(kCounterEnter);
-    return true;
+/// The entry boundary of a call that starts at `t` (the hook's own clock reading, which the
+/// once-per-gap check reuses instead of reading the clock again): samples if `armed` and a
+/// sample is due. Returns the start to record: `t`, or `now()` after a sample, so that the
+/// call's time excludes the sampling.
+template <typename Now> inline uint64_t startAfterEntrySample(bool armed, uint64_t t, Now&& now) {
+    if (armed && hpcprof_counters_sample_at(kCounterEnter, t)) [[unlikely]]
+        return now();
+    return t;
 }
-inline void sampleExit(bool entered) {
-    if (entered) [[unlikely]]
-        hpcprof_counters_sample(kCounterExit);
+
+/// The exit boundary of that call, at its end time `t1`.
+inline void sampleExitAt(bool armed, uint64_t t1) {
+    if (armed) [[unlikely]]
+        hpcprof_counters_sample_at(kCounterExit, t1);
 }
 } // namespace hpcprof::collector::counters

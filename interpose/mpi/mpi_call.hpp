@@ -74,10 +74,8 @@ inline bool enter(bool isPoll = false) {
 /// if one is due: the sample's rate check reuses this clock reading, and a sample taken moves
 /// the start past it so that the call's time excludes the sampling.
 inline uint64_t callStart() {
-    uint64_t t = hpcprof_agent_now();
-    if (t_counted && hpcprof_counters_sample_at(collector::counters::kCounterEnter, t)) [[unlikely]]
-        t = hpcprof_agent_now();
-    return t;
+    return collector::counters::startAfterEntrySample(t_counted, hpcprof_agent_now(),
+                                                      hpcprof_agent_now);
 }
 
 /// Ends what enter() began; `endTicks` (the call's end time, 0 = read it now) serves the exit
@@ -85,8 +83,7 @@ inline uint64_t callStart() {
 inline void leave(uint64_t endTicks = 0) {
     if (--t_depth == 0 && t_counted) [[unlikely]] {
         t_counted = false;
-        hpcprof_counters_sample_at(collector::counters::kCounterExit,
-                                   endTicks ? endTicks : hpcprof_agent_now());
+        collector::counters::sampleExitAt(true, endTicks ? endTicks : hpcprof_agent_now());
     }
 }
 

@@ -77,11 +77,11 @@ template <typename F> ncclResult_t traced(const Call& c, F&& call) {
     uint64_t ext = cupti::nextExternalId();
     cupti::pushExternalId(ext);
     // CPU counters at the call's boundaries (HPCPROF_COUNTER_BOUNDARIES=nccl).
-    bool sampled = collector::counters::sampleEntry(collector::counters::kCounterBoundaryNccl);
-    uint64_t t0 = collector::now();
+    bool armed = collector::counters::samplesRegion(collector::counters::kCounterBoundaryNccl);
+    uint64_t t0 = collector::counters::startAfterEntrySample(armed, collector::now(), collector::now);
     ncclResult_t r = call();
     uint64_t t1 = collector::now();
-    collector::counters::sampleExit(sampled);
+    collector::counters::sampleExitAt(armed, t1);
     cupti::popExternalId();
     write(c, st, seq, t0, t1, r, ext);
     return r;

@@ -42,14 +42,14 @@ template <typename Call>
 inline auto timedFdCall(schema::Op op, int fd, IoResult kind, int64_t offset, Call&& call) {
     if (!collector::recording(collector::SourceBit::Io)) return call();
     // CPU counters at the call's boundaries, only when asked for (HPCPROF_COUNTER_BOUNDARIES=io).
-    bool sampled = collector::counters::sampleEntry(collector::counters::kCounterBoundaryIo);
-    uint64_t t0 = collector::now();
+    bool armed = collector::counters::samplesRegion(collector::counters::kCounterBoundaryIo);
+    uint64_t t0 = collector::counters::startAfterEntrySample(armed, collector::now(), collector::now);
     auto result = call();
     uint64_t t1 = collector::now();
     // Only a failed call's errno matters, and nothing on the recording path below changes
     // errno (slow paths that make system calls restore it themselves).
     int err = int64_t(result) < 0 ? errno : 0;
-    collector::counters::sampleExit(sampled);
+    collector::counters::sampleExitAt(armed, t1);
     recordFdCall(op, fd, fdObject(fd), t0, t1, int64_t(result), kind, err, offset);
     return result;
 }
