@@ -26,6 +26,10 @@ HPCPROF_HOOK hpcprof::schema::raw::EventRecord* hpcprof_agent_reserve(void) {
     return hpcprof::collector::reserveEvent();
 }
 
+HPCPROF_HOOK void hpcprof_agent_append(const void* record) {
+    hpcprof::collector::appendRecord(record);
+}
+
 HPCPROF_HOOK uint32_t hpcprof_agent_intern(const char* text, size_t length) {
     return hpcprof::collector::internString(text, length);
 }

@@ -17,6 +17,9 @@ uint64_t hpcprof_agent_now(void);
 /// The next record slot of the calling thread, or NULL when dropped (counted). Fill it, then
 /// store its kind byte with release ordering.
 hpcprof::schema::raw::EventRecord* hpcprof_agent_reserve(void);
+/// Appends a complete 64-byte record (kind byte set); a call repeating the thread's previous one
+/// is written as a Repeat entry (collector::appendRecord).
+void hpcprof_agent_append(const void* record);
 /// Interns a string for this process; 0 if it could not be recorded.
 uint32_t hpcprof_agent_intern(const char* text, size_t length);
 /// The rank MPI reported (overrides the launcher environment).

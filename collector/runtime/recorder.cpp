@@ -235,8 +235,19 @@ char* reserveSlotSlow(uint64_t slot) {
         countDrop();
         return nullptr;
     }
-    // Only the outermost context maps; a signal handler that lands here mid-growth drops.
-    if (t.growing || slot >= t.maxSlots) {
+    if (slot >= t.maxSlots) {
+        countDrop();
+        return nullptr;
+    }
+    if (t.growing) {
+        // A signal handler that interrupted this thread's growth: only the outermost context
+        // maps. The slot is usable if already mapped (the usual case: the thread was only asking
+        // the helper for more); if not, the handler's record is dropped and its slot handed back
+        // (the interrupted thread resumes only after the handler, so nothing else took a slot
+        // since), leaving no empty slot that would read as a torn record.
+        if (slot < t.lane->ready.load(std::memory_order_acquire))
+            return t.base + raw::kHeaderSize + slot * raw::kRecordSize;
+        if (t.next == slot + 1) t.next = slot;
         countDrop();
         return nullptr;
     }

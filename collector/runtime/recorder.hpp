@@ -43,6 +43,16 @@ struct ThreadState {
     uint64_t maxSlots;   // per-thread limit
     provision::Lane* lane; // how the file grows (shared with the provisioning helper)
     int32_t tid;
+    // The run of repeated calls appendRecord() extends (RepeatRecord in raw_format.hpp). It
+    // can go on only while the run's latest record is the thread's latest slot.
+    bool appending;            // in appendRecord (a signal handler landing there writes in full)
+    uint32_t runUsed;          // entries used in runRepeat
+    int32_t runStep;           // counter step of the run (known once runRepeat exists)
+    const char* runFirst;      // the run's full record; nullptr = no run
+    schema::raw::RepeatRecord* runRepeat; // its current Repeat record, nullptr = none yet
+    uint64_t runSlot;          // slot of the run's latest record (full or Repeat)
+    uint64_t runEnd;           // end ticks of the run's latest call
+    uint64_t runCounter;       // counter of the run's latest call
 };
 extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 
@@ -104,7 +114,14 @@ inline void commit(schema::raw::EventRecord* r) {
     r->kind.store(schema::raw::RecordKind::Event, std::memory_order_release);
 }
 
-/// Records one call: a convenience over reserveEvent()/commit() for the common fields.
+/// Appends one complete 64-byte record (`image`, its kind byte set). A call that repeats this
+/// thread's previous one (an EventRecord, or an RdmaRecord Call / PostOne / PollOne, equal but
+/// for its times and a counter advancing by a fixed step: raw_format.hpp, RepeatRecord) becomes
+/// an 8-byte entry of a Repeat record instead: a tight loop of identical calls writes an eighth
+/// of the bytes. Async-signal-safe, no syscall but the recorder's chunk growth.
+void appendRecord(const void* image);
+
+/// Records one call: a convenience over appendRecord() for the common fields.
 struct EventFields {
     schema::Op op;
     uint64_t start;
@@ -121,8 +138,9 @@ struct EventFields {
     int64_t aux = -1;
 };
 inline void recordEvent(const EventFields& f) {
-    schema::raw::EventRecord* r = reserveEvent();
-    if (!r) return;
+    schema::raw::EventRecord image{};
+    schema::raw::EventRecord* r = &image;
+    r->kind.store(schema::raw::RecordKind::Event, std::memory_order_relaxed);
     r->flags = f.flags;
     r->op = uint16_t(f.op);
     r->status = f.status;
@@ -136,7 +154,7 @@ inline void recordEvent(const EventFields& f) {
     r->commId = f.commId;
     r->seq = f.seq;
     r->aux = f.aux;
-    commit(r);
+    appendRecord(r);
 }
 
 /// Interns `len` bytes of text: writes its definition into the calling thread's file and returns

@@ -24,6 +24,27 @@ bool completesRequests(uint16_t op) {
     return info && info->category == schema::Category::MpiWait;
 }
 
+/// Turns `record` (the previous call of a run) into the next one, as Repeat entry `entry` says.
+void expandRepeat(char* record, const raw::RepeatLayout& layout, int32_t step, uint64_t entry) {
+    uint64_t previousEnd, start, end;
+    std::memcpy(&previousEnd, record + layout.endOffset, 8);
+    start = previousEnd + (entry >> 32);
+    end = start + (entry & 0xffffffffu) - 1;
+    std::memcpy(record + raw::kRepeatStartOffset, &start, 8);
+    std::memcpy(record + layout.endOffset, &end, 8);
+    if (layout.counterBytes == 4) {
+        uint32_t c;
+        std::memcpy(&c, record + layout.counterOffset, 4);
+        c += uint32_t(step);
+        std::memcpy(record + layout.counterOffset, &c, 4);
+    } else {
+        uint64_t c;
+        std::memcpy(&c, record + layout.counterOffset, 8);
+        c += uint64_t(int64_t(step));
+        std::memcpy(record + layout.counterOffset, &c, 8);
+    }
+}
+
 /// A read-only mapping of a whole file; empty if the file cannot be mapped.
 class MappedFile {
 public:
@@ -122,8 +143,10 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
     out.events.reserve(end);
     std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
     size_t pendingCompletions = 0;  // completions[pendingCompletions..] await their wait event
-    for (size_t i = 0; i < end; ++i) {
-        const char* rec = base + i * raw::kRecordSize;
+    // The last call read, as a full record, while the slots since it are a run a Repeat record
+    // may continue (repeatLayout() of it is non-null); empty (kind 0) otherwise.
+    alignas(8) RawRecordBytes runLast{};
+    auto take = [&](const char* rec) {
         switch (static_cast<raw::RecordKind>(rec[0])) {
         case raw::RecordKind::Event: {
             const auto* r = reinterpret_cast<const raw::EventRecord*>(rec);
@@ -171,6 +194,26 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
             std::memcpy(out.rdma.emplace_back().data(), rec, raw::kRecordSize);
             break;
         default: problems.tornRecords++; break;
+        }
+    };
+    for (size_t i = 0; i < end; ++i) {
+        const char* rec = base + i * raw::kRecordSize;
+        if (static_cast<raw::RecordKind>(rec[0]) != raw::RecordKind::Repeat) {
+            take(rec);
+            if (raw::repeatLayout(rec)) std::memcpy(runLast.data(), rec, raw::kRecordSize);
+            else runLast[0] = 0;
+            continue;
+        }
+        const raw::RepeatLayout* layout = raw::repeatLayout(runLast.data());
+        if (!layout) { // the run's first record was never committed
+            problems.tornRecords++;
+            continue;
+        }
+        raw::RepeatRecord r;
+        std::memcpy(static_cast<void*>(&r), rec, sizeof(r));
+        for (uint32_t k = 0; k < raw::kRepeatEntries && r.entries[k] != 0; ++k) {
+            expandRepeat(runLast.data(), *layout, r.step, r.entries[k]);
+            take(runLast.data());
         }
     }
     out.incompleteStrings = int64_t(pending.size());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Hot path: every posted work request and every poll of a recorded process passes here. Cost per
 // call: one context lookup, two clock reads, one 64-byte record per call and per work request or
-// completion. No lock, no allocation, no syscall. Thread-safe and async-signal-safe as far as the
+// completion (one for a call with one WR or completion; 8 bytes when it repeats the last one). No lock, no allocation, no syscall. Thread-safe and async-signal-safe as far as the
 // provider's own entries are.
 #include "data_path.hpp"
 
@@ -79,16 +79,19 @@ void fillCompletion(raw::RdmaRecord* r, const ibv_cq* cq, const ibv_wc& w) {
 }
 
 // One record of `action` (a WR, a completion, or both with their call) that `fill` completes.
+// A PostOne / PollOne that repeats the thread's previous one (same QP, opcode and bytes, wr_id
+// advancing by a fixed step) takes 8 bytes (collector::appendRecord).
 template <typename Fill>
 void writeWrRecord(raw::RdmaAction action, uint16_t device, uint32_t qpNum, uint64_t ts, Fill&& fill) {
-    raw::RdmaRecord* r = reserveRdma();
-    if (!r) return;
+    raw::RdmaRecord image{};
+    raw::RdmaRecord* r = &image;
+    r->kind = raw::RecordKind::Rdma;
     r->action = action;
     r->device = device;
     r->qpNum = qpNum;
     r->ts = ts;
     fill(r);
-    commitRdma(r);
+    collector::appendRecord(r);
 }
 
 // A post of exactly one WR that the provider accepted, the most common post: the call and its WR

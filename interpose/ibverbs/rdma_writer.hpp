@@ -34,8 +34,9 @@ inline bool recordingRdma() { return collector::recording(collector::SourceBit::
 inline void writeCall(schema::Op op, uint16_t device, uint32_t qpNum, uint64_t t0, uint64_t t1,
                       uint64_t object, uint64_t bytes, uint32_t count, int rc, uint32_t posted = 0,
                       uint32_t folded = 0) {
-    raw::RdmaRecord* r = reserveRdma();
-    if (!r) return;
+    raw::RdmaRecord image{};
+    raw::RdmaRecord* r = &image;
+    r->kind = raw::RecordKind::Rdma;
     r->action = raw::RdmaAction::Call;
     r->device = device;
     r->qpNum = qpNum;
@@ -48,7 +49,7 @@ inline void writeCall(schema::Op op, uint16_t device, uint32_t qpNum, uint64_t t
     r->u.call.op = uint16_t(op);
     r->u.call.rc = int16_t(rc < -32768 ? -32768 : rc > 32767 ? 32767 : rc);
     r->u.call.posted = posted;
-    commitRdma(r);
+    collector::appendRecord(r); // repeated calls (same call, other times) take 8 bytes
 }
 
 } // namespace hpcprof::interpose::ibverbs

@@ -27,8 +27,9 @@ RealMpi<int (*)(MPI_Datatype, int*)> g_typeSize("PMPI_Type_size");
 uint32_t g_typeEpoch = 0;
 
 void write(const MpiEvent& e, uint64_t t0, uint64_t t1) {
-    raw::EventRecord* r = hpcprof_agent_reserve();
-    if (!r) return;
+    raw::EventRecord image{};
+    raw::EventRecord* r = &image;
+    r->kind.store(raw::RecordKind::Event, std::memory_order_relaxed);
     r->flags = uint8_t(e.flags | (e.count >= 0 ? raw::kFlagFolded : 0));
     r->op = uint16_t(e.op);
     r->status = 0;
@@ -42,7 +43,7 @@ void write(const MpiEvent& e, uint64_t t0, uint64_t t1) {
     r->commId = e.commId;
     r->seq = e.seq;
     r->aux = e.count;
-    r->kind.store(raw::RecordKind::Event, std::memory_order_release);
+    hpcprof_agent_append(r);
 }
 
 } // namespace

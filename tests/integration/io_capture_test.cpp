@@ -142,6 +142,50 @@ TEST_CASE("writes inside a signal handler are recorded, nested in no other call"
           std::vector<std::string>{"close|1|0", "open|1|0", "write|5|212"});
 }
 
+/// Committed record slots of each kind in the raw thread files of `rawDir`, by kind byte.
+std::map<int, int64_t> rawSlotKinds(const std::filesystem::path& rawDir) {
+    std::map<int, int64_t> kinds;
+    for (const auto& proc : std::filesystem::directory_iterator(rawDir))
+        for (const auto& f : std::filesystem::directory_iterator(proc.path())) {
+            if (f.path().filename().string().rfind("thread-", 0) != 0) continue;
+            std::string bytes = readWholeFile(f.path());
+            for (size_t at = 4096; at + 64 <= bytes.size(); at += 64)
+                if (bytes[at] != 0) kinds[int(uint8_t(bytes[at]))]++;
+        }
+    return kinds;
+}
+
+TEST_CASE("runs of identical calls are kept exactly, with a signal handler recording among them",
+          "[integration][io]") {
+    TempDir dir;
+    auto r = profile(dir, {sampleBinary("repeat_sample"), dir.path().string(), "100000"},
+                     {"--keep-raw"});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    int64_t signalWrites = 0;
+    REQUIRE(std::sscanf(r.out.c_str(), "signal writes %ld", &signalWrites) == 1);
+    CHECK(signalWrites > 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(callsOn(q, "repeat.dat") == std::vector<std::string>{"close|1|0", "lseek|1|0", "open|1|0",
+                                                             "read|100000|1000000",
+                                                             "write|100000|1000000"});
+    CHECK(callsOn(q, "signal.dat") ==
+          std::vector<std::string>{"close|1|0", "open|1|0",
+                                   "write|" + std::to_string(signalWrites) + "|" +
+                                       std::to_string(64 * signalWrites)});
+    // Main's calls follow one another: each starts at or after the previous one's end.
+    CHECK(q.scalar("SELECT COUNT(*) FROM (SELECT ts_ns, LAG(ts_ns + dur_ns) OVER (ORDER BY ts_ns,"
+                   " event_id) AS previous_end FROM event_view WHERE object LIKE '%/repeat.dat')"
+                   " WHERE ts_ns < previous_end") == 0);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE dur_ns < 0") == 0);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'records_torn'") == 0);
+    // Most of main's 200,000 calls were written as 8-byte Repeat entries, not full records.
+    auto kinds = rawSlotKinds(dir / "trace.hpcprof.raw");
+    INFO("full events " << kinds[1] << ", repeat records " << kinds[4]);
+    CHECK(kinds[1] < 50000);
+    CHECK(kinds[4] > 200000 / 8 / 2);
+}
+
 TEST_CASE("a SIGKILLed program leaves a trace with every completed call and the kill counted",
           "[integration][io]") {
     TempDir dir;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -38,6 +39,12 @@ public:
                                     int64_t bytes);
     /// A reserved slot that was never committed (process killed mid-record).
     RawThreadBuilder& tornSlot();
+    /// Any 64-byte record, as given (RepeatRecord, RdmaRecord, ...).
+    template <typename Record> RawThreadBuilder& record(const Record& r) {
+        static_assert(sizeof(Record) == 64);
+        std::memcpy(m_records.emplace_back().data(), static_cast<const void*>(&r), 64);
+        return *this;
+    }
     int32_t tid() const { return m_tid; }
     const std::vector<std::array<char, 64>>& records() const { return m_records; }
 

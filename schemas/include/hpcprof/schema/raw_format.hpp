@@ -50,6 +50,7 @@ enum class RecordKind : uint8_t {
     Event = 1,  ///< an intercepted call or an instant (EventRecord)
     String = 2, ///< a piece of an interned string (StringRecord)
     MpiCompletion = 3, ///< one request an MPI wait/test completed (MpiCompletionRecord)
+    Repeat = 4, ///< more calls like the record in the slot before it (RepeatRecord)
     Nvtx = 10,  ///< an NVTX push/pop/start/end/mark (NvtxRecord, see the GPU section below)
     Nccl = 11,  ///< an NCCL API call or profiler-plugin event (NcclRecord)
     Gpu = 12,   ///< a CUPTI activity record translated by the drain thread (GpuRecord)
@@ -198,11 +199,47 @@ struct StringRecord {
 
 constexpr size_t kStringPieceSize = sizeof(StringRecord::text);
 
+/// Up to seven more calls that repeat the record just before this one in the thread file: same
+/// bytes except their start and end times and a counter that advances by `step` per call (see
+/// RepeatLayout). Tight loops of identical calls (a 0-byte MPI_Allreduce, a read of the same
+/// size, a one-WR RDMA post) cost 8 bytes a call instead of 64. The slot before is the run's full
+/// record or an earlier Repeat of the same run: the writer starts a Repeat only in the slot right
+/// after its run (no other record in between), so file order stays time order.
+///
+/// Entry k (k = 0.. until a zero entry): (gap << 32) | (duration + 1), in raw ticks; the call's
+/// start = the previous call's end + gap, its end = start + duration. The kind byte is stored
+/// (release) with the first entry; later entries are single 8-byte stores.
+struct RepeatRecord {
+    RecordKind kind;
+    uint8_t reserved[3];
+    int32_t step;         ///< added to the counter per call (the same in every Repeat of a run)
+    uint64_t entries[7];
+};
+constexpr uint32_t kRepeatEntries = 7;
+constexpr uint64_t kRepeatMaxTicks = 0xffffffffull; ///< gap <= this, duration < this
+
+/// Where a repeatable record keeps what may differ between repeated calls: start ticks at byte
+/// 8, end ticks at byte `endOffset`, a `counterBytes`-byte counter at `counterOffset` (4 bytes:
+/// wraps at 32 bits). Every other byte of a repetition equals its run's full record.
+struct RepeatLayout {
+    uint8_t endOffset;
+    uint8_t counterOffset;
+    uint8_t counterBytes;
+};
+constexpr uint8_t kRepeatStartOffset = 8;
+/// EventRecord (counter: seq) and RdmaRecord Call (counter: posted, in practice constant).
+constexpr RepeatLayout kSpanRepeat{16, 52, 4};
+/// RdmaRecord PostOne / PollOne (end: u.postOne.end / u.pollOne.end; counter: the wr_id).
+constexpr RepeatLayout kOneWrRepeat{56, 16, 8};
+
 static_assert(sizeof(ProcessHeader) == kHeaderSize, "process header must stay one page");
 static_assert(sizeof(ThreadFileHeader) == kHeaderSize, "thread header must stay one page");
 static_assert(sizeof(EventRecord) == kRecordSize);
 static_assert(sizeof(StringRecord) == kRecordSize);
 static_assert(sizeof(MpiCompletionRecord) == kRecordSize);
+static_assert(sizeof(RepeatRecord) == kRecordSize);
+static_assert(offsetof(EventRecord, end) == kSpanRepeat.endOffset &&
+              offsetof(EventRecord, seq) == kSpanRepeat.counterOffset);
 static_assert(std::atomic<RecordKind>::is_always_lock_free);
 static_assert(offsetof(EventRecord, kind) == 0 && offsetof(StringRecord, kind) == 0);
 
@@ -468,6 +505,25 @@ static_assert(sizeof(RdmaRecord) == kRecordSize);
 static_assert(offsetof(RdmaRecord, u.wr.srq) == 16 + 35 && offsetof(RdmaRecord, u.postOne.op) == 16 + 36);
 static_assert(offsetof(RdmaRecord, u.wc.opcode) < 16 + 36 && offsetof(RdmaRecord, u.pollOne.op) == 16 + 36);
 static_assert(std::is_trivially_copyable_v<RdmaRecord> && offsetof(RdmaRecord, kind) == 0);
+static_assert(offsetof(RdmaRecord, u.call.end) == kSpanRepeat.endOffset &&
+              offsetof(RdmaRecord, u.call.posted) == kSpanRepeat.counterOffset);
+static_assert(offsetof(RdmaRecord, u.postOne.end) == kOneWrRepeat.endOffset &&
+              offsetof(RdmaRecord, u.pollOne.end) == kOneWrRepeat.endOffset &&
+              offsetof(RdmaRecord, u.wr.wrId) == kOneWrRepeat.counterOffset &&
+              offsetof(RdmaRecord, u.wc.wrId) == kOneWrRepeat.counterOffset);
+
+/// How `record` (a full 64-byte record) may be repeated by a RepeatRecord, or nullptr if not.
+inline const RepeatLayout* repeatLayout(const void* record) {
+    const auto* b = static_cast<const uint8_t*>(record);
+    if (b[0] == uint8_t(RecordKind::Event)) return &kSpanRepeat;
+    if (b[0] != uint8_t(RecordKind::Rdma)) return nullptr;
+    switch (RdmaAction(b[1])) {
+    case RdmaAction::Call: return &kSpanRepeat;
+    case RdmaAction::PostOne:
+    case RdmaAction::PollOne: return &kOneWrRepeat;
+    default: return nullptr;
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Counter section: CPU counters (collector/counters), converted by collector/store/counter_records.
