@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Hot path of the extended APIs. A batch costs one lookup per wrapped call, two clock reads
-// (ibv_wr_start, ibv_wr_complete), one 64-byte record per work request and one for the call; a
-// poll two clock reads, a record per completion and one for the call. No lock, no allocation,
-// no syscall.
+// (ibv_wr_start, ibv_wr_complete), one 64-byte record per work request and one for the call (a
+// batch of one request: one record for both, 8 bytes when it repeats the previous one); a poll
+// two clock reads, a record per completion and one for the call. No lock, no allocation, no
+// syscall.
 //
 // Batches: each work request is written (kRdmaBatched) when the next one starts or the batch
-// ends, since its bytes are only known from the ibv_wr_set_* calls that follow its opcode call;
+// ends, since its bytes are only known from the ibv_wr_set_* calls that follow its opcode call
+// (the request of a batch of one that was posted: with the call, as a PostOne record);
 // the store keeps them until the IbvWrComplete call of the same QP and start time, and drops
 // them when the batch failed or was aborted.
 #include "ex_data_path.hpp"
@@ -27,8 +29,23 @@ namespace {
 /// using it; there is then no provider entry to call.
 inline ExQpEntry* qpEntry(ibv_qp_ex* qp) { return findExQp(qp); }
 
-/// Writes the work request being built, if any.
-void writeBuilt(ExQpEntry& e) {
+/// The fields of the work request being built, as a record's WR part.
+void fillBuilt(raw::RdmaRecord* r, const ExQpEntry& e, uint64_t batchStart) {
+    r->device = e.device;
+    r->qpNum = e.qpNum;
+    r->ts = batchStart;
+    r->u.wr.wrId = e.wr.wrId;
+    r->u.wr.bytes = e.wr.bytes;
+    r->u.wr.remoteAddr = e.wr.remoteAddr;
+    r->u.wr.rkey = e.wr.rkey;
+    r->u.wr.numSge = e.wr.numSge;
+    r->u.wr.opcode = e.wr.opcode;
+    r->u.wr.flags = e.wr.flags;
+    r->u.wr.qpType = e.qpType;
+}
+
+/// Writes the work request being built, if any, of the batch started at `batchStart`.
+void writeBuilt(ExQpEntry& e, uint64_t batchStart) {
     if (!e.building) return;
     e.building = false;
     e.batchBytes += e.wr.bytes;
@@ -36,18 +53,22 @@ void writeBuilt(ExQpEntry& e) {
     raw::RdmaRecord* r = reserveRdma();
     if (!r) return;
     r->action = raw::RdmaAction::SendWr;
-    r->device = e.device;
-    r->qpNum = e.qpNum;
-    r->ts = e.batchStart;
-    r->u.wr.wrId = e.wr.wrId;
-    r->u.wr.bytes = e.wr.bytes;
-    r->u.wr.remoteAddr = e.wr.remoteAddr;
-    r->u.wr.rkey = e.wr.rkey;
-    r->u.wr.numSge = e.wr.numSge;
-    r->u.wr.opcode = e.wr.opcode;
-    r->u.wr.flags = uint8_t(e.wr.flags | raw::kRdmaBatched);
-    r->u.wr.qpType = e.qpType;
+    fillBuilt(r, e, batchStart);
+    r->u.wr.flags |= raw::kRdmaBatched;
     commitRdma(r);
+}
+
+/// A batch of exactly one work request that the provider posted, the most common batch: the
+/// ibv_wr_complete call and its request in one PostOne record (repeatable, as ibv_post_send's).
+void writeSinglePost(ExQpEntry& e, uint64_t batchStart, uint64_t end) {
+    e.building = false;
+    raw::RdmaRecord image{};
+    image.kind = raw::RecordKind::Rdma;
+    image.action = raw::RdmaAction::PostOne;
+    fillBuilt(&image, e, batchStart);
+    image.u.postOne.op = uint16_t(Op::IbvWrComplete);
+    image.u.postOne.end = end;
+    collector::appendRecord(&image);
 }
 
 /// An opcode call: the previous work request is complete, a new one starts with the wr_id and
@@ -55,7 +76,7 @@ void writeBuilt(ExQpEntry& e) {
 inline void beginWr(ExQpEntry& e, const ibv_qp_ex* qp, ibv_wr_opcode opcode, uint32_t rkey = 0,
                     uint64_t remoteAddr = 0) {
     if (!e.batchStart) return; // not recording this batch
-    writeBuilt(e);
+    writeBuilt(e, e.batchStart);
     e.wr = ExWr{qp->wr_id, 0, remoteAddr, rkey, 0, uint8_t(opcode),
                 uint8_t((qp->wr_flags & IBV_SEND_SIGNALED) ? raw::kRdmaSignaled : 0)};
     e.building = true;
@@ -97,11 +118,17 @@ int exWrComplete(ibv_qp_ex* qp) {
     }
     uint64_t start = e->batchStart;
     if (!start) return e->wrComplete(qp);
-    writeBuilt(*e);
+    bool single = e->building && e->batchWrs == 0; // one request, not written yet
+    if (!single) writeBuilt(*e, start);
     e->batchStart = 0;
     int rc = e->wrComplete(qp);
     uint64_t t1 = collector::now();
     flushPolls();
+    if (single && rc == 0) [[likely]] {
+        writeSinglePost(*e, start, t1);
+        return rc;
+    }
+    writeBuilt(*e, start); // a failed single request: written as built, the store drops it
     uint32_t n = rc == 0 ? e->batchWrs : 0;
     writeCall(Op::IbvWrComplete, e->device, e->qpNum, start, t1, 0, rc == 0 ? e->batchBytes : 0, n,
               rc, n);

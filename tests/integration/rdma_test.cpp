@@ -299,16 +299,16 @@ TEST_CASE("Work requests posted and polled through the extended verbs APIs give 
     CHECK(q.rows("SELECT name, COUNT(*), SUM(bytes) FROM event_view WHERE category = 'rdma'"
                  " AND name IN ('ibv_wr_complete', 'ibv_wr_abort', 'ibv_post_recv', 'ibv_post_send')"
                  " GROUP BY name ORDER BY name") ==
-          std::vector<std::string>{"ibv_post_recv|1|3000", "ibv_wr_abort|1|", "ibv_wr_complete|4|7872"});
+          std::vector<std::string>{"ibv_post_recv|1|3000", "ibv_wr_abort|1|", "ibv_wr_complete|5|8000"});
     CHECK(q.rows("SELECT a.value, e.peer, e.bytes FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                  " WHERE e.name = 'ibv_wr_complete' AND a.key = 'work_requests' ORDER BY e.ts_ns") ==
-          std::vector<std::string>{"0|3|", "2|3|3000", "2|3|4608", "2|3|264"});
+          std::vector<std::string>{"0|3|", "2|3|3000", "2|3|4608", "2|3|264", "1|3|128"});
     CHECK(q.text("SELECT a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                  " WHERE e.name = 'ibv_wr_complete' AND a.key = 'result'") == std::to_string(EINVAL));
     CHECK(q.scalar("SELECT COUNT(*) FROM event_arg WHERE key = 'wr_id' AND value = 8") == 0);
     CHECK(q.rows("SELECT a.key, a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                  " WHERE e.name IN ('ibv_wr_complete', 'ibv_wr_abort') AND a.key = 'qp_num'") ==
-          std::vector<std::string>(5, "qp_num|" + std::to_string(qpA)));
+          std::vector<std::string>(6, "qp_num|" + std::to_string(qpA)));
     CHECK(q.text("SELECT a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
                  " WHERE e.name = 'ibv_wr_abort' AND a.key = 'discarded_work_requests'") == "1");
 
@@ -316,10 +316,11 @@ TEST_CASE("Work requests posted and polled through the extended verbs APIs give 
     CHECK(q.rows("SELECT name, bytes, dur_ns > 0 FROM event_view WHERE track = 'standin0 QP " +
                  std::to_string(qpA) + "' ORDER BY ts_ns, event_id") ==
           std::vector<std::string>{"SEND|1000|1", "SEND|2000|1", "RDMA_WRITE|4096|1",
-                                   "RDMA_WRITE|512|0", "RDMA_READ|256|1", "ATOMIC_FETCH_AND_ADD|8|1"});
+                                   "RDMA_WRITE|512|0", "RDMA_READ|256|1", "ATOMIC_FETCH_AND_ADD|8|1",
+                                   "RDMA_WRITE|128|1"});
     CHECK(q.scalar("SELECT COUNT(*) FROM event_arg WHERE key = 'wr_id' AND value = 6") == 0);
     CHECK(q.scalar("SELECT COUNT(*) FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
-                   " WHERE e.track_kind = 'nic_queue' AND a.key = 'rkey'") == 4); // writes, read, atomic
+                   " WHERE e.track_kind = 'nic_queue' AND a.key = 'rkey'") == 5); // writes, read, atomic
 
     // Exactly the rows basic (the same requests through ibv_post_send / ibv_poll_cq) gives.
     ProcessResult b = profile(basicDir, "basic", {"OMPI_COMM_WORLD_RANK=3"});
@@ -335,9 +336,9 @@ TEST_CASE("Work requests posted and polled through the extended verbs APIs give 
     // Polls: one ibv_start_poll event per start..end, with its completions' bytes; empty
     // starts (ENOENT) fold with a count.
     CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE name = 'ibv_start_poll' AND bytes IS NOT NULL") ==
-          1000 + 2000 + 4096 + 256 + 8 + 1000 + 2000);
+          1000 + 2000 + 4096 + 256 + 8 + 128 + 1000 + 2000);
     CHECK(q.scalar("SELECT SUM(a.value) FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
-                   " WHERE e.name = 'ibv_start_poll' AND a.key = 'completions'") == 7);
+                   " WHERE e.name = 'ibv_start_poll' AND a.key = 'completions'") == 8);
     CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE name = 'ibv_start_poll' AND bytes IS NULL") ==
           empty);
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'ibv_poll_cq'") == 0);
@@ -355,7 +356,7 @@ TEST_CASE("Work requests posted and polled through the extended verbs APIs give 
                        std::to_string(end)) == 1);
         ++checked;
     }
-    CHECK(checked == 7);
+    CHECK(checked == 8);
 
     // Resources: the ex creates are recorded like their plain forms.
     CHECK(q.rows("SELECT a.key, a.value FROM event_arg a JOIN event_view e ON e.event_id = a.event_id"
