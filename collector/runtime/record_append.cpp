@@ -94,8 +94,14 @@ template <const raw::RepeatLayout& L> void appendFull(ThreadState& t, const char
 template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char* image) {
     static constexpr std::array<uint64_t, 8> kFixed = fixedBits(L);
     uint64_t diff = 0;
-    for (int w = 0; w < 8; ++w)
-        diff |= (load64(image + 8 * w) ^ load64(t.runFirst + 8 * w)) & kFixed[size_t(w)];
+    for (int w = 0; w < 8; ++w) {
+        uint64_t word = load64(image + 8 * w);
+        // One 8-byte load per word, not vectorised: the image was just stored as 8-byte words,
+        // and a 16-byte load spanning two of them waits for both stores to retire instead of
+        // being forwarded from them.
+        asm("" : "+r"(word));
+        diff |= (word ^ load64(t.runFirst + 8 * w)) & kFixed[size_t(w)];
+    }
     if (diff) return false;
     uint64_t start = load64(image + raw::kRepeatStartOffset);
     uint64_t end = load64(image + L.endOffset);

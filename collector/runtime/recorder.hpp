@@ -138,23 +138,10 @@ struct EventFields {
     int64_t aux = -1;
 };
 inline void recordEvent(const EventFields& f) {
-    schema::raw::EventRecord image{};
-    schema::raw::EventRecord* r = &image;
-    r->kind.store(schema::raw::RecordKind::Event, std::memory_order_relaxed);
-    r->flags = f.flags;
-    r->op = uint16_t(f.op);
-    r->status = f.status;
-    r->start = f.start;
-    r->end = f.end;
-    r->bytes = f.bytes;
-    r->objectId = f.objectId;
-    r->fd = f.fd;
-    r->peer = f.peer;
-    r->tag = f.tag;
-    r->commId = f.commId;
-    r->seq = f.seq;
-    r->aux = f.aux;
-    appendRecord(r);
+    const schema::raw::EventWords r =
+        schema::raw::packEvent(f.flags, uint16_t(f.op), f.status, f.start, f.end, f.bytes,
+                               f.objectId, f.fd, f.peer, f.tag, f.commId, f.seq, f.aux);
+    appendRecord(&r);
 }
 
 /// Interns `len` bytes of text: writes its definition into the calling thread's file and returns

@@ -27,23 +27,10 @@ RealMpi<int (*)(MPI_Datatype, int*)> g_typeSize("PMPI_Type_size");
 uint32_t g_typeEpoch = 0;
 
 void write(const MpiEvent& e, uint64_t t0, uint64_t t1) {
-    raw::EventRecord image{};
-    raw::EventRecord* r = &image;
-    r->kind.store(raw::RecordKind::Event, std::memory_order_relaxed);
-    r->flags = uint8_t(e.flags | (e.count >= 0 ? raw::kFlagFolded : 0));
-    r->op = uint16_t(e.op);
-    r->status = 0;
-    r->start = t0;
-    r->end = t1;
-    r->bytes = e.bytes;
-    r->objectId = e.objectId;
-    r->fd = -1;
-    r->peer = e.peer;
-    r->tag = e.tag;
-    r->commId = e.commId;
-    r->seq = e.seq;
-    r->aux = e.count;
-    hpcprof_agent_append(r);
+    const raw::EventWords r = raw::packEvent(uint8_t(e.flags | (e.count >= 0 ? raw::kFlagFolded : 0)),
+                                             uint16_t(e.op), 0, t0, t1, e.bytes, e.objectId, -1,
+                                             e.peer, e.tag, e.commId, e.seq, e.count);
+    hpcprof_agent_append(&r);
 }
 
 } // namespace

@@ -163,6 +163,23 @@ struct EventRecord {
     int64_t aux;                  ///< offset / correlation id / folded count, per op
 };
 
+/// An EventRecord as its eight 8-byte words (little-endian, the layout above), for writers
+/// that hand a record to the recorder's appendRecord(): stored as whole words, the record is read
+/// back at once, where words assembled from narrower stores would wait for those to retire.
+struct EventWords {
+    uint64_t w[8];
+};
+constexpr EventWords packEvent(uint8_t flags, uint16_t op, int32_t status, uint64_t start,
+                               uint64_t end, int64_t bytes, uint32_t objectId, int32_t fd,
+                               int32_t peer, int32_t tag, uint32_t commId, uint32_t seq,
+                               int64_t aux) {
+    auto pair = [](uint32_t low, uint32_t high) { return uint64_t(low) | uint64_t(high) << 32; };
+    return {{uint64_t(RecordKind::Event) | uint64_t(flags) << 8 | uint64_t(op) << 16 |
+                 uint64_t(uint32_t(status)) << 32,
+             start, end, uint64_t(bytes), pair(objectId, uint32_t(fd)),
+             pair(uint32_t(peer), uint32_t(tag)), pair(commId, seq), uint64_t(aux)}};
+}
+
 constexpr uint8_t kFlagSeqValid = 0x01;    ///< seq is a collective instance number
 constexpr uint8_t kFlagTagIsCommSize = 0x02; ///< tag carries the communicator size
 constexpr uint8_t kFlagFailed = 0x10;
@@ -237,7 +254,10 @@ static_assert(sizeof(ThreadFileHeader) == kHeaderSize, "thread header must stay 
 static_assert(sizeof(EventRecord) == kRecordSize);
 static_assert(sizeof(StringRecord) == kRecordSize);
 static_assert(sizeof(MpiCompletionRecord) == kRecordSize);
-static_assert(sizeof(RepeatRecord) == kRecordSize);
+static_assert(sizeof(RepeatRecord) == kRecordSize && sizeof(EventWords) == kRecordSize);
+static_assert(offsetof(EventRecord, status) == 4 && offsetof(EventRecord, objectId) == 32 &&
+              offsetof(EventRecord, peer) == 40 && offsetof(EventRecord, commId) == 48 &&
+              offsetof(EventRecord, aux) == 56, "packEvent() follows this layout");
 static_assert(offsetof(EventRecord, end) == kSpanRepeat.endOffset &&
               offsetof(EventRecord, seq) == kSpanRepeat.counterOffset);
 static_assert(std::atomic<RecordKind>::is_always_lock_free);
