@@ -24,6 +24,10 @@ bool completesRequests(uint16_t op) {
     return info && info->category == schema::Category::MpiWait;
 }
 
+bool readableVersion(uint32_t v) {
+    return v >= raw::kOldestReadableVersion && v <= raw::kFormatVersion;
+}
+
 /// Turns `record` (the previous call of a run) into the next one, as Repeat entry `entry` says.
 void expandRepeat(char* record, const raw::RepeatLayout& layout, int32_t step, uint64_t entry) {
     uint64_t previousEnd, start, end;
@@ -79,7 +83,7 @@ bool readProcessHeader(const fs::path& file, raw::ProcessHeader& out) {
     MappedFile m(file);
     if (m.size() < sizeof(raw::ProcessHeader)) return false;
     std::memcpy(static_cast<void*>(&out), m.data(), sizeof(out));
-    return out.magic == raw::kProcessMagic && out.version == raw::kFormatVersion &&
+    return out.magic == raw::kProcessMagic && readableVersion(out.version) &&
            out.recordSize == raw::kRecordSize;
 }
 
@@ -124,7 +128,7 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         return out;
     }
     std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
-    if (h.magic != raw::kThreadMagic || h.version != raw::kFormatVersion ||
+    if (h.magic != raw::kThreadMagic || !readableVersion(h.version) ||
         h.recordSize != raw::kRecordSize) {
         problems.unreadableFiles++;
         problems.messages.push_back(file.string() + ": bad magic or unsupported raw format");

@@ -5,6 +5,9 @@
 // is counted as torn.
 #include <catch2/catch.hpp>
 
+#include <cstddef>
+#include <fstream>
+
 #include "hpcprof/schema/catalog.hpp"
 #include "merge_raw.hpp"
 #include "process_runner.hpp"
@@ -116,4 +119,26 @@ TEST_CASE("Repeat records expand into the calls they stand for", "[store][raw]")
     test::TraceQuery q(dir / "t.hpcprof");
     CHECK(q.rows("SELECT dur_ns FROM event_view WHERE name = 'MPI_Allreduce' ORDER BY ts_ns") ==
           std::vector<std::string>{"100", "100", "0", "3", "1", "1", "1", "1", "2"});
+}
+
+TEST_CASE("thread files of the previous raw format are read; newer ones are refused, not misread",
+          "[store][raw]") {
+    test::TempDir dir;
+    RawThreadBuilder t(301);
+    t.event({uint16_t(Op::PosixRead), 1000, 1100, 10});
+    auto folder = test::writeRawProcess(dir.path() / "raw", test::makeProcessHeader(301, 1'000'000), {t});
+    auto setVersion = [&](uint32_t v) {
+        std::fstream f(folder / "thread-301", std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(offsetof(raw::ThreadFileHeader, version));
+        f.write(reinterpret_cast<const char*>(&v), sizeof(v));
+    };
+    setVersion(1); // before Repeat records existed: nothing to read differently
+    store::RawProblems problems;
+    CHECK(store::readThreadFile(folder / "thread-301", problems).events.size() == 1);
+    CHECK(problems.unreadableFiles == 0);
+    setVersion(raw::kFormatVersion + 1); // a newer agent's records may mean something else
+    CHECK(store::readThreadFile(folder / "thread-301", problems).events.empty());
+    CHECK(problems.unreadableFiles == 1);
+    REQUIRE(problems.messages.size() == 1);
+    CHECK_THAT(problems.messages[0], Catch::Contains("unsupported raw format"));
 }

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -40,7 +41,8 @@ namespace hpcprof::schema::raw {
 
 constexpr uint64_t kProcessMagic = 0x31435250'46504348ull; // "HCPFPRC1" little endian
 constexpr uint64_t kThreadMagic = 0x31444854'46504348ull;  // "HCPFTHD1"
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2; ///< 2: RepeatRecord
+constexpr uint32_t kOldestReadableVersion = 1; ///< what this reader still reads (1: no repeats)
 constexpr uint32_t kRecordSize = 64;
 constexpr uint32_t kHeaderSize = 4096;
 
@@ -169,6 +171,7 @@ struct EventRecord {
 struct EventWords {
     uint64_t w[8];
 };
+static_assert(std::endian::native == std::endian::little, "packEvent() builds little-endian words");
 constexpr EventWords packEvent(uint8_t flags, uint16_t op, int32_t status, uint64_t start,
                                uint64_t end, int64_t bytes, uint32_t objectId, int32_t fd,
                                int32_t peer, int32_t tag, uint32_t commId, uint32_t seq,
