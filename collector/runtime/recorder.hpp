@@ -5,7 +5,9 @@
 // reserves a range of address space as large as the per-thread limit and maps the file into it
 // chunk by chunk as it grows, so slot k always lives at base + 64*k. Appending is a bump of the
 // thread's slot index (one non-locked xadd, which a signal handler on the same thread cannot
-// tear), a bounds check, filling 64 bytes and a release store of the kind byte.
+// tear), a bounds check, filling 64 bytes and a release store of the kind byte. A call that
+// repeats the thread's previous one is an 8-byte entry of a Repeat record instead
+// (appendRecord, record_append.cpp).
 //
 // Hot-path rules: no lock, no malloc, no syscall per event; syscalls only when a chunk is
 // mapped or asked for (about once per HPCPROF_CHUNK_KB of records) and at thread/process start.
@@ -104,14 +106,10 @@ inline bool recording(SourceBit bit) {
 inline uint64_t now() { return readTicks() + uint64_t(detail::g_clockSkewTicks); }
 
 /// Reserves the next record slot of the calling thread, or nullptr when the per-thread limit is
-/// reached (the drop is counted). Fill the record, then commit(). Async-signal-safe.
+/// reached (the drop is counted). Fill the record, then store its kind byte with release
+/// ordering. Async-signal-safe.
 inline schema::raw::EventRecord* reserveEvent() {
     return reinterpret_cast<schema::raw::EventRecord*>(reserveSlot());
-}
-
-/// Publishes a filled record (release store of its kind byte).
-inline void commit(schema::raw::EventRecord* r) {
-    r->kind.store(schema::raw::RecordKind::Event, std::memory_order_release);
 }
 
 /// Appends one complete 64-byte record (`image`, its kind byte set). A call that repeats this
