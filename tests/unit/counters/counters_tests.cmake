@@ -12,6 +12,8 @@ hpcprof_add_tests(hpcprof_counter_tests LABELS "unit;counters"
 if(HPCPROF_HAVE_PAPI AND HPCPROF_SDE_LIBRARY)
     target_link_libraries(hpcprof_counter_tests PRIVATE ${HPCPROF_SDE_LIBRARY})
     target_compile_definitions(hpcprof_counter_tests PRIVATE HPCPROF_TEST_COUNTER_SDE=1)
+else()
+    target_compile_definitions(hpcprof_counter_tests PRIVATE HPCPROF_TEST_COUNTER_SDE=0)
 endif()
 hpcprof_add_tests(hpcprof_counter_integration_tests LABELS "integration;counters"
     SOURCES integration/counters_test.cpp LIBS nlohmann_json::nlohmann_json)
