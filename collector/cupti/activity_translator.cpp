@@ -20,6 +20,28 @@ static_assert(sizeof(CUpti_ActivitySynchronization2) == 56);
 static_assert(sizeof(CUpti_ActivityGraphTrace2) == 56);
 static_assert(sizeof(CUpti_ActivityExternalCorrelation) == 24);
 
+namespace {
+
+/// What every activity that ran on a device stream says alike (kernels, copies, memsets, graphs).
+template <typename Activity> void fillDeviceSpan(raw::GpuRecord* r, const Activity& a) {
+    r->device = a.deviceId;
+    r->stream = a.streamId;
+    r->correlationId = a.correlationId;
+    r->start = a.start;
+    r->end = a.end;
+    r->graphId = a.graphId;
+}
+
+/// A copy's size and memory kinds (host-device and peer copies).
+template <typename Copy> void fillCopy(raw::GpuRecord* r, const Copy& m) {
+    r->u.copy.bytes = int64_t(m.bytes);
+    r->u.copy.copyKind = m.copyKind;
+    r->u.copy.srcKind = m.srcKind;
+    r->u.copy.dstKind = m.dstKind;
+}
+
+} // namespace
+
 uint32_t ActivityTranslator::nameId(const char* name) {
     if (!name) return 0;
     auto it = m_names.find(name);
@@ -58,13 +80,8 @@ void ActivityTranslator::translate(const CUpti_Activity* record) {
         uint32_t name = nameId(k.name);
         raw::GpuRecord* r = begin(raw::GpuActivity::Kernel, Op::GpuKernel);
         if (!r) return;
-        r->device = k.deviceId;
-        r->stream = k.streamId;
-        r->correlationId = k.correlationId;
-        r->start = k.start;
-        r->end = k.end;
+        fillDeviceSpan(r, k);
         r->nameId = name;
-        r->graphId = k.graphId;
         r->u.kernel.grid[0] = uint32_t(k.gridX);
         r->u.kernel.grid[1] = uint32_t(k.gridY);
         r->u.kernel.grid[2] = uint32_t(k.gridZ);
@@ -79,17 +96,10 @@ void ActivityTranslator::translate(const CUpti_Activity* record) {
         m_contextDevice[m.contextId] = m.deviceId;
         raw::GpuRecord* r = begin(raw::GpuActivity::Memcpy, Op::GpuMemcpy);
         if (!r) return;
-        r->device = m.deviceId;
-        r->stream = m.streamId;
+        fillDeviceSpan(r, m);
+        fillCopy(r, m);
         // The runtime call (cudaMemcpyAsync) is what the program made; fall back to the driver's.
         r->correlationId = m.runtimeCorrelationId ? m.runtimeCorrelationId : m.correlationId;
-        r->start = m.start;
-        r->end = m.end;
-        r->graphId = m.graphId;
-        r->u.copy.bytes = int64_t(m.bytes);
-        r->u.copy.copyKind = m.copyKind;
-        r->u.copy.srcKind = m.srcKind;
-        r->u.copy.dstKind = m.dstKind;
         m_sink.commit(r);
         return;
     }
@@ -97,16 +107,8 @@ void ActivityTranslator::translate(const CUpti_Activity* record) {
         const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
         raw::GpuRecord* r = begin(raw::GpuActivity::MemcpyPeer, Op::GpuMemcpyPeer);
         if (!r) return;
-        r->device = m.deviceId;
-        r->stream = m.streamId;
-        r->correlationId = m.correlationId;
-        r->start = m.start;
-        r->end = m.end;
-        r->graphId = m.graphId;
-        r->u.copy.bytes = int64_t(m.bytes);
-        r->u.copy.copyKind = m.copyKind;
-        r->u.copy.srcKind = m.srcKind;
-        r->u.copy.dstKind = m.dstKind;
+        fillDeviceSpan(r, m);
+        fillCopy(r, m);
         r->u.copy.srcDevice = m.srcDeviceId;
         r->u.copy.dstDevice = m.dstDeviceId;
         m_sink.commit(r);
@@ -117,12 +119,7 @@ void ActivityTranslator::translate(const CUpti_Activity* record) {
         m_contextDevice[m.contextId] = m.deviceId;
         raw::GpuRecord* r = begin(raw::GpuActivity::Memset, Op::GpuMemset);
         if (!r) return;
-        r->device = m.deviceId;
-        r->stream = m.streamId;
-        r->correlationId = m.correlationId;
-        r->start = m.start;
-        r->end = m.end;
-        r->graphId = m.graphId;
+        fillDeviceSpan(r, m);
         r->u.copy.bytes = int64_t(m.bytes);
         r->u.copy.dstKind = uint8_t(m.memoryKind);
         m_sink.commit(r);
@@ -146,12 +143,7 @@ void ActivityTranslator::translate(const CUpti_Activity* record) {
         const auto& g = *reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
         raw::GpuRecord* r = begin(raw::GpuActivity::GraphLaunch, Op::GpuGraphLaunch);
         if (!r) return;
-        r->device = g.deviceId;
-        r->stream = g.streamId;
-        r->correlationId = g.correlationId;
-        r->start = g.start;
-        r->end = g.end;
-        r->graphId = g.graphId;
+        fillDeviceSpan(r, g);
         m_sink.commit(r);
         return;
     }

@@ -145,40 +145,42 @@ HPCPROF_HOOK int fexecve(int fd, char* const argv[], char* const envp[]) {
     });
 }
 
+namespace {
+/// The argument list of execl / execlp / execle: `first`, then `ap` up to its NULL (left just
+/// past it, where execle's environment follows).
+void collectListArgs(char* (&argv)[kMaxListArgs], const char* first, va_list& ap) {
+    int n = 0;
+    argv[n++] = const_cast<char*>(first);
+    while (argv[n - 1] && n < kMaxListArgs) argv[n++] = va_arg(ap, char*);
+    argv[kMaxListArgs - 1] = nullptr;
+}
+} // namespace
+
 HPCPROF_HOOK int execl(const char* path, const char* arg, ...) {
     char* argv[kMaxListArgs];
-    int n = 0;
-    argv[n++] = const_cast<char*>(arg);
     va_list ap;
     va_start(ap, arg);
-    while (argv[n - 1] && n < kMaxListArgs) argv[n++] = va_arg(ap, char*);
+    collectListArgs(argv, arg, ap);
     va_end(ap);
-    argv[kMaxListArgs - 1] = nullptr;
     return execWithPath(path, argv, environ, false);
 }
 
 HPCPROF_HOOK int execlp(const char* file, const char* arg, ...) {
     char* argv[kMaxListArgs];
-    int n = 0;
-    argv[n++] = const_cast<char*>(arg);
     va_list ap;
     va_start(ap, arg);
-    while (argv[n - 1] && n < kMaxListArgs) argv[n++] = va_arg(ap, char*);
+    collectListArgs(argv, arg, ap);
     va_end(ap);
-    argv[kMaxListArgs - 1] = nullptr;
     return execWithPath(file, argv, environ, true);
 }
 
 HPCPROF_HOOK int execle(const char* path, const char* arg, ...) {
     char* argv[kMaxListArgs];
-    int n = 0;
-    argv[n++] = const_cast<char*>(arg);
     va_list ap;
     va_start(ap, arg);
-    while (argv[n - 1] && n < kMaxListArgs) argv[n++] = va_arg(ap, char*);
+    collectListArgs(argv, arg, ap);
     char* const* envp = va_arg(ap, char* const*);
     va_end(ap);
-    argv[kMaxListArgs - 1] = nullptr;
     return execWithPath(path, argv, envp, false);
 }
 
