@@ -55,7 +55,8 @@ template <const raw::RepeatLayout& L> uint64_t counterOf(const char* record) {
 
 /// The counter step from `previous` to `next` (4-byte counters wrap), or false if it does not
 /// fit the Repeat record's 32 bits.
-template <const raw::RepeatLayout& L> bool counterStep(uint64_t previous, uint64_t next, int32_t& step) {
+template <const raw::RepeatLayout& L>
+bool counterStep(uint64_t previous, uint64_t next, int32_t& step) {
     if constexpr (L.counterBytes == 4) {
         step = int32_t(uint32_t(next) - uint32_t(previous));
         return true;

@@ -249,14 +249,7 @@ void DeviceRecords::collectGpu(const std::vector<ThreadRecords>& threads) {
 }
 
 RawEvent DeviceRecords::cudaApiEvent(const raw::GpuRecord& g) {
-    RawEvent e{};
-    e.op = g.op;
-    e.start = ticksFor(int64_t(g.start));
-    e.end = ticksFor(int64_t(g.end));
-    e.bytes = -1;
-    e.fd = -1;
-    e.peer = -1;
-    e.aux = -1;
+    RawEvent e = spanEvent(g.op, ticksFor(int64_t(g.start)), ticksFor(int64_t(g.end)));
     Extra x;
     x.nameId = nameFor(g.nameId, schema::findOp(g.op) ? schema::findOp(g.op)->name : "cuda_api");
     x.correlationId = g.correlationId;
@@ -266,14 +259,8 @@ RawEvent DeviceRecords::cudaApiEvent(const raw::GpuRecord& g) {
 }
 
 RawEvent DeviceRecords::syncEvent(const raw::GpuRecord& g) {
-    RawEvent e{};
-    e.op = uint16_t(Op::GpuSync);
-    e.start = ticksFor(int64_t(g.start));
-    e.end = ticksFor(int64_t(g.end));
-    e.bytes = -1;
-    e.fd = -1;
-    e.peer = -1;
-    e.aux = -1;
+    RawEvent e =
+        spanEvent(uint16_t(Op::GpuSync), ticksFor(int64_t(g.start)), ticksFor(int64_t(g.end)));
     Extra x;
     x.nameId = m_w.internString(nameOr(kSyncTypes, g.u.sync.syncType));
     x.correlationId = g.correlationId;
@@ -290,14 +277,7 @@ std::string DeviceRecords::domainName(uint32_t id) const {
 }
 
 RawEvent DeviceRecords::nvtxEvent(const raw::NvtxRecord& begin, uint64_t end, Op op) {
-    RawEvent e{};
-    e.op = uint16_t(op);
-    e.start = begin.ts;
-    e.end = end;
-    e.bytes = -1;
-    e.fd = -1;
-    e.peer = -1;
-    e.aux = -1;
+    RawEvent e = spanEvent(uint16_t(op), begin.ts, end);
     Extra x;
     x.nameId = nameFor(begin.nameId, op == Op::NvtxMark ? "nvtx_mark" : "nvtx_range");
     std::string domain = domainName(begin.domainId);
@@ -387,14 +367,7 @@ const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const r
         }
         return nullptr;
     }
-    RawEvent e{};
-    e.op = r.op;
-    e.start = r.start;
-    e.end = r.end;
-    e.bytes = -1;
-    e.fd = -1;
-    e.peer = -1;
-    e.aux = -1;
+    RawEvent e = spanEvent(r.op, r.start, r.end);
     Extra x;
     const std::string* key = r.commKeyId ? m_strings(r.commKeyId) : nullptr;
     if (r.commKeyId && !key) m_addStat(Stat::UnknownStringRefs, 1);

@@ -44,6 +44,20 @@ struct RawEvent {
     uint32_t completionBegin = 0, completionCount = 0;
 };
 
+/// An event of `op` from `start` to `end` with nothing else known (no bytes, descriptor, peer or
+/// offset): where the converters of the GPU and RDMA sections start their events.
+inline RawEvent spanEvent(uint16_t op, uint64_t start, uint64_t end) {
+    RawEvent e{};
+    e.op = op;
+    e.start = start;
+    e.end = end;
+    e.bytes = -1;
+    e.fd = -1;
+    e.peer = -1;
+    e.aux = -1;
+    return e;
+}
+
 /// One request an MPI wait or test completed (MpiCompletionRecord).
 struct RawCompletion {
     uint32_t request;

@@ -178,13 +178,7 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
         case raw::RdmaAction::Call: {
             const auto& c = r.u.call;
             Op op = Op(c.op);
-            RawEvent e{};
-            e.op = c.op;
-            e.start = r.ts;
-            e.end = c.end;
-            e.fd = -1;
-            e.peer = -1;
-            e.aux = -1;
+            RawEvent e = spanEvent(c.op, r.ts, c.end);
             bool folded = c.folded != 0;
             e.bytes = isDataPath(op) && !folded && c.rc == 0 ? int64_t(c.bytes) : -1;
             if (folded) {

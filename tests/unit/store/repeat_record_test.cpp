@@ -82,7 +82,8 @@ TEST_CASE("Repeat records expand into the calls they stand for", "[store][raw]")
         .record(repeat(-8, {entry(5, 10), entry(0, 1)}))
         .record(foldedPolls(3000, 3005))
         .record(repeat(0, {entry(1, 1)}));
-    auto folder = test::writeRawProcess(dir.path() / "raw", test::makeProcessHeader(300, 1'000'000), {t});
+    auto folder =
+        test::writeRawProcess(dir.path() / "raw", test::makeProcessHeader(300, 1'000'000), {t});
 
     store::RawProblems problems;
     store::ThreadRecords r = store::readThreadFile(folder / "thread-300", problems);
@@ -126,7 +127,8 @@ TEST_CASE("thread files of the previous raw format are read; newer ones are refu
     test::TempDir dir;
     RawThreadBuilder t(301);
     t.event({uint16_t(Op::PosixRead), 1000, 1100, 10});
-    auto folder = test::writeRawProcess(dir.path() / "raw", test::makeProcessHeader(301, 1'000'000), {t});
+    auto folder =
+        test::writeRawProcess(dir.path() / "raw", test::makeProcessHeader(301, 1'000'000), {t});
     auto setVersion = [&](uint32_t v) {
         std::fstream f(folder / "thread-301", std::ios::in | std::ios::out | std::ios::binary);
         f.seekp(offsetof(raw::ThreadFileHeader, version));
