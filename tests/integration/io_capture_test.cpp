@@ -266,6 +266,24 @@ TEST_CASE("exec'ed and forked shell children are each recorded", "[integration][
     CHECK(q.scalar("SELECT COUNT(*) FROM process WHERE exe LIKE '%/cat'") == 1);
 }
 
+TEST_CASE("execl / execlp / execle run what they name and the new image is recorded too",
+          "[integration][io]") {
+    for (std::string mode : {"l", "lp", "le"}) {
+        INFO("mode " << mode);
+        TempDir dir;
+        std::string out = dir / "exec.txt";
+        auto r = profile(dir, {sampleBinary("exec_list_sample"), dir.path().string(), mode});
+        INFO(r.err);
+        REQUIRE(r.exitCode == 0);
+        CHECK(readWholeFile(out) == mode); // execle: from FOO, its own environment's only entry
+        TraceQuery q(dir / "trace.hpcprof");
+        CHECK(q.text("SELECT end_state FROM process WHERE exe LIKE '%exec_list_sample'") == "exec");
+        // The shell got the agent back even from execle's bare environment.
+        CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE object = '" + out +
+                       "' AND name LIKE '%write%'") == int64_t(mode.size()));
+    }
+}
+
 TEST_CASE("the environment carries the agent into children that drop it", "[integration][io]") {
     TempDir dir;
     std::string out = dir / "env.txt";
