@@ -376,7 +376,9 @@ public:
         return true;
     }
 
-    bool args() {
+    /// The members of the object at '{': `value(key, c)` reads each member's value, which starts
+    /// with character `c` (false: stop, with the error it set).
+    template <typename Value> bool members(Value&& value) {
         ++m_p; // '{'
         if (consume('}')) return true;
         for (;;) {
@@ -384,53 +386,39 @@ public:
             std::string_view key;
             if (!string(key, m_keyScratch)) return false;
             if (!consume(':')) return fail("syntax error: expected ':'");
-            int c = peek();
-            if (c == '{') {
-                if (!skipValue(2)) return false; // nested objects are not kept
-            } else if (c == '[') {
-                if (!argArray(key)) return false;
-            } else {
-                if (c < 0) return fail("syntax error: unexpected end of input");
-                Scalar s = Scalar::null();
-                if (!scalar(c, s, m_valueScratch, true)) return false;
-                detail::addScalarArg(m_event, key, s);
-            }
+            if (!value(key, peek())) return false;
             if (consume(',')) continue;
             if (consume('}')) return true;
             return fail("syntax error: expected ',' or '}'");
         }
     }
 
+    bool args() {
+        return members([&](std::string_view key, int c) {
+            if (c == '{') return skipValue(2); // nested objects are not kept
+            if (c == '[') return argArray(key);
+            if (c < 0) return fail("syntax error: unexpected end of input");
+            Scalar s = Scalar::null();
+            if (!scalar(c, s, m_valueScratch, true)) return false;
+            detail::addScalarArg(m_event, key, s);
+            return true;
+        });
+    }
+
     bool event() {
-        ++m_p; // '{'
         detail::resetEvent(m_event);
-        if (consume('}')) return true;
-        for (;;) {
-            if (peek() != '"') return fail("syntax error: expected string literal");
-            std::string_view key;
-            if (!string(key, m_keyScratch)) return false;
-            if (!consume(':')) return fail("syntax error: expected ':'");
-            int c = peek();
-            if (c == '{') {
-                if (key == "args") {
-                    if (!args()) return false;
-                } else {
-                    detail::checkContainerField(m_event, key);
-                    if (!skipValue(1)) return false;
-                }
-            } else if (c == '[') {
+        return members([&](std::string_view key, int c) {
+            if (c == '{' && key == "args") return args();
+            if (c == '{' || c == '[') {
                 detail::checkContainerField(m_event, key);
-                if (!skipValue(1)) return false;
-            } else {
-                if (c < 0) return fail("syntax error: unexpected end of input");
-                Scalar s = Scalar::null();
-                if (!scalar(c, s, m_valueScratch, false)) return false;
-                detail::setEventField(m_event, key, s);
+                return skipValue(1);
             }
-            if (consume(',')) continue;
-            if (consume('}')) return true;
-            return fail("syntax error: expected ',' or '}'");
-        }
+            if (c < 0) return fail("syntax error: unexpected end of input");
+            Scalar s = Scalar::null();
+            if (!scalar(c, s, m_valueScratch, false)) return false;
+            detail::setEventField(m_event, key, s);
+            return true;
+        });
     }
 
     /// One element of the array: an event, or anything else (checked, then counted). Bytes
