@@ -159,23 +159,35 @@ private:
                             charText(c) + "; expected " + expected);
     }
 
-    bool readObject() {
+    /// Consumes `close` if it is next (an empty container, or the end of one).
+    bool closes(char close) {
+        if (peek() != close) return false;
+        ++m_pos;
+        return true;
+    }
+
+    enum class AfterElement { Closed, Next, Bad };
+    /// After a container's element: its `close` (consumed), or the ',' before the next element
+    /// (consumed), or anything else (the error is set).
+    AfterElement afterElement(char close, const char* context, const char* expected) {
+        if (closes(close)) return AfterElement::Closed;
         int c = peek();
-        if (c == '}') {
-            ++m_pos;
-            return true;
+        if (c != ',') {
+            unexpected(c, context, expected);
+            return AfterElement::Bad;
         }
+        ++m_pos;
+        return AfterElement::Next;
+    }
+
+    bool readObject() {
+        if (closes('}')) return true;
         for (;;) {
+            int c = peek();
             if (c != '"') return unexpected(c, "object key", "string literal");
             if (!readMember()) return false;
-            c = peek();
-            if (c == '}') {
-                ++m_pos;
-                return true;
-            }
-            if (c != ',') return unexpected(c, "object", "',' or '}'");
-            ++m_pos;
-            c = peek();
+            AfterElement next = afterElement('}', "object", "',' or '}'");
+            if (next != AfterElement::Next) return next == AfterElement::Closed;
         }
     }
 
@@ -251,12 +263,9 @@ private:
 
     /// The elements of an event array (m_pos just after its '['), up to and including ']'.
     bool readEvents() {
-        int c = peek();
-        if (c == ']') {
-            ++m_pos;
-            return true;
-        }
+        if (closes(']')) return true;
         for (;;) {
+            int c = peek();
             if (c < 0 || !startsValue(char(c))) return unexpected(c, "value", "value");
             for (;;) {
                 size_t bad = m_utf8Bad == SIZE_MAX ? SIZE_MAX
@@ -271,14 +280,8 @@ private:
                     return fail(m_base + m_pos + r.errorOffset, "invalid event: " + r.error);
                 readMore(m_pos); // the element goes on past the block
             }
-            c = peek();
-            if (c == ']') {
-                ++m_pos;
-                return true;
-            }
-            if (c != ',') return unexpected(c, "array", "',' or ']'");
-            ++m_pos;
-            c = peek();
+            AfterElement next = afterElement(']', "array", "',' or ']'");
+            if (next != AfterElement::Next) return next == AfterElement::Closed;
         }
     }
 
