@@ -198,30 +198,26 @@ private:
         size_t keyEnd = scan(keep);
         if (keyEnd == SIZE_MAX) return false;
         size_t keyStart = keep;
-        std::string_view rawKey(m_data + keyStart, keyEnd - keyStart);
         m_pos = keyEnd;
-        // The colon and the value's start, without letting go of the key.
-        for (;;) {
-            while (m_pos < m_size && isJsonSpace(m_data[m_pos])) ++m_pos;
-            if (m_pos < m_size || m_eof) break;
-            size_t shift = keyStart;
-            readMore(keyStart);
-            keyEnd -= shift;
-            keyStart = 0;
-        }
+        // The colon and the value's start, without letting go of the key (more input moves it
+        // to the front of the buffer).
+        auto skipSpaceKeepingKey = [&] {
+            for (;;) {
+                while (m_pos < m_size && isJsonSpace(m_data[m_pos])) ++m_pos;
+                if (m_pos < m_size || m_eof) return;
+                size_t shift = keyStart;
+                readMore(keyStart);
+                keyEnd -= shift;
+                keyStart = 0;
+            }
+        };
+        skipSpaceKeepingKey();
         int c = m_pos < m_size ? static_cast<unsigned char>(m_data[m_pos]) : -1;
         if (c != ':') return unexpected(c, "object separator", "':'");
         ++m_pos;
-        for (;;) {
-            while (m_pos < m_size && isJsonSpace(m_data[m_pos])) ++m_pos;
-            if (m_pos < m_size || m_eof) break;
-            size_t shift = keyStart;
-            readMore(keyStart);
-            keyEnd -= shift;
-            keyStart = 0;
-        }
+        skipSpaceKeepingKey();
         if (m_pos >= m_size) return unexpected(-1, "value", "value");
-        rawKey = std::string_view(m_data + keyStart, keyEnd - keyStart);
+        std::string_view rawKey(m_data + keyStart, keyEnd - keyStart);
         if (m_data[m_pos] == '[' && keyIs(rawKey, "traceEvents")) {
             ++m_pos;
             return readEvents();
