@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Hot path: every posted work request and every poll of a recorded process passes here. Cost per
 // call: one context lookup, two clock reads, one 64-byte record per call and per work request or
-// completion (one for a call with one WR or completion; 8 bytes when it repeats the last one). No lock, no allocation, no syscall. Thread-safe and async-signal-safe as far as the
-// provider's own entries are.
+// completion (one for a call with one WR or completion; 8 bytes when it repeats the last one).
+// No lock, no allocation, no syscall. Thread-safe and async-signal-safe as far as the provider's
+// own entries are.
 #include "data_path.hpp"
 
 #include "context_table.hpp"
@@ -78,31 +79,17 @@ void fillCompletion(raw::RdmaRecord* r, const ibv_cq* cq, const ibv_wc& w) {
     r->u.wc.opcode = uint8_t(w.opcode);
 }
 
-// One record of `action` (a WR, a completion, or both with their call) that `fill` completes.
-// A PostOne / PollOne that repeats the thread's previous one (same QP, opcode and bytes, wr_id
-// advancing by a fixed step) takes 8 bytes (collector::appendRecord).
+// One WR or completion record of `action` that `fill` completes, written in place.
 template <typename Fill>
 void writeWrRecord(raw::RdmaAction action, uint16_t device, uint32_t qpNum, uint64_t ts, Fill&& fill) {
-    raw::RdmaRecord image{};
-    raw::RdmaRecord* r = &image;
-    r->kind = raw::RecordKind::Rdma;
+    raw::RdmaRecord* r = reserveRdma();
+    if (!r) return;
     r->action = action;
     r->device = device;
     r->qpNum = qpNum;
     r->ts = ts;
     fill(r);
-    collector::appendRecord(r);
-}
-
-// A post of exactly one WR that the provider accepted, the most common post: the call and its WR
-// in one record instead of two (the store reads it back as both).
-template <typename Fill>
-void writePostOne(Op op, uint16_t device, uint32_t qpNum, uint64_t t0, uint64_t t1, Fill&& fill) {
-    writeWrRecord(raw::RdmaAction::PostOne, device, qpNum, t0, [&](raw::RdmaRecord* r) {
-        fill(r);
-        r->u.postOne.op = uint16_t(op);
-        r->u.postOne.end = t1;
-    });
+    commitRdma(r);
 }
 
 /// WRs the provider accepted: all of them on success, those before *bad on failure.
@@ -154,8 +141,8 @@ int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
     if (rc == 0 && wr && !wr->next) [[likely]] {
-        writePostOne(Op::IbvPostSend, c->device, qp->qp_num, t0, t1,
-                     [&](raw::RdmaRecord* r) { fillSendWr(r, qp, wr, sgBytes(wr)); });
+        writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostSend, c->device, qp->qp_num, t0, t1,
+                         [&](raw::RdmaRecord* r) { fillSendWr(r, qp, wr, sgBytes(wr)); });
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);
@@ -183,7 +170,8 @@ int wrappedPostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
         return [=](raw::RdmaRecord* r) { fillRecvWr(r, uint8_t(qp->qp_type), 0, w, sgBytes(w)); };
     };
     if (rc == 0 && wr && !wr->next) [[likely]] {
-        writePostOne(Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, fill(wr));
+        writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostRecv, c->device, qp->qp_num, t0, t1,
+                         fill(wr));
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);
@@ -210,7 +198,7 @@ int wrappedPostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) {
         return [=](raw::RdmaRecord* r) { fillRecvWr(r, 0, uint64_t(srq), w, sgBytes(w)); };
     };
     if (rc == 0 && wr && !wr->next) [[likely]] {
-        writePostOne(Op::IbvPostSrqRecv, c->device, 0, t0, t1, fill(wr));
+        writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostSrqRecv, c->device, 0, t0, t1, fill(wr));
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);
@@ -245,11 +233,8 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
     }
     if (p.cq) flushPolls();
     if (got == 1) [[likely]] { // one record for the call and its completion
-        writeWrRecord(raw::RdmaAction::PollOne, c->device, wc[0].qp_num, t0, [&](raw::RdmaRecord* r) {
-            fillCompletion(r, cq, wc[0]);
-            r->u.pollOne.op = uint16_t(Op::IbvPollCq);
-            r->u.pollOne.end = t1;
-        });
+        writeCallWithOne(raw::RdmaAction::PollOne, Op::IbvPollCq, c->device, wc[0].qp_num, t0, t1,
+                         [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[0]); });
         return got;
     }
     uint64_t bytes = 0;

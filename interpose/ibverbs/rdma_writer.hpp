@@ -27,6 +27,25 @@ template <typename Piece> uint64_t totalLength(const Piece* list, size_t n) {
     return bytes;
 }
 
+/// A call with its one WR (`action` PostOne) or its one completion (PollOne), which `fill`
+/// completes, in one record. Handed over whole, so that one repeating the thread's previous one
+/// (same QP, opcode and bytes, wr_id advancing by a fixed step) takes 8 bytes.
+template <typename Fill>
+void writeCallWithOne(raw::RdmaAction action, schema::Op op, uint16_t device, uint32_t qpNum,
+                      uint64_t t0, uint64_t t1, Fill&& fill) {
+    raw::RdmaRecord image{};
+    image.kind = raw::RecordKind::Rdma;
+    image.action = action;
+    image.device = device;
+    image.qpNum = qpNum;
+    image.ts = t0;
+    fill(&image);
+    // PostOne and PollOne keep their call's op and end at the same offsets (raw_format.hpp).
+    image.u.postOne.op = uint16_t(op);
+    image.u.postOne.end = t1;
+    collector::appendRecord(&image);
+}
+
 /// True when RDMA is being recorded in this process.
 inline bool recordingRdma() { return collector::recording(collector::SourceBit::Rdma); }
 
