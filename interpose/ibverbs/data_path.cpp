@@ -81,7 +81,8 @@ void fillCompletion(raw::RdmaRecord* r, const ibv_cq* cq, const ibv_wc& w) {
 
 // One WR or completion record of `action` that `fill` completes, written in place.
 template <typename Fill>
-void writeWrRecord(raw::RdmaAction action, uint16_t device, uint32_t qpNum, uint64_t ts, Fill&& fill) {
+void writeWrRecord(raw::RdmaAction action, uint16_t device, uint32_t qpNum, uint64_t ts,
+                   Fill&& fill) {
     raw::RdmaRecord* r = reserveRdma();
     if (!r) return;
     r->action = action;
@@ -198,7 +199,8 @@ int wrappedPostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) {
         return [=](raw::RdmaRecord* r) { fillRecvWr(r, 0, uint64_t(srq), w, sgBytes(w)); };
     };
     if (rc == 0 && wr && !wr->next) [[likely]] {
-        writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostSrqRecv, c->device, 0, t0, t1, fill(wr));
+        writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostSrqRecv, c->device, 0, t0, t1,
+                         fill(wr));
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);

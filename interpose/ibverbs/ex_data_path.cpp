@@ -62,8 +62,8 @@ void writeBuilt(ExQpEntry& e, uint64_t batchStart) {
 /// ibv_wr_complete call and its request in one PostOne record (repeatable, as ibv_post_send's).
 void writeSinglePost(ExQpEntry& e, uint64_t batchStart, uint64_t end) {
     e.building = false;
-    writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvWrComplete, e.device, e.qpNum, batchStart, end,
-                     [&](raw::RdmaRecord* r) { fillBuilt(r, e, batchStart); });
+    writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvWrComplete, e.device, e.qpNum, batchStart,
+                     end, [&](raw::RdmaRecord* r) { fillBuilt(r, e, batchStart); });
 }
 
 /// An opcode call: the previous work request is complete, a new one starts with the wr_id and
