@@ -112,7 +112,7 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
     uint64_t counter = counterOf<L>(image);
     int32_t step;
     if (!counterStep<L>(t.runCounter, counter, step)) return false;
-    if (t.runRepeat && step != t.runStep) return false;
+    if (t.runRepeat && step != t.runRepeat->step) return false; // the run's step, once known
     uint64_t entry = (start - t.runEnd) << 32 | (end - start + 1);
 
     if (t.runRepeat && t.runUsed < raw::kRepeatEntries) {
@@ -136,7 +136,6 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
         __atomic_store_n(&r->kind, raw::RecordKind::Repeat, __ATOMIC_RELEASE);
         t.runRepeat = r;
         t.runUsed = 1;
-        t.runStep = step;
         t.runSlot = slot;
     }
     t.runEnd = end;

@@ -49,7 +49,6 @@ struct ThreadState {
     // can go on only while the run's latest record is the thread's latest slot.
     bool appending;            // in appendRecord (a signal handler landing there writes in full)
     uint32_t runUsed;          // entries used in runRepeat
-    int32_t runStep;           // counter step of the run (known once runRepeat exists)
     const char* runFirst;      // the run's full record; nullptr = no run
     schema::raw::RepeatRecord* runRepeat; // its current Repeat record, nullptr = none yet
     uint64_t runSlot;          // slot of the run's latest record (full or Repeat)
