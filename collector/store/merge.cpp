@@ -151,26 +151,13 @@ private:
         m_result.stats[size_t(s)] += n;
     }
 
-    /// An op's catalog entry (nullptr if unknown) and its name's string id, interned on first
-    /// use; a table by raw id, as every event needs both (findOp searches the catalog).
-    struct KnownOp {
-        const schema::OpInfo* info = nullptr;
-        int64_t nameId = 0;
-    };
-    KnownOp& knownOp(uint16_t op) {
-        if (m_ops.empty()) {
-            size_t size = 0;
-            for (const auto& info : schema::kOps) size = std::max(size, size_t(info.op) + 1);
-            m_ops.resize(size);
-            for (const auto& info : schema::kOps) // the first entry wins, as in findOp
-                if (!m_ops[size_t(info.op)].info) m_ops[size_t(info.op)].info = &info;
-        }
-        static KnownOp unknown;
-        return op < m_ops.size() ? m_ops[op] : unknown;
-    }
-    int64_t opName(KnownOp& op) {
-        if (op.nameId == 0) op.nameId = m_w.internString(op.info->name);
-        return op.nameId;
+    /// The string id of an op's name, interned on first use (a table by raw op id: every event
+    /// needs it).
+    int64_t opName(uint16_t op, const schema::OpInfo& info) {
+        if (op >= m_opNames.size()) m_opNames.resize(size_t(op) + 1, 0);
+        int64_t& id = m_opNames[op];
+        if (id == 0) id = m_w.internString(info.name);
+        return id;
     }
 
     Status convertProcess(RawProcess& p, LoadedProcess loaded, int64_t processId, bool ownsRank) {
@@ -247,8 +234,7 @@ private:
             NestingDepth depth;
             int64_t first = 0, last = 0, count = 0;
             for (const RawEvent& e : t.events) {
-                KnownOp& op = knownOp(e.op);
-                const schema::OpInfo* info = op.info;
+                const schema::OpInfo* info = schema::findOp(e.op);
                 if (!info) {
                     add(stats, Stat::UnknownOps, 1);
                     continue;
@@ -263,7 +249,7 @@ private:
                 }
                 row.categoryId = int64_t(info->category);
                 std::vector<PendingArg> args;
-                row.nameId = opName(op);
+                row.nameId = opName(e.op, *info);
                 row.depth = depth.next(row.ts, row.dur);
                 if (e.bytes >= 0) row.bytes = e.bytes;
                 if (e.objectId) {
@@ -429,7 +415,7 @@ private:
     std::string m_refHost;
     int64_t m_originMono = 0;
     int64_t m_originRealtime = 0;
-    std::vector<KnownOp> m_ops; // by raw op id
+    std::vector<int64_t> m_opNames; // by raw op id, 0 = not interned yet
     bool m_mpiReference = false;       // rank 0 measured clock offsets (MPI)
     int64_t m_mpiReferenceOffset = 0;  // rank 0's own local-to-trace offset
     std::string m_mpiReferenceHost;
