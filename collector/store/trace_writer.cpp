@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "trace_writer.hpp"
 
-#include <span>
-
 #include "hpcprof/schema/tables.hpp"
 
 namespace hpcprof::store {
@@ -16,35 +14,63 @@ template <typename T> void bindOptional(schema::Statement& s, int i, const std::
 }
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// The event table's NULL-able columns in DDL order; bit i of a batch shape stands for entry i.
-constexpr std::array<std::string_view, 7> kOptionalColumnNames = {
-    "bytes", "object_id", "peer", "communicator_id", "seq", "correlation_id", "count"};
-constexpr std::array<std::optional<int64_t> EventRow::*, 7> kOptionalColumns = {
-    &EventRow::bytes, &EventRow::objectId,      &EventRow::peer, &EventRow::communicatorId,
-    &EventRow::seq,   &EventRow::correlationId, &EventRow::count};
+/// A NULL-able column of a row type: its name and where the row keeps it.
+template <typename Row> struct OptionalColumn {
+    std::string_view name;
+    std::optional<int64_t> Row::*field;
+};
+
+// The NULL-able columns of `event` and `event_detail`, in DDL order; bit i of a batch's shape
+// stands for entry i.
+constexpr std::array<OptionalColumn<EventRow>, 7> kEventOptional = {{
+    {"bytes", &EventRow::bytes},
+    {"object_id", &EventRow::objectId},
+    {"peer", &EventRow::peer},
+    {"communicator_id", &EventRow::communicatorId},
+    {"seq", &EventRow::seq},
+    {"correlation_id", &EventRow::correlationId},
+    {"count", &EventRow::count},
+}};
+constexpr std::array<OptionalColumn<EventDetail>, 4> kDetailOptional = {{
+    {"offset", &EventDetail::offset},
+    {"errno", &EventDetail::errnoValue},
+    {"fd", &EventDetail::fd},
+    {"tag", &EventDetail::tag},
+}};
+
+/// The optional columns `row` sets, as shape bits.
+template <typename Row, size_t N>
+unsigned shapeOf(const Row& row, const std::array<OptionalColumn<Row>, N>& columns) {
+    unsigned shape = 0;
+    for (size_t c = 0; c < N; ++c) shape |= unsigned((row.*columns[c].field).has_value()) << c;
+    return shape;
+}
+
+/// Binds the optional columns of `row` that `shape` names, from parameter `next` on.
+template <typename Row, size_t N>
+void bindShaped(schema::Statement& s, int& next, const Row& row,
+                const std::array<OptionalColumn<Row>, N>& columns, unsigned shape) {
+    for (size_t c = 0; c < N; ++c)
+        if (shape & (1u << c)) bindOptional(s, next++, row.*columns[c].field);
+}
 
 // A multi-row INSERT for the columns a batch shape selects: `head` ("INSERT INTO t(fixed
 // columns") gains ", name" and each `row` ("(fixed values") gains ",?" for every set bit i of
-// `shape` (names[i]), then `rows` copies of the row follow VALUES.
+// `shape` (columns[i]), then `rows` copies of the row follow VALUES.
+template <typename Row, size_t N>
 std::string shapedBatchInsert(std::string head, std::string row,
-                              std::span<const std::string_view> names, unsigned shape, size_t rows) {
-    for (unsigned c = 0; c < names.size(); ++c)
+                              const std::array<OptionalColumn<Row>, N>& columns, unsigned shape,
+                              size_t rows) {
+    for (size_t c = 0; c < N; ++c)
         if (shape & (1u << c)) {
             head += ", ";
-            head += names[c];
+            head += columns[c].name;
             row += ",?";
         }
     row += ")";
     head += ") VALUES ";
     for (size_t i = 0; i < rows; ++i) head += (i ? "," : "") + row;
     return head;
-}
-
-unsigned shapeOf(const EventRow& e) {
-    return unsigned(e.bytes.has_value()) | unsigned(e.objectId.has_value()) << 1 |
-           unsigned(e.peer.has_value()) << 2 | unsigned(e.communicatorId.has_value()) << 3 |
-           unsigned(e.seq.has_value()) << 4 | unsigned(e.correlationId.has_value()) << 5 |
-           unsigned(e.count.has_value()) << 6;
 }
 } // namespace
 
@@ -205,26 +231,21 @@ int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threa
 int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
     m_pendingEvents.push_back(e);
-    m_pendingShape |= shapeOf(e) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
+    m_pendingShape |= shapeOf(e, kEventOptional) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
     if (d.any()) m_pendingDetails.emplace_back(id, d);
     if (m_pendingEvents.size() == kEventBatch) flushEvents();
     return id;
 }
 
-void TraceWriter::bindEvent(schema::Statement& s, int base, const EventRow& e) {
-    s.bind(base + 1, e.trackId);
-    s.bind(base + 2, e.ts);
-    s.bind(base + 3, e.dur);
-    s.bind(base + 4, e.categoryId);
-    s.bind(base + 5, e.nameId);
-    s.bind(base + 6, e.depth);
-    bindOptional(s, base + 7, e.bytes);
-    bindOptional(s, base + 8, e.objectId);
-    bindOptional(s, base + 9, e.peer);
-    bindOptional(s, base + 10, e.communicatorId);
-    bindOptional(s, base + 11, e.seq);
-    bindOptional(s, base + 12, e.correlationId);
-    bindOptional(s, base + 13, e.count);
+void TraceWriter::bindEvent(schema::Statement& s, const EventRow& e) {
+    s.bind(1, e.trackId);
+    s.bind(2, e.ts);
+    s.bind(3, e.dur);
+    s.bind(4, e.categoryId);
+    s.bind(5, e.nameId);
+    s.bind(6, e.depth);
+    int next = 7;
+    bindShaped(s, next, e, kEventOptional, (1u << kEventOptional.size()) - 1);
 }
 
 schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
@@ -233,10 +254,10 @@ schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
     // ?1 is the batch's one track id unless rows differ; a depth of 0 for all rows is a literal.
     std::string row = shape & kShapeTrackPerRow ? "(?,?,?,?,?" : "(?1,?,?,?,?";
     row += shape & kShapeDepthPerRow ? ",?" : ",0";
-    static_assert(kOptionalColumnNames.size() == kOptionalEventColumns);
+    static_assert(kEventOptional.size() == kOptionalEventColumns);
     s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event(track_id, ts, dur, category_id,"
-                                                  " name_id, depth", row, kOptionalColumnNames,
-                                                  shape, kEventBatch));
+                                                  " name_id, depth", row, kEventOptional, shape,
+                                                  kEventBatch));
     check(s.error());
     return s;
 }
@@ -244,9 +265,8 @@ schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
 schema::Statement& TraceWriter::detailBatchStatement(unsigned shape) {
     schema::Statement& s = m_insDetailBatch[shape];
     if (s.valid()) return s;
-    static constexpr std::array<std::string_view, 4> kNames = {"offset", "errno", "fd", "tag"};
-    s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event_detail(event_id", "(?", kNames,
-                                                  shape, kDetailBatch));
+    s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event_detail(event_id", "(?",
+                                                  kDetailOptional, shape, kDetailBatch));
     check(s.error());
     return s;
 }
@@ -259,10 +279,6 @@ void TraceWriter::flushEvents(bool final) {
         const EventRow& head = m_pendingEvents.front();
         for (const EventRow& e : m_pendingEvents)
             if (e.trackId != head.trackId) shape |= kShapeTrackPerRow;
-        unsigned optional[kOptionalEventColumns];
-        int used = 0;
-        for (unsigned c = 0; c < kOptionalEventColumns; ++c)
-            if (shape & (1u << c)) optional[used++] = c;
         bool trackPerRow = shape & kShapeTrackPerRow, depthPerRow = shape & kShapeDepthPerRow;
         schema::Statement& s = eventBatchStatement(shape);
         int next = 1; // parameters are numbered in the order they appear
@@ -274,12 +290,12 @@ void TraceWriter::flushEvents(bool final) {
             s.bind(next++, e.categoryId);
             s.bind(next++, e.nameId);
             if (depthPerRow) s.bind(next++, e.depth);
-            for (int k = 0; k < used; ++k) bindOptional(s, next++, e.*kOptionalColumns[optional[k]]);
+            bindShaped(s, next, e, kEventOptional, shape);
         }
         check(s.run());
     } else {
         for (const auto& e : m_pendingEvents) {
-            bindEvent(m_insEvent, 0, e);
+            bindEvent(m_insEvent, e);
             check(m_insEvent.run());
         }
     }
@@ -288,38 +304,28 @@ void TraceWriter::flushEvents(bool final) {
     m_pendingEvents.clear();
     m_pendingShape = 0;
     // Details go in batches too when there are enough of them (positioned I/O has one each).
-    auto bindDetail = [](schema::Statement& t, int base, int64_t id, const EventDetail& d) {
-        t.bind(base + 1, id);
-        bindOptional(t, base + 2, d.offset);
-        bindOptional(t, base + 3, d.errnoValue);
-        bindOptional(t, base + 4, d.fd);
-        bindOptional(t, base + 5, d.tag);
-    };
     size_t i = 0;
     if (!final && m_pendingDetails.size() < kDetailBatch) return;
     for (; i + kDetailBatch <= m_pendingDetails.size(); i += kDetailBatch) {
         // As for events: only the columns some detail of the batch sets are named.
         unsigned shape = 0;
-        for (size_t k = 0; k < kDetailBatch; ++k) {
-            const EventDetail& x = m_pendingDetails[i + k].second;
-            shape |= unsigned(x.offset.has_value()) | unsigned(x.errnoValue.has_value()) << 1 |
-                     unsigned(x.fd.has_value()) << 2 | unsigned(x.tag.has_value()) << 3;
-        }
+        for (size_t k = 0; k < kDetailBatch; ++k)
+            shape |= shapeOf(m_pendingDetails[i + k].second, kDetailOptional);
         schema::Statement& t = detailBatchStatement(shape);
         int next = 1;
         for (size_t k = 0; k < kDetailBatch; ++k) {
             const auto& [id, x] = m_pendingDetails[i + k];
             t.bind(next++, id);
-            if (shape & 1) bindOptional(t, next++, x.offset);
-            if (shape & 2) bindOptional(t, next++, x.errnoValue);
-            if (shape & 4) bindOptional(t, next++, x.fd);
-            if (shape & 8) bindOptional(t, next++, x.tag);
+            bindShaped(t, next, x, kDetailOptional, shape);
         }
         check(t.run());
     }
     if (final) {
         for (; i < m_pendingDetails.size(); ++i) {
-            bindDetail(m_insDetail, 0, m_pendingDetails[i].first, m_pendingDetails[i].second);
+            m_insDetail.bind(1, m_pendingDetails[i].first);
+            int next = 2;
+            bindShaped(m_insDetail, next, m_pendingDetails[i].second, kDetailOptional,
+                       (1u << kDetailOptional.size()) - 1);
             check(m_insDetail.run());
         }
     }

@@ -112,7 +112,7 @@ private:
 
     /// Writes buffered events; details only in full batches unless `final`.
     void flushEvents(bool final = false);
-    void bindEvent(schema::Statement& s, int base, const EventRow& e);
+    void bindEvent(schema::Statement& s, const EventRow& e);
     /// The multi-row INSERT naming the mandatory columns plus the optional ones in `shape`.
     schema::Statement& eventBatchStatement(unsigned shape);
     schema::Statement& detailBatchStatement(unsigned shape);
