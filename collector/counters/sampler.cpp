@@ -75,8 +75,9 @@ thread_local int64_t t_lastBoundaryNs __attribute__((tls_model("initial-exec")))
 
 // The minimum gap between boundary samples in raw ticks; 0 while not yet known. Boundaries come
 // at every MPI or NCCL call, so the check must not read the system clock (a vDSO clock_gettime
-// costs 20-30 ns on virtual machines, a TSC read about half): the gap is measured in ticks,
-// with the TSC's rate learnt from the samples themselves rather than calibrated up front.
+// costs 20-30 ns on virtual machines, a TSC read about half): the gap is measured in ticks, from
+// the TSC rate the launcher measured, or, for an agent started without it, from a rate learnt
+// from the samples themselves.
 std::atomic<uint64_t> g_gapTicks{0};
 std::atomic<uint64_t> g_originTicks{0}; // first boundary seen (ticks and ns), for the rate
 std::atomic<int64_t> g_originNs{0};
@@ -331,6 +332,12 @@ void startSampler(const SamplerOptions& options) {
     g_state = new State();
     g_state->options = options;
     g_state->pid = getpid();
+    // With the TSC rate the launcher measured (HPCPROF_TSC_HZ) the boundary gap in ticks is
+    // known at once; without it, tooSoonForBoundarySample learns it from the first samples.
+    if (uint64_t hz = collector::readConfig().tscHz; hz && collector::detail::g_useTsc) {
+        uint64_t gap = uint64_t(double(options.minGapNs) * double(hz) / 1e9);
+        g_gapTicks.store(gap ? gap : 1, std::memory_order_relaxed);
+    }
     pthread_atfork(nullptr, nullptr, onForkChild);
     std::atexit(stopSampler);
     // Probing runs here, on the starting thread (the agent's constructor, before main): loading
