@@ -316,6 +316,14 @@ private:
     ReadOutcome m_outcome;
 };
 
+/// The decompressor failed after `out.bytes` bytes: its message explains the parse error that
+/// followed.
+void noteReadError(ReadOutcome& out, const std::string& readError) {
+    out.complete = false;
+    out.error = "compressed data damaged after byte " + std::to_string(out.bytes) + " (" +
+                readError + ")";
+}
+
 /// Documents that are not an object or an array (empty, a scalar, not JSON): nlohmann's
 /// streaming parser over the whole input, which also words the error.
 Result<ReadOutcome> readWithNlohmann(const std::string& path, EventSink& sink,
@@ -334,10 +342,7 @@ Result<ReadOutcome> readWithNlohmann(const std::string& path, EventSink& sink,
     ReadOutcome out = handler.outcome();
     out.bytes = buf.bytesRead();
     if (!buf.readError().empty()) {
-        // The decompressor failed: its message explains the parse error that followed.
-        out.complete = false;
-        out.error = "compressed data damaged after byte " + std::to_string(out.bytes) + " (" +
-                    buf.readError() + ")";
+        noteReadError(out, buf.readError());
     } else if (!ok && out.complete) {
         out.complete = false;
         out.error = "parse error";
@@ -349,8 +354,6 @@ Result<ReadOutcome> readWithNlohmann(const std::string& path, EventSink& sink,
 
 Result<ReadOutcome> readChromeTrace(const std::string& path, EventSink& sink,
                                     const ProgressFn& progress) {
-    BlockInput in;
-    HPCPROF_RETURN_IF_ERROR(in.open(path));
     // The first non-space byte decides the path; a few KiB are enough to see it.
     {
         BlockInput probe;
@@ -362,15 +365,12 @@ Result<ReadOutcome> readChromeTrace(const std::string& path, EventSink& sink,
         if (i == n || (head[i] != '{' && head[i] != '['))
             return readWithNlohmann(path, sink, progress);
     }
+    BlockInput in;
+    HPCPROF_RETURN_IF_ERROR(in.open(path));
     FastReader reader(path, in, sink, progress);
     ReadOutcome out = reader.run();
     out.bytes = in.bytesRead();
-    if (!in.readError().empty()) {
-        // The decompressor failed: its message explains the parse error that followed.
-        out.complete = false;
-        out.error = "compressed data damaged after byte " + std::to_string(out.bytes) + " (" +
-                    in.readError() + ")";
-    }
+    if (!in.readError().empty()) noteReadError(out, in.readError());
     return out;
 }
 
