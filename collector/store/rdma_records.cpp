@@ -248,6 +248,15 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
                 {r.device, r.qpNum, r.ts, c.wrId, c.byteLen, c.status, c.opcode});
             break;
         }
+        case raw::RdmaAction::Aggregate: {
+            const auto& a = r.u.aggregate;
+            if (a.posted == 0 && a.completed == 0) break; // opened, then its batch was refused
+            AgentAggregate x{r.device, r.qpNum, r.ts, std::max(a.end, r.ts), a.bytes, a.posted,
+                             a.completed, {}};
+            std::copy(std::begin(a.latency), std::end(a.latency), x.latency);
+            m_agentAggregates.push_back(x);
+            break;
+        }
         case raw::RdmaAction::DeviceClose: break;
         case raw::RdmaAction::PostOne:
         case raw::RdmaAction::PollOne: break; // split by the loop below
@@ -387,23 +396,53 @@ void RdmaRecords::addArgs(const RawEvent& e, int64_t eventId) {
 }
 
 namespace {
-/// log2 latency histogram, "le_<ns>:count,..." (upper bound of each power-of-two bin).
-std::string histogramText(const std::vector<int64_t>& latencies) {
-    std::map<int, int64_t> bins;
-    for (int64_t l : latencies) bins[l <= 1 ? 0 : std::bit_width(uint64_t(l - 1))]++;
-    std::string out;
-    for (const auto& [b, n] : bins) {
-        if (!out.empty()) out += ',';
-        out += "le_" + std::to_string(int64_t(1) << b) + "ns:" + std::to_string(n);
+
+// The agent's last latency bin has no upper bound: it sorts after every bounded one.
+constexpr int kOpenBin = 64;
+
+/// One bucket's folded work requests on a lane: those the store folded and the agent's.
+struct FoldedBucket {
+    int64_t ts = INT64_MAX, end = INT64_MIN; ///< trace ns
+    int64_t count = 0, bytes = 0, completed = 0;
+    std::map<int, int64_t> bins; ///< log2 of a bin's upper bound in ns (or kOpenBin) -> completions
+
+    void add(int64_t at, int64_t until, int64_t requests, int64_t size) {
+        ts = std::min(ts, at);
+        end = std::max(end, until);
+        count += requests;
+        bytes += size;
     }
-    return out;
-}
+    void addLatency(int64_t ns) {
+        ++completed;
+        bins[ns <= 1 ? 0 : std::bit_width(uint64_t(ns - 1))]++;
+    }
+    /// "le_<ns>ns:count,...": completions per power-of-two bin of post-to-completion time (upper
+    /// bound); the agent's open-ended last bin is "gt_<ns>ns".
+    std::string histogramText() const {
+        std::string out;
+        for (const auto& [b, n] : bins) {
+            if (!out.empty()) out += ',';
+            int log2 = b == kOpenBin ? raw::kRdmaLatencyFirstBinLog2 + raw::kRdmaLatencyBins - 2 : b;
+            out += (b == kOpenBin ? "gt_" : "le_") + std::to_string(int64_t(1) << log2) + "ns:" +
+                   std::to_string(n);
+        }
+        return out;
+    }
+};
+
 } // namespace
 
 Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
     // One lane per (device, QP), and one per (device, SRQ).
     std::map<std::tuple<uint16_t, uint32_t, uint64_t>, std::vector<const Wr*>> lanes;
     for (const Wr& w : m_wrs) lanes[{w.device, w.srq ? 0 : w.qpNum, w.srq}].push_back(&w);
+    std::map<std::pair<uint16_t, uint32_t>, std::vector<const AgentAggregate*>> agentFolded;
+    int64_t foldedInAgent = 0;
+    for (const AgentAggregate& a : m_agentAggregates) {
+        agentFolded[{a.device, a.qpNum}].push_back(&a);
+        lanes[{a.device, a.qpNum, 0}];
+        foldedInAgent += a.posted;
+    }
     std::map<std::tuple<uint16_t, uint32_t>, std::vector<const Completion*>> stray;
     for (const Completion& c : m_unmatched) stray[{c.device, c.qpNum}].push_back(&c);
     for (const auto& [key, cs] : stray)
@@ -426,42 +465,21 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
             Args args;
         };
         std::vector<Row> rows;
+        std::map<int64_t, FoldedBucket> folded; // by bucket
         int64_t bucket = INT64_MIN, inBucket = 0;
-        Row* agg = nullptr;
-        std::vector<int64_t> aggLatencies;
-        auto closeAggregate = [&] {
-            if (!agg) return;
-            agg->args.emplace_back("latency_histogram", histogramText(aggLatencies));
-            agg->args.emplace_back("completed", int64_t(aggLatencies.size()));
-            agg = nullptr;
-            aggLatencies.clear();
-        };
         for (const Wr* w : wrs) {
             int64_t ts = m_toTrace(w->post);
             int64_t latency = w->done ? m_toTrace(w->done) - ts : -1;
             if (perBucket) {
                 int64_t b = ts / kBucketNs;
                 if (b != bucket) {
-                    closeAggregate();
                     bucket = b;
                     inBucket = 0;
                 }
                 if (++inBucket > perBucket) {
-                    if (!agg) {
-                        rows.push_back({});
-                        agg = &rows.back();
-                        agg->row.ts = ts;
-                        agg->row.categoryId = wrCategory;
-                        agg->row.nameId = m_w.internString("aggregated work requests");
-                        agg->row.bytes = 0;
-                        agg->row.count = 0;
-                        agg->args.emplace_back("bucket_ns", kBucketNs);
-                    }
-                    agg->row.dur = std::max<int64_t>(agg->row.dur, (latency > 0 ? ts + latency : ts) - agg->row.ts);
-                    *agg->row.bytes += int64_t(w->bytes);
-                    *agg->row.count += 1;
-                    if (latency >= 0) aggLatencies.push_back(latency);
-                    ++aggregatedTotal;
+                    FoldedBucket& f = folded[b];
+                    f.add(ts, latency > 0 ? ts + latency : ts, 1, int64_t(w->bytes));
+                    if (latency >= 0) f.addLatency(latency);
                     continue;
                 }
             }
@@ -489,7 +507,31 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
                     if (k.rfind("caused_by", 0) == 0) r.args.emplace_back(k, v);
             rows.push_back(std::move(r));
         }
-        closeAggregate();
+        if (auto a = agentFolded.find({device, qpNum}); a != agentFolded.end() && !srq)
+            for (const AgentAggregate* x : a->second) {
+                int64_t ts = m_toTrace(x->ts);
+                FoldedBucket& f = folded[ts / kBucketNs];
+                f.add(ts, m_toTrace(x->end), x->posted, int64_t(x->bytes));
+                f.completed += x->completed;
+                for (int k = 0; k < raw::kRdmaLatencyBins; ++k)
+                    if (x->latency[k])
+                        f.bins[k == raw::kRdmaLatencyBins - 1 ? kOpenBin : raw::kRdmaLatencyFirstBinLog2 + k] +=
+                            x->latency[k];
+            }
+        for (const auto& [b, f] : folded) {
+            Row r;
+            r.row.ts = f.ts;
+            r.row.dur = std::max<int64_t>(0, f.end - f.ts);
+            r.row.categoryId = wrCategory;
+            r.row.nameId = m_w.internString("aggregated work requests");
+            r.row.bytes = f.bytes;
+            r.row.count = f.count;
+            r.args.emplace_back("bucket_ns", kBucketNs);
+            r.args.emplace_back("latency_histogram", f.histogramText());
+            r.args.emplace_back("completed", f.completed);
+            rows.push_back(std::move(r));
+            aggregatedTotal += f.count;
+        }
         if (auto s = stray.find({device, qpNum}); s != stray.end() && !srq)
             for (const Completion* c : s->second) {
                 Row r;
@@ -529,7 +571,9 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
         HPCPROF_RETURN_IF_ERROR(m_w.finishTrack(trackId, first, last, count));
     }
     m_addStat(Stat::RdmaWorkRequestsAggregated, aggregatedTotal);
+    m_addStat(Stat::RdmaWorkRequestsFoldedInAgent, foldedInAgent);
     m_wrs.clear();
+    m_agentAggregates.clear();
     m_unmatched.clear();
     return m_w.error();
 }

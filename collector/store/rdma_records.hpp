@@ -9,7 +9,8 @@
 //    requests built through ibv_qp_ex (kRdmaBatched) precede the ibv_wr_complete that posts
 //    them and join it (same QP and start), or are dropped with a failed or aborted batch;
 //  - beyond HPCPROF_RDMA_EVENT_RATE work requests per second and QP, the rest of each 1 ms
-//    bucket folds into one aggregate event (count, bytes, latency histogram), counted in stats;
+//    bucket folds into one aggregate event (count, bytes, latency histogram), counted in stats,
+//    together with the Aggregate records of requests the agent already folded (send_fold.hpp);
 //  - verbs calls made inside an MPI/NCCL call of the same thread are attributed to it
 //    (event_args caused_by, caused_by_communicator, caused_by_seq).
 //
@@ -97,6 +98,15 @@ private:
         uint32_t byteLen;
         uint8_t status, opcode;
     };
+    /// An Aggregate record: send requests (and their completions) the agent folded.
+    struct AgentAggregate {
+        uint16_t device;
+        uint32_t qpNum;
+        uint64_t ts, end; ///< ticks
+        uint64_t bytes;
+        uint32_t posted, completed;
+        uint16_t latency[schema::raw::kRdmaLatencyBins];
+    };
     struct CallFacts {
         Args args;
         int64_t tid = 0;
@@ -116,6 +126,7 @@ private:
     std::vector<Wr> m_wrs;
     std::vector<Completion> m_completions;
     std::vector<Completion> m_unmatched;
+    std::vector<AgentAggregate> m_agentAggregates;
 };
 
 /// Name of an ibv_wr_opcode (255 = a receive) as shown on nic_queue tracks.

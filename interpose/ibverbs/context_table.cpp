@@ -10,6 +10,7 @@
 #include "ex_data_path.hpp"
 #include "real_verbs.hpp"
 #include "rdma_writer.hpp"
+#include "send_fold.hpp"
 
 namespace hpcprof::interpose::ibverbs {
 
@@ -111,6 +112,7 @@ void recordDevice(ibv_context* ctx, uint16_t device, bool adopted) {
 
 bool takeOver(ibv_context* ctx, bool adopted) {
     if (!ctx) return false;
+    fold::configure(); // before any wrapper can post through this context
     pthread_mutex_lock(&g_lock);
     if (find(ctx)) {
         pthread_mutex_unlock(&g_lock);

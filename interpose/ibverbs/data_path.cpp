@@ -2,12 +2,14 @@
 // Hot path: every posted work request and every poll of a recorded process passes here. Cost per
 // call: one context lookup, two clock reads, one 64-byte record per call and per work request or
 // completion (one for a call with one WR or completion; 8 bytes when it repeats the last one).
+// Send requests beyond the rate, and their completions, are counted instead (send_fold.hpp).
 // No lock, no allocation, no syscall. Thread-safe and async-signal-safe as far as the provider's
 // own entries are.
 #include "data_path.hpp"
 
 #include "context_table.hpp"
 #include "rdma_writer.hpp"
+#include "send_fold.hpp"
 
 namespace hpcprof::interpose::ibverbs {
 
@@ -141,18 +143,29 @@ int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     int rc = c->postSend(qp, wr, bad);
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
+    fold::SendQueue* q = wr ? fold::sendQueue(c->device, qp->qp_num) : nullptr;
+    auto folded = [&](const ibv_send_wr* w, uint64_t bytes) {
+        return q && fold::post(*q, t0, w->wr_id, bytes, w->send_flags & IBV_SEND_SIGNALED);
+    };
     if (rc == 0 && wr && !wr->next) [[likely]] {
-        writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostSend, c->device, qp->qp_num, t0, t1,
-                         [&](raw::RdmaRecord* r) { fillSendWr(r, qp, wr, sgBytes(wr)); });
+        uint64_t bytes = sgBytes(wr);
+        if (folded(wr, bytes)) // the call alone (8 bytes when it repeats the previous one)
+            writeCall(Op::IbvPostSend, c->device, qp->qp_num, t0, t1, 0, bytes, 1, 0, 1);
+        else
+            writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostSend, c->device, qp->qp_num, t0,
+                             t1, [&](raw::RdmaRecord* r) { fillSendWr(r, qp, wr, bytes); });
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);
     writeCall(Op::IbvPostSend, c->device, qp->qp_num, t0, t1, 0, totalBytes(wr, accepted),
               accepted, rc, accepted);
     uint32_t i = 0;
-    for (const ibv_send_wr* w = wr; w && i < accepted; w = w->next, ++i)
-        writeWrRecord(raw::RdmaAction::SendWr, c->device, qp->qp_num, t0,
-                      [&](raw::RdmaRecord* r) { fillSendWr(r, qp, w, sgBytes(w)); });
+    for (const ibv_send_wr* w = wr; w && i < accepted; w = w->next, ++i) {
+        uint64_t bytes = sgBytes(w);
+        if (!folded(w, bytes))
+            writeWrRecord(raw::RdmaAction::SendWr, c->device, qp->qp_num, t0,
+                          [&](raw::RdmaRecord* r) { fillSendWr(r, qp, w, bytes); });
+    }
     return rc;
 }
 
@@ -234,9 +247,17 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
         return 0;
     }
     if (p.cq) flushPolls();
+    auto folded = [&](const ibv_wc& w) { // the completion of a request folded beyond the rate
+        bool ok = w.status == IBV_WC_SUCCESS;
+        return (!ok || w.opcode < IBV_WC_RECV) &&
+               fold::complete(c->device, w.qp_num, w.wr_id, ok, t1);
+    };
     if (got == 1) [[likely]] { // one record for the call and its completion
-        writeCallWithOne(raw::RdmaAction::PollOne, Op::IbvPollCq, c->device, wc[0].qp_num, t0, t1,
-                         [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[0]); });
+        if (folded(wc[0]))
+            writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), wc[0].byte_len, 1, 0);
+        else
+            writeCallWithOne(raw::RdmaAction::PollOne, Op::IbvPollCq, c->device, wc[0].qp_num, t0,
+                             t1, [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[0]); });
         return got;
     }
     uint64_t bytes = 0;
@@ -244,8 +265,9 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
     writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), got > 0 ? bytes : 0,
               got > 0 ? uint32_t(got) : 0, got < 0 ? got : 0);
     for (int i = 0; i < got; ++i)
-        writeWrRecord(raw::RdmaAction::Completion, c->device, wc[i].qp_num, t1,
-                      [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[i]); });
+        if (!folded(wc[i]))
+            writeWrRecord(raw::RdmaAction::Completion, c->device, wc[i].qp_num, t1,
+                          [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[i]); });
     return got;
 }
 

@@ -2,8 +2,8 @@
 // Hot path of the extended APIs. A batch costs one lookup per wrapped call, two clock reads
 // (ibv_wr_start, ibv_wr_complete), one 64-byte record per work request and one for the call (a
 // batch of one request: one record for both, 8 bytes when it repeats the previous one); a poll
-// two clock reads, a record per completion and one for the call. No lock, no allocation, no
-// syscall.
+// two clock reads, a record per completion and one for the call. Requests beyond the rate, and
+// their completions, are counted instead (send_fold.hpp). No lock, no allocation, no syscall.
 //
 // Batches: each work request is written (kRdmaBatched) when the next one starts or the batch
 // ends, since its bytes are only known from the ibv_wr_set_* calls that follow its opcode call
@@ -17,6 +17,7 @@
 #include "data_path.hpp"
 #include "ex_objects.hpp"
 #include "rdma_writer.hpp"
+#include "send_fold.hpp"
 
 namespace hpcprof::interpose::ibverbs {
 
@@ -50,6 +51,9 @@ void writeBuilt(ExQpEntry& e, uint64_t batchStart) {
     e.building = false;
     e.batchBytes += e.wr.bytes;
     ++e.batchWrs;
+    if (e.foldQueue && fold::post(*e.foldQueue, batchStart, e.wr.wrId, e.wr.bytes,
+                                  e.wr.flags & raw::kRdmaSignaled))
+        return;
     raw::RdmaRecord* r = reserveRdma();
     if (!r) return;
     r->action = raw::RdmaAction::SendWr;
@@ -62,6 +66,11 @@ void writeBuilt(ExQpEntry& e, uint64_t batchStart) {
 /// ibv_wr_complete call and its request in one PostOne record (repeatable, as ibv_post_send's).
 void writeSinglePost(ExQpEntry& e, uint64_t batchStart, uint64_t end) {
     e.building = false;
+    if (e.foldQueue && fold::post(*e.foldQueue, batchStart, e.wr.wrId, e.wr.bytes,
+                                  e.wr.flags & raw::kRdmaSignaled)) {
+        writeCall(Op::IbvWrComplete, e.device, e.qpNum, batchStart, end, 0, e.wr.bytes, 1, 0, 1);
+        return;
+    }
     writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvWrComplete, e.device, e.qpNum, batchStart,
                      end, [&](raw::RdmaRecord* r) { fillBuilt(r, e, batchStart); });
 }
@@ -103,6 +112,8 @@ void exWrStart(ibv_qp_ex* qp) {
     e->batchWrs = 0;
     e->batchBytes = 0;
     e->batchStart = t0;
+    e->foldQueue = t0 ? fold::sendQueue(e->device, e->qpNum) : nullptr;
+    if (e->foldQueue) e->foldMark = fold::mark(*e->foldQueue);
 }
 
 int exWrComplete(ibv_qp_ex* qp) {
@@ -124,6 +135,7 @@ int exWrComplete(ibv_qp_ex* qp) {
         return rc;
     }
     writeBuilt(*e, start); // a failed single request: written as built, the store drops it
+    if (rc != 0 && e->foldQueue) fold::rollBack(*e->foldQueue, e->foldMark);
     uint32_t n = rc == 0 ? e->batchWrs : 0;
     writeCall(Op::IbvWrComplete, e->device, e->qpNum, start, t1, 0, rc == 0 ? e->batchBytes : 0, n,
               rc, n);
@@ -139,6 +151,7 @@ void exWrAbort(ibv_qp_ex* qp) {
     uint32_t discarded = e->batchWrs + (e->building ? 1 : 0);
     uint64_t bytes = e->batchBytes + (e->building ? e->wr.bytes : 0);
     e->building = false;
+    if (e->foldQueue) fold::rollBack(*e->foldQueue, e->foldMark);
     flushPolls();
     // Nothing was posted: the call counts the discarded requests, the store drops their records.
     writeCall(Op::IbvWrAbort, e->device, e->qpNum, start, t1, 0, bytes, discarded, 0, 0);
@@ -239,11 +252,16 @@ void writeCurrent(ExCqEntry& e, ibv_cq_ex* cq, uint64_t ts) {
     uint32_t byteLen = cq->read_byte_len ? cq->read_byte_len(cq) : 0;
     e.pollBytes += byteLen;
     ++e.pollCount;
+    uint32_t qpNum = cq->read_qp_num ? cq->read_qp_num(cq) : 0;
+    bool ok = cq->status == IBV_WC_SUCCESS;
+    uint8_t opcode = ok ? uint8_t(cq->read_opcode(cq)) : 0; // only defined on success
+    // The completion of a request folded beyond the rate: counted, not written.
+    if ((!ok || opcode < IBV_WC_RECV) && fold::complete(e.device, qpNum, cq->wr_id, ok, ts)) return;
     raw::RdmaRecord* r = reserveRdma();
     if (!r) return;
     r->action = raw::RdmaAction::Completion;
     r->device = e.device;
-    r->qpNum = cq->read_qp_num ? cq->read_qp_num(cq) : 0;
+    r->qpNum = qpNum;
     r->ts = ts;
     r->u.wc.wrId = cq->wr_id;
     r->u.wc.cq = uint64_t(cq);
@@ -251,11 +269,8 @@ void writeCurrent(ExCqEntry& e, ibv_cq_ex* cq, uint64_t ts) {
     r->u.wc.srcQp = cq->read_src_qp ? cq->read_src_qp(cq) : 0;
     r->u.wc.wcFlags = cq->read_wc_flags ? cq->read_wc_flags(cq) : 0;
     r->u.wc.status = uint8_t(cq->status);
-    if (cq->status == IBV_WC_SUCCESS) {
-        r->u.wc.opcode = uint8_t(cq->read_opcode(cq)); // only defined on success
-    } else if (cq->read_vendor_err) {
-        r->u.wc.vendorErr = cq->read_vendor_err(cq);
-    }
+    r->u.wc.opcode = opcode;
+    if (!ok && cq->read_vendor_err) r->u.wc.vendorErr = cq->read_vendor_err(cq);
     commitRdma(r);
 }
 

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 
+#include "send_fold.hpp"
+
 namespace hpcprof::interpose::ibverbs {
 
 /// The work request being built (written when the next one starts or the batch completes).
@@ -60,6 +62,8 @@ struct ExQpEntry {
     uint32_t batchWrs;
     bool building; ///< `wr` holds a started work request not yet written
     ExWr wr;
+    fold::SendQueue* foldQueue; ///< the batch's thread's view of this QP, nullptr = no folding
+    fold::Mark foldMark;        ///< where the batch began in it (taken back if it fails)
 };
 
 struct ExCqEntry {

@@ -17,6 +17,7 @@
 #include "interpose/common/real_function.hpp"
 #include "rdma_writer.hpp"
 #include "real_verbs.hpp"
+#include "send_fold.hpp"
 
 // verbs.h turns these into inline wrappers; the hooks define the exported functions themselves.
 #undef ibv_reg_mr
@@ -66,6 +67,7 @@ void recordResource(Op op, uint16_t device, uint64_t t0, uint64_t t1, int rc,
     flushPolls();
     writeCall(op, device, f.qpNum, t0, t1, f.handle, 0, 0, rc);
     if (rc != 0) return;
+    if (f.type == raw::RdmaResource::Qp) fold::noteQp(device, f.qpNum, f.created, f.sigAll);
     raw::RdmaRecord* r = reserveRdma();
     if (!r) return;
     r->action = raw::RdmaAction::Resource;

@@ -20,7 +20,7 @@ constexpr int64_t kDelayNs = 2'000'000; // STAND_IN_VERBS_DELAY_US=2000
 
 ProcessResult profile(const TempDir& dir, const std::string& mode,
                       std::vector<std::string> env = {}) {
-    env.push_back("STAND_IN_VERBS_DELAY_US=2000");
+    env.insert(env.begin(), "STAND_IN_VERBS_DELAY_US=2000"); // a caller's own value wins
     return runProcess({hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--",
                        sampleBinary("rdma_sample"), mode},
                       env);
@@ -204,6 +204,103 @@ TEST_CASE("Beyond the configured rate, work requests fold into per-QP aggregates
           q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'aggregated work requests'"));
     // The calls themselves stay one event each on the threads.
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'ibv_post_send'") == 40);
+}
+
+namespace {
+
+/// Completions per latency bin of an aggregate's latency_histogram ("le_512ns:3,gt_524288ns:1"):
+/// (upper bound in ns, or -lower bound for the open-ended bin) -> count.
+std::map<int64_t, int64_t> histogramBins(const std::string& text) {
+    std::map<int64_t, int64_t> bins;
+    static const std::regex bin("(le|gt)_([0-9]+)ns:([0-9]+)");
+    for (std::sregex_iterator it(text.begin(), text.end(), bin), end; it != end; ++it) {
+        int64_t bound = std::stoll((*it)[2]);
+        bins[(*it)[1] == "gt" ? -bound : bound] += std::stoll((*it)[3]);
+    }
+    return bins;
+}
+
+constexpr int64_t kStreamRequests = 5000, kStreamBytes = 1'984'000; // rdma_sample.cpp, stream
+constexpr int64_t kStreamDelayNs = 100'000;                          // STAND_IN_VERBS_DELAY_US=100
+
+} // namespace
+
+TEST_CASE("A busy QP's send requests beyond the rate are folded by the agent with exact totals",
+          "[rdma]") {
+    // The table path (ibv_post_send chains and singles, ibv_poll_cq) and the extended one
+    // (ibv_wr_* batches, ibv_start_poll), whose aborted batches must not count.
+    for (const char* mode : {"stream", "stream-ex"}) {
+        INFO(mode);
+        TempDir dir;
+        ProcessResult r = profile(dir, mode, {"STAND_IN_VERBS_DELAY_US=100", "HPCPROF_RDMA_EVENT_RATE=1000"});
+        INFO(r.out << r.err);
+        REQUIRE(r.exitCode == 0);
+        REQUIRE(printed(r.out, "completions") == kStreamRequests);
+        REQUIRE(printed(r.out, "bytes") == kStreamBytes);
+        TraceQuery q(dir / "trace.hpcprof");
+
+        // Every request is on the QP's lane once, in full or in an aggregate: counts and bytes
+        // are exact, and nothing of the aborted batches (SENDs) is there.
+        CHECK(q.rows("SELECT name, COUNT(DISTINCT track) FROM event_view WHERE track_kind = 'nic_queue'"
+                     " GROUP BY name ORDER BY name") ==
+              std::vector<std::string>{"RDMA_WRITE|1", "aggregated work requests|1"});
+        CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE track_kind = 'nic_queue'") == kStreamRequests);
+        CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE track_kind = 'nic_queue'") == kStreamBytes);
+        int64_t aggregated = q.scalar("SELECT SUM(count) FROM event_view WHERE name = 'aggregated work requests'");
+        CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_aggregated'") == aggregated);
+        CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
+
+        // The agent kept at most one request per 1 ms bucket in full, after the first round
+        // (5 requests) that it follows before it has seen a completion of its own; the rest
+        // never took a record.
+        int64_t spanMs = q.scalar("SELECT (MAX(ts_ns + dur_ns) - MIN(ts_ns)) / 1000000 FROM event_view"
+                                  " WHERE track_kind = 'nic_queue'");
+        int64_t inAgent = q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_folded_in_agent'");
+        CHECK(inAgent <= aggregated);
+        CHECK(inAgent >= kStreamRequests - 5 - (spanMs + 2));
+
+        // Every request completed: full ones carry their latency, aggregates count theirs in a
+        // histogram whose bins add up, none faster than the stand-in's delay.
+        int64_t fullCompleted = q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'RDMA_WRITE'"
+                                         " AND dur_ns >= " + std::to_string(kStreamDelayNs));
+        CHECK(fullCompleted == q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'RDMA_WRITE'"));
+        int64_t aggCompleted = 0;
+        for (const std::string& row :
+             q.rows("SELECT e.count, (SELECT value FROM event_arg a WHERE a.event_id = e.event_id AND"
+                    " a.key = 'completed'), (SELECT value FROM event_arg a WHERE a.event_id = e.event_id"
+                    " AND a.key = 'latency_histogram') FROM event_view e"
+                    " WHERE e.name = 'aggregated work requests'")) {
+            INFO(row);
+            auto p1 = row.find('|'), p2 = row.find('|', p1 + 1);
+            int64_t completed = std::stoll(row.substr(p1 + 1, p2 - p1 - 1));
+            int64_t inBins = 0;
+            for (const auto& [bound, n] : histogramBins(row.substr(p2 + 1))) {
+                CHECK((bound < 0 || bound >= kStreamDelayNs));
+                inBins += n;
+            }
+            CHECK(inBins == completed);
+            aggCompleted += completed;
+        }
+        CHECK(fullCompleted + aggCompleted == kStreamRequests);
+
+        // The calls stay one event each, with their bytes.
+        const char* post = std::string(mode) == "stream" ? "ibv_post_send" : "ibv_wr_complete";
+        CHECK(q.rows(std::string("SELECT COUNT(*), SUM(bytes) FROM event_view WHERE name = '") + post + "'") ==
+              std::vector<std::string>{"2000|" + std::to_string(kStreamBytes)});
+    }
+}
+
+TEST_CASE("With no rate limit every work request of a busy QP is its own event", "[rdma]") {
+    TempDir dir;
+    ProcessResult r = profile(dir, "stream", {"STAND_IN_VERBS_DELAY_US=100", "HPCPROF_RDMA_EVENT_RATE=0"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.rows("SELECT name, COUNT(*), SUM(bytes), SUM(dur_ns >= " + std::to_string(kStreamDelayNs) +
+                 ") FROM event_view WHERE track_kind = 'nic_queue' GROUP BY name") ==
+          std::vector<std::string>{"RDMA_WRITE|5000|1984000|5000"});
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_aggregated'") == 0);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_folded_in_agent'") == 0);
 }
 
 TEST_CASE("A context opened where hpcprof did not see it is taken over at its first resource call",

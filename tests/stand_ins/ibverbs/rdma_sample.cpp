@@ -22,6 +22,11 @@
 //            then ibv_wr_abort; before all of them, while A is not connected yet, batch 0:
 //            ibv_wr_send wr 8 (100), which ibv_wr_complete refuses (EINVAL). Both CQs are polled with ibv_start_poll/ibv_next_poll/
 //            ibv_end_poll until A returned wr 1, 2, 3, 5, 7 and B wr 101, 102.
+//   stream   a busy looped QP: 1000 rounds of a chain of 4 signalled RDMA_WRITEs (64, 128, 256
+//            and 512 bytes) and a single signalled RDMA_WRITE of 1024 bytes, each round polling
+//            its 5 completions with ibv_poll_cq: 5000 requests, 1,984,000 bytes.
+//   stream-ex  the same through ibv_qp_ex batches (a batch of 4, a batch of 1) and ibv_cq_ex
+//            polls, plus every 10th round a batch of 2 SENDs that is aborted (never posted).
 //
 // Prints what it did; exit status 0 when the stand-in behaved as expected.
 #include <infiniband/verbs.h>
@@ -440,6 +445,124 @@ int ex(const Verbs& v) {
     return writeOk && wa.size() == 6 && wb.size() == 2 ? 0 : 6;
 }
 
+constexpr int kStreamRounds = 1000;
+constexpr uint32_t kStreamSizes[5] = {64, 128, 256, 512, 1024};
+
+/// A looped RC QP on `cq` in a fresh context, for the stream modes.
+struct Loop {
+    ibv_device** list;
+    ibv_context* ctx;
+    ibv_pd* pd;
+    ibv_mr* mr;
+};
+Loop openLoop(const Verbs& v, char* buf, size_t len) {
+    Loop l{};
+    l.list = v.getDeviceList(nullptr);
+    l.ctx = v.open(l.list[0]);
+    l.pd = v.allocPd(l.ctx);
+    l.mr = regMr(v, l.pd, buf, len);
+    return l;
+}
+void closeLoop(const Verbs& v, Loop& l) {
+    ibv_dereg_mr(l.mr);
+    ibv_dealloc_pd(l.pd);
+    v.close(l.ctx);
+    ibv_free_device_list(l.list);
+}
+
+int stream(const Verbs& v) {
+    static char buf[8192];
+    Loop l = openLoop(v, buf, sizeof(buf));
+    ibv_cq* cq = v.createCq(l.ctx, 64, nullptr, nullptr, 0);
+    ibv_qp* qp = createQp(v, l.pd, cq);
+    connect(v, qp, qp->qp_num);
+    long completions = 0, bytes = 0;
+    for (int round = 0; round < kStreamRounds; ++round) {
+        ibv_sge sg[5];
+        ibv_send_wr w[5];
+        for (int i = 0; i < 5; ++i) {
+            sg[i] = {uint64_t(buf), kStreamSizes[i], l.mr->lkey};
+            w[i] = sendWr(uint64_t(round * 5 + i), &sg[i], 1, IBV_WR_RDMA_WRITE, true);
+            w[i].wr.rdma.remote_addr = uint64_t(buf + 4096);
+            w[i].wr.rdma.rkey = l.mr->rkey;
+            w[i].next = i < 3 ? &w[i + 1] : nullptr; // a chain of 4, then a single one
+        }
+        ibv_send_wr* bad = nullptr;
+        if (ibv_post_send(qp, &w[0], &bad) || ibv_post_send(qp, &w[4], &bad)) return 5;
+        std::vector<ibv_wc> wc;
+        pollAll(cq, 5, wc);
+        for (const ibv_wc& c : wc) {
+            if (c.status != IBV_WC_SUCCESS || c.wr_id / 5 != uint64_t(round)) return 6;
+            bytes += long(kStreamSizes[c.wr_id % 5]);
+        }
+        completions += long(wc.size());
+    }
+    std::printf("stream completions=%ld bytes=%ld\n", completions, bytes);
+    ibv_destroy_qp(qp);
+    ibv_destroy_cq(cq);
+    closeLoop(v, l);
+    return completions == 5 * kStreamRounds ? 0 : 6;
+}
+
+int streamEx(const Verbs& v) {
+    static char buf[8192];
+    Loop l = openLoop(v, buf, sizeof(buf));
+    ibv_cq_ex* cq = createCqEx(l.ctx, IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM);
+    if (!cq) return 7;
+    ibv_qp_init_attr_ex a{};
+    a.send_cq = ibv_cq_ex_to_cq(cq);
+    a.recv_cq = ibv_cq_ex_to_cq(cq);
+    a.qp_type = IBV_QPT_RC;
+    a.cap.max_send_wr = 64;
+    a.cap.max_recv_wr = 64;
+    a.cap.max_send_sge = 1;
+    a.cap.max_recv_sge = 1;
+    a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    a.pd = l.pd;
+    a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+    ibv_qp* qp = ibv_create_qp_ex(l.ctx, &a);
+    ibv_qp_ex* qx = qp ? ibv_qp_to_qp_ex(qp) : nullptr;
+    if (!qx) return 7;
+    connect(v, qp, qp->qp_num);
+    long completions = 0, bytes = 0;
+    auto write = [&](uint64_t id, uint32_t len) {
+        qx->wr_id = id;
+        qx->wr_flags = IBV_SEND_SIGNALED;
+        ibv_wr_rdma_write(qx, l.mr->rkey, uint64_t(buf + 4096));
+        ibv_wr_set_sge(qx, l.mr->lkey, uint64_t(buf), len);
+    };
+    for (int round = 0; round < kStreamRounds; ++round) {
+        ibv_wr_start(qx);
+        for (int i = 0; i < 4; ++i) write(uint64_t(round * 5 + i), kStreamSizes[i]);
+        if (ibv_wr_complete(qx)) return 5;
+        if (round % 10 == 0) { // built, then abandoned: never posted
+            ibv_wr_start(qx);
+            for (int i = 0; i < 2; ++i) {
+                qx->wr_id = 900000 + uint64_t(i);
+                qx->wr_flags = IBV_SEND_SIGNALED;
+                ibv_wr_send(qx);
+                ibv_wr_set_sge(qx, l.mr->lkey, uint64_t(buf), 4000);
+            }
+            ibv_wr_abort(qx);
+        }
+        ibv_wr_start(qx);
+        write(uint64_t(round * 5 + 4), kStreamSizes[4]);
+        if (ibv_wr_complete(qx)) return 5;
+        std::vector<std::pair<uint64_t, uint32_t>> done;
+        pollAllEx(cq, 5, done);
+        for (const auto& [id, len] : done) {
+            if (id / 5 != uint64_t(round) || len != kStreamSizes[id % 5]) return 6;
+            bytes += long(len);
+        }
+        completions += long(done.size());
+    }
+    std::printf("stream completions=%ld bytes=%ld\n", completions, bytes);
+    ibv_destroy_qp(qp);
+    ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+    closeLoop(v, l);
+    return completions == 5 * kStreamRounds ? 0 : 6;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -449,6 +572,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(mode, "basic") == 0) return basic(linked);
     if (std::strcmp(mode, "threads") == 0) return threads(linked);
     if (std::strcmp(mode, "ex") == 0) return ex(linked);
+    if (std::strcmp(mode, "stream") == 0) return stream(linked);
+    if (std::strcmp(mode, "stream-ex") == 0) return streamEx(linked);
     if (std::strcmp(mode, "adopt") == 0) {
         Verbs hidden = dlvsymVerbs();
         ibv_device** list = hidden.getDeviceList(nullptr);

@@ -413,7 +413,17 @@ enum class RdmaAction : uint8_t {
                     ///< WR in one record (u.postOne), the most common post, at half the volume
     PollOne = 11,   ///< an ibv_poll_cq that returned exactly one completion: the call and the
                     ///< completion in one record (u.pollOne); qpNum is the completion's
+    Aggregate = 12, ///< send work requests the agent folded beyond HPCPROF_RDMA_EVENT_RATE, and
+                    ///< their completions (u.aggregate): one record per thread, QP and bucket,
+                    ///< published when the bucket's first request folds and then updated in
+                    ///< place (its fields are final once the thread moved on or the process
+                    ///< ended); ts = its first post or completion
 };
+
+/// Latency bins of an Aggregate: bin k (k < kRdmaLatencyBins - 1) counts completions at most
+/// 2^(kRdmaLatencyFirstBinLog2 + k) ns after their post, the last bin the longer ones.
+constexpr int kRdmaLatencyBins = 12;
+constexpr int kRdmaLatencyFirstBinLog2 = 9; // 512 ns; the last bounded bin is 2^19 ns (524 us)
 
 /// Resource kinds of RdmaAction::Resource.
 enum class RdmaResource : uint8_t { Pd = 1, Mr = 2, Cq = 3, Qp = 4, Srq = 5 };
@@ -519,6 +529,13 @@ struct RdmaRecord {
             uint16_t reserved;
             uint64_t end;    ///< raw ticks: the call's end, and the completion's time
         } pollOne;
+        struct {
+            uint64_t end;       ///< raw ticks: the latest post or completion counted
+            uint64_t bytes;     ///< sum of the sg lists of the folded requests
+            uint32_t posted;    ///< folded requests posted (each also counted by its call)
+            uint32_t completed; ///< their successful completions (failed ones are written in full)
+            uint16_t latency[kRdmaLatencyBins]; ///< completions by post-to-completion time
+        } aggregate;
         uint8_t raw[48];
     } u;
 };

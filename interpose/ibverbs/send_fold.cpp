@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+#include "send_fold.hpp"
+
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include "collector/runtime/clock.hpp"
+#include "collector/runtime/config.hpp"
+#include "collector/runtime/recorder.hpp"
+
+namespace hpcprof::interpose::ibverbs::fold {
+
+namespace raw = schema::raw;
+
+namespace {
+
+constexpr int kQueuesPerThread = 32; // QPs one thread can fold at once; more are written in full
+constexpr int kSigAllSlots = 1024;   // QPs created with sq_sig_all that we can tell apart
+
+/// One thread's queues, mapped at its first post (about 130 KiB of address space; only the
+/// pages of queues in use are touched).
+struct Table {
+    uint32_t generation; ///< collector generation it was made in (a forked child starts afresh)
+    SendQueue queues[kQueuesPerThread];
+};
+
+uint32_t g_perBucket = 0;    // full requests per bucket and QP; 0 = folding off
+uint64_t g_bucketTicks = 0;  // 1 ms in ticks
+uint64_t g_nsPerTickQ32 = 0; // ns per tick, 32.32 fixed point
+std::once_flag g_configured;
+pthread_key_t g_tableKey;
+
+thread_local Table* t_table __attribute__((tls_model("initial-exec"))) = nullptr;
+
+// Keys of live QPs created with sq_sig_all (open addressing; 0 = free, 1 = deleted).
+std::atomic<uint64_t> g_sigAll[kSigAllSlots];
+
+uint64_t keyOf(uint16_t device, uint32_t qpNum) { return (uint64_t(device) + 1) << 32 | qpNum; }
+unsigned slotOf(uint64_t key, unsigned size) { return unsigned((key * 0x9E3779B97F4A7C15ull) >> 40) % size; }
+
+bool signalsAll(uint64_t key) {
+    unsigned s = slotOf(key, kSigAllSlots);
+    for (int i = 0; i < kSigAllSlots; ++i) {
+        uint64_t k = g_sigAll[(s + unsigned(i)) % kSigAllSlots].load(std::memory_order_acquire);
+        if (k == key) return true;
+        if (k == 0) return false;
+    }
+    return false;
+}
+
+void freeTable(void* table) {
+    if (t_table == table) t_table = nullptr;
+    munmap(table, sizeof(Table));
+}
+
+Table* table() {
+    Table* t = t_table;
+    if (t && t->generation == collector::detail::g_generation) [[likely]]
+        return t;
+    if (!t) {
+        void* p = mmap(nullptr, sizeof(Table), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return nullptr;
+        t = static_cast<Table*>(p);
+        t_table = t;
+        pthread_setspecific(g_tableKey, t); // unmapped when the thread exits
+    }
+    // New, or inherited from the parent of a fork: its open records are the parent's.
+    for (SendQueue& q : t->queues) q.key = 0;
+    t->generation = collector::detail::g_generation;
+    return t;
+}
+
+SendQueue* findQueue(Table* t, uint64_t key) {
+    unsigned s = slotOf(key, kQueuesPerThread);
+    for (int i = 0; i < kQueuesPerThread; ++i) {
+        SendQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
+        if (q.key == key) return &q;
+        if (q.key == 0) return nullptr;
+    }
+    return nullptr;
+}
+
+// The bucket that `ts` falls in starts here: a new budget, a new Aggregate when one is needed.
+void roll(SendQueue& q, uint64_t ts) {
+    q.bucketEnd = ts + g_bucketTicks;
+    q.kept = 0;
+    q.open = nullptr;
+}
+
+// The bucket's Aggregate record, written into the thread's file at its first use.
+raw::RdmaRecord* aggregate(SendQueue& q, uint64_t ts) {
+    if (q.open) return q.open;
+    raw::RdmaRecord* r = reinterpret_cast<raw::RdmaRecord*>(collector::reserveSlot());
+    if (!r) return nullptr; // the thread's buffer is full (counted as dropped)
+    r->action = raw::RdmaAction::Aggregate;
+    r->device = uint16_t((q.key >> 32) - 1);
+    r->qpNum = uint32_t(q.key);
+    r->ts = ts;
+    r->u.aggregate.end = ts;
+    __atomic_store_n(&r->kind, raw::RecordKind::Rdma, __ATOMIC_RELEASE);
+    q.open = r;
+    return r;
+}
+
+void extendTo(raw::RdmaRecord* r, uint64_t ts) {
+    if (ts > r->u.aggregate.end) r->u.aggregate.end = ts;
+}
+
+} // namespace
+
+void configure() {
+    std::call_once(g_configured, [] {
+        pthread_key_create(&g_tableKey, freeTable);
+        collector::Config c = collector::readConfig();
+        uint64_t hz = 1'000'000'000; // ticks are ns without the TSC
+        if (collector::detail::g_useTsc) hz = c.tscHz ? c.tscHz : collector::measureTscHz(2'000'000);
+        if (hz == 0) return; // no way to tell time apart: never fold
+        g_bucketTicks = hz / 1000;
+        g_nsPerTickQ32 = uint64_t((unsigned __int128)1'000'000'000 << 32) / hz;
+        g_perBucket = c.rdmaEventRate ? (c.rdmaEventRate + 999) / 1000 : 0;
+    });
+}
+
+SendQueue* sendQueue(uint16_t device, uint32_t qpNum) {
+    if (g_perBucket == 0) return nullptr;
+    Table* t = table();
+    if (!t) return nullptr;
+    uint64_t key = keyOf(device, qpNum);
+    unsigned s = slotOf(key, kQueuesPerThread);
+    for (int i = 0; i < kQueuesPerThread; ++i) {
+        SendQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
+        if (q.key == key) return &q;
+        if (q.key != 0) continue;
+        q.key = key;
+        q.bucketEnd = 0;
+        q.open = nullptr;
+        q.kept = 0;
+        q.head = q.tail = 0;
+        q.track = Track::Learning;
+        q.sigAll = signalsAll(key);
+        return &q;
+    }
+    return nullptr;
+}
+
+bool post(SendQueue& q, uint64_t ts, uint64_t wrId, uint64_t bytes, bool signaled) {
+    if (ts >= q.bucketEnd) roll(q, ts);
+    bool fold = q.track == Track::Folding && q.kept >= g_perBucket;
+    raw::RdmaRecord* a = fold ? aggregate(q, ts) : nullptr;
+    if (signaled || q.sigAll) {
+        if (q.track != Track::Off && q.tail - q.head == kRingSize) {
+            q.track = Track::Off; // more outstanding than we follow: its completion would not match
+            a = nullptr;
+        }
+        if (q.track != Track::Off) q.ring[q.tail++ % kRingSize] = {wrId, ts | (a ? kFoldedBit : 0)};
+    }
+    if (!a) {
+        ++q.kept;
+        return false;
+    }
+    a->u.aggregate.posted++;
+    a->u.aggregate.bytes += bytes;
+    extendTo(a, ts);
+    return true;
+}
+
+Mark mark(const SendQueue& q) {
+    Mark m{q.tail, q.kept, q.open, 0, 0};
+    if (q.open) {
+        m.posted = q.open->u.aggregate.posted;
+        m.bytes = q.open->u.aggregate.bytes;
+    }
+    return m;
+}
+
+void rollBack(SendQueue& q, const Mark& m) {
+    // Nothing of the batch can have completed, so its FIFO entries are still at the tail.
+    if (q.tail - q.head >= q.tail - m.tail) q.tail = m.tail;
+    q.kept = m.kept;
+    if (q.open && q.open == m.open) {
+        q.open->u.aggregate.posted = m.posted;
+        q.open->u.aggregate.bytes = m.bytes;
+    } else if (q.open && !m.open) {
+        q.open->u.aggregate.posted = 0; // opened by the batch: nothing of it was posted
+        q.open->u.aggregate.bytes = 0;
+    }
+}
+
+bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint64_t ts) {
+    Table* t = t_table;
+    if (!t || t->generation != collector::detail::g_generation) return false;
+    SendQueue* q = findQueue(t, keyOf(device, qpNum));
+    if (!q || q->head == q->tail) {
+        if (q) q->track = Track::Off; // a request we did not follow (posted by another thread)
+        return false;
+    }
+    Pending p = q->ring[q->head % kRingSize];
+    if (p.wrId != wrId) {
+        // Not the oldest: those before it completed elsewhere (or never will). Find it.
+        q->track = Track::Off;
+        uint32_t at = q->head + 1;
+        while (at != q->tail && q->ring[at % kRingSize].wrId != wrId) ++at;
+        if (at == q->tail) return false;
+        p = q->ring[at % kRingSize];
+        q->head = at;
+    }
+    ++q->head;
+    if (!success) {
+        q->track = Track::Off; // written in full: the QP is failing, its flushes may not be in order
+        return false;
+    }
+    if (q->track == Track::Learning) q->track = Track::Folding;
+    if (!(p.post & kFoldedBit)) return false;
+    if (ts >= q->bucketEnd) roll(*q, ts);
+    raw::RdmaRecord* a = aggregate(*q, ts);
+    if (!a) return true; // the buffer is full: dropped, as its record would have been
+    uint64_t ticks = ts - (p.post & ~kFoldedBit);
+    uint64_t ns = uint64_t(((unsigned __int128)ticks * g_nsPerTickQ32) >> 32);
+    a->u.aggregate.completed++;
+    extendTo(a, ts);
+    // A bin about to overflow closes the record; the next completion opens another.
+    if (++a->u.aggregate.latency[latencyBin(ns)] == 0xffff) q->open = nullptr;
+    return true;
+}
+
+void noteQp(uint16_t device, uint32_t qpNum, bool created, bool sigAll) {
+    uint64_t key = keyOf(device, qpNum);
+    unsigned s = slotOf(key, kSigAllSlots);
+    for (int i = 0; i < kSigAllSlots; ++i) {
+        std::atomic<uint64_t>& slot = g_sigAll[(s + unsigned(i)) % kSigAllSlots];
+        uint64_t k = slot.load(std::memory_order_acquire);
+        if (!created || !sigAll) {
+            if (k == key) slot.store(1, std::memory_order_release); // deleted
+            if (k == 0 || k == key) return;
+            continue;
+        }
+        if ((k == 0 || k == 1) && slot.compare_exchange_strong(k, key, std::memory_order_acq_rel))
+            return;
+    }
+}
+
+} // namespace hpcprof::interpose::ibverbs::fold

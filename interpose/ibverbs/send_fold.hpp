@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// Folding of send work requests beyond HPCPROF_RDMA_EVENT_RATE, in the agent.
+//
+// Why here and not only in the store: a busy NIC posts millions of requests a second, and a
+// 64-byte record per request costs a fresh page of the thread's file every 64 requests, which
+// is more than everything else the wrapper does. So per thread and QP, the first `perBucket`
+// requests of each bucket (1 ms) are written in full, and the rest are counted into one
+// Aggregate record of that bucket (raw_format.hpp): written once, then updated in place.
+//
+// A completion of a folded request adds its post-to-completion time to the same record. Which
+// completions those are is told by a FIFO of the thread's signalled requests on that QP (a send
+// queue completes in post order), each entry marked folded or not. Folding starts only after
+// the thread has matched a completion of its own, so a QP whose completions another thread
+// polls is never folded here (the store still aggregates it), and stops for good on that thread
+// at any surprise: a failed completion, a completion that is not the FIFO's head, more
+// requests outstanding than the FIFO holds. Completions still drain the FIFO after that, so a
+// request folded before still finds its completion.
+//
+// Only send queues fold: receives are posted one at a time to replenish (8 bytes each when
+// they repeat) and shared receive queues complete out of any one QP's order.
+//
+// Per-thread state, no lock. Not async-signal-safe against a handler that posts to the same QP
+// on the thread it interrupted (verbs calls from signal handlers are not a thing).
+#pragma once
+
+#include <cstdint>
+
+#include "hpcprof/schema/raw_format.hpp"
+
+namespace hpcprof::interpose::ibverbs::fold {
+
+/// Reads the rate and the tick rate once (at the first context taken over). Rate 0 = never fold.
+void configure();
+
+/// A signalled request the thread posted and has not seen complete. `post`: its post time in
+/// ticks, top bit set when the request was folded.
+struct Pending {
+    uint64_t wrId;
+    uint64_t post;
+};
+constexpr uint32_t kRingSize = 256; // a power of two
+constexpr uint64_t kFoldedBit = 1ull << 63;
+
+enum class Track : uint8_t {
+    Learning, ///< requests are followed, none folded yet: no completion of ours matched so far
+    Folding,  ///< beyond the budget, requests fold
+    Off,      ///< no new request is followed or folded; the FIFO only drains
+};
+
+/// The calling thread's view of one QP's send queue.
+struct SendQueue {
+    uint64_t key;                    ///< (device + 1) << 32 | qpNum; 0 = free
+    uint64_t bucketEnd;              ///< ticks at which the budget renews
+    schema::raw::RdmaRecord* open;   ///< the bucket's Aggregate record, nullptr = none yet
+    uint32_t kept;                   ///< requests written in full in this bucket
+    uint32_t head, tail;             ///< FIFO: ring[head .. tail) (indices wrap)
+    Track track;
+    bool sigAll;                     ///< the QP signals every request (sq_sig_all)
+    Pending ring[kRingSize];
+};
+
+/// The calling thread's SendQueue for QP `qpNum` of `device`, created at its first post;
+/// nullptr when the agent folds nothing (rate 0, the thread's table full, no memory).
+SendQueue* sendQueue(uint16_t device, uint32_t qpNum);
+
+/// A send request posted at `ts` (ticks): true = folded (counted; the caller writes no record
+/// for it), false = the caller writes it in full.
+bool post(SendQueue& q, uint64_t ts, uint64_t wrId, uint64_t bytes, bool signaled);
+
+/// Where a batch of posts began, to take them back if the provider refuses the batch.
+struct Mark {
+    uint32_t tail;
+    uint32_t kept;
+    schema::raw::RdmaRecord* open;
+    uint32_t posted;
+    uint64_t bytes;
+};
+Mark mark(const SendQueue& q);
+/// Takes back what post() counted since `m` (a batch that was aborted or failed).
+void rollBack(SendQueue& q, const Mark& m);
+
+/// A completion of a send request polled at `ts` by this thread (`success`: IBV_WC_SUCCESS;
+/// a failed one may also be a receive, its opcode being undefined): true = it completed a
+/// folded request (counted; the caller writes no record for it).
+bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint64_t ts);
+
+/// A QP was created or destroyed: remembers which QPs signal every request.
+void noteQp(uint16_t device, uint32_t qpNum, bool created, bool sigAll);
+
+/// Bin of an Aggregate latency histogram for a latency of `ns` (raw_format.hpp).
+inline int latencyBin(uint64_t ns) {
+    constexpr uint64_t first = uint64_t(1) << schema::raw::kRdmaLatencyFirstBinLog2;
+    if (ns <= first) return 0;
+    int bin = (64 - __builtin_clzll(ns - 1)) - schema::raw::kRdmaLatencyFirstBinLog2;
+    return bin < schema::raw::kRdmaLatencyBins ? bin : schema::raw::kRdmaLatencyBins - 1;
+}
+
+} // namespace hpcprof::interpose::ibverbs::fold
