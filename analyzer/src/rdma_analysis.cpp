@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // RDMA analysis over nic_queue tracks. Work-request events span post to completion; bytes count
 // in the bin where the request was posted. Aggregate events (count > 1) add their count and
-// bytes but no latency samples (their histogram stays in event_arg). The store copies the
-// posting call's caused_by* attribution onto each work request, which gives the per-call totals.
+// bytes, and count as small requests when their mean size is small, but give no latency samples
+// (their histogram stays in event_arg). The per-cause totals come from the posting calls on the
+// threads (ibv_post_*, ibv_wr_complete, with the store's caused_by* attribution), which stay one
+// event each however many of their requests were folded into aggregates.
 #include "hpcprof/analyzer/rdma_analysis.hpp"
 
 #include <algorithm>
@@ -72,11 +74,7 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
                                  " t.last_event_id FROM track t JOIN process p ON p.id = t.process_id"
                                  " WHERE t.kind = 'nic_queue' AND t.event_count > 0 ORDER BY p.rank, t.id");
     schema::Statement ev(db, "SELECT e.ts, e.dur, COALESCE(e.bytes, 0), COALESCE(e.count, 1),"
-                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'latency_ns'),"
-                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by'),"
-                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND"
-                             "  a.key = 'caused_by_communicator'),"
-                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by_seq')"
+                             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'latency_ns')"
                              " FROM event e WHERE e.id BETWEEN ?1 AND ?2 AND e.track_id = ?3");
     while (tracks.step()) {
         RdmaQueueStats q;
@@ -97,7 +95,7 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
             int64_t ts = ev.int64(0), dur = ev.int64(1), bytes = ev.int64(2), count = ev.int64(3);
             q.workRequests += count;
             q.bytes += bytes;
-            if (count == 1 && bytes < kRdmaSmallBytes) ++q.smallWorkRequests;
+            if (bytes < kRdmaSmallBytes * count) q.smallWorkRequests += count;
             if (!ev.isNull(4)) latencies.push_back(ev.int64(4));
             if (first || ts < q.firstTs) q.firstTs = ts;
             q.lastEnd = std::max(q.lastEnd, ts + dur);
@@ -106,10 +104,6 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
                 size_t b = size_t(std::clamp<int64_t>((ts - t0) / out.binNs, 0, int64_t(binBytes.size()) - 1));
                 binBytes[b] += bytes;
             }
-            CauseTotals& c = causes[{ev.isNull(5) ? std::string() : ev.text(5), ev.isNull(6) ? std::string() : ev.text(6)}];
-            c.workRequests += count;
-            c.bytes += bytes;
-            if (!ev.isNull(5) && !ev.isNull(7)) c.seqs.insert(ev.int64(7));
         }
         if (!ev.error().ok()) return ev.error();
         q.achievedGbps = gbps(q.bytes, q.lastEnd - q.firstTs);
@@ -124,6 +118,27 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
         out.queues.push_back(std::move(q));
     }
     if (!tracks.error().ok()) return tracks.error();
+    // Posting calls on the threads of processes with RDMA lanes (each call's track range only).
+    schema::Statement posts(
+        db, "SELECT (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by'),"
+            " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by_communicator'),"
+            " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by_seq'),"
+            " COALESCE(e.bytes, 0),"
+            " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'work_requests')"
+            " FROM track t JOIN event e ON e.id BETWEEN t.first_event_id AND t.last_event_id"
+            " AND e.track_id = t.id"
+            " WHERE t.kind != 'nic_queue' AND t.event_count > 0 AND t.process_id IN"
+            " (SELECT process_id FROM track WHERE kind = 'nic_queue' AND event_count > 0)"
+            " AND e.name_id IN (SELECT id FROM string WHERE value IN"
+            " ('ibv_post_send', 'ibv_post_recv', 'ibv_post_srq_recv', 'ibv_wr_complete'))");
+    while (posts.step()) {
+        CauseTotals& c = causes[{posts.isNull(0) ? std::string() : posts.text(0),
+                                 posts.isNull(1) ? std::string() : posts.text(1)}];
+        c.workRequests += posts.isNull(4) ? 0 : posts.int64(4);
+        c.bytes += posts.int64(3);
+        if (!posts.isNull(0) && !posts.isNull(2)) c.seqs.insert(posts.int64(2));
+    }
+    if (!posts.error().ok()) return posts.error();
     for (auto& [key, c] : causes)
         out.causes.push_back({key.first, key.second, int64_t(c.seqs.size()), c.workRequests, c.bytes});
     std::stable_sort(out.causes.begin(), out.causes.end(),

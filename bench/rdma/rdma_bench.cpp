@@ -5,6 +5,13 @@
 // extended APIs the same way: an ibv_qp_ex / ibv_cq_ex whose own entries do nothing, unwrapped,
 // then wrapped (ex_objects.hpp).
 //
+// Two kinds of rows. "Every request in full": posts that never complete and polls that return
+// completions of nothing posted, so the agent never folds and writes every request and
+// completion (what a QP below HPCPROF_RDMA_EVENT_RATE costs per call). "Busy QP": a provider
+// that completes each signalled request at once into its CQ, posted and polled in a loop far
+// beyond the rate, as a busy NIC's queue is: the agent keeps the first requests of each 1 ms
+// in full and folds the rest (send_fold.hpp); the row is per request, post and poll together.
+//
 //   rdma_bench [iterations]   prints ns per call for each case, unwrapped and wrapped, and the
 //                             difference (best of 5 runs each; the extended rows: the median
 //                             of 7 runs, unwrapped and wrapped runs interleaved)
@@ -34,6 +41,58 @@ int onePoll(ibv_cq*, int, ibv_wc* wc) {
     wc[0].byte_len = 64;
     return 1;
 }
+
+// A provider whose CQ gets each signalled request's completion as soon as it is posted.
+struct Done {
+    uint64_t wrId;
+    uint32_t bytes;
+};
+constexpr uint32_t kLoopRing = 1024;
+Done g_loop[kLoopRing];
+uint32_t g_loopHead = 0, g_loopTail = 0;
+void loopPush(uint64_t wrId, uint32_t bytes) { g_loop[g_loopTail++ % kLoopRing] = {wrId, bytes}; }
+
+int loopSend(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**) {
+    for (; wr; wr = wr->next)
+        if (wr->send_flags & IBV_SEND_SIGNALED) loopPush(wr->wr_id, wr->sg_list[0].length);
+    return 0;
+}
+constexpr uint32_t kLoopQp = 9, kLoopExQp = 10;
+int loopPoll(ibv_cq*, int n, ibv_wc* wc) {
+    int got = 0;
+    for (; got < n && g_loopHead != g_loopTail; ++got) {
+        const Done& d = g_loop[g_loopHead++ % kLoopRing];
+        wc[got] = {};
+        wc[got].wr_id = d.wrId;
+        wc[got].status = IBV_WC_SUCCESS;
+        wc[got].opcode = IBV_WC_RDMA_WRITE;
+        wc[got].byte_len = d.bytes;
+        wc[got].qp_num = kLoopQp;
+    }
+    return got;
+}
+
+// The same for the extended APIs: a batch's requests complete when ibv_wr_complete posts them.
+Done g_building[8];
+uint32_t g_built = 0;
+Done g_current;
+void loopExStart(ibv_qp_ex*) { g_built = 0; }
+void loopExWrite(ibv_qp_ex* qx, uint32_t, uint64_t) { g_building[g_built++ % 8] = {qx->wr_id, 0}; }
+void loopExSge(ibv_qp_ex*, uint32_t, uint64_t, uint32_t length) { g_building[(g_built - 1) % 8].bytes = length; }
+int loopExComplete(ibv_qp_ex*) {
+    for (uint32_t i = 0; i < g_built; ++i) loopPush(g_building[i].wrId, g_building[i].bytes);
+    return 0;
+}
+int loopExNext(ibv_cq_ex* cq) {
+    if (g_loopHead == g_loopTail) return ENOENT;
+    g_current = g_loop[g_loopHead++ % kLoopRing];
+    cq->wr_id = g_current.wrId;
+    cq->status = IBV_WC_SUCCESS;
+    return 0;
+}
+int loopExStartPoll(ibv_cq_ex* cq, ibv_poll_cq_attr*) { return loopExNext(cq); }
+uint32_t loopExBytes(ibv_cq_ex*) { return g_current.bytes; }
+uint32_t loopExQpNum(ibv_cq_ex*) { return kLoopExQp; }
 
 double nowNs() {
     timespec ts;
@@ -80,31 +139,45 @@ template <typename F> double onceNsPerCall(long n, F&& f) {
 }
 
 struct ExResults {
-    double batch1, batch4, startEmpty, pollOne;
+    double batch1, batch4, startEmpty, pollOne, busy1, busy4;
 };
 
-/// One run of each extended case on `qx` (a batch of 1 and of 4 RDMA writes of 64 bytes) and
-/// the CQs.
-ExResults measureExOnce(ibv_qp_ex* qx, ibv_cq_ex* emptyCq, ibv_cq_ex* oneCq, long n) {
-    ibv_poll_cq_attr attr{};
-    ExResults r;
-    r.batch1 = onceNsPerCall(n, [&](long i) {
-        ibv_wr_start(qx);
-        qx->wr_id = uint64_t(i);
+/// A batch of `k` signalled 64-byte RDMA writes on `qx`, ids from `id`.
+void exBatch(ibv_qp_ex* qx, uint64_t id, int k) {
+    ibv_wr_start(qx);
+    for (int j = 0; j < k; ++j) {
+        qx->wr_id = id + uint64_t(j);
         qx->wr_flags = IBV_SEND_SIGNALED;
         ibv_wr_rdma_write(qx, 1, 0x2000);
         ibv_wr_set_sge(qx, 1, 0x1000, 64);
-        ibv_wr_complete(qx);
+    }
+    ibv_wr_complete(qx);
+}
+
+/// Polls `cq` until it is empty, as a progress loop does.
+void exDrain(ibv_cq_ex* cq) {
+    ibv_poll_cq_attr attr{};
+    if (ibv_start_poll(cq, &attr) != 0) return;
+    while (ibv_next_poll(cq) == 0) {
+    }
+    ibv_end_poll(cq);
+}
+
+/// One run of each extended case on `qx` (a batch of 1 and of 4 RDMA writes of 64 bytes) and
+/// the CQs.
+ExResults measureExOnce(ibv_qp_ex* qx, ibv_cq_ex* emptyCq, ibv_cq_ex* oneCq, ibv_qp_ex* busyQx,
+                        ibv_cq_ex* busyCq, long n) {
+    ibv_poll_cq_attr attr{};
+    ExResults r;
+    r.batch1 = onceNsPerCall(n, [&](long i) { exBatch(qx, uint64_t(i), 1); });
+    r.batch4 = onceNsPerCall(n / 4, [&](long i) { exBatch(qx, uint64_t(i * 4), 4); }) / 4;
+    r.busy1 = onceNsPerCall(n, [&](long i) {
+        exBatch(busyQx, uint64_t(i), 1);
+        exDrain(busyCq);
     });
-    r.batch4 = onceNsPerCall(n / 4, [&](long i) {
-        ibv_wr_start(qx);
-        for (int k = 0; k < 4; ++k) {
-            qx->wr_id = uint64_t(i * 4 + k);
-            qx->wr_flags = IBV_SEND_SIGNALED;
-            ibv_wr_rdma_write(qx, 1, 0x2000);
-            ibv_wr_set_sge(qx, 1, 0x1000, 64);
-        }
-        ibv_wr_complete(qx);
+    r.busy4 = onceNsPerCall(n / 4, [&](long i) {
+        exBatch(busyQx, uint64_t(i * 4), 4);
+        exDrain(busyCq);
     }) / 4;
     r.startEmpty = onceNsPerCall(n, [&](long) { ibv_start_poll(emptyCq, &attr); });
     r.pollOne = onceNsPerCall(n, [&](long) {
@@ -118,10 +191,10 @@ ExResults measureExOnce(ibv_qp_ex* qx, ibv_cq_ex* emptyCq, ibv_cq_ex* oneCq, lon
 }
 
 struct Results {
-    double post1, post4, recv1, pollEmpty, pollOne;
+    double post1, post4, recv1, pollEmpty, pollOne, busy1, busy4;
 };
 
-Results measure(ibv_qp* qp, ibv_cq* emptyCq, ibv_cq* oneCq, long n) {
+Results measure(ibv_qp* qp, ibv_cq* emptyCq, ibv_cq* oneCq, ibv_qp* busyQp, ibv_cq* busyCq, long n) {
     static ibv_sge sg = {0x1000, 64, 1};
     static ibv_send_wr w[4];
     for (int i = 0; i < 4; ++i) {
@@ -144,6 +217,17 @@ Results measure(ibv_qp* qp, ibv_cq* emptyCq, ibv_cq* oneCq, long n) {
     out.recv1 = bestNsPerCall(n, [&](long i) { r.wr_id = uint64_t(i); ibv_post_recv(qp, &r, &badr); });
     out.pollEmpty = bestNsPerCall(n, [&](long) { ibv_poll_cq(emptyCq, 4, wc); });
     out.pollOne = bestNsPerCall(n, [&](long) { ibv_poll_cq(oneCq, 4, wc); });
+    // Busy QP: post, then poll until the CQ is empty (one ibv_poll_cq with every completion).
+    out.busy1 = bestNsPerCall(n, [&](long i) {
+        single.wr_id = uint64_t(i);
+        ibv_post_send(busyQp, &single, &bad);
+        ibv_poll_cq(busyCq, 4, wc);
+    });
+    out.busy4 = bestNsPerCall(n / 4, [&](long i) {
+        for (int k = 0; k < 4; ++k) w[k].wr_id = uint64_t(i * 4 + k);
+        ibv_post_send(busyQp, w, &bad);
+        ibv_poll_cq(busyCq, 4, wc);
+    }) / 4;
     return out;
 }
 
@@ -176,21 +260,34 @@ int main(int argc, char** argv) {
     ibv_cq emptyCq{}, oneCq{};
     emptyCq.context = &ctx;
     oneCq.context = &ctxOne;
+    ibv_context ctxLoop = ctx;
+    ctxLoop.ops.post_send = loopSend;
+    ctxLoop.ops.poll_cq = loopPoll;
+    ibv_qp busyQp = qp;
+    busyQp.context = &ctxLoop;
+    busyQp.qp_num = kLoopQp;
+    ibv_cq busyCq{};
+    busyCq.context = &ctxLoop;
 
-    Results plain = measure(&qp, &emptyCq, &oneCq, n);
+    Results plain = measure(&qp, &emptyCq, &oneCq, &busyQp, &busyCq, n);
     hpcprof::interpose::ibverbs::takeOver(&ctx, false);
     hpcprof::interpose::ibverbs::takeOver(&ctxOne, false);
-    Results wrapped = measure(&qp, &emptyCq, &oneCq, n);
+    hpcprof::interpose::ibverbs::takeOver(&ctxLoop, false);
+    Results wrapped = measure(&qp, &emptyCq, &oneCq, &busyQp, &busyCq, n);
 
     std::printf("%-58s %12s %12s %10s\n", "ns per call", "unwrapped", "wrapped", "added");
     auto row = [](const char* what, double a, double b) {
         std::printf("%-58s %12.1f %12.1f %10.1f\n", what, a, b, b - a);
     };
+    std::printf("Every request in full (below the rate):\n");
     row("ibv_post_send, 1 WR", plain.post1, wrapped.post1);
     row("ibv_post_send, 4 WRs (per WR)", plain.post4, wrapped.post4);
     row("ibv_post_recv, 1 WR", plain.recv1, wrapped.recv1);
     row("ibv_poll_cq, empty (folded)", plain.pollEmpty, wrapped.pollEmpty);
     row("ibv_poll_cq, 1 completion", plain.pollOne, wrapped.pollOne);
+    std::printf("Busy QP (beyond the rate), per request, its post and its poll together:\n");
+    row("ibv_post_send 1 WR + ibv_poll_cq", plain.busy1, wrapped.busy1);
+    row("ibv_post_send 4 WRs + ibv_poll_cq (per WR)", plain.busy4, wrapped.busy4);
 
     // Extended APIs: the same nop objects wrapped and unwrapped, alternately, 7 runs each.
     ibv_qp_ex qx{};
@@ -214,31 +311,52 @@ int main(int argc, char** argv) {
     }
     emptyEx.start_poll = emptyStart;
     oneEx.start_poll = oneStart;
+    ibv_qp_ex busyQx = qx;
+    busyQx.qp_base.qp_num = kLoopExQp;
+    busyQx.wr_start = loopExStart;
+    busyQx.wr_complete = loopExComplete;
+    busyQx.wr_rdma_write = loopExWrite;
+    busyQx.wr_set_sge = loopExSge;
+    ibv_cq_ex busyEx = oneEx;
+    busyEx.start_poll = loopExStartPoll;
+    busyEx.next_poll = loopExNext;
+    busyEx.read_byte_len = loopExBytes;
+    busyEx.read_qp_num = loopExQpNum;
     using namespace hpcprof::interpose::ibverbs;
-    std::vector<double> runs[2][4];
+    std::vector<double> runs[2][6];
     for (int run = 0; run < 7; ++run)
         for (int wrappedRun = 0; wrappedRun < 2; ++wrappedRun) {
             if (wrappedRun) {
                 trackExQp(&qx, 0);
+                trackExQp(&busyQx, 0);
                 trackExCq(&emptyEx, 0);
                 trackExCq(&oneEx, 0);
+                trackExCq(&busyEx, 0);
             }
-            ExResults r = measureExOnce(&qx, &emptyEx, &oneEx, n);
+            ExResults r = measureExOnce(&qx, &emptyEx, &oneEx, &busyQx, &busyEx, n);
             if (wrappedRun) {
                 untrackExQp(&qx.qp_base);
+                untrackExQp(&busyQx.qp_base);
                 untrackExCq(ibv_cq_ex_to_cq(&emptyEx));
                 untrackExCq(ibv_cq_ex_to_cq(&oneEx));
+                untrackExCq(ibv_cq_ex_to_cq(&busyEx));
             }
-            double v[4] = {r.batch1, r.batch4, r.startEmpty, r.pollOne};
-            for (int k = 0; k < 4; ++k) runs[wrappedRun][k].push_back(v[k]);
+            double v[6] = {r.batch1, r.batch4, r.startEmpty, r.pollOne, r.busy1, r.busy4};
+            for (int k = 0; k < 6; ++k) runs[wrappedRun][k].push_back(v[k]);
         }
-    const char* exNames[4] = {"ibv_wr_* batch of 1 (start, rdma_write, set_sge, complete)",
+    const char* exNames[6] = {"ibv_wr_* batch of 1 (start, rdma_write, set_sge, complete)",
                               "ibv_wr_* batch of 4 (per WR)", "ibv_start_poll, empty (folded)",
-                              "ibv_start_poll..end_poll, 1 completion"};
-    for (int k = 0; k < 4; ++k)
+                              "ibv_start_poll..end_poll, 1 completion",
+                              "ibv_wr_* batch of 1 + its poll",
+                              "ibv_wr_* batch of 4 + their poll (per WR)"};
+    std::printf("Extended APIs, every request in full:\n");
+    for (int k = 0; k < 6; ++k) {
+        if (k == 4) std::printf("Extended APIs, busy QP (beyond the rate), per request:\n");
         row(exNames[k], medianNsPerCall(runs[0][k]), medianNsPerCall(runs[1][k]));
+    }
     hpcprof::interpose::ibverbs::release(&ctx);
     hpcprof::interpose::ibverbs::release(&ctxOne);
+    hpcprof::interpose::ibverbs::release(&ctxLoop);
     std::string cmd = std::string("rm -rf ") + dir;
     return std::system(cmd.c_str()) == 0 ? 0 : 1;
 }

@@ -40,6 +40,17 @@ test::TraceBuilder rdmaJob() {
         b.event(main[r], Category::Rdma, "ibv_open_device", 1'000, 500)
             .withArg("link_rate_mbps", int64_t(r == 0 ? 400'000 : 25'000));
     }
+    // The posting calls, attributed as the store does (per-cause totals come from them), then
+    // their requests on the queue lanes.
+    for (int i = 0; i < 4; ++i)
+        b.event(main[0], Category::Rdma, "ibv_post_send", 100'000 + 200'000 * i, 400)
+            .withBytes(1 << 20)
+            .withArg("work_requests", int64_t(1))
+            .withArg("caused_by", "MPI_Allreduce")
+            .withArg("caused_by_communicator", "MPI_COMM_WORLD")
+            .withArg("caused_by_seq", int64_t(i / 2));
+    for (int64_t ts : {200'000, 600'000})
+        b.event(main[1], Category::Rdma, "ibv_post_send", ts, 300).withBytes(512).withArg("work_requests", int64_t(1));
     int q0 = b.nicQueue(main[0], "mlx5_0", 10);
     for (int i = 0; i < 4; ++i)
         b.event(q0, Category::RdmaWorkRequest, "RDMA_WRITE", 100'000 + 200'000 * i, 10'000 + 1'000 * i)

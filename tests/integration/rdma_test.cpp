@@ -5,6 +5,8 @@
 // and post-to-completion times.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cerrno>
 #include <map>
 #include <regex>
@@ -287,6 +289,22 @@ TEST_CASE("A busy QP's send requests beyond the rate are folded by the agent wit
         const char* post = std::string(mode) == "stream" ? "ibv_post_send" : "ibv_wr_complete";
         CHECK(q.rows(std::string("SELECT COUNT(*), SUM(bytes) FROM event_view WHERE name = '") + post + "'") ==
               std::vector<std::string>{"2000|" + std::to_string(kStreamBytes)});
+
+        // The analysis sees every request, folded or not: all under 4 KiB, all posted outside
+        // any MPI/NCCL call.
+        ProcessResult rep = runProcess({hpcprofBinary(), "report", dir / "trace.hpcprof", "--format",
+                                        "json", "-o", dir / "r.json"});
+        REQUIRE(rep.exitCode == 0);
+        auto doc = nlohmann::json::parse(readWholeFile(dir / "r.json"));
+        const auto& rdma = doc["rdma"];
+        REQUIRE(rdma["ranks"].size() == 1);
+        CHECK(rdma["ranks"][0]["work_requests"] == kStreamRequests);
+        CHECK(rdma["ranks"][0]["small_work_requests"] == kStreamRequests);
+        CHECK(rdma["ranks"][0]["bytes"] == kStreamBytes);
+        REQUIRE(rdma["causes"].size() == 1);
+        CHECK(rdma["causes"][0]["call"].is_null());
+        CHECK(rdma["causes"][0]["work_requests"] == kStreamRequests);
+        CHECK(rdma["causes"][0]["bytes"] == kStreamBytes);
     }
 }
 

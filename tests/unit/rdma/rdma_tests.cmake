@@ -19,5 +19,5 @@ hpcprof_add_tests(hpcprof_rdma_unit_tests LABELS "unit;rdma"
 target_include_directories(hpcprof_rdma_unit_tests SYSTEM PRIVATE ${HPCPROF_IBVERBS_INCLUDE_DIR})
 
 hpcprof_add_tests(hpcprof_rdma_integration_tests LABELS "integration;rdma"
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/../../integration/rdma_test.cpp)
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/../../integration/rdma_test.cpp LIBS nlohmann_json::nlohmann_json)
 add_dependencies(hpcprof_rdma_integration_tests hpcprof hpcprof_agent rdma_sample io_sample)
