@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // appendRecord(): a full record, or an 8-byte Repeat entry when the call repeats the thread's
-// previous one (raw_format.hpp, RepeatRecord).
+// previous one, or the one before it in a loop of two alternating calls (raw_format.hpp,
+// RepeatRecord).
 //
 // Why: the recorder's cost in a tight loop is not the record's fill but providing the pages it
 // lands in (about 50 ns per 64-byte record on a virtual machine's file system, see
@@ -67,13 +68,21 @@ bool counterStep(uint64_t previous, uint64_t next, int32_t& step) {
     }
 }
 
-void setRun(ThreadState& t, const char* first, uint64_t slot, uint64_t end, uint64_t counter) {
-    t.runFirst = first;
+/// The run is now one bare full record, `full` at `slot`. If the run it ends was also one bare
+/// full record, in the slot just before, the two may yet become a period-2 run (startPairRun).
+void setRun(ThreadState& t, const char* full, uint64_t slot, uint64_t end, uint64_t counter) {
+    bool pairs = t.runTemplate[0] && t.runPeriod == 1 && !t.runRepeat && t.runSlot + 1 == slot;
+    t.runBefore = pairs ? t.runTemplate[0] : nullptr;
+    t.runBeforeCounter = t.runCounter[0];
+    t.runTemplate[0] = full;
+    t.runTemplate[1] = nullptr;
+    t.runPeriod = 1;
+    t.runPhase = 0;
     t.runRepeat = nullptr;
     t.runUsed = 0;
     t.runSlot = slot;
     t.runEnd = end;
-    t.runCounter = counter;
+    t.runCounter[0] = counter;
 }
 
 /// Copies `image` into the reserved slot `p` and publishes it (kind byte last).
@@ -90,10 +99,12 @@ template <const raw::RepeatLayout& L> void appendFull(ThreadState& t, const char
     setRun(t, p, slot, load64(image + L.endOffset), counterOf<L>(image));
 }
 
-/// Appends `image` as the next entry of the thread's run; false if it does not repeat the run
-/// (the caller then writes it in full).
+/// Appends `image` as the next entry of the thread's run if it repeats the run's call it is due
+/// to repeat (runTemplate[runPhase]); false if not (the caller then writes it in full).
 template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char* image) {
     static constexpr std::array<uint64_t, 8> kFixed = fixedBits(L);
+    const int phase = t.runPhase;
+    const char* repeated = t.runTemplate[phase];
     uint64_t diff = 0;
     for (int w = 0; w < 8; ++w) {
         uint64_t word = load64(image + 8 * w);
@@ -101,7 +112,7 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
         // and a 16-byte load spanning two of them waits for both stores to retire instead of
         // being forwarded from them.
         asm("" : "+r"(word));
-        diff |= (word ^ load64(t.runFirst + 8 * w)) & kFixed[size_t(w)];
+        diff |= (word ^ load64(repeated + 8 * w)) & kFixed[size_t(w)];
     }
     if (diff) return false;
     uint64_t start = load64(image + raw::kRepeatStartOffset);
@@ -111,7 +122,7 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
         return false;
     uint64_t counter = counterOf<L>(image);
     int32_t step;
-    if (!counterStep<L>(t.runCounter, counter, step)) return false;
+    if (!counterStep<L>(t.runCounter[phase], counter, step)) return false;
     if (t.runRepeat && step != t.runRepeat->step) return false; // the run's step, once known
     uint64_t entry = (start - t.runEnd) << 32 | (end - start + 1);
 
@@ -131,6 +142,7 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
             return true;
         }
         auto* r = reinterpret_cast<raw::RepeatRecord*>(p);
+        r->period = t.runPeriod;
         r->step = step;
         r->entries[0] = entry;
         __atomic_store_n(&r->kind, raw::RecordKind::Repeat, __ATOMIC_RELEASE);
@@ -139,8 +151,34 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
         t.runSlot = slot;
     }
     t.runEnd = end;
-    t.runCounter = counter;
+    t.runCounter[phase] = counter;
+    t.runPhase = uint8_t((phase + 1) % t.runPeriod);
     return true;
+}
+
+/// A call that repeats the full record before the run's bare one (call A, call B, then A
+/// again: a post and its poll, an MPI_Isend and its MPI_Wait): the two become a period-2 run
+/// and the call its first entry. False if it does not repeat it (the run is left as it was).
+template <const raw::RepeatLayout& L> bool startPairRun(ThreadState& t, const char* image) {
+    if (!t.runBefore || t.runRepeat || t.runPeriod != 1) return false;
+    const char* latest = t.runTemplate[0];
+    uint64_t latestCounter = t.runCounter[0];
+    t.runTemplate[0] = t.runBefore;
+    t.runTemplate[1] = latest;
+    t.runCounter[0] = t.runBeforeCounter;
+    t.runCounter[1] = latestCounter;
+    t.runPeriod = 2;
+    t.runPhase = 0;
+    if (extendRun<L>(t, image)) {
+        t.runBefore = nullptr;
+        return true;
+    }
+    t.runTemplate[0] = latest;
+    t.runTemplate[1] = nullptr;
+    t.runCounter[0] = latestCounter;
+    t.runPeriod = 1;
+    t.runPhase = 0;
+    return false;
 }
 
 template <const raw::RepeatLayout& L> void append(const char* image) {
@@ -153,7 +191,9 @@ template <const raw::RepeatLayout& L> void append(const char* image) {
     }
     t.appending = true;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (!t.runFirst || t.next != t.runSlot + 1 || !extendRun<L>(t, image)) appendFull<L>(t, image);
+    bool repeated = t.runTemplate[0] && t.next == t.runSlot + 1 &&
+                    (extendRun<L>(t, image) || startPairRun<L>(t, image));
+    if (!repeated) appendFull<L>(t, image);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t.appending = false;
 }

@@ -48,12 +48,18 @@ struct ThreadState {
     // The run of repeated calls appendRecord() extends (RepeatRecord in raw_format.hpp). It
     // can go on only while the run's latest record is the thread's latest slot.
     bool appending;            // in appendRecord (a signal handler landing there writes in full)
+    uint8_t runPeriod;         // 1: each call repeats the one before; 2: the one before that
+    uint8_t runPhase;          // the runTemplate the run's next call repeats (0 for period 1)
     uint32_t runUsed;          // entries used in runRepeat
-    const char* runFirst;      // the run's full record; nullptr = no run
+    const char* runTemplate[2]; // the run's full records (period 1: [0]); [0] null = no run
     schema::raw::RepeatRecord* runRepeat; // its current Repeat record, nullptr = none yet
     uint64_t runSlot;          // slot of the run's latest record (full or Repeat)
     uint64_t runEnd;           // end ticks of the run's latest call
-    uint64_t runCounter;       // counter of the run's latest call
+    uint64_t runCounter[2];    // counter of the latest call of each template
+    // A run that is still one bare full record may become a period-2 run with the full record
+    // right before it (nullptr: none such).
+    const char* runBefore;
+    uint64_t runBeforeCounter;
 };
 extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 

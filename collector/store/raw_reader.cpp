@@ -28,10 +28,11 @@ bool readableVersion(uint32_t v) {
     return v >= raw::kOldestReadableVersion && v <= raw::kFormatVersion;
 }
 
-/// Turns `record` (the previous call of a run) into the next one, as Repeat entry `entry` says.
-void expandRepeat(char* record, const raw::RepeatLayout& layout, int32_t step, uint64_t entry) {
-    uint64_t previousEnd, start, end;
-    std::memcpy(&previousEnd, record + layout.endOffset, 8);
+/// Turns `record` (the call a Repeat entry repeats) into the call entry `entry` stands for, which
+/// starts its gap after `previousEnd` (the end of the call just before it).
+void expandRepeat(char* record, const raw::RepeatLayout& layout, int32_t step, uint64_t entry,
+                  uint64_t previousEnd) {
+    uint64_t start, end;
     start = previousEnd + (entry >> 32);
     end = start + (entry & 0xffffffffu) - 1;
     std::memcpy(record + raw::kRepeatStartOffset, &start, 8);
@@ -147,9 +148,15 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
     out.events.reserve(end);
     std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
     size_t pendingCompletions = 0;  // completions[pendingCompletions..] await their wait event
-    // The last call read, as a full record, while the slots since it are a run a Repeat record
-    // may continue (repeatLayout() of it is non-null); empty (kind 0) otherwise.
-    alignas(8) RawRecordBytes runLast{};
+    // The last two calls read (runCalls[1] the latest), as full records, while the slots since
+    // them are a run a Repeat record may continue (repeatLayout() of each is non-null); empty
+    // (kind 0) otherwise.
+    alignas(8) RawRecordBytes runCalls[2]{};
+    auto endOf = [](const RawRecordBytes& call) {
+        uint64_t end;
+        std::memcpy(&end, call.data() + raw::repeatLayout(call.data())->endOffset, 8);
+        return end;
+    };
     auto take = [&](const char* rec) {
         switch (static_cast<raw::RecordKind>(rec[0])) {
         case raw::RecordKind::Event: {
@@ -204,20 +211,26 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         const char* rec = base + i * raw::kRecordSize;
         if (static_cast<raw::RecordKind>(rec[0]) != raw::RecordKind::Repeat) {
             take(rec);
-            if (raw::repeatLayout(rec)) std::memcpy(runLast.data(), rec, raw::kRecordSize);
-            else runLast[0] = 0;
-            continue;
-        }
-        const raw::RepeatLayout* layout = raw::repeatLayout(runLast.data());
-        if (!layout) { // the run's first record was never committed
-            problems.tornRecords++;
+            runCalls[0] = runCalls[1];
+            if (raw::repeatLayout(rec)) std::memcpy(runCalls[1].data(), rec, raw::kRecordSize);
+            else runCalls[0][0] = runCalls[1][0] = 0;
             continue;
         }
         raw::RepeatRecord r;
         std::memcpy(static_cast<void*>(&r), rec, sizeof(r));
+        // Each entry repeats the call `period` back: the latest, or the one before it.
+        size_t back = r.period == 2 ? 0 : 1;
+        const raw::RepeatLayout* layout = raw::repeatLayout(runCalls[back].data());
+        if (!layout || !raw::repeatLayout(runCalls[1].data()) || r.period > 2) {
+            problems.tornRecords++; // the run's first records were never committed
+            continue;
+        }
         for (uint32_t k = 0; k < raw::kRepeatEntries && r.entries[k] != 0; ++k) {
-            expandRepeat(runLast.data(), *layout, r.step, r.entries[k]);
-            take(runLast.data());
+            alignas(8) RawRecordBytes call = runCalls[back];
+            expandRepeat(call.data(), *layout, r.step, r.entries[k], endOf(runCalls[1]));
+            take(call.data());
+            runCalls[0] = runCalls[1];
+            runCalls[1] = call;
         }
     }
     out.incompleteStrings = int64_t(pending.size());

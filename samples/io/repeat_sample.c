@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Runs of identical calls with a signal handler recording in the middle of them: main makes CALLS
-// write() calls of 10 bytes to DIR/repeat.dat and then CALLS read() calls of 10 bytes of it back,
-// while an interval timer (every 100 us) raises SIGALRM, whose handler writes 64 bytes to
+// write() calls of 10 bytes to DIR/repeat.dat, then CALLS read() calls of 10 bytes of it back,
+// then CALLS pairs of lseek() to the start and read() of 10 bytes (a loop of two alternating
+// calls), while an interval timer (every 100 us) raises SIGALRM, whose handler writes 64 bytes to
 // DIR/signal.dat. The handler often lands while the agent is recording main's call. Prints
 // "signal writes N" (the handler's writes, all of 64 bytes).
 //
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
     if (lseek(fd, 0, SEEK_SET) != 0) return 1;
     for (long i = 0; i < calls; ++i)
         if (read(fd, buf, sizeof(buf)) != sizeof(buf)) return 1;
+    for (long i = 0; i < calls; ++i)
+        if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, buf, sizeof(buf)) != sizeof(buf)) return 1;
     setTimer(0);
     close(fd);
     close(g_signalFd);

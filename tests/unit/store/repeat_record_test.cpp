@@ -25,9 +25,10 @@ namespace {
 
 uint64_t entry(uint64_t gap, uint64_t duration) { return gap << 32 | (duration + 1); }
 
-raw::RepeatRecord repeat(int32_t step, std::initializer_list<uint64_t> entries) {
+raw::RepeatRecord repeat(int32_t step, std::initializer_list<uint64_t> entries, uint8_t period = 1) {
     raw::RepeatRecord r{};
     r.kind = raw::RecordKind::Repeat;
+    r.period = period;
     r.step = step;
     size_t k = 0;
     for (uint64_t e : entries) r.entries[k++] = e;
@@ -45,6 +46,19 @@ raw::RdmaRecord postOne(uint64_t ts, uint64_t end, uint64_t wrId) {
     r.u.wr.opcode = 0; // IBV_WR_RDMA_WRITE
     r.u.postOne.op = uint16_t(Op::IbvPostSend);
     r.u.postOne.end = end;
+    return r;
+}
+
+raw::RdmaRecord pollOne(uint64_t ts, uint64_t end, uint64_t wrId) {
+    raw::RdmaRecord r{};
+    r.kind = raw::RecordKind::Rdma;
+    r.action = raw::RdmaAction::PollOne;
+    r.qpNum = 17;
+    r.ts = ts;
+    r.u.wc.wrId = wrId;
+    r.u.wc.byteLen = 64;
+    r.u.pollOne.op = uint16_t(Op::IbvPollCq);
+    r.u.pollOne.end = end;
     return r;
 }
 
@@ -120,6 +134,48 @@ TEST_CASE("Repeat records expand into the calls they stand for", "[store][raw]")
     test::TraceQuery q(dir / "t.hpcprof");
     CHECK(q.rows("SELECT dur_ns FROM event_view WHERE name = 'MPI_Allreduce' ORDER BY ts_ns") ==
           std::vector<std::string>{"100", "100", "0", "3", "1", "1", "1", "1", "2"});
+}
+
+TEST_CASE("Period-2 Repeat records alternate between the two calls before them", "[store][raw]") {
+    test::TempDir dir;
+    // A one-WR post and a poll that returned its completion (PostOne and PollOne, counter
+    // wr_id): post, poll, then 7 more of each as 8-byte entries, chained in time (each from the
+    // previous call's end), wr_id advancing by 1 in both.
+    RawThreadBuilder t(302);
+    t.record(postOne(2000, 2010, 100))
+        .record(pollOne(2012, 2020, 100))
+        .record(repeat(1, {entry(5, 10), entry(1, 8), entry(5, 10), entry(1, 8), entry(5, 10),
+                           entry(1, 8), entry(5, 10)}, 2))
+        .record(repeat(1, {entry(1, 8), entry(5, 10), entry(1, 8), entry(5, 10), entry(1, 8),
+                           entry(5, 10), entry(1, 8)}, 2)) // goes on with the poll
+        .string(9, "breaks the run")
+        .record(postOne(3000, 3010, 200))
+        .record(repeat(1, {entry(1, 1)}, 2)); // one call before it, not two: torn
+    auto folder =
+        test::writeRawProcess(dir.path() / "raw", test::makeProcessHeader(302, 1'000'000), {t});
+    store::RawProblems problems;
+    store::ThreadRecords r = store::readThreadFile(folder / "thread-302", problems);
+    CHECK(problems.tornRecords == 1);
+    std::vector<Span> posts, polls;
+    uint64_t previousEnd = 0;
+    for (const auto& bytes : r.rdma) {
+        auto rec = store::recordAs<raw::RdmaRecord>(bytes);
+        uint64_t end = rec.action == raw::RdmaAction::PostOne ? rec.u.postOne.end : rec.u.pollOne.end;
+        CHECK(rec.ts >= previousEnd);
+        previousEnd = end;
+        if (rec.action == raw::RdmaAction::PostOne)
+            posts.push_back({rec.ts, end, rec.u.wr.wrId});
+        else
+            polls.push_back({rec.ts, end, rec.u.wc.wrId});
+    }
+    // 1 + 4 + 3 posts before the string, then the last one; 1 + 3 + 4 polls, alternating.
+    REQUIRE(posts.size() == 8 + 1);
+    REQUIRE(polls.size() == 8);
+    CHECK(posts[1] == Span{2025, 2035, 101}); // the poll ended at 2020, +5
+    CHECK(polls[1] == Span{2036, 2044, 101}); // +1 after that post, 8 ticks
+    CHECK(posts[7] == Span{2025 + 6 * 24, 2025 + 6 * 24 + 10, 107});
+    CHECK(polls[7] == Span{2025 + 6 * 24 + 11, 2025 + 6 * 24 + 19, 107});
+    CHECK(posts[8] == Span{3000, 3010, 200});
 }
 
 TEST_CASE("thread files of the previous raw format are read; newer ones are refused, not misread",

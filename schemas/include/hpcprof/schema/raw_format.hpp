@@ -41,7 +41,7 @@ namespace hpcprof::schema::raw {
 
 constexpr uint64_t kProcessMagic = 0x31435250'46504348ull; // "HCPFPRC1" little endian
 constexpr uint64_t kThreadMagic = 0x31444854'46504348ull;  // "HCPFTHD1"
-constexpr uint32_t kFormatVersion = 2; ///< 2: RepeatRecord
+constexpr uint32_t kFormatVersion = 3; ///< 2: RepeatRecord; 3: its period
 constexpr uint32_t kOldestReadableVersion = 1; ///< what this reader still reads (1: no repeats)
 constexpr uint32_t kRecordSize = 64;
 constexpr uint32_t kHeaderSize = 4096;
@@ -219,20 +219,23 @@ struct StringRecord {
 
 constexpr size_t kStringPieceSize = sizeof(StringRecord::text);
 
-/// Up to seven more calls that repeat the record just before this one in the thread file: same
-/// bytes except their start and end times and a counter that advances by `step` per call (see
-/// RepeatLayout). Tight loops of identical calls (a 0-byte MPI_Allreduce, a read of the same
-/// size, a one-WR RDMA post) cost 8 bytes a call instead of 64. The slot before is the run's full
-/// record or an earlier Repeat of the same run: the writer starts a Repeat only in the slot right
-/// after its run (no other record in between), so file order stays time order.
+/// Up to seven more calls of a run: each repeats the call `period` calls before it (1: a loop of
+/// one call; 2: a loop of two alternating calls, such as a post and its poll, or an MPI_Isend
+/// and its MPI_Wait), with the same bytes except their start and end times and a counter that
+/// advances by `step` per repetition (see RepeatLayout). Such loops cost 8 bytes a call instead
+/// of 64. The run is the `period` full records right before its first Repeat, then its Repeats:
+/// the writer starts a Repeat only in the slot right after its run (no other record in between),
+/// so file order stays time order.
 ///
 /// Entry k (k = 0.. until a zero entry): (gap << 32) | (duration + 1), in raw ticks; the call's
 /// start = the previous call's end + gap, its end = start + duration. The kind byte is stored
 /// (release) with the first entry; later entries are single 8-byte stores.
 struct RepeatRecord {
     RecordKind kind;
-    uint8_t reserved[3];
-    int32_t step;         ///< added to the counter per call (the same in every Repeat of a run)
+    uint8_t period;       ///< 1 or 2 (0, as format 2 wrote it: 1)
+    uint8_t reserved[2];
+    int32_t step;         ///< added to the counter per repetition (the same for both calls of a
+                          ///< period-2 run)
     uint64_t entries[7];
 };
 constexpr uint32_t kRepeatEntries = 7;
