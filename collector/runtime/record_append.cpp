@@ -15,6 +15,7 @@
 // record written in between does (a run goes on only while its latest record is the last slot).
 #include <array>
 #include <cstring>
+#include <utility>
 
 #include "recorder.hpp"
 
@@ -71,18 +72,16 @@ bool counterStep(uint64_t previous, uint64_t next, int32_t& step) {
 /// The run is now one bare full record, `full` at `slot`. If the run it ends was also one bare
 /// full record, in the slot just before, the two may yet become a period-2 run (startPairRun).
 void setRun(ThreadState& t, const char* full, uint64_t slot, uint64_t end, uint64_t counter) {
-    bool pairs = t.runTemplate[0] && t.runPeriod == 1 && !t.runRepeat && t.runSlot + 1 == slot;
-    t.runBefore = pairs ? t.runTemplate[0] : nullptr;
-    t.runBeforeCounter = t.runCounter[0];
-    t.runTemplate[0] = full;
-    t.runTemplate[1] = nullptr;
-    t.runPeriod = 1;
-    t.runPhase = 0;
+    bool pairs = t.runNext && !t.runOther && !t.runRepeat && t.runSlot + 1 == slot;
+    t.runBefore = pairs ? t.runNext : nullptr;
+    t.runBeforeCounter = t.runNextCounter;
+    t.runNext = full;
+    t.runNextCounter = counter;
+    t.runOther = nullptr;
     t.runRepeat = nullptr;
     t.runUsed = 0;
     t.runSlot = slot;
     t.runEnd = end;
-    t.runCounter[0] = counter;
 }
 
 /// Copies `image` into the reserved slot `p` and publishes it (kind byte last).
@@ -99,12 +98,11 @@ template <const raw::RepeatLayout& L> void appendFull(ThreadState& t, const char
     setRun(t, p, slot, load64(image + L.endOffset), counterOf<L>(image));
 }
 
-/// Appends `image` as the next entry of the thread's run if it repeats the run's call it is due
-/// to repeat (runTemplate[runPhase]); false if not (the caller then writes it in full).
+/// Appends `image` as the next entry of the thread's run if it repeats the call it is due to
+/// repeat (runNext); false if not (the caller then writes it in full).
 template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char* image) {
     static constexpr std::array<uint64_t, 8> kFixed = fixedBits(L);
-    const int phase = t.runPhase;
-    const char* repeated = t.runTemplate[phase];
+    const char* repeated = t.runNext;
     uint64_t diff = 0;
     for (int w = 0; w < 8; ++w) {
         uint64_t word = load64(image + 8 * w);
@@ -122,7 +120,7 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
         return false;
     uint64_t counter = counterOf<L>(image);
     int32_t step;
-    if (!counterStep<L>(t.runCounter[phase], counter, step)) return false;
+    if (!counterStep<L>(t.runNextCounter, counter, step)) return false;
     if (t.runRepeat && step != t.runRepeat->step) return false; // the run's step, once known
     uint64_t entry = (start - t.runEnd) << 32 | (end - start + 1);
 
@@ -142,7 +140,7 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
             return true;
         }
         auto* r = reinterpret_cast<raw::RepeatRecord*>(p);
-        r->period = t.runPeriod;
+        r->period = t.runOther ? 2 : 1;
         r->step = step;
         r->entries[0] = entry;
         __atomic_store_n(&r->kind, raw::RecordKind::Repeat, __ATOMIC_RELEASE);
@@ -151,8 +149,11 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
         t.runSlot = slot;
     }
     t.runEnd = end;
-    t.runCounter[phase] = counter;
-    t.runPhase = uint8_t((phase + 1) % t.runPeriod);
+    t.runNextCounter = counter;
+    if (t.runOther) { // period 2: the other call is due next
+        std::swap(t.runNext, t.runOther);
+        std::swap(t.runNextCounter, t.runOtherCounter);
+    }
     return true;
 }
 
@@ -160,24 +161,18 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
 /// again: a post and its poll, an MPI_Isend and its MPI_Wait): the two become a period-2 run
 /// and the call its first entry. False if it does not repeat it (the run is left as it was).
 template <const raw::RepeatLayout& L> bool startPairRun(ThreadState& t, const char* image) {
-    if (!t.runBefore || t.runRepeat || t.runPeriod != 1) return false;
-    const char* latest = t.runTemplate[0];
-    uint64_t latestCounter = t.runCounter[0];
-    t.runTemplate[0] = t.runBefore;
-    t.runTemplate[1] = latest;
-    t.runCounter[0] = t.runBeforeCounter;
-    t.runCounter[1] = latestCounter;
-    t.runPeriod = 2;
-    t.runPhase = 0;
+    if (!t.runBefore || t.runRepeat || t.runOther) return false;
+    t.runOther = t.runNext;
+    t.runOtherCounter = t.runNextCounter;
+    t.runNext = t.runBefore;
+    t.runNextCounter = t.runBeforeCounter;
     if (extendRun<L>(t, image)) {
         t.runBefore = nullptr;
         return true;
     }
-    t.runTemplate[0] = latest;
-    t.runTemplate[1] = nullptr;
-    t.runCounter[0] = latestCounter;
-    t.runPeriod = 1;
-    t.runPhase = 0;
+    t.runNext = t.runOther;
+    t.runNextCounter = t.runOtherCounter;
+    t.runOther = nullptr;
     return false;
 }
 
@@ -191,7 +186,7 @@ template <const raw::RepeatLayout& L> void append(const char* image) {
     }
     t.appending = true;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    bool repeated = t.runTemplate[0] && t.next == t.runSlot + 1 &&
+    bool repeated = t.runNext && t.next == t.runSlot + 1 &&
                     (extendRun<L>(t, image) || startPairRun<L>(t, image));
     if (!repeated) appendFull<L>(t, image);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

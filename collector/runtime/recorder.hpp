@@ -34,32 +34,36 @@ extern uint32_t g_generation;
 
 /// Hot per-thread state. Kept tiny: an initial-exec TLS block must fit the static TLS area even
 /// if the agent is dlopen'ed (CUDA injection) rather than preloaded.
-struct ThreadState {
+struct alignas(64) ThreadState {
+    // Hot fields first, in the block's first cache line (the struct is line-aligned): what
+    // every append reads and writes.
     uint32_t generation; // == g_generation once initialised in this process
     bool growing;        // a chunk is being mapped (a signal handler must not map too)
     bool failed;         // the thread file could not be created: drop everything
+    // The run of repeated calls appendRecord() extends (RepeatRecord in raw_format.hpp). It
+    // can go on only while the run's latest record is the thread's latest slot.
+    bool appending;      // in appendRecord (a signal handler landing there writes in full)
+    uint32_t runUsed;    // entries used in runRepeat
     char* base;          // reservation start: header at base, slot k at base + 4096 + 64k
     uint64_t next;       // next free slot
     uint64_t mapped;     // slots usable without asking: backed by the file, and short of the
                          // point where the next chunk should be asked for (see reserveSlotSlow)
-    uint64_t maxSlots;   // per-thread limit
-    provision::Lane* lane; // how the file grows (shared with the provisioning helper)
-    int32_t tid;
-    // The run of repeated calls appendRecord() extends (RepeatRecord in raw_format.hpp). It
-    // can go on only while the run's latest record is the thread's latest slot.
-    bool appending;            // in appendRecord (a signal handler landing there writes in full)
-    uint8_t runPeriod;         // 1: each call repeats the one before; 2: the one before that
-    uint8_t runPhase;          // the runTemplate the run's next call repeats (0 for period 1)
-    uint32_t runUsed;          // entries used in runRepeat
-    const char* runTemplate[2]; // the run's full records (period 1: [0]); [0] null = no run
+    const char* runNext;       // the full record the run's next call must repeat; null = no run
+    uint64_t runNextCounter;   // counter of the latest call of that record (or its own)
     schema::raw::RepeatRecord* runRepeat; // its current Repeat record, nullptr = none yet
     uint64_t runSlot;          // slot of the run's latest record (full or Repeat)
     uint64_t runEnd;           // end ticks of the run's latest call
-    uint64_t runCounter[2];    // counter of the latest call of each template
+    // A run of period 2 (two alternating calls): the other full record, which the call after
+    // next must repeat; nullptr for period 1 (each call repeats the one before).
+    const char* runOther;
+    uint64_t runOtherCounter;
     // A run that is still one bare full record may become a period-2 run with the full record
     // right before it (nullptr: none such).
     const char* runBefore;
     uint64_t runBeforeCounter;
+    uint64_t maxSlots;   // per-thread limit
+    provision::Lane* lane; // how the file grows (shared with the provisioning helper)
+    int32_t tid;
 };
 extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 

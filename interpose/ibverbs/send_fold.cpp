@@ -28,7 +28,6 @@ struct Table {
     SendQueue queues[kQueuesPerThread];
 };
 
-uint32_t g_perBucket = 0;    // full requests per bucket and QP; 0 = folding off
 uint64_t g_bucketTicks = 0;  // 1 ms in ticks
 uint64_t g_nsPerTickQ32 = 0; // ns per tick, 32.32 fixed point
 std::once_flag g_configured;
@@ -39,7 +38,6 @@ thread_local Table* t_table __attribute__((tls_model("initial-exec"))) = nullptr
 // Keys of live QPs created with sq_sig_all (open addressing; 0 = free, 1 = deleted).
 std::atomic<uint64_t> g_sigAll[kSigAllSlots];
 
-uint64_t keyOf(uint16_t device, uint32_t qpNum) { return (uint64_t(device) + 1) << 32 | qpNum; }
 unsigned slotOf(uint64_t key, unsigned size) { return unsigned((key * 0x9E3779B97F4A7C15ull) >> 40) % size; }
 
 bool signalsAll(uint64_t key) {
@@ -54,6 +52,7 @@ bool signalsAll(uint64_t key) {
 
 void freeTable(void* table) {
     if (t_table == table) t_table = nullptr;
+    detail::t_last = nullptr;
     munmap(table, sizeof(Table));
 }
 
@@ -84,6 +83,17 @@ SendQueue* findQueue(Table* t, uint64_t key) {
     return nullptr;
 }
 
+void extendTo(raw::RdmaRecord* r, uint64_t ts) {
+    if (ts > r->u.aggregate.end) r->u.aggregate.end = ts;
+}
+
+} // namespace
+
+namespace detail {
+
+uint32_t g_perBucket = 0;
+thread_local SendQueue* t_last __attribute__((tls_model("initial-exec"))) = nullptr;
+
 // The bucket that `ts` falls in starts here: a new budget, a new Aggregate when one is needed.
 void roll(SendQueue& q, uint64_t ts) {
     q.bucketEnd = ts + g_bucketTicks;
@@ -92,8 +102,7 @@ void roll(SendQueue& q, uint64_t ts) {
 }
 
 // The bucket's Aggregate record, written into the thread's file at its first use.
-raw::RdmaRecord* aggregate(SendQueue& q, uint64_t ts) {
-    if (q.open) return q.open;
+raw::RdmaRecord* openAggregate(SendQueue& q, uint64_t ts) {
     raw::RdmaRecord* r = reinterpret_cast<raw::RdmaRecord*>(collector::reserveSlot());
     if (!r) return nullptr; // the thread's buffer is full (counted as dropped)
     r->action = raw::RdmaAction::Aggregate;
@@ -106,11 +115,34 @@ raw::RdmaRecord* aggregate(SendQueue& q, uint64_t ts) {
     return r;
 }
 
-void extendTo(raw::RdmaRecord* r, uint64_t ts) {
-    if (ts > r->u.aggregate.end) r->u.aggregate.end = ts;
+SendQueue* findOrCreate(uint16_t device, uint32_t qpNum) {
+    if (g_perBucket == 0) return nullptr;
+    Table* t = table();
+    if (!t) return nullptr;
+    uint64_t key = keyOf(device, qpNum);
+    unsigned s = slotOf(key, kQueuesPerThread);
+    for (int i = 0; i < kQueuesPerThread; ++i) {
+        SendQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
+        if (q.key != key && q.key != 0) continue;
+        if (q.key == 0) {
+            q.key = key;
+            q.bucketEnd = 0;
+            q.open = nullptr;
+            q.kept = 0;
+            q.head = q.tail = 0;
+            q.generation = t->generation;
+            q.track = Track::Learning;
+            q.sigAll = signalsAll(key);
+        }
+        t_last = &q;
+        return &q;
+    }
+    return nullptr;
 }
 
-} // namespace
+} // namespace detail
+
+using detail::keyOf;
 
 void configure() {
     std::call_once(g_configured, [] {
@@ -121,51 +153,8 @@ void configure() {
         if (hz == 0) return; // no way to tell time apart: never fold
         g_bucketTicks = hz / 1000;
         g_nsPerTickQ32 = uint64_t((unsigned __int128)1'000'000'000 << 32) / hz;
-        g_perBucket = c.rdmaEventRate ? (c.rdmaEventRate + 999) / 1000 : 0;
+        detail::g_perBucket = c.rdmaEventRate ? (c.rdmaEventRate + 999) / 1000 : 0;
     });
-}
-
-SendQueue* sendQueue(uint16_t device, uint32_t qpNum) {
-    if (g_perBucket == 0) return nullptr;
-    Table* t = table();
-    if (!t) return nullptr;
-    uint64_t key = keyOf(device, qpNum);
-    unsigned s = slotOf(key, kQueuesPerThread);
-    for (int i = 0; i < kQueuesPerThread; ++i) {
-        SendQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
-        if (q.key == key) return &q;
-        if (q.key != 0) continue;
-        q.key = key;
-        q.bucketEnd = 0;
-        q.open = nullptr;
-        q.kept = 0;
-        q.head = q.tail = 0;
-        q.track = Track::Learning;
-        q.sigAll = signalsAll(key);
-        return &q;
-    }
-    return nullptr;
-}
-
-bool post(SendQueue& q, uint64_t ts, uint64_t wrId, uint64_t bytes, bool signaled) {
-    if (ts >= q.bucketEnd) roll(q, ts);
-    bool fold = q.track == Track::Folding && q.kept >= g_perBucket;
-    raw::RdmaRecord* a = fold ? aggregate(q, ts) : nullptr;
-    if (signaled || q.sigAll) {
-        if (q.track != Track::Off && q.tail - q.head == kRingSize) {
-            q.track = Track::Off; // more outstanding than we follow: its completion would not match
-            a = nullptr;
-        }
-        if (q.track != Track::Off) q.ring[q.tail++ % kRingSize] = {wrId, ts | (a ? kFoldedBit : 0)};
-    }
-    if (!a) {
-        ++q.kept;
-        return false;
-    }
-    a->u.aggregate.posted++;
-    a->u.aggregate.bytes += bytes;
-    extendTo(a, ts);
-    return true;
 }
 
 Mark mark(const SendQueue& q) {
@@ -204,7 +193,10 @@ bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint
         q->track = Track::Off;
         uint32_t at = q->head + 1;
         while (at != q->tail && q->ring[at % kRingSize].wrId != wrId) ++at;
-        if (at == q->tail) return false;
+        if (at == q->tail) {
+            q->head = q->tail; // none of them is ours to wait for any more: stop scanning them
+            return false;
+        }
         p = q->ring[at % kRingSize];
         q->head = at;
     }
@@ -215,8 +207,8 @@ bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint
     }
     if (q->track == Track::Learning) q->track = Track::Folding;
     if (!(p.post & kFoldedBit)) return false;
-    if (ts >= q->bucketEnd) roll(*q, ts);
-    raw::RdmaRecord* a = aggregate(*q, ts);
+    if (ts >= q->bucketEnd) detail::roll(*q, ts);
+    raw::RdmaRecord* a = q->open ? q->open : detail::openAggregate(*q, ts);
     if (!a) return true; // the buffer is full: dropped, as its record would have been
     uint64_t ticks = ts - (p.post & ~kFoldedBit);
     uint64_t ns = uint64_t(((unsigned __int128)ticks * g_nsPerTickQ32) >> 32);

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "collector/runtime/recorder.hpp"
 #include "hpcprof/schema/raw_format.hpp"
 
 namespace hpcprof::interpose::ibverbs::fold {
@@ -54,18 +55,58 @@ struct SendQueue {
     schema::raw::RdmaRecord* open;   ///< the bucket's Aggregate record, nullptr = none yet
     uint32_t kept;                   ///< requests written in full in this bucket
     uint32_t head, tail;             ///< FIFO: ring[head .. tail) (indices wrap)
+    uint32_t generation;             ///< collector generation it was made in (fork: stale)
     Track track;
     bool sigAll;                     ///< the QP signals every request (sq_sig_all)
     Pending ring[kRingSize];
 };
 
+namespace detail {
+extern uint32_t g_perBucket; // full requests per bucket and QP; 0 = folding off
+extern thread_local SendQueue* t_last __attribute__((tls_model("initial-exec")));
+inline uint64_t keyOf(uint16_t device, uint32_t qpNum) {
+    return (uint64_t(device) + 1) << 32 | qpNum;
+}
+SendQueue* findOrCreate(uint16_t device, uint32_t qpNum);
+void roll(SendQueue& q, uint64_t ts);
+schema::raw::RdmaRecord* openAggregate(SendQueue& q, uint64_t ts);
+} // namespace detail
+
 /// The calling thread's SendQueue for QP `qpNum` of `device`, created at its first post;
-/// nullptr when the agent folds nothing (rate 0, the thread's table full, no memory).
-SendQueue* sendQueue(uint16_t device, uint32_t qpNum);
+/// nullptr when the agent folds nothing (rate 0, the thread's table full, no memory). Inline:
+/// every post asks, and it is nearly always the QP the thread asked for last.
+inline SendQueue* sendQueue(uint16_t device, uint32_t qpNum) {
+    SendQueue* q = detail::t_last;
+    if (q && q->key == detail::keyOf(device, qpNum) &&
+        q->generation == collector::detail::g_generation) [[likely]]
+        return q;
+    return detail::findOrCreate(device, qpNum);
+}
 
 /// A send request posted at `ts` (ticks): true = folded (counted; the caller writes no record
 /// for it), false = the caller writes it in full.
-bool post(SendQueue& q, uint64_t ts, uint64_t wrId, uint64_t bytes, bool signaled);
+inline bool post(SendQueue& q, uint64_t ts, uint64_t wrId, uint64_t bytes, bool signaled) {
+    if (ts >= q.bucketEnd) [[unlikely]]
+        detail::roll(q, ts);
+    schema::raw::RdmaRecord* a = nullptr;
+    if (q.track == Track::Folding && q.kept >= detail::g_perBucket)
+        a = q.open ? q.open : detail::openAggregate(q, ts);
+    if (signaled || q.sigAll) {
+        if (q.track != Track::Off && q.tail - q.head == kRingSize) {
+            q.track = Track::Off; // more outstanding than we follow: its completion would not match
+            a = nullptr;
+        }
+        if (q.track != Track::Off) q.ring[q.tail++ % kRingSize] = {wrId, ts | (a ? kFoldedBit : 0)};
+    }
+    if (!a) {
+        ++q.kept;
+        return false;
+    }
+    a->u.aggregate.posted++;
+    a->u.aggregate.bytes += bytes;
+    if (ts > a->u.aggregate.end) a->u.aggregate.end = ts;
+    return true;
+}
 
 /// Where a batch of posts began, to take them back if the provider refuses the batch.
 struct Mark {
