@@ -158,7 +158,7 @@ template <const raw::RepeatLayout& L> bool extendRun(ThreadState& t, const char*
 }
 
 /// A call that repeats the full record before the run's bare one (call A, call B, then A
-/// again: a post and its poll, an MPI_Isend and its MPI_Wait): the two become a period-2 run
+/// again: an RDMA post and its poll, lseek and read): the two become a period-2 run
 /// and the call its first entry. False if it does not repeat it (the run is left as it was).
 template <const raw::RepeatLayout& L> bool startPairRun(ThreadState& t, const char* image) {
     if (!t.runBefore || t.runRepeat || t.runOther) return false;

@@ -220,8 +220,8 @@ struct StringRecord {
 constexpr size_t kStringPieceSize = sizeof(StringRecord::text);
 
 /// Up to seven more calls of a run: each repeats the call `period` calls before it (1: a loop of
-/// one call; 2: a loop of two alternating calls, such as a post and its poll, or an MPI_Isend
-/// and its MPI_Wait), with the same bytes except their start and end times and a counter that
+/// one call; 2: a loop of two alternating calls, such as an RDMA post and its poll, or an lseek
+/// and a read), with the same bytes except their start and end times and a counter that
 /// advances by `step` per repetition (see RepeatLayout). Such loops cost 8 bytes a call instead
 /// of 64. The run is the `period` full records right before its first Repeat, then its Repeats:
 /// the writer starts a Repeat only in the slot right after its run (no other record in between),
