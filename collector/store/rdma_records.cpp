@@ -381,7 +381,6 @@ void RdmaRecords::pairCompletions() {
         w.done = c.ts;
         w.status = c.status;
     }
-    m_addStat(Stat::RdmaUnmatchedCompletions, int64_t(m_unmatched.size()));
     m_completions.clear();
 }
 
@@ -450,7 +449,7 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
             lanes[{std::get<0>(key), std::get<1>(key), 0}];
 
     const int64_t wrCategory = int64_t(Category::RdmaWorkRequest);
-    int64_t aggregatedTotal = 0;
+    int64_t aggregatedTotal = 0, unmatchedTotal = 0;
     for (auto& [key, wrs] : lanes) {
         auto [device, qpNum, srq] = key;
         std::stable_sort(wrs.begin(), wrs.end(), [](const Wr* a, const Wr* b) { return a->post < b->post; });
@@ -518,6 +517,23 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
                         f.bins[k == raw::kRdmaLatencyBins - 1 ? kOpenBin : raw::kRdmaLatencyFirstBinLog2 + k] +=
                             x->latency[k];
             }
+        // Successful send completions of no recorded request, on a QP whose requests the agent
+        // folded: the completions of folded requests that another thread polled (the posting
+        // thread could not time them). They count as completed in the aggregate they fall in
+        // (or the latest before), without a latency.
+        std::vector<const Completion*> unmatched;
+        if (auto s = stray.find({device, qpNum}); s != stray.end() && !srq) unmatched = s->second;
+        if (agentFolded.count({device, qpNum}) && !folded.empty())
+            std::erase_if(unmatched, [&](const Completion* c) {
+                if (c->status != 0 || isRecvCompletion(c->opcode)) return false;
+                int64_t ts = m_toTrace(c->ts);
+                auto it = folded.upper_bound(ts / kBucketNs);
+                FoldedBucket& f = it == folded.begin() ? it->second : std::prev(it)->second;
+                f.completed++;
+                f.end = std::max(f.end, ts);
+                return true;
+            });
+        unmatchedTotal += int64_t(unmatched.size());
         for (const auto& [b, f] : folded) {
             Row r;
             r.row.ts = f.ts;
@@ -532,18 +548,17 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
             rows.push_back(std::move(r));
             aggregatedTotal += f.count;
         }
-        if (auto s = stray.find({device, qpNum}); s != stray.end() && !srq)
-            for (const Completion* c : s->second) {
-                Row r;
-                r.row.ts = m_toTrace(c->ts);
-                r.row.categoryId = wrCategory;
-                r.row.nameId = m_w.internString("unmatched completion");
-                r.row.bytes = int64_t(c->byteLen);
-                r.args.emplace_back("wr_id", int64_t(c->wrId));
-                r.args.emplace_back("status", std::string(rdmaStatusName(c->status)));
-                r.args.emplace_back("wc_opcode", int64_t(c->opcode));
-                rows.push_back(std::move(r));
-            }
+        for (const Completion* c : unmatched) {
+            Row r;
+            r.row.ts = m_toTrace(c->ts);
+            r.row.categoryId = wrCategory;
+            r.row.nameId = m_w.internString("unmatched completion");
+            r.row.bytes = int64_t(c->byteLen);
+            r.args.emplace_back("wr_id", int64_t(c->wrId));
+            r.args.emplace_back("status", std::string(rdmaStatusName(c->status)));
+            r.args.emplace_back("wc_opcode", int64_t(c->opcode));
+            rows.push_back(std::move(r));
+        }
         if (rows.empty()) continue;
         std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.row.ts < b.row.ts; });
 
@@ -570,6 +585,7 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
         }
         HPCPROF_RETURN_IF_ERROR(m_w.finishTrack(trackId, first, last, count));
     }
+    m_addStat(Stat::RdmaUnmatchedCompletions, unmatchedTotal);
     m_addStat(Stat::RdmaWorkRequestsAggregated, aggregatedTotal);
     m_addStat(Stat::RdmaWorkRequestsFoldedInAgent, foldedInAgent);
     m_wrs.clear();

@@ -74,6 +74,7 @@ struct ExCqEntry {
     uint16_t device;
     // The poll in progress (owner: the thread between ibv_start_poll and ibv_end_poll).
     uint64_t pollStart; ///< ticks at ibv_start_poll, 0 = none being recorded
+    uint64_t pollSeen;  ///< ticks when ibv_start_poll returned
     uint64_t pollBytes;
     uint32_t pollCount;
 };

@@ -131,7 +131,7 @@ SendQueue* findOrCreate(uint16_t device, uint32_t qpNum) {
             q.kept = 0;
             q.head = q.tail = 0;
             q.generation = t->generation;
-            q.track = Track::Learning;
+            q.track = Track::Following;
             q.sigAll = signalsAll(key);
         }
         t_last = &q;
@@ -205,17 +205,12 @@ bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint
         q->track = Track::Off; // written in full: the QP is failing, its flushes may not be in order
         return false;
     }
-    if (q->track == Track::Learning) q->track = Track::Folding;
-    if (!(p.post & kFoldedBit)) return false;
-    if (ts >= q->bucketEnd) detail::roll(*q, ts);
-    raw::RdmaRecord* a = q->open ? q->open : detail::openAggregate(*q, ts);
-    if (!a) return true; // the buffer is full: dropped, as its record would have been
-    uint64_t ticks = ts - (p.post & ~kFoldedBit);
-    uint64_t ns = uint64_t(((unsigned __int128)ticks * g_nsPerTickQ32) >> 32);
+    raw::RdmaRecord* a = p.aggregate; // counted with the requests of its own post's bucket
+    if (!a) return false;
+    uint64_t ns = uint64_t(((unsigned __int128)(ts - p.post) * g_nsPerTickQ32) >> 32);
     a->u.aggregate.completed++;
+    a->u.aggregate.latency[latencyBin(ns)]++;
     extendTo(a, ts);
-    // A bin about to overflow closes the record; the next completion opens another.
-    if (++a->u.aggregate.latency[latencyBin(ns)] == 0xffff) q->open = nullptr;
     return true;
 }
 

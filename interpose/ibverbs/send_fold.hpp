@@ -7,14 +7,15 @@
 // requests of each bucket (1 ms) are written in full, and the rest are counted into one
 // Aggregate record of that bucket (raw_format.hpp): written once, then updated in place.
 //
-// A completion of a folded request adds its post-to-completion time to the same record. Which
-// completions those are is told by a FIFO of the thread's signalled requests on that QP (a send
-// queue completes in post order), each entry marked folded or not. Folding starts only after
-// the thread has matched a completion of its own, so a QP whose completions another thread
-// polls is never folded here (the store still aggregates it), and stops for good on that thread
-// at any surprise: a failed completion, a completion that is not the FIFO's head, more
-// requests outstanding than the FIFO holds. Completions still drain the FIFO after that, so a
-// request folded before still finds its completion.
+// A completion of a folded request that the posting thread polls adds its post-to-completion
+// time to the same record. Which completions those are is told by a FIFO of the thread's
+// signalled requests on that QP (a send queue completes in post order), each entry marked
+// folded or not. The thread stops following a QP for good at any surprise: a failed completion,
+// a completion that is not the FIFO's oldest (polled by another thread, or a QP number reused),
+// more requests outstanding than the FIFO holds (their completions are polled elsewhere);
+// requests still fold beyond the rate after that, only their latency is not measured, and the
+// completions another thread polls are written in full there and counted by the store against
+// the QP's aggregates (collector/store/rdma_records.cpp).
 //
 // Only send queues fold: receives are posted one at a time to replenish (8 bytes each when
 // they repeat) and shared receive queues complete out of any one QP's order.
@@ -33,19 +34,17 @@ namespace hpcprof::interpose::ibverbs::fold {
 /// Reads the rate and the tick rate once (at the first context taken over). Rate 0 = never fold.
 void configure();
 
-/// A signalled request the thread posted and has not seen complete. `post`: its post time in
-/// ticks, top bit set when the request was folded.
+/// A signalled request the thread posted and has not seen complete.
 struct Pending {
     uint64_t wrId;
-    uint64_t post;
+    uint64_t post;                       ///< ticks
+    schema::raw::RdmaRecord* aggregate;  ///< the Aggregate that counted it; nullptr = in full
 };
 constexpr uint32_t kRingSize = 256; // a power of two
-constexpr uint64_t kFoldedBit = 1ull << 63;
 
 enum class Track : uint8_t {
-    Learning, ///< requests are followed, none folded yet: no completion of ours matched so far
-    Folding,  ///< beyond the budget, requests fold
-    Off,      ///< no new request is followed or folded; the FIFO only drains
+    Following, ///< signalled requests enter the FIFO, to be matched with their completions
+    Off,       ///< no new request enters it (requests still fold); the FIFO only drains
 };
 
 /// The calling thread's view of one QP's send queue.
@@ -89,22 +88,21 @@ inline bool post(SendQueue& q, uint64_t ts, uint64_t wrId, uint64_t bytes, bool 
     if (ts >= q.bucketEnd) [[unlikely]]
         detail::roll(q, ts);
     schema::raw::RdmaRecord* a = nullptr;
-    if (q.track == Track::Folding && q.kept >= detail::g_perBucket)
-        a = q.open ? q.open : detail::openAggregate(q, ts);
-    if (signaled || q.sigAll) {
-        if (q.track != Track::Off && q.tail - q.head == kRingSize) {
-            q.track = Track::Off; // more outstanding than we follow: its completion would not match
-            a = nullptr;
-        }
-        if (q.track != Track::Off) q.ring[q.tail++ % kRingSize] = {wrId, ts | (a ? kFoldedBit : 0)};
+    if (q.kept >= detail::g_perBucket) a = q.open ? q.open : detail::openAggregate(q, ts);
+    if ((signaled || q.sigAll) && q.track == Track::Following) {
+        if (q.tail - q.head == kRingSize)
+            q.track = Track::Off; // more outstanding than we follow: polled elsewhere
+        else
+            q.ring[q.tail++ % kRingSize] = {wrId, ts, a};
     }
     if (!a) {
         ++q.kept;
         return false;
     }
-    a->u.aggregate.posted++;
     a->u.aggregate.bytes += bytes;
     if (ts > a->u.aggregate.end) a->u.aggregate.end = ts;
+    // Its completions go to its 16-bit latency bins: it takes no more requests than they hold.
+    if (++a->u.aggregate.posted == 0xffff) q.open = nullptr;
     return true;
 }
 

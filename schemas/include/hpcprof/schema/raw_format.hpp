@@ -420,13 +420,13 @@ enum class RdmaAction : uint8_t {
                     ///< their completions (u.aggregate): one record per thread, QP and bucket,
                     ///< published when the bucket's first request folds and then updated in
                     ///< place (its fields are final once the thread moved on or the process
-                    ///< ended); ts = its first post or completion
+                    ///< ended); ts = its first post
 };
 
 /// Latency bins of an Aggregate: bin k (k < kRdmaLatencyBins - 1) counts completions at most
 /// 2^(kRdmaLatencyFirstBinLog2 + k) ns after their post, the last bin the longer ones.
 constexpr int kRdmaLatencyBins = 12;
-constexpr int kRdmaLatencyFirstBinLog2 = 9; // 512 ns; the last bounded bin is 2^19 ns (524 us)
+constexpr int kRdmaLatencyFirstBinLog2 = 10; // 1024 ns; the last bounded bin is 2^20 ns (1.05 ms)
 
 /// Resource kinds of RdmaAction::Resource.
 enum class RdmaResource : uint8_t { Pd = 1, Mr = 2, Cq = 3, Qp = 4, Srq = 5 };
@@ -536,7 +536,9 @@ struct RdmaRecord {
             uint64_t end;       ///< raw ticks: the latest post or completion counted
             uint64_t bytes;     ///< sum of the sg lists of the folded requests
             uint32_t posted;    ///< folded requests posted (each also counted by its call)
-            uint32_t completed; ///< their successful completions (failed ones are written in full)
+            uint32_t completed; ///< their successful completions the posting thread polled (a
+                                ///< failed one is written in full; so are those another thread
+                                ///< polls); each record takes at most 65534 requests
             uint16_t latency[kRdmaLatencyBins]; ///< completions by post-to-completion time
         } aggregate;
         uint8_t raw[48];
