@@ -324,6 +324,22 @@ long pollAllEx(ibv_cq_ex* cq, int want, std::vector<std::pair<uint64_t, uint32_t
     return empty;
 }
 
+/// Attributes of an RC QP on `cq` created through ibv_create_qp_ex with the given send ops.
+ibv_qp_init_attr_ex exQpAttr(ibv_cq_ex* cq, ibv_pd* pd, uint32_t maxSendSge, uint64_t sendOps) {
+    ibv_qp_init_attr_ex a{};
+    a.send_cq = ibv_cq_ex_to_cq(cq);
+    a.recv_cq = ibv_cq_ex_to_cq(cq);
+    a.qp_type = IBV_QPT_RC;
+    a.cap.max_send_wr = 64;
+    a.cap.max_recv_wr = 64;
+    a.cap.max_send_sge = maxSendSge;
+    a.cap.max_recv_sge = 1;
+    a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    a.pd = pd;
+    a.send_ops_flags = sendOps;
+    return a;
+}
+
 ibv_cq_ex* createCqEx(ibv_context* ctx, uint64_t wcFlags) {
     ibv_cq_init_attr_ex a{};
     a.cqe = 64;
@@ -342,19 +358,10 @@ int ex(const Verbs& v) {
     ibv_cq_ex* cqa = createCqEx(ctx, IBV_WC_EX_WITH_BYTE_LEN); // no QP number asked for
     ibv_cq_ex* cqb = createCqEx(ctx, IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM);
     if (!cqa || !cqb) return 7;
-    ibv_qp_init_attr_ex qa_attr{};
-    qa_attr.send_cq = ibv_cq_ex_to_cq(cqa);
-    qa_attr.recv_cq = ibv_cq_ex_to_cq(cqa);
-    qa_attr.qp_type = IBV_QPT_RC;
-    qa_attr.cap.max_send_wr = 64;
-    qa_attr.cap.max_recv_wr = 64;
-    qa_attr.cap.max_send_sge = 2;
-    qa_attr.cap.max_recv_sge = 1;
+    ibv_qp_init_attr_ex qa_attr =
+        exQpAttr(cqa, pd, 2, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
+                                 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
     qa_attr.cap.max_inline_data = 512;
-    qa_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-    qa_attr.pd = pd;
-    qa_attr.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
-                             IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
     ibv_qp* qa = ibv_create_qp_ex(ctx, &qa_attr);
     ibv_qp* qb = createQp(v, pd, ibv_cq_ex_to_cq(cqb));
     if (!qa || !qb) return 7;
@@ -541,17 +548,7 @@ int streamEx(const Verbs& v) {
     Loop l = openLoop(v, buf, sizeof(buf));
     ibv_cq_ex* cq = createCqEx(l.ctx, IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM);
     if (!cq) return 7;
-    ibv_qp_init_attr_ex a{};
-    a.send_cq = ibv_cq_ex_to_cq(cq);
-    a.recv_cq = ibv_cq_ex_to_cq(cq);
-    a.qp_type = IBV_QPT_RC;
-    a.cap.max_send_wr = 64;
-    a.cap.max_recv_wr = 64;
-    a.cap.max_send_sge = 1;
-    a.cap.max_recv_sge = 1;
-    a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-    a.pd = l.pd;
-    a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+    ibv_qp_init_attr_ex a = exQpAttr(cq, l.pd, 1, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE);
     ibv_qp* qp = ibv_create_qp_ex(l.ctx, &a);
     ibv_qp_ex* qx = qp ? ibv_qp_to_qp_ex(qp) : nullptr;
     if (!qx) return 7;

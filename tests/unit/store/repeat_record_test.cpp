@@ -35,31 +35,33 @@ raw::RepeatRecord repeat(int32_t step, std::initializer_list<uint64_t> entries, 
     return r;
 }
 
-raw::RdmaRecord postOne(uint64_t ts, uint64_t end, uint64_t wrId) {
+/// A PostOne (a one-WR post, 64 bytes) or PollOne (a poll with one completion of 64 bytes)
+/// record of QP 17; wr_id at the same offset in both.
+raw::RdmaRecord oneRecord(raw::RdmaAction action, uint64_t ts, uint64_t end, uint64_t wrId) {
     raw::RdmaRecord r{};
     r.kind = raw::RecordKind::Rdma;
-    r.action = raw::RdmaAction::PostOne;
+    r.action = action;
     r.qpNum = 17;
     r.ts = ts;
-    r.u.wr.wrId = wrId;
-    r.u.wr.bytes = 64;
-    r.u.wr.opcode = 0; // IBV_WR_RDMA_WRITE
-    r.u.postOne.op = uint16_t(Op::IbvPostSend);
-    r.u.postOne.end = end;
+    if (action == raw::RdmaAction::PostOne) {
+        r.u.wr.wrId = wrId;
+        r.u.wr.bytes = 64;
+        r.u.wr.opcode = 0; // IBV_WR_RDMA_WRITE
+        r.u.postOne.op = uint16_t(Op::IbvPostSend);
+        r.u.postOne.end = end;
+    } else {
+        r.u.wc.wrId = wrId;
+        r.u.wc.byteLen = 64;
+        r.u.pollOne.op = uint16_t(Op::IbvPollCq);
+        r.u.pollOne.end = end;
+    }
     return r;
 }
-
+raw::RdmaRecord postOne(uint64_t ts, uint64_t end, uint64_t wrId) {
+    return oneRecord(raw::RdmaAction::PostOne, ts, end, wrId);
+}
 raw::RdmaRecord pollOne(uint64_t ts, uint64_t end, uint64_t wrId) {
-    raw::RdmaRecord r{};
-    r.kind = raw::RecordKind::Rdma;
-    r.action = raw::RdmaAction::PollOne;
-    r.qpNum = 17;
-    r.ts = ts;
-    r.u.wc.wrId = wrId;
-    r.u.wc.byteLen = 64;
-    r.u.pollOne.op = uint16_t(Op::IbvPollCq);
-    r.u.pollOne.end = end;
-    return r;
+    return oneRecord(raw::RdmaAction::PollOne, ts, end, wrId);
 }
 
 raw::RdmaRecord foldedPolls(uint64_t ts, uint64_t end) {
