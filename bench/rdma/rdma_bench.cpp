@@ -10,7 +10,7 @@
 // completions). "Busy QP": a provider that completes each signalled request at once into its
 // CQ, posted and polled in a loop, the row per request, post and poll together. Every loop runs
 // far beyond HPCPROF_RDMA_EVENT_RATE, as a busy NIC's queue does: the agent keeps the first
-// requests of each 1 ms in full and folds the rest (send_fold.hpp). Run it with
+// requests of each 1 ms in full and folds the rest (wr_fold.hpp). Run it with
 // HPCPROF_RDMA_EVENT_RATE=0 for the cost of writing every request and completion in full.
 //
 //   rdma_bench [iterations]   prints ns per call for each case, unwrapped and wrapped, and the

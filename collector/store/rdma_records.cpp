@@ -251,8 +251,9 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
         case raw::RdmaAction::Aggregate: {
             const auto& a = r.u.aggregate;
             if (a.posted == 0 && a.completed == 0) break; // opened, then its batch was refused
-            AgentAggregate x{r.device, r.qpNum, r.ts, std::max(a.end, r.ts), a.bytes, a.posted,
-                             a.completed, {}};
+            AgentAggregate x{r.device, r.qpNum & raw::kRdmaQpNumMask,
+                             (r.qpNum & raw::kRdmaAggregateReceives) != 0, r.ts,
+                             std::max(a.end, r.ts), a.bytes, a.posted, a.completed, {}};
             std::copy(std::begin(a.latency), std::end(a.latency), x.latency);
             m_agentAggregates.push_back(x);
             break;
@@ -517,15 +518,18 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
                         f.bins[k == raw::kRdmaLatencyBins - 1 ? kOpenBin : raw::kRdmaLatencyFirstBinLog2 + k] +=
                             x->latency[k];
             }
-        // Successful send completions of no recorded request, on a QP whose requests the agent
-        // folded: the completions of folded requests that another thread polled (the posting
-        // thread could not time them). They count as completed in the aggregate they fall in
-        // (or the latest before), without a latency.
+        // Successful completions of no recorded request, on a queue of a QP whose requests the
+        // agent folded: the completions of folded requests that another thread polled (the
+        // posting thread could not time them). They count as completed in the aggregate they
+        // fall in (or the latest before), without a latency.
         std::vector<const Completion*> unmatched;
         if (auto s = stray.find({device, qpNum}); s != stray.end() && !srq) unmatched = s->second;
-        if (agentFolded.count({device, qpNum}) && !folded.empty())
+        bool agentQueue[2] = {false, false}; // send queue, receive queue
+        if (auto a = agentFolded.find({device, qpNum}); a != agentFolded.end() && !srq)
+            for (const AgentAggregate* x : a->second) agentQueue[x->receives] = true;
+        if (!folded.empty())
             std::erase_if(unmatched, [&](const Completion* c) {
-                if (c->status != 0 || isRecvCompletion(c->opcode)) return false;
+                if (c->status != 0 || !agentQueue[isRecvCompletion(c->opcode)]) return false;
                 int64_t ts = m_toTrace(c->ts);
                 auto it = folded.upper_bound(ts / kBucketNs);
                 FoldedBucket& f = it == folded.begin() ? it->second : std::prev(it)->second;

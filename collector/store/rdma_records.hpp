@@ -10,7 +10,7 @@
 //    them and join it (same QP and start), or are dropped with a failed or aborted batch;
 //  - beyond HPCPROF_RDMA_EVENT_RATE work requests per second and QP, the rest of each 1 ms
 //    bucket folds into one aggregate event (count, bytes, latency histogram), counted in stats,
-//    together with the Aggregate records of requests the agent already folded (send_fold.hpp);
+//    together with the Aggregate records of requests the agent already folded (wr_fold.hpp);
 //  - verbs calls made inside an MPI/NCCL call of the same thread are attributed to it
 //    (event_args caused_by, caused_by_communicator, caused_by_seq).
 //
@@ -98,10 +98,11 @@ private:
         uint32_t byteLen;
         uint8_t status, opcode;
     };
-    /// An Aggregate record: send requests (and their completions) the agent folded.
+    /// An Aggregate record: requests (and their completions) the agent folded.
     struct AgentAggregate {
         uint16_t device;
         uint32_t qpNum;
+        bool receives;    ///< of the QP's receive queue (else its send queue)
         uint64_t ts, end; ///< ticks
         uint64_t bytes;
         uint32_t posted, completed;

@@ -10,7 +10,7 @@
 #include "ex_data_path.hpp"
 #include "real_verbs.hpp"
 #include "rdma_writer.hpp"
-#include "send_fold.hpp"
+#include "wr_fold.hpp"
 
 namespace hpcprof::interpose::ibverbs {
 

@@ -2,14 +2,14 @@
 // Hot path: every posted work request and every poll of a recorded process passes here. Cost per
 // call: one context lookup, two clock reads, one 64-byte record per call and per work request or
 // completion (one for a call with one WR or completion; 8 bytes when it repeats the last one).
-// Send requests beyond the rate, and their completions, are counted instead (send_fold.hpp).
+// Requests beyond the rate, and their completions, are counted instead (wr_fold.hpp).
 // No lock, no allocation, no syscall. Thread-safe and async-signal-safe as far as the provider's
 // own entries are.
 #include "data_path.hpp"
 
 #include "context_table.hpp"
 #include "rdma_writer.hpp"
-#include "send_fold.hpp"
+#include "wr_fold.hpp"
 
 namespace hpcprof::interpose::ibverbs {
 
@@ -143,7 +143,7 @@ int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     int rc = c->postSend(qp, wr, bad);
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
-    fold::SendQueue* q = wr ? fold::sendQueue(c->device, qp->qp_num) : nullptr;
+    fold::WorkQueue* q = wr ? fold::workQueue(c->device, qp->qp_num, false) : nullptr;
     auto folded = [&](const ibv_send_wr* w, uint64_t bytes) {
         return q && fold::post(*q, t0, w->wr_id, bytes, w->send_flags & IBV_SEND_SIGNALED);
     };
@@ -183,9 +183,16 @@ int wrappedPostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     auto fill = [&](const ibv_recv_wr* w) {
         return [=](raw::RdmaRecord* r) { fillRecvWr(r, uint8_t(qp->qp_type), 0, w, sgBytes(w)); };
     };
+    fold::WorkQueue* q = wr ? fold::workQueue(c->device, qp->qp_num, true) : nullptr;
+    auto folded = [&](const ibv_recv_wr* w) {
+        return q && fold::post(*q, t0, w->wr_id, sgBytes(w), true);
+    };
     if (rc == 0 && wr && !wr->next) [[likely]] {
-        writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostRecv, c->device, qp->qp_num, t0, t1,
-                         fill(wr));
+        if (folded(wr)) // the call alone (8 bytes when it repeats the previous one)
+            writeCall(Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, 0, sgBytes(wr), 1, 0, 1);
+        else
+            writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostRecv, c->device, qp->qp_num, t0,
+                             t1, fill(wr));
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);
@@ -193,7 +200,7 @@ int wrappedPostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
               accepted, rc, accepted);
     uint32_t i = 0;
     for (const ibv_recv_wr* w = wr; w && i < accepted; w = w->next, ++i)
-        writeWrRecord(raw::RdmaAction::RecvWr, c->device, qp->qp_num, t0, fill(w));
+        if (!folded(w)) writeWrRecord(raw::RdmaAction::RecvWr, c->device, qp->qp_num, t0, fill(w));
     return rc;
 }
 
@@ -248,9 +255,10 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
     }
     if (p.cq) flushPolls();
     auto folded = [&](const ibv_wc& w) { // the completion of a request folded beyond the rate
-        bool ok = w.status == IBV_WC_SUCCESS;
-        return (!ok || w.opcode < IBV_WC_RECV) &&
-               fold::complete(c->device, w.qp_num, w.wr_id, ok, t1);
+        if (w.status == IBV_WC_SUCCESS)
+            return fold::complete(c->device, w.qp_num, w.opcode & IBV_WC_RECV, w.wr_id, t1);
+        fold::fail(c->device, w.qp_num);
+        return false;
     };
     if (got == 1) [[likely]] { // one record for the call and its completion
         if (folded(wc[0]))

@@ -3,7 +3,7 @@
 // (ibv_wr_start, ibv_wr_complete), one 64-byte record per work request and one for the call (a
 // batch of one request: one record for both, 8 bytes when it repeats the previous one); a poll
 // two clock reads, a record per completion and one for the call. Requests beyond the rate, and
-// their completions, are counted instead (send_fold.hpp). No lock, no allocation, no syscall.
+// their completions, are counted instead (wr_fold.hpp). No lock, no allocation, no syscall.
 //
 // Batches: each work request is written (kRdmaBatched) when the next one starts or the batch
 // ends, since its bytes are only known from the ibv_wr_set_* calls that follow its opcode call
@@ -17,7 +17,7 @@
 #include "data_path.hpp"
 #include "ex_objects.hpp"
 #include "rdma_writer.hpp"
-#include "send_fold.hpp"
+#include "wr_fold.hpp"
 
 namespace hpcprof::interpose::ibverbs {
 
@@ -112,7 +112,7 @@ void exWrStart(ibv_qp_ex* qp) {
     e->batchWrs = 0;
     e->batchBytes = 0;
     e->batchStart = t0;
-    e->foldQueue = t0 ? fold::sendQueue(e->device, e->qpNum) : nullptr;
+    e->foldQueue = t0 ? fold::workQueue(e->device, e->qpNum, false) : nullptr;
     if (e->foldQueue) e->foldMark = fold::mark(*e->foldQueue);
 }
 
@@ -259,7 +259,9 @@ void writeCurrent(ExCqEntry& e, ibv_cq_ex* cq, uint64_t ts) {
     bool ok = cq->status == IBV_WC_SUCCESS;
     uint8_t opcode = ok ? uint8_t(cq->read_opcode(cq)) : 0; // only defined on success
     // The completion of a request folded beyond the rate: counted, not written.
-    if ((!ok || opcode < IBV_WC_RECV) && fold::complete(e.device, qpNum, cq->wr_id, ok, ts ? ts : e.pollSeen))
+    if (!ok)
+        fold::fail(e.device, qpNum);
+    else if (fold::complete(e.device, qpNum, opcode & IBV_WC_RECV, cq->wr_id, ts ? ts : e.pollSeen))
         return;
     if (!ts) ts = collector::now();
     raw::RdmaRecord* r = reserveRdma();

@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "send_fold.hpp"
+#include "wr_fold.hpp"
 
 namespace hpcprof::interpose::ibverbs {
 
@@ -62,7 +62,7 @@ struct ExQpEntry {
     uint32_t batchWrs;
     bool building; ///< `wr` holds a started work request not yet written
     ExWr wr;
-    fold::SendQueue* foldQueue; ///< the batch's thread's view of this QP, nullptr = no folding
+    fold::WorkQueue* foldQueue; ///< the batch's thread's view of this QP, nullptr = no folding
     fold::Mark foldMark;        ///< where the batch began in it (taken back if it fails)
 };
 

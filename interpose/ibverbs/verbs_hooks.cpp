@@ -17,7 +17,7 @@
 #include "interpose/common/real_function.hpp"
 #include "rdma_writer.hpp"
 #include "real_verbs.hpp"
-#include "send_fold.hpp"
+#include "wr_fold.hpp"
 
 // verbs.h turns these into inline wrappers; the hooks define the exported functions themselves.
 #undef ibv_reg_mr

@@ -308,6 +308,38 @@ TEST_CASE("A busy QP's send requests beyond the rate are folded by the agent wit
     }
 }
 
+TEST_CASE("A busy QP's receives fold with its sends, each queue's completions matched in order",
+          "[rdma]") {
+    TempDir dir;
+    ProcessResult r = profile(dir, "stream-sends", {"STAND_IN_VERBS_DELAY_US=100", "HPCPROF_RDMA_EVENT_RATE=1000"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(printed(r.out, "completions") == 2 * kStreamRequests);
+    REQUIRE(printed(r.out, "bytes") == 2 * kStreamBytes);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE track_kind = 'nic_queue'") == 2 * kStreamRequests);
+    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE track_kind = 'nic_queue'") == 2 * kStreamBytes);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
+    // Both queues folded in the agent, each at most one request per 1 ms kept in full.
+    int64_t spanMs = q.scalar("SELECT (MAX(ts_ns + dur_ns) - MIN(ts_ns)) / 1000000 FROM event_view"
+                              " WHERE track_kind = 'nic_queue'");
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_folded_in_agent'") >=
+          2 * (kStreamRequests - (spanMs + 2)));
+    // Every send and receive completed and was timed: in full, or in an aggregate's bins.
+    int64_t full = q.scalar("SELECT COUNT(*) FROM event_view WHERE name IN ('SEND', 'RECV')"
+                            " AND dur_ns >= " + std::to_string(kStreamDelayNs));
+    CHECK(full == q.scalar("SELECT COUNT(*) FROM event_view WHERE name IN ('SEND', 'RECV')"));
+    int64_t inBins = 0;
+    for (const std::string& h : q.rows("SELECT a.value FROM event_arg a JOIN event_view e ON"
+                                       " e.event_id = a.event_id WHERE e.name = 'aggregated work"
+                                       " requests' AND a.key = 'latency_histogram'"))
+        for (const auto& [bound, n] : histogramBins(h)) {
+            CHECK((bound < 0 || bound >= kStreamDelayNs));
+            inBins += n;
+        }
+    CHECK(full + inBins == 2 * kStreamRequests);
+}
+
 TEST_CASE("Requests folded by a thread whose completions another thread polls are all counted",
           "[rdma]") {
     TempDir dir;

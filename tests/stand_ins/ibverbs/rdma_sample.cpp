@@ -29,6 +29,9 @@
 //            polls, plus every 10th round a batch of 2 SENDs that is aborted (never posted).
 //   stream-split  stream's 1000 rounds posted by one thread while another polls their 5000
 //            completions (at most 40 outstanding).
+//   stream-sends  stream with SENDs instead of RDMA writes, each round posting first the 5
+//            matching receives the same way (a chain of 4, a single one): 5000 sends and 5000
+//            receives, 10,000 completions, 3,968,000 bytes.
 //
 // Prints what it did; exit status 0 when the stand-in behaved as expected.
 #include <infiniband/verbs.h>
@@ -480,35 +483,51 @@ void closeLoop(const Verbs& v, Loop& l) {
     ibv_free_device_list(l.list);
 }
 
-/// One stream round on `qp`: a chain of 4 RDMA writes and a single one; 0 = posted.
-int postRound(ibv_qp* qp, const Loop& l, char* buf, int round) {
+enum class Stream { Writes, Split, Sends };
+constexpr uint64_t kRecvIds = 1'000'000; // receive wr_ids: kRecvIds + the matching send's
+
+/// One stream round on `qp`: a chain of 4 RDMA writes and a single one (Sends: first the 5
+/// matching receives the same way, then 5 SENDs); 0 = posted.
+int postRound(ibv_qp* qp, const Loop& l, char* buf, int round, Stream kind) {
     ibv_sge sg[5];
     ibv_send_wr w[5];
+    ibv_recv_wr r[5];
     for (int i = 0; i < 5; ++i) {
+        uint64_t id = uint64_t(round * 5 + i);
         sg[i] = {uint64_t(buf), kStreamSizes[i], l.mr->lkey};
-        w[i] = sendWr(uint64_t(round * 5 + i), &sg[i], 1, IBV_WR_RDMA_WRITE, true);
+        bool sends = kind == Stream::Sends;
+        w[i] = sendWr(id, &sg[i], 1, sends ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, true);
         w[i].wr.rdma.remote_addr = uint64_t(buf + 4096);
         w[i].wr.rdma.rkey = l.mr->rkey;
         w[i].next = i < 3 ? &w[i + 1] : nullptr; // a chain of 4, then a single one
+        r[i] = {};
+        r[i].wr_id = kRecvIds + id;
+        r[i].sg_list = &sg[i];
+        r[i].num_sge = 1;
+        r[i].next = i < 3 ? &r[i + 1] : nullptr;
     }
+    ibv_recv_wr* badr = nullptr;
+    if (kind == Stream::Sends && (ibv_post_recv(qp, &r[0], &badr) || ibv_post_recv(qp, &r[4], &badr)))
+        return 5;
     ibv_send_wr* bad = nullptr;
     return ibv_post_send(qp, &w[0], &bad) || ibv_post_send(qp, &w[4], &bad) ? 5 : 0;
 }
 
-int stream(const Verbs& v, bool split) {
+int stream(const Verbs& v, Stream kind) {
     static char buf[8192];
     Loop l = openLoop(v, buf, sizeof(buf));
     ibv_cq* cq = v.createCq(l.ctx, 64, nullptr, nullptr, 0);
     ibv_qp* qp = createQp(v, l.pd, cq);
     connect(v, qp, qp->qp_num);
     long completions = 0, bytes = 0;
-    if (split) {
+    const long perRound = kind == Stream::Sends ? 10 : 5;
+    if (kind == Stream::Split) {
         std::atomic<long> posted{0}, polled{0};
         int failed = 0;
         std::thread poster([&] {
             for (int round = 0; round < kStreamRounds && !failed; ++round) {
                 while (posted.load() - polled.load() > 35) std::this_thread::yield();
-                failed = postRound(qp, l, buf, round);
+                failed = postRound(qp, l, buf, round, kind);
                 posted += 5;
             }
         });
@@ -526,11 +545,11 @@ int stream(const Verbs& v, bool split) {
         if (failed) return failed;
     } else {
         for (int round = 0; round < kStreamRounds; ++round) {
-            if (postRound(qp, l, buf, round)) return 5;
+            if (postRound(qp, l, buf, round, kind)) return 5;
             std::vector<ibv_wc> wc;
-            pollAll(cq, 5, wc);
+            pollAll(cq, int(perRound), wc);
             for (const ibv_wc& c : wc) {
-                if (c.status != IBV_WC_SUCCESS || c.wr_id / 5 != uint64_t(round)) return 6;
+                if (c.status != IBV_WC_SUCCESS || (c.wr_id % kRecvIds) / 5 != uint64_t(round)) return 6;
                 bytes += long(kStreamSizes[c.wr_id % 5]);
             }
             completions += long(wc.size());
@@ -540,7 +559,7 @@ int stream(const Verbs& v, bool split) {
     ibv_destroy_qp(qp);
     ibv_destroy_cq(cq);
     closeLoop(v, l);
-    return completions == 5 * kStreamRounds ? 0 : 6;
+    return completions == perRound * kStreamRounds ? 0 : 6;
 }
 
 int streamEx(const Verbs& v) {
@@ -601,8 +620,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(mode, "basic") == 0) return basic(linked);
     if (std::strcmp(mode, "threads") == 0) return threads(linked);
     if (std::strcmp(mode, "ex") == 0) return ex(linked);
-    if (std::strcmp(mode, "stream") == 0) return stream(linked, false);
-    if (std::strcmp(mode, "stream-split") == 0) return stream(linked, true);
+    if (std::strcmp(mode, "stream") == 0) return stream(linked, Stream::Writes);
+    if (std::strcmp(mode, "stream-split") == 0) return stream(linked, Stream::Split);
+    if (std::strcmp(mode, "stream-sends") == 0) return stream(linked, Stream::Sends);
     if (std::strcmp(mode, "stream-ex") == 0) return streamEx(linked);
     if (std::strcmp(mode, "adopt") == 0) {
         Verbs hidden = dlvsymVerbs();

@@ -416,12 +416,16 @@ enum class RdmaAction : uint8_t {
                     ///< WR in one record (u.postOne), the most common post, at half the volume
     PollOne = 11,   ///< an ibv_poll_cq that returned exactly one completion: the call and the
                     ///< completion in one record (u.pollOne); qpNum is the completion's
-    Aggregate = 12, ///< send work requests the agent folded beyond HPCPROF_RDMA_EVENT_RATE, and
+    Aggregate = 12, ///< work requests the agent folded beyond HPCPROF_RDMA_EVENT_RATE, and
                     ///< their completions (u.aggregate): one record per thread, QP and bucket,
                     ///< published when the bucket's first request folds and then updated in
                     ///< place (its fields are final once the thread moved on or the process
                     ///< ended); ts = its first post
 };
+
+/// Aggregate qpNum bit: its requests are receives posted to QP (qpNum & kRdmaQpNumMask).
+constexpr uint32_t kRdmaAggregateReceives = 0x80000000u;
+constexpr uint32_t kRdmaQpNumMask = 0x00ffffffu; ///< QP numbers are 24 bits
 
 /// Latency bins of an Aggregate: bin k (k < kRdmaLatencyBins - 1) counts completions at most
 /// 2^(kRdmaLatencyFirstBinLog2 + k) ns after their post, the last bin the longer ones.

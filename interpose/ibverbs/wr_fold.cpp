@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "send_fold.hpp"
+#include "wr_fold.hpp"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -25,7 +25,7 @@ constexpr int kSigAllSlots = 1024;   // QPs created with sq_sig_all that we can 
 /// pages of queues in use are touched).
 struct Table {
     uint32_t generation; ///< collector generation it was made in (a forked child starts afresh)
-    SendQueue queues[kQueuesPerThread];
+    WorkQueue queues[kQueuesPerThread];
 };
 
 uint64_t g_bucketTicks = 0;  // 1 ms in ticks
@@ -68,15 +68,15 @@ Table* table() {
         pthread_setspecific(g_tableKey, t); // unmapped when the thread exits
     }
     // New, or inherited from the parent of a fork: its open records are the parent's.
-    for (SendQueue& q : t->queues) q.key = 0;
+    for (WorkQueue& q : t->queues) q.key = 0;
     t->generation = collector::detail::g_generation;
     return t;
 }
 
-SendQueue* findQueue(Table* t, uint64_t key) {
+WorkQueue* findQueue(Table* t, uint64_t key) {
     unsigned s = slotOf(key, kQueuesPerThread);
     for (int i = 0; i < kQueuesPerThread; ++i) {
-        SendQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
+        WorkQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
         if (q.key == key) return &q;
         if (q.key == 0) return nullptr;
     }
@@ -92,22 +92,22 @@ void extendTo(raw::RdmaRecord* r, uint64_t ts) {
 namespace detail {
 
 uint32_t g_perBucket = 0;
-thread_local SendQueue* t_last __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local WorkQueue* t_last __attribute__((tls_model("initial-exec"))) = nullptr;
 
 // The bucket that `ts` falls in starts here: a new budget, a new Aggregate when one is needed.
-void roll(SendQueue& q, uint64_t ts) {
+void roll(WorkQueue& q, uint64_t ts) {
     q.bucketEnd = ts + g_bucketTicks;
     q.kept = 0;
     q.open = nullptr;
 }
 
 // The bucket's Aggregate record, written into the thread's file at its first use.
-raw::RdmaRecord* openAggregate(SendQueue& q, uint64_t ts) {
+raw::RdmaRecord* openAggregate(WorkQueue& q, uint64_t ts) {
     raw::RdmaRecord* r = reinterpret_cast<raw::RdmaRecord*>(collector::reserveSlot());
     if (!r) return nullptr; // the thread's buffer is full (counted as dropped)
     r->action = raw::RdmaAction::Aggregate;
     r->device = uint16_t((q.key >> 32) - 1);
-    r->qpNum = uint32_t(q.key);
+    r->qpNum = uint32_t(q.key); // with the receives bit for a receive queue
     r->ts = ts;
     r->u.aggregate.end = ts;
     __atomic_store_n(&r->kind, raw::RecordKind::Rdma, __ATOMIC_RELEASE);
@@ -115,14 +115,14 @@ raw::RdmaRecord* openAggregate(SendQueue& q, uint64_t ts) {
     return r;
 }
 
-SendQueue* findOrCreate(uint16_t device, uint32_t qpNum) {
+WorkQueue* findOrCreate(uint16_t device, uint32_t qpNum, bool receives) {
     if (g_perBucket == 0) return nullptr;
     Table* t = table();
     if (!t) return nullptr;
-    uint64_t key = keyOf(device, qpNum);
+    uint64_t key = keyOf(device, qpNum, receives);
     unsigned s = slotOf(key, kQueuesPerThread);
     for (int i = 0; i < kQueuesPerThread; ++i) {
-        SendQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
+        WorkQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
         if (q.key != key && q.key != 0) continue;
         if (q.key == 0) {
             q.key = key;
@@ -132,7 +132,7 @@ SendQueue* findOrCreate(uint16_t device, uint32_t qpNum) {
             q.head = q.tail = 0;
             q.generation = t->generation;
             q.track = Track::Following;
-            q.sigAll = signalsAll(key);
+            q.sigAll = receives || signalsAll(keyOf(device, qpNum, false));
         }
         t_last = &q;
         return &q;
@@ -157,7 +157,7 @@ void configure() {
     });
 }
 
-Mark mark(const SendQueue& q) {
+Mark mark(const WorkQueue& q) {
     Mark m{q.tail, q.kept, q.open, 0, 0};
     if (q.open) {
         m.posted = q.open->u.aggregate.posted;
@@ -166,7 +166,7 @@ Mark mark(const SendQueue& q) {
     return m;
 }
 
-void rollBack(SendQueue& q, const Mark& m) {
+void rollBack(WorkQueue& q, const Mark& m) {
     // Nothing of the batch can have completed, so its FIFO entries are still at the tail.
     if (q.tail - q.head >= q.tail - m.tail) q.tail = m.tail;
     q.kept = m.kept;
@@ -179,10 +179,20 @@ void rollBack(SendQueue& q, const Mark& m) {
     }
 }
 
-bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint64_t ts) {
+void fail(uint16_t device, uint32_t qpNum) {
+    Table* t = t_table;
+    if (!t || t->generation != collector::detail::g_generation) return;
+    for (bool receives : {false, true})
+        if (WorkQueue* q = findQueue(t, keyOf(device, qpNum, receives))) {
+            q->track = Track::Off;
+            q->head = q->tail;
+        }
+}
+
+bool complete(uint16_t device, uint32_t qpNum, bool receive, uint64_t wrId, uint64_t ts) {
     Table* t = t_table;
     if (!t || t->generation != collector::detail::g_generation) return false;
-    SendQueue* q = findQueue(t, keyOf(device, qpNum));
+    WorkQueue* q = findQueue(t, keyOf(device, qpNum, receive));
     if (!q || q->head == q->tail) {
         if (q) q->track = Track::Off; // a request we did not follow (posted by another thread)
         return false;
@@ -201,10 +211,6 @@ bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint
         q->head = at;
     }
     ++q->head;
-    if (!success) {
-        q->track = Track::Off; // written in full: the QP is failing, its flushes may not be in order
-        return false;
-    }
     raw::RdmaRecord* a = p.aggregate; // counted with the requests of its own post's bucket
     if (!a) return false;
     uint64_t ns = uint64_t(((unsigned __int128)(ts - p.post) * g_nsPerTickQ32) >> 32);
@@ -215,7 +221,7 @@ bool complete(uint16_t device, uint32_t qpNum, uint64_t wrId, bool success, uint
 }
 
 void noteQp(uint16_t device, uint32_t qpNum, bool created, bool sigAll) {
-    uint64_t key = keyOf(device, qpNum);
+    uint64_t key = keyOf(device, qpNum, false);
     unsigned s = slotOf(key, kSigAllSlots);
     for (int i = 0; i < kSigAllSlots; ++i) {
         std::atomic<uint64_t>& slot = g_sigAll[(s + unsigned(i)) % kSigAllSlots];
