@@ -400,8 +400,9 @@ namespace {
 // The agent's last latency bin has no upper bound: it sorts after every bounded one.
 constexpr int kOpenBin = 64;
 
-/// One bucket's folded work requests on a lane: those the store folded and the agent's.
-struct FoldedBucket {
+} // namespace
+
+struct RdmaRecords::FoldedBucket {
     int64_t ts = INT64_MAX, end = INT64_MIN; ///< trace ns
     int64_t count = 0, bytes = 0, completed = 0;
     std::map<int, int64_t> bins; ///< log2 of a bin's upper bound in ns (or kOpenBin) -> completions
@@ -430,13 +431,45 @@ struct FoldedBucket {
     }
 };
 
-} // namespace
+void RdmaRecords::addAgentAggregates(const AgentAggregates& aggregates, FoldedBuckets& folded) const {
+    for (const AgentAggregate* x : aggregates) {
+        int64_t ts = m_toTrace(x->ts);
+        FoldedBucket& f = folded[ts / kBucketNs];
+        f.add(ts, m_toTrace(x->end), x->posted, int64_t(x->bytes));
+        f.completed += x->completed;
+        for (int k = 0; k < raw::kRdmaLatencyBins; ++k)
+            if (x->latency[k])
+                f.bins[k == raw::kRdmaLatencyBins - 1 ? kOpenBin : raw::kRdmaLatencyFirstBinLog2 + k] +=
+                    x->latency[k];
+    }
+}
+
+// Successful completions of no recorded request, on a queue of a QP whose requests the agent
+// folded: the completions of folded requests that another thread polled (the posting thread could
+// not time them). They count as completed in the aggregate they fall in (or the latest before),
+// without a latency.
+void RdmaRecords::absorbCompletions(const AgentAggregates& aggregates,
+                                    std::vector<const Completion*>& unmatched,
+                                    FoldedBuckets& folded) const {
+    bool agentQueue[2] = {false, false}; // send queue, receive queue
+    for (const AgentAggregate* x : aggregates) agentQueue[x->receives] = true;
+    if (folded.empty()) return;
+    std::erase_if(unmatched, [&](const Completion* c) {
+        if (c->status != 0 || !agentQueue[isRecvCompletion(c->opcode)]) return false;
+        int64_t ts = m_toTrace(c->ts);
+        auto it = folded.upper_bound(ts / kBucketNs);
+        FoldedBucket& f = it == folded.begin() ? it->second : std::prev(it)->second;
+        f.completed++;
+        f.end = std::max(f.end, ts);
+        return true;
+    });
+}
 
 Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
     // One lane per (device, QP), and one per (device, SRQ).
     std::map<std::tuple<uint16_t, uint32_t, uint64_t>, std::vector<const Wr*>> lanes;
     for (const Wr& w : m_wrs) lanes[{w.device, w.srq ? 0 : w.qpNum, w.srq}].push_back(&w);
-    std::map<std::pair<uint16_t, uint32_t>, std::vector<const AgentAggregate*>> agentFolded;
+    std::map<std::pair<uint16_t, uint32_t>, AgentAggregates> agentFolded;
     int64_t foldedInAgent = 0;
     for (const AgentAggregate& a : m_agentAggregates) {
         agentFolded[{a.device, a.qpNum}].push_back(&a);
@@ -465,7 +498,7 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
             Args args;
         };
         std::vector<Row> rows;
-        std::map<int64_t, FoldedBucket> folded; // by bucket
+        FoldedBuckets folded;
         int64_t bucket = INT64_MIN, inBucket = 0;
         for (const Wr* w : wrs) {
             int64_t ts = m_toTrace(w->post);
@@ -507,36 +540,12 @@ Status RdmaRecords::writeNicTracks(int64_t processId, int64_t& lastEnd) {
                     if (k.rfind("caused_by", 0) == 0) r.args.emplace_back(k, v);
             rows.push_back(std::move(r));
         }
-        if (auto a = agentFolded.find({device, qpNum}); a != agentFolded.end() && !srq)
-            for (const AgentAggregate* x : a->second) {
-                int64_t ts = m_toTrace(x->ts);
-                FoldedBucket& f = folded[ts / kBucketNs];
-                f.add(ts, m_toTrace(x->end), x->posted, int64_t(x->bytes));
-                f.completed += x->completed;
-                for (int k = 0; k < raw::kRdmaLatencyBins; ++k)
-                    if (x->latency[k])
-                        f.bins[k == raw::kRdmaLatencyBins - 1 ? kOpenBin : raw::kRdmaLatencyFirstBinLog2 + k] +=
-                            x->latency[k];
-            }
-        // Successful completions of no recorded request, on a queue of a QP whose requests the
-        // agent folded: the completions of folded requests that another thread polled (the
-        // posting thread could not time them). They count as completed in the aggregate they
-        // fall in (or the latest before), without a latency.
         std::vector<const Completion*> unmatched;
         if (auto s = stray.find({device, qpNum}); s != stray.end() && !srq) unmatched = s->second;
-        bool agentQueue[2] = {false, false}; // send queue, receive queue
-        if (auto a = agentFolded.find({device, qpNum}); a != agentFolded.end() && !srq)
-            for (const AgentAggregate* x : a->second) agentQueue[x->receives] = true;
-        if (!folded.empty())
-            std::erase_if(unmatched, [&](const Completion* c) {
-                if (c->status != 0 || !agentQueue[isRecvCompletion(c->opcode)]) return false;
-                int64_t ts = m_toTrace(c->ts);
-                auto it = folded.upper_bound(ts / kBucketNs);
-                FoldedBucket& f = it == folded.begin() ? it->second : std::prev(it)->second;
-                f.completed++;
-                f.end = std::max(f.end, ts);
-                return true;
-            });
+        if (auto a = agentFolded.find({device, qpNum}); a != agentFolded.end() && !srq) {
+            addAgentAggregates(a->second, folded);
+            absorbCompletions(a->second, unmatched, folded);
+        }
         unmatchedTotal += int64_t(unmatched.size());
         for (const auto& [b, f] : folded) {
             Row r;

@@ -113,9 +113,20 @@ private:
         int64_t tid = 0;
     };
 
+    /// One bucket's folded work requests on a lane: those the store folded and the agent's.
+    struct FoldedBucket;
+    using FoldedBuckets = std::map<int64_t, FoldedBucket>; ///< by bucket (ts / kBucketNs)
+    using AgentAggregates = std::vector<const AgentAggregate*>;
+
     void convertThread(ThreadRecords& t);
     void attribute(ThreadRecords& t, size_t firstCall);
     void pairCompletions();
+    /// Adds the agent's Aggregate records of one lane to its buckets (that of their first post).
+    void addAgentAggregates(const AgentAggregates& aggregates, FoldedBuckets& folded) const;
+    /// Takes out of `unmatched` the completions of requests the agent folded (polled by another
+    /// thread than the posting one), counting them in `folded`.
+    void absorbCompletions(const AgentAggregates& aggregates, std::vector<const Completion*>& unmatched,
+                           FoldedBuckets& folded) const;
 
     TraceWriter& m_w;
     TicksToTrace m_toTrace;
