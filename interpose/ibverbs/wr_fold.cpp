@@ -18,10 +18,10 @@ namespace raw = schema::raw;
 
 namespace {
 
-constexpr int kQueuesPerThread = 32; // QPs one thread can fold at once; more are written in full
+constexpr int kQueuesPerThread = 64; // work queues one thread can fold at once; more: in full
 constexpr int kSigAllSlots = 1024;   // QPs created with sq_sig_all that we can tell apart
 
-/// One thread's queues, mapped at its first post (about 200 KiB of address space; only the
+/// One thread's queues, mapped at its first post (about 400 KiB of address space; only the
 /// pages of queues in use are touched).
 struct Table {
     uint32_t generation; ///< collector generation it was made in (a forked child starts afresh)
