@@ -225,6 +225,24 @@ std::map<int64_t, int64_t> histogramBins(const std::string& text) {
 constexpr int64_t kStreamRequests = 5000, kStreamBytes = 1'984'000; // rdma_sample.cpp, stream
 constexpr int64_t kStreamDelayNs = 100'000;                          // STAND_IN_VERBS_DELAY_US=100
 
+/// Runs a stream mode far beyond the rate: one request per queue and millisecond kept in full.
+ProcessResult profileStream(const TempDir& dir, const std::string& mode) {
+    return profile(dir, mode, {"STAND_IN_VERBS_DELAY_US=100", "HPCPROF_RDMA_EVENT_RATE=1000"});
+}
+
+/// Whole milliseconds from the first request to the last completion on the queue lanes.
+int64_t laneSpanMs(const TraceQuery& q) {
+    return q.scalar("SELECT (MAX(ts_ns + dur_ns) - MIN(ts_ns)) / 1000000 FROM event_view"
+                    " WHERE track_kind = 'nic_queue'");
+}
+
+/// Requests and bytes on the queue lanes, full events and aggregates together.
+void checkLaneTotals(const TraceQuery& q, int64_t requests, int64_t bytes) {
+    CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE track_kind = 'nic_queue'") == requests);
+    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE track_kind = 'nic_queue'") == bytes);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
+}
+
 } // namespace
 
 TEST_CASE("A busy QP's send requests beyond the rate are folded by the agent with exact totals",
@@ -234,7 +252,7 @@ TEST_CASE("A busy QP's send requests beyond the rate are folded by the agent wit
     for (const char* mode : {"stream", "stream-ex"}) {
         INFO(mode);
         TempDir dir;
-        ProcessResult r = profile(dir, mode, {"STAND_IN_VERBS_DELAY_US=100", "HPCPROF_RDMA_EVENT_RATE=1000"});
+        ProcessResult r = profileStream(dir, mode);
         INFO(r.out << r.err);
         REQUIRE(r.exitCode == 0);
         REQUIRE(printed(r.out, "completions") == kStreamRequests);
@@ -246,17 +264,14 @@ TEST_CASE("A busy QP's send requests beyond the rate are folded by the agent wit
         CHECK(q.rows("SELECT name, COUNT(DISTINCT track) FROM event_view WHERE track_kind = 'nic_queue'"
                      " GROUP BY name ORDER BY name") ==
               std::vector<std::string>{"RDMA_WRITE|1", "aggregated work requests|1"});
-        CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE track_kind = 'nic_queue'") == kStreamRequests);
-        CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE track_kind = 'nic_queue'") == kStreamBytes);
+        checkLaneTotals(q, kStreamRequests, kStreamBytes);
         int64_t aggregated = q.scalar("SELECT SUM(count) FROM event_view WHERE name = 'aggregated work requests'");
         CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_aggregated'") == aggregated);
-        CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
 
         // The agent kept at most one request per 1 ms bucket in full, after the first round
         // (5 requests) that it follows before it has seen a completion of its own; the rest
         // never took a record.
-        int64_t spanMs = q.scalar("SELECT (MAX(ts_ns + dur_ns) - MIN(ts_ns)) / 1000000 FROM event_view"
-                                  " WHERE track_kind = 'nic_queue'");
+        int64_t spanMs = laneSpanMs(q);
         int64_t inAgent = q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_folded_in_agent'");
         CHECK(inAgent <= aggregated);
         CHECK(inAgent >= kStreamRequests - 5 - (spanMs + 2));
@@ -311,20 +326,16 @@ TEST_CASE("A busy QP's send requests beyond the rate are folded by the agent wit
 TEST_CASE("A busy QP's receives fold with its sends, each queue's completions matched in order",
           "[rdma]") {
     TempDir dir;
-    ProcessResult r = profile(dir, "stream-sends", {"STAND_IN_VERBS_DELAY_US=100", "HPCPROF_RDMA_EVENT_RATE=1000"});
+    ProcessResult r = profileStream(dir, "stream-sends");
     INFO(r.out << r.err);
     REQUIRE(r.exitCode == 0);
     REQUIRE(printed(r.out, "completions") == 2 * kStreamRequests);
     REQUIRE(printed(r.out, "bytes") == 2 * kStreamBytes);
     TraceQuery q(dir / "trace.hpcprof");
-    CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE track_kind = 'nic_queue'") == 2 * kStreamRequests);
-    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE track_kind = 'nic_queue'") == 2 * kStreamBytes);
-    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
+    checkLaneTotals(q, 2 * kStreamRequests, 2 * kStreamBytes);
     // Both queues folded in the agent, each at most one request per 1 ms kept in full.
-    int64_t spanMs = q.scalar("SELECT (MAX(ts_ns + dur_ns) - MIN(ts_ns)) / 1000000 FROM event_view"
-                              " WHERE track_kind = 'nic_queue'");
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_folded_in_agent'") >=
-          2 * (kStreamRequests - (spanMs + 2)));
+          2 * (kStreamRequests - (laneSpanMs(q) + 2)));
     // Every send and receive completed and was timed: in full, or in an aggregate's bins.
     int64_t full = q.scalar("SELECT COUNT(*) FROM event_view WHERE name IN ('SEND', 'RECV')"
                             " AND dur_ns >= " + std::to_string(kStreamDelayNs));
@@ -343,20 +354,16 @@ TEST_CASE("A busy QP's receives fold with its sends, each queue's completions ma
 TEST_CASE("Requests folded by a thread whose completions another thread polls are all counted",
           "[rdma]") {
     TempDir dir;
-    ProcessResult r = profile(dir, "stream-split", {"STAND_IN_VERBS_DELAY_US=100", "HPCPROF_RDMA_EVENT_RATE=1000"});
+    ProcessResult r = profileStream(dir, "stream-split");
     INFO(r.out << r.err);
     REQUIRE(r.exitCode == 0);
     REQUIRE(printed(r.out, "completions") == kStreamRequests);
     TraceQuery q(dir / "trace.hpcprof");
-    CHECK(q.scalar("SELECT SUM(count) FROM event_view WHERE track_kind = 'nic_queue'") == kStreamRequests);
-    CHECK(q.scalar("SELECT SUM(bytes) FROM event_view WHERE track_kind = 'nic_queue'") == kStreamBytes);
     // The poster folded beyond the rate although it never polls; the poller's completions of
     // folded requests count in the aggregates (without a latency), none is left unmatched.
-    int64_t spanMs = q.scalar("SELECT (MAX(ts_ns + dur_ns) - MIN(ts_ns)) / 1000000 FROM event_view"
-                              " WHERE track_kind = 'nic_queue'");
+    checkLaneTotals(q, kStreamRequests, kStreamBytes);
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_work_requests_folded_in_agent'") >=
-          kStreamRequests - (spanMs + 2));
-    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
+          kStreamRequests - (laneSpanMs(q) + 2));
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'unmatched completion'") == 0);
     int64_t aggCompleted = q.scalar("SELECT SUM(CAST(a.value AS INTEGER)) FROM event_arg a JOIN event_view e"
                                     " ON e.event_id = a.event_id WHERE e.name = 'aggregated work requests'"
