@@ -170,11 +170,12 @@ void rollBack(WorkQueue& q, const Mark& m) {
     // Nothing of the batch can have completed, so its FIFO entries are still at the tail.
     if (q.tail - q.head >= q.tail - m.tail) q.tail = m.tail;
     q.kept = m.kept;
-    if (q.open && q.open == m.open) {
-        q.open->u.aggregate.posted = m.posted;
-        q.open->u.aggregate.bytes = m.bytes;
-    } else if (q.open && !m.open) {
-        q.open->u.aggregate.posted = 0; // opened by the batch: nothing of it was posted
+    if (m.open) {
+        m.open->u.aggregate.posted = m.posted;
+        m.open->u.aggregate.bytes = m.bytes;
+    }
+    if (q.open && q.open != m.open) {
+        q.open->u.aggregate.posted = 0; // opened by the batch (a new bucket): none of it posted
         q.open->u.aggregate.bytes = 0;
     }
 }

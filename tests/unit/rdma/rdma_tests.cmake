@@ -18,6 +18,12 @@ hpcprof_add_tests(hpcprof_rdma_unit_tests LABELS "unit;rdma"
     LIBS hpcprof_ibverbs_hooks hpcprof::runtime)
 target_include_directories(hpcprof_rdma_unit_tests SYSTEM PRIVATE ${HPCPROF_IBVERBS_INCLUDE_DIR})
 
+# The agent's folding beyond the rate, alone in its process (it reads the rate once).
+hpcprof_add_tests(hpcprof_rdma_fold_tests LABELS "unit;rdma"
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/wr_fold_test.cpp
+    LIBS hpcprof_ibverbs_hooks hpcprof::runtime)
+target_include_directories(hpcprof_rdma_fold_tests SYSTEM PRIVATE ${HPCPROF_IBVERBS_INCLUDE_DIR})
+
 hpcprof_add_tests(hpcprof_rdma_integration_tests LABELS "integration;rdma"
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/../../integration/rdma_test.cpp LIBS nlohmann_json::nlohmann_json)
 add_dependencies(hpcprof_rdma_integration_tests hpcprof hpcprof_agent rdma_sample io_sample)
