@@ -144,16 +144,11 @@ int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
     fold::WorkQueue* q = wr ? fold::workQueue(c->device, qp->qp_num, false) : nullptr;
-    auto folded = [&](const ibv_send_wr* w, uint64_t bytes) {
-        return q && fold::post(*q, t0, w->wr_id, bytes, w->send_flags & IBV_SEND_SIGNALED);
-    };
     if (rc == 0 && wr && !wr->next) [[likely]] {
         uint64_t bytes = sgBytes(wr);
-        if (folded(wr, bytes)) // the call alone (8 bytes when it repeats the previous one)
-            writeCall(Op::IbvPostSend, c->device, qp->qp_num, t0, t1, 0, bytes, 1, 0, 1);
-        else
-            writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostSend, c->device, qp->qp_num, t0,
-                             t1, [&](raw::RdmaRecord* r) { fillSendWr(r, qp, wr, bytes); });
+        writePostOfOne(q, Op::IbvPostSend, c->device, qp->qp_num, t0, t1, wr->wr_id, bytes,
+                       wr->send_flags & IBV_SEND_SIGNALED,
+                       [&](raw::RdmaRecord* r) { fillSendWr(r, qp, wr, bytes); });
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);
@@ -162,7 +157,7 @@ int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     uint32_t i = 0;
     for (const ibv_send_wr* w = wr; w && i < accepted; w = w->next, ++i) {
         uint64_t bytes = sgBytes(w);
-        if (!folded(w, bytes))
+        if (!q || !fold::post(*q, t0, w->wr_id, bytes, w->send_flags & IBV_SEND_SIGNALED))
             writeWrRecord(raw::RdmaAction::SendWr, c->device, qp->qp_num, t0,
                           [&](raw::RdmaRecord* r) { fillSendWr(r, qp, w, bytes); });
     }
@@ -180,27 +175,25 @@ int wrappedPostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     int rc = c->postRecv(qp, wr, bad);
     uint64_t t1 = collector::now();
     if (t_poll.cq) [[unlikely]] flushPolls();
-    auto fill = [&](const ibv_recv_wr* w) {
-        return [=](raw::RdmaRecord* r) { fillRecvWr(r, uint8_t(qp->qp_type), 0, w, sgBytes(w)); };
+    auto fill = [&](const ibv_recv_wr* w, uint64_t bytes) {
+        return [=](raw::RdmaRecord* r) { fillRecvWr(r, uint8_t(qp->qp_type), 0, w, bytes); };
     };
     fold::WorkQueue* q = wr ? fold::workQueue(c->device, qp->qp_num, true) : nullptr;
-    auto folded = [&](const ibv_recv_wr* w) {
-        return q && fold::post(*q, t0, w->wr_id, sgBytes(w), true);
-    };
     if (rc == 0 && wr && !wr->next) [[likely]] {
-        if (folded(wr)) // the call alone (8 bytes when it repeats the previous one)
-            writeCall(Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, 0, sgBytes(wr), 1, 0, 1);
-        else
-            writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvPostRecv, c->device, qp->qp_num, t0,
-                             t1, fill(wr));
+        uint64_t bytes = sgBytes(wr);
+        writePostOfOne(q, Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, wr->wr_id, bytes, true,
+                       fill(wr, bytes));
         return rc;
     }
     uint32_t accepted = acceptedCount(wr, bad, rc);
     writeCall(Op::IbvPostRecv, c->device, qp->qp_num, t0, t1, 0, totalBytes(wr, accepted),
               accepted, rc, accepted);
     uint32_t i = 0;
-    for (const ibv_recv_wr* w = wr; w && i < accepted; w = w->next, ++i)
-        if (!folded(w)) writeWrRecord(raw::RdmaAction::RecvWr, c->device, qp->qp_num, t0, fill(w));
+    for (const ibv_recv_wr* w = wr; w && i < accepted; w = w->next, ++i) {
+        uint64_t bytes = sgBytes(w);
+        if (!q || !fold::post(*q, t0, w->wr_id, bytes, true))
+            writeWrRecord(raw::RdmaAction::RecvWr, c->device, qp->qp_num, t0, fill(w, bytes));
+    }
     return rc;
 }
 

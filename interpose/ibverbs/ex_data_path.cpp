@@ -66,13 +66,9 @@ void writeBuilt(ExQpEntry& e, uint64_t batchStart) {
 /// ibv_wr_complete call and its request in one PostOne record (repeatable, as ibv_post_send's).
 void writeSinglePost(ExQpEntry& e, uint64_t batchStart, uint64_t end) {
     e.building = false;
-    if (e.foldQueue && fold::post(*e.foldQueue, batchStart, e.wr.wrId, e.wr.bytes,
-                                  e.wr.flags & raw::kRdmaSignaled)) {
-        writeCall(Op::IbvWrComplete, e.device, e.qpNum, batchStart, end, 0, e.wr.bytes, 1, 0, 1);
-        return;
-    }
-    writeCallWithOne(raw::RdmaAction::PostOne, Op::IbvWrComplete, e.device, e.qpNum, batchStart,
-                     end, [&](raw::RdmaRecord* r) { fillBuilt(r, e, batchStart); });
+    writePostOfOne(e.foldQueue, Op::IbvWrComplete, e.device, e.qpNum, batchStart, end, e.wr.wrId,
+                   e.wr.bytes, e.wr.flags & raw::kRdmaSignaled,
+                   [&](raw::RdmaRecord* r) { fillBuilt(r, e, batchStart); });
 }
 
 /// An opcode call: the previous work request is complete, a new one starts with the wr_id and
