@@ -73,14 +73,19 @@ Table* table() {
     return t;
 }
 
-WorkQueue* findQueue(Table* t, uint64_t key) {
+/// The queue with `key`, or the free slot where it belongs; nullptr when the table is full.
+WorkQueue* probe(Table* t, uint64_t key) {
     unsigned s = slotOf(key, kQueuesPerThread);
     for (int i = 0; i < kQueuesPerThread; ++i) {
         WorkQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
-        if (q.key == key) return &q;
-        if (q.key == 0) return nullptr;
+        if (q.key == key || q.key == 0) return &q;
     }
     return nullptr;
+}
+
+WorkQueue* findQueue(Table* t, uint64_t key) {
+    WorkQueue* q = probe(t, key);
+    return q && q->key == key ? q : nullptr;
 }
 
 void extendTo(raw::RdmaRecord* r, uint64_t ts) {
@@ -120,24 +125,20 @@ WorkQueue* findOrCreate(uint16_t device, uint32_t qpNum, bool receives) {
     Table* t = table();
     if (!t) return nullptr;
     uint64_t key = keyOf(device, qpNum, receives);
-    unsigned s = slotOf(key, kQueuesPerThread);
-    for (int i = 0; i < kQueuesPerThread; ++i) {
-        WorkQueue& q = t->queues[(s + unsigned(i)) % kQueuesPerThread];
-        if (q.key != key && q.key != 0) continue;
-        if (q.key == 0) {
-            q.key = key;
-            q.bucketEnd = 0;
-            q.open = nullptr;
-            q.kept = 0;
-            q.head = q.tail = 0;
-            q.generation = t->generation;
-            q.track = Track::Following;
-            q.sigAll = receives || signalsAll(keyOf(device, qpNum, false));
-        }
-        t_last = &q;
-        return &q;
+    WorkQueue* q = probe(t, key);
+    if (!q) return nullptr;
+    if (q->key == 0) {
+        q->key = key;
+        q->bucketEnd = 0;
+        q->open = nullptr;
+        q->kept = 0;
+        q->head = q->tail = 0;
+        q->generation = t->generation;
+        q->track = Track::Following;
+        q->sigAll = receives || signalsAll(keyOf(device, qpNum, false));
     }
-    return nullptr;
+    t_last = q;
+    return q;
 }
 
 } // namespace detail
