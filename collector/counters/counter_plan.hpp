@@ -11,16 +11,19 @@
 
 namespace hpcprof::collector::counters {
 
-/// The default list: hardware counters through PAPI where the machine has them, then the
-/// software counters every Linux machine has. "A|B" means A, or B when A cannot be counted.
+/// The default list: hardware counters through PAPI where the machine has them, then software
+/// counters that need no descriptor in the program's threads (the CPU clock, getrusage) or one
+/// only the sampler thread holds (schedstat). "A|B" means A, or B when A cannot be counted.
+/// cpu_migrations is left out: only a perf_event attached to each thread counts it, which costs
+/// every context switch of the thread (docs/counters.md).
 inline constexpr const char* kDefaultCounters =
     "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L3_TCM|PAPI_L2_TCM,PAPI_BR_MSP,"
     "task_clock,cpu_wait,context_switches,voluntary_context_switches,"
-    "involuntary_context_switches,cpu_migrations,page_faults";
+    "involuntary_context_switches,page_faults";
 /// The software part of the default list ("software").
 inline constexpr const char* kSoftwareCounters =
     "task_clock,cpu_wait,context_switches,voluntary_context_switches,"
-    "involuntary_context_switches,cpu_migrations,page_faults";
+    "involuntary_context_switches,page_faults";
 
 struct PlannedCounter {
     char name[64] = {};

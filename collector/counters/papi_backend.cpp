@@ -203,7 +203,7 @@ public:
         t.papiSet = -1;
     }
 
-    void read(ThreadSlot& t, bool, uint64_t* values) override {
+    void read(ThreadSlot& t, uint64_t* values) override {
         long long v[kMaxPerfEvents];
         bool ok = t.papiSet >= 0 && m_api.read(t.papiSet, v) == PAPI_OK;
         for (int i = 0; i < m_threadCount; ++i)

@@ -121,7 +121,7 @@ void PerfBackend::detach(ThreadSlot& t) {
     t.perfCount = 0;
 }
 
-void PerfBackend::read(ThreadSlot& t, bool, uint64_t* values) {
+void PerfBackend::read(ThreadSlot& t, uint64_t* values) {
     for (int i = 0; i < m_count; ++i) values[m_slots[i]] = raw::kCounterMissing;
     if (t.perfCount == 0) return;
     // PERF_FORMAT_GROUP: { nr, value[nr] } for the whole group in one system call.

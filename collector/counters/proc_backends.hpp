@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Backends that need no permission at all: getrusage(RUSAGE_THREAD) for the calling thread and
-// the same kernel counters from /proc/self/task/<tid>/{stat,status} for the sampler thread, and
-// /proc/self/task/<tid>/schedstat (time on CPU and time waiting on a run queue, ns).
+// the same kernel counters from /proc/self/task/<tid>/{stat,status} for the sampler thread; and
+// the thread's CPU clock (clock_gettime, time on CPU in ns, the first field of schedstat) with
+// /proc/self/task/<tid>/schedstat for the time spent waiting on a run queue.
+//
+// Only the CPU clock and getrusage need no descriptor: the other threads of a program read
+// those at region boundaries; the /proc files are held by the sampler thread (backend.hpp).
 //
 // getrusage gives user/system time in us; /proc/<tid>/stat gives them in clock ticks (10 ms), so
 // user_time/system_time/task_clock from this backend are coarse on timer samples.
@@ -16,19 +20,33 @@ public:
     const char* name() const override { return "rusage"; }
     schema::raw::CounterSource source() const override { return schema::raw::CounterSource::Rusage; }
     Offer offer(const char* counter) override;
+    void add(const Offer& offer, uint8_t slot) override;
     void attach(ThreadSlot& t, int tid) override;
     void detach(ThreadSlot& t) override;
-    void read(ThreadSlot& t, bool self, uint64_t* values) override;
+    void read(ThreadSlot& t, uint64_t* values) override;
+    void readUnattached(int tid, bool self, bool mayOpenFiles, uint64_t* values) override;
+
+private:
+    bool m_needsStat = false;   ///< faults, user and system time: /proc/<tid>/stat
+    bool m_needsStatus = false; ///< context switches: /proc/<tid>/status
 };
 
+/// task_clock from the thread's CPU clock (any thread, no descriptor), cpu_wait from
+/// /proc/<tid>/schedstat.
 class SchedstatBackend final : public CounterListBackend<2> {
 public:
     const char* name() const override { return "schedstat"; }
     schema::raw::CounterSource source() const override { return schema::raw::CounterSource::Schedstat; }
     Offer offer(const char* counter) override;
+    void add(const Offer& offer, uint8_t slot) override;
     void attach(ThreadSlot& t, int tid) override;
     void detach(ThreadSlot& t) override;
-    void read(ThreadSlot& t, bool self, uint64_t* values) override;
+    void read(ThreadSlot& t, uint64_t* values) override;
+    void readUnattached(int tid, bool self, bool mayOpenFiles, uint64_t* values) override;
+
+private:
+    void fill(uint64_t cpuNs, bool cpuOk, uint64_t waitNs, bool waitOk, uint64_t* values) const;
+    bool m_wantsWait = false;
 };
 
 /// Parses the decimal number after `key` in `text` (e.g. "nonvoluntary_ctxt_switches:");
@@ -37,8 +55,8 @@ bool findNumberAfter(const char* text, const char* key, uint64_t& out);
 /// The n-th (1-based) space-separated field of /proc/<tid>/stat contents, counting after the
 /// ")" that ends the command name. Async-signal-safe.
 bool statField(const char* text, int field, uint64_t& out);
-/// The thread's time on a CPU so far (first field of /proc/<tid>/schedstat, ns), read through
-/// an open descriptor; false if it cannot be read. Async-signal-safe.
-bool readSchedRuntime(int schedFd, uint64_t& runtimeNs);
+/// Time on a CPU so far of thread `tid` of this process (ns; `self`: the calling thread), from
+/// its CPU clock: no descriptor. False once the thread is gone. Async-signal-safe.
+bool threadCpuNs(int tid, bool self, uint64_t& ns);
 
 } // namespace hpcprof::collector::counters

@@ -2,8 +2,10 @@
 #include "sampler.hpp"
 
 #include <dirent.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -11,6 +13,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -24,6 +27,9 @@
 
 extern "C" {
 __attribute__((visibility("default"))) uint32_t hpcprof_counters_boundaries = 0;
+// glibc 2.32+: nonzero while the process has never started a second thread. Weak: with an older
+// C library the process is taken as multi-threaded.
+extern char __libc_single_threaded __attribute__((weak));
 }
 
 namespace hpcprof::collector::counters {
@@ -45,29 +51,50 @@ namespace raw = schema::raw;
 
 namespace {
 
-constexpr int kMaxThreads = 256; // per process; each costs up to ~8 descriptors
+constexpr int kMaxThreads = 256; // per process
+/// How long exit() waits for the sampler thread's last samples before it takes, itself, what
+/// needs no descriptor.
+constexpr int64_t kExitWaitNs = 500'000'000;
+/// Listing /proc/self/task costs more than sampling a thread: new threads are looked for every
+/// this many periods.
+constexpr uint64_t kDiscoverEvery = 10;
+
+/// Where the sampler thread keeps its descriptors.
+enum class Table : int {
+    Unknown = 0, ///< the sampler thread has not started
+    Private = 1, ///< its own descriptor table (unshare(CLONE_FILES)): it holds what it needs
+    Refused = 2, ///< unshare refused (e.g. a container's seccomp profile): it holds nothing
+};
 
 struct State {
     SamplerOptions options;
     CounterPlan plan;
     std::unique_ptr<Backend> papi;
-    PerfBackend perf;
     SchedstatBackend sched;
     RusageBackend rusage;
+    PerfBackend perf;
     Backend* used[4] = {};
     int usedCount = 0;
     ThreadSlot slots[kMaxThreads];
-    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; // the registry, on the sampler thread
     int samplerTid = 0;
     pid_t pid = 0;
     uint64_t threadsNotCounted = 0;
+    int onlineCpus = 0;   // read at start-up: the sampler thread may have no descriptor to spare
+    int affinityCpus = 0;
 };
 
 State* g_state = nullptr;
 std::atomic<bool> g_ready{false};
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_started{false};
+std::atomic<int> g_table{int(Table::Unknown)};
+// Exit handshake with the sampler thread (futex words).
+std::atomic<uint32_t> g_samplerLive{0}; // 1 while the sampler thread serves ticks and the exit
+std::atomic<uint32_t> g_exitRequest{0}; // 1: take the last samples and stop
+std::atomic<uint32_t> g_exitDone{0};    // 1: the last samples are written
 thread_local ThreadSlot* t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local int t_tid __attribute__((tls_model("initial-exec"))) = 0; // 0 = not asked yet
 // When the thread last took a boundary sample, in raw ticks and (while the tick rate is being
 // learnt) CLOCK_MONOTONIC ns; 0 = never.
 thread_local uint64_t t_lastBoundaryTicks __attribute__((tls_model("initial-exec"))) = 0;
@@ -110,7 +137,7 @@ bool tooSoonForBoundarySample(uint64_t minGapNs, uint64_t ticks) {
 
 int gettidNow() { return int(syscall(SYS_gettid)); }
 
-// Threads of this process now, from /proc/self/status (0 if it cannot be read).
+// Threads of this process now, from /proc/self/status (0 if it cannot be read). Start-up only.
 int processThreadCount() {
     int fd = sys::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -123,10 +150,41 @@ int processThreadCount() {
     return findNumberAfter(buf, "Threads:", threads) ? int(threads) : 0;
 }
 
+// True while the process has never had a second thread (glibc keeps the flag; without it the
+// process is taken as multi-threaded). Then nothing of the program's can run while one of our
+// calls holds a descriptor for its own duration.
+bool singleThreaded() { return &__libc_single_threaded != nullptr && __libc_single_threaded != 0; }
+
 struct ErrnoGuard {
     int saved = errno;
     ~ErrnoGuard() { errno = saved; }
 };
+
+long futexWait(std::atomic<uint32_t>& word, uint32_t expected, const timespec* deadline) {
+    // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline (null: no deadline).
+    return syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_BITSET_PRIVATE, expected,
+                   deadline, nullptr, FUTEX_BITSET_MATCH_ANY);
+}
+
+void futexWake(std::atomic<uint32_t>& word) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+}
+
+timespec monotonicIn(int64_t ns) {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += time_t(ns / 1'000'000'000);
+    t.tv_nsec += long(ns % 1'000'000'000);
+    if (t.tv_nsec >= 1'000'000'000L) {
+        t.tv_nsec -= 1'000'000'000L;
+        ++t.tv_sec;
+    }
+    return t;
+}
+
+bool before(const timespec& a, const timespec& b) {
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
 
 void writeSample(int32_t tid, raw::CounterTrigger trigger, const uint64_t* values) {
     uint64_t ts = collector::now();
@@ -150,42 +208,73 @@ void writeSample(int32_t tid, raw::CounterTrigger trigger, const uint64_t* value
     }
 }
 
-void readThread(ThreadSlot& s, bool self, uint64_t* values) {
+// Sampler thread: a thread's totals through the resources attach() opened.
+void readAttached(ThreadSlot& s, uint64_t* values) {
     for (int i = 0; i < kMaxCounters; ++i) values[i] = raw::kCounterMissing;
-    for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->read(s, self, values);
+    for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->read(s, values);
 }
 
-// Registry lock held. Finds or creates the slot of `tid`.
-ThreadSlot* attachLocked(int tid, bool& created) {
+// Any thread: what needs no descriptor kept (backend.hpp). Async-signal-safe.
+void readUnattached(int tid, bool self, bool mayOpenFiles, uint64_t* values) {
+    for (int i = 0; i < kMaxCounters; ++i) values[i] = raw::kCounterMissing;
+    for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->readUnattached(tid, self, mayOpenFiles, values);
+}
+
+bool attachesResources() { return g_table.load(std::memory_order_acquire) == int(Table::Private); }
+
+// Finds or claims the slot of `tid`, without a lock: the sampler's thread discovery (own
+// descriptor table) and a thread registering itself (sampler without one) never run for the
+// same process, and a thread claims only its own tid.
+ThreadSlot* claimSlot(int tid, bool& created) {
     created = false;
-    ThreadSlot* free = nullptr;
+    for (auto& s : g_state->slots)
+        if (s.tid.load(std::memory_order_acquire) == tid && s.state.load(std::memory_order_acquire) == 1) return &s;
     for (auto& s : g_state->slots) {
-        int32_t t = s.tid.load(std::memory_order_relaxed);
-        if (t == tid && s.state.load(std::memory_order_relaxed) == 1) return &s;
-        if (!free && s.state.load(std::memory_order_relaxed) == 0) free = &s;
+        uint8_t expected = 0;
+        if (s.state.load(std::memory_order_relaxed) != 0 ||
+            !s.state.compare_exchange_strong(expected, 3, std::memory_order_acq_rel))
+            continue; // 3: being claimed
+        s.timerRuntimeNs = ~0ull;
+        s.attached = false;
+        s.startComplete = false;
+        s.tid.store(tid, std::memory_order_relaxed);
+        s.state.store(1, std::memory_order_release);
+        created = true;
+        return &s;
     }
-    if (!free) {
-        g_state->threadsNotCounted++;
-        return nullptr;
-    }
-    free->timerRuntimeNs = ~0ull;
-    for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->attach(*free, tid);
-    free->tid.store(tid, std::memory_order_relaxed);
-    free->state.store(1, std::memory_order_release);
-    created = true;
-    return free;
+    __atomic_fetch_add(&g_state->threadsNotCounted, 1, __ATOMIC_RELAXED);
+    return nullptr;
+}
+
+// Sampler thread, registry lock held: opens the slot's resources in the sampler's own table.
+void attachLocked(ThreadSlot& s) {
+    if (s.attached || !attachesResources()) return;
+    int tid = s.tid.load(std::memory_order_relaxed);
+    for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->attach(s, tid);
+    s.attached = true;
+}
+
+// Sampler thread: the thread's totals, through its resources where it has them.
+void readSlot(ThreadSlot& s, uint64_t* values) {
+    if (s.attached)
+        readAttached(s, values);
+    else
+        readUnattached(s.tid.load(std::memory_order_relaxed), false, false, values);
 }
 
 void endLocked(ThreadSlot& s) {
     // perf descriptors still hold a finished thread's final counts; the /proc files are gone.
     uint64_t values[kMaxCounters];
-    readThread(s, false, values);
+    readSlot(s, values);
     writeSample(s.tid.load(std::memory_order_relaxed), raw::CounterTrigger::End, values);
-    for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->detach(s);
-    s.state.store(2, std::memory_order_release); // never reused: a late boundary read stays safe
+    if (s.attached)
+        for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->detach(s);
+    s.attached = false;
+    s.state.store(2, std::memory_order_release); // never reused: a late reader stays safe
 }
 
-// Registry lock held: new threads get a slot and a Start sample, vanished ones an End sample.
+// Sampler thread with its own table, registry lock held: new threads get a slot and a Start
+// sample, vanished ones an End sample.
 void discoverLocked() {
     DIR* d = opendir("/proc/self/task");
     if (!d) return;
@@ -195,25 +284,47 @@ void discoverLocked() {
         int tid = atoi(e->d_name);
         if (tid == g_state->samplerTid) continue;
         bool created = false;
-        ThreadSlot* s = attachLocked(tid, created);
+        ThreadSlot* s = claimSlot(tid, created);
         if (!s) continue;
         s->seen = true;
-        if (created) {
-            uint64_t values[kMaxCounters];
-            readThread(*s, false, values);
-            writeSample(tid, raw::CounterTrigger::Start, values);
+        if (!s->attached) {
+            attachLocked(*s);
+            // A thread first sampled without descriptors (the main thread before main) needs
+            // no second start unless that one lacked a value.
+            if (!s->startComplete) {
+                uint64_t values[kMaxCounters];
+                readSlot(*s, values);
+                writeSample(tid, raw::CounterTrigger::Start, values);
+            }
         }
     }
     closedir(d);
     for (auto& s : g_state->slots)
-        if (s.state.load(std::memory_order_relaxed) == 1 && !s.seen &&
-            !s.busy.exchange(true, std::memory_order_acquire)) {
-            endLocked(s);
-            s.busy.store(false, std::memory_order_release);
-        }
+        if (s.state.load(std::memory_order_acquire) == 1 && !s.seen) endLocked(s);
 }
 
-void sampleProcessLocked(raw::CounterTrigger trigger) {
+// Sampler thread, registry lock held: a timer (or the last) sample of every live thread.
+void sampleThreadsLocked(raw::CounterTrigger trigger) {
+    uint64_t values[kMaxCounters];
+    for (auto& s : g_state->slots) {
+        if (s.state.load(std::memory_order_acquire) != 1) continue;
+        int tid = s.tid.load(std::memory_order_relaxed);
+        // A thread that has not run since its last timer sample has nothing new to count (MPI
+        // progress threads, pools waiting for work): its CPU clock, one cheap read, says so.
+        uint64_t runtime = 0;
+        bool alive = threadCpuNs(tid, false, runtime);
+        if (!alive && !s.attached) {
+            s.state.store(2, std::memory_order_release); // gone, and nothing holds its counts
+            continue;
+        }
+        if (trigger == raw::CounterTrigger::Timer && alive && runtime == s.timerRuntimeNs) continue;
+        s.timerRuntimeNs = runtime;
+        readSlot(s, values);
+        writeSample(tid, trigger, values);
+    }
+}
+
+void sampleProcess(raw::CounterTrigger trigger) {
     uint64_t values[kMaxCounters];
     for (auto& v : values) v = raw::kCounterMissing;
     bool any = false;
@@ -221,67 +332,150 @@ void sampleProcessLocked(raw::CounterTrigger trigger) {
     if (any) writeSample(0, trigger, values);
 }
 
+void writeDefinition(const char* name, raw::CounterSource source, uint8_t slot, raw::CounterUnit unit,
+                     uint32_t flags, const char* reason) {
+    uint32_t nameId = collector::internString(name, std::strlen(name));
+    uint32_t reasonId = reason[0] ? collector::internString(reason, std::strlen(reason)) : 0;
+    auto* r = reinterpret_cast<raw::CounterDefRecord*>(collector::reserveSlot());
+    if (!r) return;
+    r->source = source;
+    r->slot = slot;
+    r->unit = unit;
+    r->nameId = nameId;
+    r->reasonId = reasonId;
+    r->flags = flags;
+    r->onlineCpus = g_state->onlineCpus;
+    r->affinityCpus = g_state->affinityCpus;
+    r->periodNs = g_state->options.periodNs;
+    __atomic_store_n(&r->kind, raw::RecordKind::CounterDef, __ATOMIC_RELEASE);
+}
+
 void writeDefinitions() {
-    int online = int(sysconf(_SC_NPROCESSORS_ONLN));
-    cpu_set_t set;
-    int affinity = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : online;
     for (int i = 0; i < g_state->plan.count; ++i) {
         const PlannedCounter& c = g_state->plan.counters[i];
-        uint32_t nameId = collector::internString(c.name, std::strlen(c.name));
-        uint32_t reasonId = c.reason[0] ? collector::internString(c.reason, std::strlen(c.reason)) : 0;
-        auto* r = reinterpret_cast<raw::CounterDefRecord*>(collector::reserveSlot());
-        if (!r) return;
-        r->source = c.source;
-        r->slot = c.slot;
-        r->unit = c.unit;
-        r->nameId = nameId;
-        r->reasonId = reasonId;
-        r->flags = c.flags;
-        r->onlineCpus = online;
-        r->affinityCpus = affinity;
-        r->periodNs = g_state->options.periodNs;
-        __atomic_store_n(&r->kind, raw::RecordKind::CounterDef, __ATOMIC_RELEASE);
+        writeDefinition(c.name, c.source, c.slot, c.unit, c.flags, c.reason);
     }
 }
 
 void setup() {
     State& st = *g_state;
+    st.onlineCpus = int(sysconf(_SC_NPROCESSORS_ONLN));
+    cpu_set_t set;
+    st.affinityCpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : st.onlineCpus;
     char papiWhyNot[kReasonSize] = "not requested";
     if (wantsPapi(st.options.list)) st.papi = makePapiBackend(papiWhyNot);
-    Backend* order[4] = {st.papi.get(), &st.perf, &st.sched, &st.rusage};
+    // Sources that a thread can read for itself without a descriptor come first, so that its
+    // region-boundary samples carry them; perf_event counters cost every context switch of the
+    // thread they are attached to, so they come last (backend.hpp, perf_backend.hpp).
+    Backend* order[4] = {st.papi.get(), &st.sched, &st.rusage, &st.perf};
     buildPlan(st.options.list, order, 4, papiWhyNot, st.plan);
     for (Backend* b : order)
         if (b && b->used()) st.used[st.usedCount++] = b;
     writeDefinitions();
 }
 
+// The sampler thread's own descriptor table: a copy of the program's, emptied. What it opens
+// there (perf_event groups, /proc files, PAPI's descriptors) takes none of the program's
+// descriptor numbers, and the program can neither read, close nor replace it. Closing the
+// copies releases nothing of the program's: each file stays open in the program's table, and
+// POSIX locks belong to the table that took them.
+bool takeOwnDescriptorTable() {
+    if (g_state->options.sharedTable) return false; // tests of the fallback
+    if (syscall(SYS_unshare, CLONE_FILES) != 0) return false;
+    constexpr long kSysCloseRange = 436; // close_range (Linux 5.9)
+    if (syscall(kSysCloseRange, 0, ~0u, 0) != 0) {
+        // Older kernels: close what /proc/thread-self/fd lists (this thread's table now).
+        if (DIR* d = opendir("/proc/thread-self/fd")) {
+            int self = dirfd(d);
+            while (dirent* e = readdir(d))
+                if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atoi(e->d_name) != self)
+                    sys::close(atoi(e->d_name));
+            closedir(d);
+        }
+    }
+    // Standard descriptors on /dev/null, so that a library writing to stderr from this thread
+    // (PAPI) writes to neither one of our descriptors nor the program's.
+    int null = sys::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null == 0) {
+        syscall(SYS_dup3, 0, 1, O_CLOEXEC);
+        syscall(SYS_dup3, 0, 2, O_CLOEXEC);
+    } else if (null >= 0) {
+        sys::close(null);
+    }
+    return true;
+}
+
+// Says in the trace that, without its own descriptor table, the sampler reads other threads'
+// CPU clocks only (a pseudo-counter in the metadata's unavailable list and the run's warnings).
+void noteSharedTable(int err) {
+    char reason[kReasonSize];
+    setReason(reason, "the counter sampler could not take a descriptor table of its own (");
+    appendReason(reason, err ? std::strerror(err) : "HPCPROF_COUNTER_SHARED_TABLE=1");
+    appendReason(reason, "): other threads are counted at their MPI/I/O boundaries, their task_clock on the timer");
+    writeDefinition("timer_samples", raw::CounterSource::None, raw::kNoCounterSlot, raw::CounterUnit::Count, 0,
+                    reason);
+}
+
+void finalSamplesLocked() {
+    if (!g_ready.load(std::memory_order_acquire)) return;
+    if (attachesResources()) discoverLocked();
+    sampleThreadsLocked(raw::CounterTrigger::End);
+}
+
 void* samplerMain(void*) {
     pthread_setname_np(pthread_self(), "hpcprof-counter");
+    // Never preempt the program: a batch-class thread does not preempt the thread running when
+    // it wakes up; it runs when that thread blocks, yields or ends its time slice (a few ms at
+    // most). The idle class was tried: on a host whose cores are all busy (one rank per core,
+    // every rank polling) it starved and the timer took almost no samples. Samples are
+    // timestamped when taken.
+    sched_param batch{};
+    const char* pol = std::getenv("HPCPROF_XSCHED");
+    int policy = !pol ? SCHED_BATCH : std::strcmp(pol, "idle") == 0 ? SCHED_IDLE : std::strcmp(pol, "normal") == 0 ? SCHED_OTHER : SCHED_BATCH;
+    pthread_setschedparam(pthread_self(), policy, &batch);
     g_state->samplerTid = gettidNow();
+    bool own = takeOwnDescriptorTable();
+    int err = own ? 0 : errno;
+    g_table.store(int(own ? Table::Private : Table::Refused), std::memory_order_release);
     pthread_mutex_lock(&g_state->lock);
     if (g_ready.load(std::memory_order_acquire)) {
-        discoverLocked();
-        sampleProcessLocked(raw::CounterTrigger::Start);
+        if (own)
+            discoverLocked();
+        else
+            noteSharedTable(g_state->options.sharedTable ? 0 : err);
     }
     pthread_mutex_unlock(&g_state->lock);
-    if (g_state->plan.slots == 0 || g_state->options.periodNs == 0) return nullptr;
-    timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    constexpr uint64_t kDiscoverEvery = 10;
+    g_samplerLive.store(1, std::memory_order_release);
+    const uint64_t period = g_state->options.periodNs;
+    timespec next = monotonicIn(int64_t(period));
     uint64_t ticks = 0;
-    while (!g_stopped.load(std::memory_order_acquire)) {
-        next.tv_nsec += long(g_state->options.periodNs % 1'000'000'000ull);
-        next.tv_sec += time_t(g_state->options.periodNs / 1'000'000'000ull);
+    while (g_exitRequest.load(std::memory_order_acquire) == 0) {
+        futexWait(g_exitRequest, 0, period ? &next : nullptr);
+        if (g_exitRequest.load(std::memory_order_acquire) != 0) break;
+        timespec now = monotonicIn(0);
+        if (period == 0 || before(now, next)) continue; // woken early
+        pthread_mutex_lock(&g_state->lock);
+        if (g_ready.load(std::memory_order_acquire)) {
+            if (own && ++ticks % kDiscoverEvery == 0) discoverLocked();
+            sampleThreadsLocked(raw::CounterTrigger::Timer);
+            sampleProcess(raw::CounterTrigger::Timer);
+        }
+        pthread_mutex_unlock(&g_state->lock);
+        // Late (a busy host, see above): the next tick is a period from now, not a burst of
+        // the ticks that were missed.
+        next.tv_sec += time_t(period / 1'000'000'000ull);
+        next.tv_nsec += long(period % 1'000'000'000ull);
         if (next.tv_nsec >= 1'000'000'000L) {
             next.tv_nsec -= 1'000'000'000L;
             ++next.tv_sec;
         }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) == EINTR) {
-        }
-        // Listing /proc/self/task costs more than sampling a thread: look for new threads every
-        // kDiscoverEvery periods (threads that call a sampled region register themselves).
-        sampleAll(++ticks % kDiscoverEvery == 0);
+        if (before(next, now)) next = monotonicIn(int64_t(period));
     }
+    pthread_mutex_lock(&g_state->lock);
+    finalSamplesLocked();
+    pthread_mutex_unlock(&g_state->lock);
+    g_exitDone.store(1, std::memory_order_release);
+    futexWake(g_exitDone);
     return nullptr;
 }
 
@@ -291,7 +485,9 @@ void onForkChild() {
     g_ready.store(false, std::memory_order_relaxed);
     g_stopped.store(true, std::memory_order_relaxed);
     g_threadPending.store(false, std::memory_order_relaxed);
+    g_samplerLive.store(0, std::memory_order_relaxed);
     t_slot = nullptr;
+    t_tid = 0;
 }
 
 } // namespace
@@ -324,6 +520,8 @@ SamplerOptions optionsFromEnvironment() {
         o.deferThread = false;
     if (const char* g = std::getenv("HPCPROF_COUNTER_MIN_GAP_US"); g && *g)
         o.minGapNs = uint64_t(std::strtod(g, nullptr) * 1e3);
+    if (const char* t = std::getenv("HPCPROF_COUNTER_SHARED_TABLE"); t && std::strcmp(t, "1") == 0)
+        o.sharedTable = true;
     return o;
 }
 
@@ -343,8 +541,8 @@ void startSampler(const SamplerOptions& options) {
     // Probing runs here, on the starting thread (the agent's constructor, before main): loading
     // libpapi while the program runs can race with libraries that patch code at start-up (Open
     // MPI's memory patcher crashed ranks when libpapi was dlopen'ed from the sampler thread).
+    // Every descriptor a probe opens is closed before main starts.
     g_state->samplerTid = -1;
-    pthread_mutex_lock(&g_state->lock);
     // libpapi reads /proc and /sys through the hooked libc calls while it initialises: that is
     // hpcprof's work, not the program's I/O, so recording is paused for it. (This runs before
     // main; a thread another library's constructor started would lose its calls meanwhile.)
@@ -354,28 +552,28 @@ void startSampler(const SamplerOptions& options) {
     setup();
     __atomic_store_n(&collector::detail::g_sources, sources, __ATOMIC_RELAXED);
     bool ready = g_state->plan.slots > 0;
-    if (ready) {
-        g_ready.store(true, std::memory_order_release);
-        __atomic_store_n(&hpcprof_counters_boundaries, options.boundaries, __ATOMIC_RELEASE);
-        // The starting thread (main, before main()) is counted from here, not from whenever
-        // the sampler thread first sees it.
-        bool created = false;
-        if (ThreadSlot* self = attachLocked(gettidNow(), created)) {
-            uint64_t values[kMaxCounters];
-            readThread(*self, true, values);
-            writeSample(self->tid.load(std::memory_order_relaxed), raw::CounterTrigger::Start, values);
-            t_slot = self;
-        }
+    if (!ready) return;
+    g_ready.store(true, std::memory_order_release);
+    __atomic_store_n(&hpcprof_counters_boundaries, options.boundaries, __ATOMIC_RELEASE);
+    // The starting thread (main, before main()) is counted from here, not from whenever the
+    // sampler thread first sees it.
+    int self = gettidNow();
+    bool created = false;
+    t_slot = claimSlot(self, created);
+    uint64_t values[kMaxCounters];
+    readUnattached(self, true, singleThreaded(), values);
+    writeSample(self, raw::CounterTrigger::Start, values);
+    if (t_slot) {
+        bool complete = true;
+        for (int i = 0; i < g_state->plan.slots; ++i) complete &= values[i] != raw::kCounterMissing;
+        t_slot->startComplete = complete;
     }
-    pthread_mutex_unlock(&g_state->lock);
-    if (!options.startThread || !ready) return;
-    // A second thread in the process makes every one of the program's system calls dearer: the
-    // kernel takes a reference on the file for each descriptor call once the descriptor table
-    // is shared (55 ns per call measured on the development machine). A program that is still
-    // single-threaded therefore gets its sampler when it starts its own first thread (the
-    // pthread_create hook calls hpcprof_counters_thread_starting); until then it is sampled at
-    // its region boundaries and at exit.
-    if (options.deferThread && processThreadCount() <= 1) {
+    // A program that is still single-threaded gets its sampler thread when it starts a thread
+    // of its own (the pthread_create hook calls hpcprof_counters_thread_starting); until then
+    // it is sampled at its region boundaries and at exit. A second thread would switch its C
+    // library to thread-safe mode for good (locked stdio and malloc).
+    bool alone = &__libc_single_threaded != nullptr ? singleThreaded() : processThreadCount() <= 1;
+    if (options.deferThread && alone) {
         g_threadPending.store(true, std::memory_order_release);
         return;
     }
@@ -399,49 +597,38 @@ void startSamplerThread() {
 }
 } // namespace
 
-void sampleAll(bool discover) {
-    if (!g_state || g_stopped.load(std::memory_order_acquire)) return;
-    pthread_mutex_lock(&g_state->lock);
-    if (!g_stopped.load(std::memory_order_acquire) && g_ready.load(std::memory_order_acquire)) {
-        if (discover) discoverLocked();
-        uint64_t values[kMaxCounters];
-        for (auto& s : g_state->slots) {
-            if (s.state.load(std::memory_order_acquire) != 1) continue;
-            if (s.busy.exchange(true, std::memory_order_acquire)) continue; // it samples itself
-            // A thread that has not run since its last timer sample has nothing new to count
-            // (MPI progress threads, pools waiting for work): one short read instead of every
-            // backend's, which matters when the ranks already use every core.
-            uint64_t runtime = 0;
-            bool ran = !readSchedRuntime(s.schedFd, runtime) || runtime != s.timerRuntimeNs;
-            if (ran) {
-                s.timerRuntimeNs = runtime;
-                readThread(s, false, values);
-                writeSample(s.tid.load(std::memory_order_relaxed), raw::CounterTrigger::Timer, values);
-            }
-            s.busy.store(false, std::memory_order_release);
-        }
-        sampleProcessLocked(raw::CounterTrigger::Timer);
-    }
-    pthread_mutex_unlock(&g_state->lock);
-}
-
 void stopSampler() {
-    if (!g_state || getpid() != g_state->pid) return;
-    pthread_mutex_lock(&g_state->lock);
-    if (!g_stopped.exchange(true) && g_ready.load(std::memory_order_acquire)) {
-        __atomic_store_n(&hpcprof_counters_boundaries, 0u, __ATOMIC_RELEASE);
-        uint64_t values[kMaxCounters];
-        for (auto& s : g_state->slots) {
-            if (s.state.load(std::memory_order_acquire) != 1) continue;
-            if (s.busy.exchange(true, std::memory_order_acquire)) continue;
-            readThread(s, false, values);
-            writeSample(s.tid.load(std::memory_order_relaxed), raw::CounterTrigger::End, values);
-            s.busy.store(false, std::memory_order_release);
-        }
-        sampleProcessLocked(raw::CounterTrigger::End);
-        g_ready.store(false, std::memory_order_release);
+    if (!g_state || getpid() != g_state->pid || g_stopped.exchange(true)) return;
+    __atomic_store_n(&hpcprof_counters_boundaries, 0u, __ATOMIC_RELEASE);
+    if (!g_ready.load(std::memory_order_acquire)) return;
+    ErrnoGuard keepErrno;
+    // The sampler thread takes the last samples through its own descriptors; it may wait for a
+    // CPU (idle class), so the wait is bounded.
+    g_exitRequest.store(1, std::memory_order_release);
+    bool answered = false;
+    if (g_samplerLive.load(std::memory_order_acquire)) {
+        futexWake(g_exitRequest);
+        timespec deadline = monotonicIn(kExitWaitNs);
+        while (g_exitDone.load(std::memory_order_acquire) == 0)
+            if (futexWait(g_exitDone, 0, &deadline) != 0 && errno == ETIMEDOUT) break;
+        answered = g_exitDone.load(std::memory_order_acquire) != 0;
     }
-    pthread_mutex_unlock(&g_state->lock);
+    if (!answered) {
+        // No sampler thread (a program that never started a thread), or it did not answer in
+        // time: this thread's own counters, and the CPU clocks of the threads it knows.
+        int self = gettidNow();
+        uint64_t values[kMaxCounters];
+        readUnattached(self, true, singleThreaded(), values);
+        writeSample(self, raw::CounterTrigger::End, values);
+        for (auto& s : g_state->slots) {
+            int tid = s.tid.load(std::memory_order_acquire);
+            if (s.state.load(std::memory_order_acquire) != 1 || tid == self) continue;
+            readUnattached(tid, false, false, values);
+            writeSample(tid, raw::CounterTrigger::End, values);
+        }
+    }
+    sampleProcess(raw::CounterTrigger::End);
+    g_ready.store(false, std::memory_order_release);
 }
 
 const CounterPlan& currentPlan() {
@@ -460,32 +647,20 @@ extern "C" __attribute__((visibility("default"))) void hpcprof_counters_sample(u
 extern "C" __attribute__((visibility("default"))) int hpcprof_counters_sample_at(uint32_t trigger,
                                                                                  uint64_t ticks) {
     if (!g_ready.load(std::memory_order_acquire)) return 0;
-    // A sample costs microseconds (system calls): at most one per minimum gap per thread, so a
-    // run of short calls costs at most sample cost / gap. A call entered after a long phase, or
-    // one that lasted long, still gets its sample exactly at its boundary.
+    // A sample costs a microsecond or two (system calls): at most one per minimum gap per
+    // thread, so a run of short calls costs at most sample cost / gap. A call entered after a
+    // long phase, or one that lasted long, still gets its sample exactly at its boundary.
     if (tooSoonForBoundarySample(g_state->options.minGapNs, ticks)) return 0;
     ErrnoGuard keepErrno; // the hooks promise the program its errno untouched
-    ThreadSlot* s = t_slot;
-    if (!s || s->state.load(std::memory_order_relaxed) != 1) {
-        // First boundary of this thread: register it (once). The sampler may hold the registry
-        // for a while (discovering threads); wait for it a little, never block: a signal handler
-        // on a thread that holds the lock itself must not deadlock.
-        int tries = 0;
-        while (pthread_mutex_trylock(&g_state->lock) != 0) {
-            if (++tries > 2000) return 0; // about a few ms: give up this sample, try at the next
-            sched_yield();
-        }
+    if (t_tid == 0) t_tid = gettidNow();
+    // A sampler without its own descriptor table lists no threads: a thread that comes here
+    // registers itself, so that the timer reads its CPU clock too.
+    if (!t_slot && g_table.load(std::memory_order_acquire) == int(Table::Refused)) {
         bool created = false;
-        s = g_ready.load(std::memory_order_acquire) ? attachLocked(gettidNow(), created) : nullptr;
-        pthread_mutex_unlock(&g_state->lock);
-        if (!s) return 0;
-        t_slot = s;
+        t_slot = claimSlot(t_tid, created);
     }
-    if (s->busy.exchange(true, std::memory_order_acquire)) return 0; // sampler or a signal handler
     uint64_t values[kMaxCounters];
-    readThread(*s, true, values);
-    writeSample(s->tid.load(std::memory_order_relaxed), hpcprof::schema::raw::CounterTrigger(trigger),
-                values);
-    s->busy.store(false, std::memory_order_release);
+    readUnattached(t_tid, true, singleThreaded(), values);
+    writeSample(t_tid, hpcprof::schema::raw::CounterTrigger(trigger), values);
     return 1;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -48,7 +49,7 @@ public:
     bool used() const override { return !slots.empty(); }
     void attach(ThreadSlot&, int) override {}
     void detach(ThreadSlot&) override {}
-    void read(ThreadSlot&, bool, uint64_t*) override {}
+    void read(ThreadSlot&, uint64_t*) override {}
     std::string slots;
 
 private:
@@ -172,34 +173,83 @@ TEST_CASE("getrusage and /proc give the same voluntary context switches for a th
     rusage.add(o, 0);
     ThreadSlot slot;
     rusage.attach(slot, int(gettid()));
+    CHECK(slot.statusFd >= 0);
+    CHECK(slot.statFd < 0); // only the file the counter needs
     uint64_t before[kMaxCounters], self[kMaxCounters], other[kMaxCounters];
-    rusage.read(slot, true, before);
+    rusage.readUnattached(int(gettid()), true, false, before);
     for (int i = 0; i < 20; ++i) usleep(200); // each sleep blocks: one voluntary switch at least
-    rusage.read(slot, true, self);
-    rusage.read(slot, false, other);
+    rusage.readUnattached(int(gettid()), true, false, self);
+    rusage.read(slot, other);
     rusage.detach(slot);
     CHECK(self[0] - before[0] >= 20);
     CHECK(other[0] == self[0]);
+    // Another thread's getrusage cannot be had without its /proc files: left as it was.
+    uint64_t untouched[kMaxCounters] = {raw::kCounterMissing};
+    rusage.readUnattached(int(gettid()), false, false, untouched);
+    CHECK(untouched[0] == raw::kCounterMissing);
 }
 
-TEST_CASE("schedstat counts a spinning thread's time on CPU", "[counters][backends]") {
+namespace {
+std::atomic<int> g_spinnerTid{0};
+std::atomic<bool> g_spinnerStop{false};
+void* spinner(void*) {
+    g_spinnerTid = int(gettid());
+    while (!g_spinnerStop) spinMs(1);
+    return nullptr;
+}
+} // namespace
+
+TEST_CASE("task_clock is any thread's CPU clock, read without a descriptor", "[counters][backends]") {
     SchedstatBackend sched;
     Offer o = sched.offer("task_clock");
+    REQUIRE(o.ok);
+    sched.add(o, 0);
+    uint64_t a[kMaxCounters], b[kMaxCounters];
+    sched.readUnattached(int(gettid()), true, false, a);
+    spinMs(50);
+    sched.readUnattached(int(gettid()), true, false, b);
+    CHECK(b[0] > a[0]);
+    CHECK(b[0] - a[0] <= 60'000'000); // never more than the wall time (plus scheduler slack)
+    CHECK(b[0] - a[0] >= 1'000'000);  // some CPU even on a loaded machine
+    // Another thread of the process: its clock moves while it spins, not ours.
+    pthread_t t;
+    g_spinnerStop = false;
+    REQUIRE(pthread_create(&t, nullptr, spinner, nullptr) == 0);
+    while (g_spinnerTid == 0) usleep(100);
+    sched.readUnattached(g_spinnerTid, false, false, a);
+    usleep(50'000);
+    sched.readUnattached(g_spinnerTid, false, false, b);
+    g_spinnerStop = true;
+    pthread_join(t, nullptr);
+    CHECK(b[0] - a[0] >= 1'000'000);
+    uint64_t gone = 0;
+    CHECK_FALSE(threadCpuNs(g_spinnerTid, false, gone)); // ended: no clock, and no guess
+    g_spinnerTid = 0;
+}
+
+TEST_CASE("cpu_wait comes from schedstat through the sampler's descriptor, or a file opened in the call",
+          "[counters][backends]") {
+    SchedstatBackend sched;
+    Offer o = sched.offer("cpu_wait");
     if (!o.ok) {
         WARN("SKIPPED: no schedstat here: " << o.reason);
         return;
     }
-    sched.add(o, 0);
+    sched.add(o, 1);
     ThreadSlot slot;
+    slot.tid = int(gettid());
     sched.attach(slot, int(gettid()));
-    uint64_t a[kMaxCounters], b[kMaxCounters];
-    sched.read(slot, true, a);
-    spinMs(50);
-    sched.read(slot, true, b);
+    REQUIRE(slot.schedFd >= 0);
+    uint64_t held[kMaxCounters], opened[kMaxCounters], none[kMaxCounters];
+    for (auto* v : {held, opened, none}) v[1] = raw::kCounterMissing;
+    sched.read(slot, held);
+    sched.readUnattached(int(gettid()), true, true, opened);
+    sched.readUnattached(int(gettid()), true, false, none);
     sched.detach(slot);
-    CHECK(b[0] > a[0]);
-    CHECK(b[0] - a[0] <= 60'000'000); // never more than the wall time (plus scheduler slack)
-    CHECK(b[0] - a[0] >= 1'000'000);  // some CPU even on a loaded machine
+    CHECK(slot.schedFd == -1);
+    CHECK(held[1] != raw::kCounterMissing);
+    CHECK(opened[1] >= held[1]);
+    CHECK(none[1] == raw::kCounterMissing); // a multi-threaded process: no descriptor, no value
 }
 
 TEST_CASE("perf_event task clock counts a spinning thread, and not a sleeping one", "[counters][backends]") {
@@ -215,15 +265,18 @@ TEST_CASE("perf_event task clock counts a spinning thread, and not a sleeping on
     perf.attach(slot, int(gettid()));
     REQUIRE(slot.perfCount == 1);
     uint64_t a[kMaxCounters], b[kMaxCounters], c[kMaxCounters];
-    perf.read(slot, true, a);
+    perf.read(slot, a);
     usleep(50'000);
-    perf.read(slot, true, b);
+    perf.read(slot, b);
     spinMs(50);
-    perf.read(slot, false, c); // any thread may read the descriptor
+    perf.read(slot, c);
+    uint64_t untouched[kMaxCounters] = {raw::kCounterMissing};
+    perf.readUnattached(int(gettid()), true, true, untouched); // needs its descriptors
     perf.detach(slot);
     CHECK(b[0] - a[0] < 5'000'000);
     CHECK(c[0] - b[0] >= 1'000'000);
     CHECK(c[0] - b[0] <= 60'000'000);
+    CHECK(untouched[0] == raw::kCounterMissing);
 }
 
 TEST_CASE("unknown names are not offered by the real backends", "[counters][backends]") {
