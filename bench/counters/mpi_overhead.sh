@@ -2,59 +2,69 @@
 # Cost of the CPU counters on a latency-bound MPI phase (bench/counters/mpi_pingpong.c: random
 # peers, one small message there and back per round), side by side in one run: the program
 # alone, under `hpcprof run` with the default counters, and under `hpcprof run --counters none`;
-# REPS alternating runs per rank count, medians of the phase's time (the slowest rank's).
-# More ranks than cores (oversubscribed, Open MPI yields when idle) and fewer are both worth
-# running: a counter thread that takes a core from a rank shows up at once in the first case.
+# REPS rounds of alternating runs per rank count. Prints per side the median of the phase's
+# time (the slowest rank's) and the median of the per-round ratios to the plain run and to
+# --counters none (a round's runs are next to each other in time, so their ratio is less
+# noisy than the ratio of medians on a shared machine). Run it with more ranks than cores
+# (oversubscribed) and with fewer: a counter thread or a per-switch cost shows up at once in
+# the first case.
 #
-#   bench/counters/mpi_overhead.sh [BUILD_DIR] [REPS] [ROUNDS] [RANKS...]     (defaults: build 7 20000 2 4 8)
-#   OLD_BUILD=DIR adds a fourth column: the default counters of another build (old vs new).
+#   bench/counters/mpi_overhead.sh [BUILD_DIR] [REPS] [ROUNDS] [RANKS...]   (build 9 50000 2 4 8)
+#   MPIRUN_ARGS  placement (default: ranks bound round-robin to cores, the steadiest timing on a
+#                shared machine; "--bind-to none" lets the scheduler move them)
+#   OLD_BUILD=DIR  adds a column: the default counters of another build (old vs new)
 set -euo pipefail
 build=${1:-build}
-reps=${2:-7}
-rounds=${3:-20000}
+reps=${2:-9}
+rounds=${3:-50000}
 shift $(($# < 3 ? $# : 3))
 ranks_list=("$@")
 ((${#ranks_list[@]})) || ranks_list=(2 4 8)
 bin=$build/bench/mpi_pingpong
 [ -x "$bin" ] || { echo "mpi_overhead: $bin missing (built only with MPI)" >&2; exit 1; }
+read -r -a placement <<<"${MPIRUN_ARGS:---bind-to core:overload-allowed --map-by core}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-sides=(plain default none)
+sides=(plain none default)
 [ -n "${OLD_BUILD:-}" ] && sides+=(old_default)
 
 # One run of side $1 on $2 ranks: prints the phase's seconds.
 run_side() {
-    local side=$1 ranks=$2 cmd=(mpirun -np "$ranks" "$bin" "$rounds")
+    local side=$1 ranks=$2
+    local cmd=(mpirun "${placement[@]}" -np "$ranks" "$bin" "$rounds")
     case $side in
     plain) "${cmd[@]}" ;;
-    default) "$build/bin/hpcprof" run -q --force -o "$work/t.hpcprof" -- "${cmd[@]}" ;;
     none) "$build/bin/hpcprof" run -q --force --counters none -o "$work/t.hpcprof" -- "${cmd[@]}" ;;
+    default) "$build/bin/hpcprof" run -q --force -o "$work/t.hpcprof" -- "${cmd[@]}" ;;
     old_default) "$OLD_BUILD/bin/hpcprof" run -q --force -o "$work/t.hpcprof" -- "${cmd[@]}" ;;
-    esac | awk '$1 == "pingpong" {print $2}'
+    esac 2>/dev/null | awk '$1 == "pingpong" {print $2}'
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-echo "mpi_pingpong $rounds rounds, $(nproc) cores, $reps alternating runs per column (median seconds of the phase)"
+echo "mpi_pingpong, $rounds rounds, $(nproc) cores, mpirun ${placement[*]}, $reps rounds of alternating runs"
 for ranks in "${ranks_list[@]}"; do
-    declare -A times=()
+    declare -A times=() vsPlain=() vsNone=()
     for ((i = 0; i < reps; i++)); do
+        declare -A now=()
         for side in "${sides[@]}"; do
             t=$(run_side "$side" "$ranks")
             [ -n "$t" ] || { echo "mpi_overhead: $side run on $ranks ranks failed" >&2; exit 1; }
+            now[$side]=$t
             times[$side]+="$t "
         done
+        for side in "${sides[@]}"; do
+            vsPlain[$side]+="$(awk -v a="${now[$side]}" -v b="${now[plain]}" 'BEGIN {print a / b}') "
+            vsNone[$side]+="$(awk -v a="${now[$side]}" -v b="${now[none]}" 'BEGIN {print a / b}') "
+        done
     done
-    line=$(printf '%2d ranks:' "$ranks")
-    # shellcheck disable=SC2086
-    base=$(median ${times[plain]})
-    line+=$(printf ' plain %.3f s' "$base")
-    for side in "${sides[@]:1}"; do
+    printf '%2d ranks  %-12s %8s  %-17s %s\n' "$ranks" side "median s" "vs plain (median)" "vs --counters none"
+    for side in "${sides[@]}"; do
         # shellcheck disable=SC2086
-        m=$(median ${times[$side]})
-        line+=$(awk -v s="$side" -v m="$m" -v b="$base" 'BEGIN {printf ", %s %.3f s (%+.1f %%)", s, m, (m / b - 1) * 100}')
+        awk -v s="$side" -v m="$(median ${times[$side]})" -v p="$(median ${vsPlain[$side]})" \
+            -v n="$(median ${vsNone[$side]})" \
+            'BEGIN {printf "          %-12s %8.3f  %+16.1f%%  %+16.1f%%\n", s, m, (p - 1) * 100, (n - 1) * 100}'
     done
-    echo "$line"
-    for side in "${sides[@]}"; do echo "    $side: ${times[$side]}"; done
+    for side in "${sides[@]}"; do echo "          $side: ${times[$side]}"; done
 done

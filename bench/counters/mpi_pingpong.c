@@ -3,12 +3,16 @@
  * back, with a peer drawn at random (the same pairing on every rank, from a fixed seed). A round
  * takes a few microseconds, so anything that delays one rank (another thread taking its core,
  * a sample inside a call) shows up in the phase's time at once. Prints the phase's wall time
- * (the slowest rank's, seconds) as "pingpong SECONDS".
+ * (the slowest rank's, seconds) as "pingpong SECONDS", and the CPU time hpcprof's counter
+ * sampler threads used in all ranks together (threads named hpcprof-counter; 0 without
+ * hpcprof) as "sampler_cpu_ms MS".
  *   mpi_pingpong [ROUNDS]    (default 20000)
  */
+#include <dirent.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The pairing of round r: a permutation of the ranks from an LCG seeded by r, paired in order. */
 static int peerOf(int rank, int size, unsigned round, int* perm) {
@@ -26,6 +30,33 @@ static int peerOf(int rank, int size, unsigned round, int* perm) {
         if (perm[i + 1] == rank) return perm[i];
     }
     return -1; /* odd rank count: this rank sits the round out */
+}
+
+/* CPU time (ms) of this process's threads named hpcprof-counter, from /proc (schedstat). */
+static double samplerCpuMs(void) {
+    double ms = 0;
+    DIR* d = opendir("/proc/self/task");
+    if (!d) return 0;
+    struct dirent* e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char path[512], comm[64] = "";
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        FILE* f = fopen(path, "r");
+        if (!f) continue;
+        if (!fgets(comm, sizeof(comm), f)) comm[0] = 0;
+        fclose(f);
+        if (strncmp(comm, "hpcprof-counter", 15) != 0) continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+        unsigned long long ns = 0;
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%llu", &ns) != 1) ns = 0;
+            fclose(f);
+        }
+        ms += ns / 1e6;
+    }
+    closedir(d);
+    return ms;
 }
 
 int main(int argc, char** argv) {
@@ -54,7 +85,9 @@ int main(int argc, char** argv) {
     }
     double mine = MPI_Wtime() - t0, slowest = 0;
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 0) printf("pingpong %.4f\n", slowest);
+    double sampler = samplerCpuMs(), samplers = 0;
+    MPI_Reduce(&sampler, &samplers, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) printf("pingpong %.4f\nsampler_cpu_ms %.2f\n", slowest, samplers);
     free(perm);
     MPI_Finalize();
     return 0;

@@ -75,6 +75,9 @@ public:
     /// within this call cannot meet one of the program's) a /proc file may be read too.
     /// Leaves values it cannot read untouched. Async-signal-safe.
     virtual void readUnattached(int /*tid*/, bool /*self*/, bool /*mayOpenFiles*/, uint64_t* /*values*/) {}
+    /// True when read() parses text the kernel formats for it (/proc/<tid>/status): the timer
+    /// then reads it every few periods only.
+    virtual bool costlyToRead() const { return false; }
     /// Process-wide counters (tid 0); false when the backend has none.
     virtual bool readProcess(uint64_t* /*values*/) { return false; }
 };

@@ -25,6 +25,7 @@ public:
     void detach(ThreadSlot& t) override;
     void read(ThreadSlot& t, uint64_t* values) override;
     void readUnattached(int tid, bool self, bool mayOpenFiles, uint64_t* values) override;
+    bool costlyToRead() const override { return true; } // /proc/<tid>/stat and status: ~8 us
 
 private:
     bool m_needsStat = false;   ///< faults, user and system time: /proc/<tid>/stat

@@ -5,7 +5,6 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/resource.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -47,6 +46,8 @@ extern "C" __attribute__((visibility("default"))) void hpcprof_counters_thread_s
 
 namespace hpcprof::collector::counters {
 
+thread_local bool t_ownDescriptorTable __attribute__((tls_model("initial-exec"))) = false;
+
 namespace raw = schema::raw;
 
 namespace {
@@ -58,6 +59,9 @@ constexpr int64_t kExitWaitNs = 500'000'000;
 /// Listing /proc/self/task costs more than sampling a thread: new threads are looked for every
 /// this many periods.
 constexpr uint64_t kDiscoverEvery = 10;
+/// Backends that parse /proc text (context switches, faults: rates over seconds, not ms) are
+/// read on this many periods' ticks only, and at every start and end sample.
+constexpr uint64_t kCostlyEvery = 10;
 
 /// Where the sampler thread keeps its descriptors.
 enum class Table : int {
@@ -208,10 +212,12 @@ void writeSample(int32_t tid, raw::CounterTrigger trigger, const uint64_t* value
     }
 }
 
-// Sampler thread: a thread's totals through the resources attach() opened.
-void readAttached(ThreadSlot& s, uint64_t* values) {
+// Sampler thread: a thread's totals through the resources attach() opened (without the costly
+// backends unless `all`).
+void readAttached(ThreadSlot& s, uint64_t* values, bool all) {
     for (int i = 0; i < kMaxCounters; ++i) values[i] = raw::kCounterMissing;
-    for (int b = 0; b < g_state->usedCount; ++b) g_state->used[b]->read(s, values);
+    for (int b = 0; b < g_state->usedCount; ++b)
+        if (all || !g_state->used[b]->costlyToRead()) g_state->used[b]->read(s, values);
 }
 
 // Any thread: what needs no descriptor kept (backend.hpp). Async-signal-safe.
@@ -255,9 +261,9 @@ void attachLocked(ThreadSlot& s) {
 }
 
 // Sampler thread: the thread's totals, through its resources where it has them.
-void readSlot(ThreadSlot& s, uint64_t* values) {
+void readSlot(ThreadSlot& s, uint64_t* values, bool all = true) {
     if (s.attached)
-        readAttached(s, values);
+        readAttached(s, values, all);
     else
         readUnattached(s.tid.load(std::memory_order_relaxed), false, false, values);
 }
@@ -303,8 +309,9 @@ void discoverLocked() {
         if (s.state.load(std::memory_order_acquire) == 1 && !s.seen) endLocked(s);
 }
 
-// Sampler thread, registry lock held: a timer (or the last) sample of every live thread.
-void sampleThreadsLocked(raw::CounterTrigger trigger) {
+// Sampler thread, registry lock held: a timer (or the last) sample of every live thread; `all`:
+// the costly backends too.
+void sampleThreadsLocked(raw::CounterTrigger trigger, bool all) {
     uint64_t values[kMaxCounters];
     for (auto& s : g_state->slots) {
         if (s.state.load(std::memory_order_acquire) != 1) continue;
@@ -319,7 +326,7 @@ void sampleThreadsLocked(raw::CounterTrigger trigger) {
         }
         if (trigger == raw::CounterTrigger::Timer && alive && runtime == s.timerRuntimeNs) continue;
         s.timerRuntimeNs = runtime;
-        readSlot(s, values);
+        readSlot(s, values, all);
         writeSample(tid, trigger, values);
     }
 }
@@ -419,23 +426,22 @@ void noteSharedTable(int err) {
 void finalSamplesLocked() {
     if (!g_ready.load(std::memory_order_acquire)) return;
     if (attachesResources()) discoverLocked();
-    sampleThreadsLocked(raw::CounterTrigger::End);
+    sampleThreadsLocked(raw::CounterTrigger::End, true);
 }
 
 void* samplerMain(void*) {
     pthread_setname_np(pthread_self(), "hpcprof-counter");
     // Never preempt the program: a batch-class thread does not preempt the thread running when
     // it wakes up; it runs when that thread blocks, yields or ends its time slice (a few ms at
-    // most). The idle class was tried: on a host whose cores are all busy (one rank per core,
-    // every rank polling) it starved and the timer took almost no samples. Samples are
-    // timestamped when taken.
+    // most). Samples are timestamped when taken. (The idle class starved on a host whose cores
+    // were all busy, and made a latency-bound oversubscribed MPI phase no faster: see
+    // docs/counters.md, "Cost".)
     sched_param batch{};
-    const char* pol = std::getenv("HPCPROF_XSCHED");
-    int policy = !pol ? SCHED_BATCH : std::strcmp(pol, "idle") == 0 ? SCHED_IDLE : std::strcmp(pol, "normal") == 0 ? SCHED_OTHER : SCHED_BATCH;
-    pthread_setschedparam(pthread_self(), policy, &batch);
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch);
     g_state->samplerTid = gettidNow();
     bool own = takeOwnDescriptorTable();
     int err = own ? 0 : errno;
+    t_ownDescriptorTable = own;
     g_table.store(int(own ? Table::Private : Table::Refused), std::memory_order_release);
     pthread_mutex_lock(&g_state->lock);
     if (g_ready.load(std::memory_order_acquire)) {
@@ -456,8 +462,9 @@ void* samplerMain(void*) {
         if (period == 0 || before(now, next)) continue; // woken early
         pthread_mutex_lock(&g_state->lock);
         if (g_ready.load(std::memory_order_acquire)) {
-            if (own && ++ticks % kDiscoverEvery == 0) discoverLocked();
-            sampleThreadsLocked(raw::CounterTrigger::Timer);
+            ++ticks;
+            if (own && ticks % kDiscoverEvery == 0) discoverLocked();
+            sampleThreadsLocked(raw::CounterTrigger::Timer, ticks % kCostlyEvery == kCostlyEvery / 2);
             sampleProcess(raw::CounterTrigger::Timer);
         }
         pthread_mutex_unlock(&g_state->lock);
@@ -570,8 +577,11 @@ void startSampler(const SamplerOptions& options) {
     }
     // A program that is still single-threaded gets its sampler thread when it starts a thread
     // of its own (the pthread_create hook calls hpcprof_counters_thread_starting); until then
-    // it is sampled at its region boundaries and at exit. A second thread would switch its C
-    // library to thread-safe mode for good (locked stdio and malloc).
+    // it is sampled at its region boundaries and at exit. A second thread switches the C
+    // library to multi-threaded mode for good: every cancellation-point system call then
+    // toggles cancellation around itself, stdio and malloc take locks (a tight pwrite loop:
+    // +25 ns per call of the thread's CPU time with the timer thread, although it has a
+    // descriptor table of its own; bench/agent/pwrite_loop with HPCPROF_COUNTER_THREAD=eager).
     bool alone = &__libc_single_threaded != nullptr ? singleThreaded() : processThreadCount() <= 1;
     if (options.deferThread && alone) {
         g_threadPending.store(true, std::memory_order_release);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "collector/counters/boundary.hpp"
 #include "collector/runtime/recorder.hpp"
 #include "collector/runtime/syscalls.hpp"
 
@@ -100,7 +101,7 @@ uint32_t fdObject(int fd) {
 }
 
 uint32_t fdOpened(int fd, const char* path, int dirfd) {
-    if (fd < 0 || fd >= kMaxFds) return 0;
+    if (fd < 0 || fd >= kMaxFds || collector::counters::t_ownDescriptorTable) return 0;
     uint32_t id = 0;
     // Absolute paths are kept as the program wrote them; relative ones are resolved by the
     // kernel so the trace names the file users know.
@@ -116,13 +117,13 @@ uint32_t fdOpened(int fd, const char* path, int dirfd) {
 }
 
 void fdDuplicated(int oldFd, int newFd) {
-    if (newFd < 0 || newFd >= kMaxFds) return;
+    if (newFd < 0 || newFd >= kMaxFds || collector::counters::t_ownDescriptorTable) return;
     uint32_t id = (oldFd >= 0 && oldFd < kMaxFds) ? __atomic_load_n(&g_objects[oldFd], __ATOMIC_RELAXED) : 0;
     __atomic_store_n(&g_objects[newFd], id, __ATOMIC_RELAXED);
 }
 
 void fdClosed(int fd) {
-    if (fd >= 0 && fd < kMaxFds) __atomic_store_n(&g_objects[fd], 0u, __ATOMIC_RELAXED);
+    if (fd >= 0 && fd < kMaxFds && !collector::counters::t_ownDescriptorTable) __atomic_store_n(&g_objects[fd], 0u, __ATOMIC_RELAXED);
 }
 
 } // namespace hpcprof::interpose

@@ -2,6 +2,8 @@
 // Which object (file path, pipe, socket) each file descriptor refers to, as an interned string
 // id. Filled at open/dup, cleared at close, and resolved lazily (one readlink per descriptor) for
 // descriptors the program got elsewhere: inherited stdout, pipe(), socket(), fcntl(F_DUPFD).
+// Calls from a thread with a descriptor table of its own (the counter sampler, where PAPI opens
+// and closes its descriptors) leave the map alone: their numbers mean nothing in the program's.
 #pragma once
 
 #include <cstddef>
