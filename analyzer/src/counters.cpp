@@ -21,6 +21,10 @@ using Series = std::vector<CounterPoint>;
 constexpr double kBusyDemand = 0.5;
 /// Threads sampled for less than this are not classified (start-up helpers).
 constexpr int64_t kMinSpanNs = 20'000'000;
+/// ... nor threads sampled for less than this share of their process's longest-sampled thread:
+/// a helper that lived through a twentieth of the run cannot oversubscribe a host, however
+/// long it waited for a CPU on a loaded machine.
+constexpr double kMinSpanShare = 0.25;
 /// Without run-queue wait: preempted at least this often per second and more often than it
 /// blocked also marks a thread as wanting the CPU.
 constexpr double kBusyInvoluntaryPerS = 20.0;
@@ -47,9 +51,10 @@ struct ThreadSeries {
 double perSecond(double delta, int64_t spanNs) { return delta >= 0 && spanNs > 0 ? delta * 1e9 / double(spanNs) : -1; }
 double ratioOf(double a, double b) { return a >= 0 && b > 0 ? a / b : -1; }
 
-bool isBusy(const ThreadSeries& t) {
+/// `processSpan`: the longest span of a thread of the same process.
+bool isBusy(const ThreadSeries& t, int64_t processSpan) {
     int64_t span = t.span();
-    if (span < kMinSpanNs) return false;
+    if (span < kMinSpanNs || double(span) < kMinSpanShare * double(processSpan)) return false;
     double task = t.delta("task_clock"), wait = t.delta("cpu_wait");
     if (task >= 0 && wait >= 0) return (task + wait) / double(span) >= kBusyDemand;
     if (task >= 0 && task / double(span) >= kBusyDemand) return true;
@@ -172,13 +177,15 @@ CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
     out.present = !threads.empty();
     if (!out.present) return out;
 
+    std::map<int64_t, int64_t> processSpan;
+    for (const auto& [key, t] : threads) processSpan[t.processId] = std::max(processSpan[t.processId], t.span());
     std::map<std::string, HostCounters> hosts;
     for (const auto& [key, t] : threads) {
         const Proc& p = procs[t.processId];
         HostCounters& h = hosts[p.host];
         h.host = p.host;
         h.threads++;
-        if (isBusy(t)) h.busyThreads++;
+        if (isBusy(t, processSpan[t.processId])) h.busyThreads++;
     }
     for (const auto& rb : a.ranks) {
         RankCounters r;
@@ -188,7 +195,7 @@ CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
         for (const auto& [key, t] : threads) {
             if (t.processId != rb.processId) continue;
             r.threads++;
-            if (isBusy(t)) r.busyThreads++;
+            if (isBusy(t, processSpan[t.processId])) r.busyThreads++;
             if (t.tid == rb.pid) main = &t;
         }
         if (!main) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "counter_plan.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace hpcprof::collector::counters {
@@ -9,18 +10,19 @@ namespace raw = schema::raw;
 
 namespace {
 
-// Calls fn(name, len) for each comma-separated item, expanding "default" and "software".
-template <typename Fn> void forEachItem(const char* list, Fn&& fn) {
+// Calls fn(name, len, fromGroup) for each comma-separated item, expanding "default" and
+// "software" (their members come with fromGroup = true).
+template <typename Fn> void forEachItem(const char* list, Fn&& fn, bool fromGroup = false) {
     const char* p = list;
     while (p && *p) {
         const char* comma = std::strchr(p, ',');
         size_t len = comma ? size_t(comma - p) : std::strlen(p);
         if (len == 7 && std::strncmp(p, "default", 7) == 0)
-            forEachItem(kDefaultCounters, fn);
+            forEachItem(kDefaultCounters, fn, true);
         else if (len == 8 && std::strncmp(p, "software", 8) == 0)
-            forEachItem(kSoftwareCounters, fn);
+            forEachItem(kSoftwareCounters, fn, true);
         else if (len > 0 && !(len == 4 && std::strncmp(p, "none", 4) == 0))
-            fn(p, len);
+            fn(p, len, fromGroup);
         p = comma ? comma + 1 : nullptr;
     }
 }
@@ -78,28 +80,56 @@ bool planOne(const char* name, Backend* const* backends, int n, const char* papi
     return false;
 }
 
+// Removes the entries a group refused (refusedInGroup) for the names in "A|B" `item`.
+void dropGroupRefusals(CounterPlan& plan, const char* item) {
+    char names[256] = {};
+    std::memcpy(names, item, std::min(std::strlen(item), sizeof(names) - 1));
+    char* save = nullptr;
+    for (char* name = strtok_r(names, "|", &save); name; name = strtok_r(nullptr, "|", &save)) {
+        for (int i = 0; i < plan.count; ++i) {
+            if (!plan.counters[i].refusedInGroup || std::strcmp(plan.counters[i].name, name) != 0) continue;
+            for (int j = i + 1; j < plan.count; ++j) plan.counters[j - 1] = plan.counters[j];
+            --plan.count;
+            break;
+        }
+    }
+}
+
 } // namespace
 
 bool isPapiEventName(const char* name) {
     return std::strncmp(name, "PAPI_", 5) == 0 || std::strstr(name, "::") != nullptr;
 }
 
-bool wantsPapi(const char* list) {
+bool wantsPapi(const char* list, bool groupPapiRefused) {
     bool any = false;
-    forEachItem(list, [&](const char* p, size_t len) {
+    forEachItem(list, [&](const char* p, size_t len, bool fromGroup) {
         char item[128] = {};
         std::memcpy(item, p, len < sizeof(item) - 1 ? len : sizeof(item) - 1);
-        any |= isPapiEventName(item);
+        any |= isPapiEventName(item) && !(fromGroup && groupPapiRefused);
     });
     return any;
 }
 
 void buildPlan(const char* list, Backend* const* backends, int n, const char* papiWhyNot,
-               CounterPlan& plan) {
-    forEachItem(list, [&](const char* p, size_t len) {
+               CounterPlan& plan, const char* groupPapiRefusal) {
+    forEachItem(list, [&](const char* p, size_t len, bool fromGroup) {
         if (plan.count >= kMaxCounters) return;
         char item[256] = {};
         std::memcpy(item, p, len < sizeof(item) - 1 ? len : sizeof(item) - 1);
+        if (fromGroup && groupPapiRefusal && isPapiEventName(item)) {
+            // A group's hardware counter, on a host where it would cost every context switch:
+            // kept as unavailable with the reason (its alternatives are PAPI events too).
+            if (char* bar = std::strchr(item, '|')) *bar = 0;
+            if (alreadyPlanned(plan, item)) return;
+            PlannedCounter c;
+            std::memcpy(c.name, item, std::min(std::strlen(item), sizeof(c.name) - 1));
+            setReason(c.reason, groupPapiRefusal);
+            c.refusedInGroup = true;
+            plan.counters[plan.count++] = c;
+            return;
+        }
+        if (!fromGroup) dropGroupRefusals(plan, item); // named by the user: counted after all
         // "A|B": the first alternative that can be counted; if none, A with every reason.
         PlannedCounter first;
         bool haveFirst = false;

@@ -11,7 +11,8 @@
 
 namespace hpcprof::collector::counters {
 
-/// The default list: hardware counters through PAPI where the machine has them, then software
+/// The default list: hardware counters through PAPI where the machine has them (and the host
+/// has no more ranks than CPUs: each costs every context switch of a counted thread), then software
 /// counters that need no descriptor in the program's threads (the CPU clock, getrusage) or one
 /// only the sampler thread holds (schedstat). "A|B" means A, or B when A cannot be counted.
 /// cpu_migrations is left out: only a perf_event attached to each thread counts it, which costs
@@ -32,6 +33,7 @@ struct PlannedCounter {
     uint8_t slot = schema::raw::kNoCounterSlot;
     uint32_t flags = 0;            ///< kCounterProcessWide, kCounterFallback
     char reason[kReasonSize] = {}; ///< why unavailable, or why the first choice was not used
+    bool refusedInGroup = false;   ///< left out of a group by groupPapiRefusal (a name overrides it)
 };
 
 struct CounterPlan {
@@ -43,13 +45,16 @@ struct CounterPlan {
 /// True for names only PAPI can count (PAPI_*, component::event, sde:::...).
 bool isPapiEventName(const char* name);
 
-/// True when `list` ("default", "software", "none" or names) asks for a PAPI event.
-bool wantsPapi(const char* list);
+/// True when `list` ("default", "software", "none" or names) asks for a PAPI event (not counting
+/// a group's PAPI events when `groupPapiRefused`).
+bool wantsPapi(const char* list, bool groupPapiRefused = false);
 
 /// Builds the plan for `list` over `backends` (in order of preference; nullptr entries are
 /// skipped). `papiWhyNot` is the reason given for PAPI events when no PAPI backend exists.
+/// With `groupPapiRefusal`, the PAPI events a group brings (default) are not offered and are
+/// kept as unavailable with that reason; PAPI events named in the list still are.
 /// Allocation-free.
 void buildPlan(const char* list, Backend* const* backends, int backendCount, const char* papiWhyNot,
-               CounterPlan& plan);
+               CounterPlan& plan, const char* groupPapiRefusal = nullptr);
 
 } // namespace hpcprof::collector::counters

@@ -370,12 +370,17 @@ void setup() {
     cpu_set_t set;
     st.affinityCpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : st.onlineCpus;
     char papiWhyNot[kReasonSize] = "not requested";
-    if (wantsPapi(st.options.list)) st.papi = makePapiBackend(papiWhyNot);
+    // On an oversubscribed host every rank thread switches often, and a hardware counter
+    // attached to a thread costs each of its switches (as perf_event software counters do:
+    // bench/counters/counter_bench): the default list leaves them out there.
+    char groupRefusal[kReasonSize] = {};
+    bool refuseGroup = refusesGroupHardwareCounters(st.options.localRanks, st.onlineCpus, groupRefusal);
+    if (wantsPapi(st.options.list, refuseGroup)) st.papi = makePapiBackend(papiWhyNot);
     // Sources that a thread can read for itself without a descriptor come first, so that its
     // region-boundary samples carry them; perf_event counters cost every context switch of the
     // thread they are attached to, so they come last (backend.hpp, perf_backend.hpp).
     Backend* order[4] = {st.papi.get(), &st.sched, &st.rusage, &st.perf};
-    buildPlan(st.options.list, order, 4, papiWhyNot, st.plan);
+    buildPlan(st.options.list, order, 4, papiWhyNot, st.plan, refuseGroup ? groupRefusal : nullptr);
     for (Backend* b : order)
         if (b && b->used()) st.used[st.usedCount++] = b;
     writeDefinitions();
@@ -516,20 +521,43 @@ uint32_t parseBoundaries(const char* list) {
     return bits;
 }
 
-SamplerOptions optionsFromEnvironment() {
+SamplerOptions optionsFromEnvironment(const char* (*getenvFn)(const char*)) {
+    auto env = [&](const char* name) -> const char* { return getenvFn ? getenvFn(name) : std::getenv(name); };
     SamplerOptions o;
-    if (const char* l = std::getenv("HPCPROF_COUNTERS"); l && *l) o.list = l;
-    if (const char* p = std::getenv("HPCPROF_COUNTER_PERIOD_MS"); p && *p)
+    if (const char* l = env("HPCPROF_COUNTERS"); l && *l) o.list = l;
+    if (const char* p = env("HPCPROF_COUNTER_PERIOD_MS"); p && *p)
         o.periodNs = uint64_t(std::strtod(p, nullptr) * 1e6);
-    if (const char* b = std::getenv("HPCPROF_COUNTER_BOUNDARIES"); b)
+    if (const char* b = env("HPCPROF_COUNTER_BOUNDARIES"); b)
         o.boundaries = parseBoundaries(b);
-    if (const char* t = std::getenv("HPCPROF_COUNTER_THREAD"); t && std::strcmp(t, "eager") == 0)
+    if (const char* t = env("HPCPROF_COUNTER_THREAD"); t && std::strcmp(t, "eager") == 0)
         o.deferThread = false;
-    if (const char* g = std::getenv("HPCPROF_COUNTER_MIN_GAP_US"); g && *g)
+    if (const char* g = env("HPCPROF_COUNTER_MIN_GAP_US"); g && *g)
         o.minGapNs = uint64_t(std::strtod(g, nullptr) * 1e3);
-    if (const char* t = std::getenv("HPCPROF_COUNTER_SHARED_TABLE"); t && std::strcmp(t, "1") == 0)
+    if (const char* t = env("HPCPROF_COUNTER_SHARED_TABLE"); t && std::strcmp(t, "1") == 0)
         o.sharedTable = true;
+    // Open MPI, PMIx, MPICH/Hydra, Slurm (only when given as one number), torchrun.
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "PMIX_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                             "SLURM_NTASKS_PER_NODE", "LOCAL_WORLD_SIZE"}) {
+        const char* v = env(name);
+        char* end = nullptr;
+        long n = v && *v ? std::strtol(v, &end, 10) : 0;
+        if (n > 0 && end && *end == 0) {
+            o.localRanks = int(n);
+            break;
+        }
+    }
     return o;
+}
+
+bool refusesGroupHardwareCounters(int localRanks, int onlineCpus, char* reason) {
+    if (localRanks <= 0 || onlineCpus <= 0 || localRanks <= onlineCpus) return false;
+    setReason(reason, "not in the default list on a host with more ranks than CPUs (");
+    appendNumber(reason, localRanks);
+    appendReason(reason, " ranks, ");
+    appendNumber(reason, onlineCpus);
+    appendReason(reason, " CPUs): a hardware counter costs every context switch of a counted thread; "
+                         "name it in --counters to count it anyway");
+    return true;
 }
 
 void startSampler(const SamplerOptions& options) {

@@ -50,10 +50,18 @@ struct SamplerOptions {
     bool deferThread = true;
     /// Tests: the sampler behaves as if it could not take a descriptor table of its own.
     bool sharedTable = false;
+    /// Ranks of this job on this host, from the launcher (0 = not known). With more ranks than
+    /// CPUs the default list's hardware counters are not opened (see counter_plan.hpp).
+    int localRanks = 0;
 };
 
-/// Reads the HPCPROF_COUNTER* environment variables.
-SamplerOptions optionsFromEnvironment();
+/// Reads the HPCPROF_COUNTER* environment variables, and the launcher's ranks-per-host variable
+/// (OMPI_COMM_WORLD_LOCAL_SIZE, PMIX_LOCAL_SIZE, MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE,
+/// LOCAL_WORLD_SIZE). `getenvFn` is injectable for tests.
+SamplerOptions optionsFromEnvironment(const char* (*getenvFn)(const char*) = nullptr);
+/// Why the default list's hardware counters are not opened on this host (written into
+/// `reason`), or false when they are: more ranks of the job than online CPUs.
+bool refusesGroupHardwareCounters(int localRanks, int onlineCpus, char* reason);
 /// Parses "mpi,io" into kCounterBoundary* bits.
 uint32_t parseBoundaries(const char* list);
 

@@ -89,6 +89,7 @@ void CounterSummary::noteCounter(const std::string& name, const std::string& sou
         c.note = note;
         c.available = available;
     }
+    if (!available) c.reasons[note]++;
     c.processes++;
 }
 
@@ -104,9 +105,19 @@ Status CounterSummary::finish(TraceWriter& w, std::vector<std::string>& warnings
             if (!c.note.empty()) row += ",\"note\":" + jsonString(c.note);
             avail += (avail.empty() ? "" : ",") + row + "}";
         } else {
-            row += ",\"reason\":" + jsonString(c.note);
+            // The reason most processes gave; every distinct one in "reasons" when they differ.
+            auto most = std::max_element(c.reasons.begin(), c.reasons.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+            row += ",\"reason\":" + jsonString(most == c.reasons.end() ? c.note : most->first);
+            if (c.reasons.size() > 1) {
+                std::string list;
+                for (const auto& [reason, n] : c.reasons)
+                    list += (list.empty() ? "" : ",") + std::string("{\"reason\":") + jsonString(reason) +
+                            ",\"processes\":" + std::to_string(n) + "}";
+                row += ",\"reasons\":[" + list + "]";
+            }
             unavail += (unavail.empty() ? "" : ",") + row + "}";
-            byReason[c.note].push_back(name);
+            for (const auto& [reason, n] : c.reasons) byReason[reason].push_back(name);
         }
     }
     for (const auto& [host, cpus] : m_hosts)

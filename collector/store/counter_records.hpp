@@ -42,6 +42,10 @@ private:
         std::string source, note;
         bool available = false;
         int64_t processes = 0;
+        /// Unavailable: processes per reason (processes of one run can differ: an
+        /// oversubscribed host leaves hardware counters out of the default list, mpirun
+        /// itself is not a rank).
+        std::map<std::string, int64_t> reasons;
     };
     std::map<std::string, CounterInfo> m_counters;
     std::map<std::string, std::pair<int32_t, int32_t>> m_hosts;

@@ -63,16 +63,17 @@ long numberAfter(const std::string& out, const std::string& key) {
     return std::stol(m[1]);
 }
 
-/// "fd N TARGET" lines -> N -> TARGET, with pipe/socket inode numbers blanked (they differ
-/// between two runs of the same program).
+/// "fd N TARGET" lines -> N -> TARGET, with pipe/socket inode numbers and terminal numbers
+/// blanked (they differ between two runs of the same program: mpirun gives each run new ones).
 std::map<int, std::string> descriptors(const std::string& listing) {
     std::map<int, std::string> out;
     std::istringstream in(listing);
     std::string line;
-    std::regex row("^fd ([0-9]+) (.*)$"), inode("\\[[0-9]+\\]");
+    std::regex row("^fd ([0-9]+) (.*)$"), inode("\\[[0-9]+\\]"), pty("^/dev/pts/[0-9]+$");
     std::smatch m;
     while (std::getline(in, line))
-        if (std::regex_match(line, m, row)) out[std::stoi(m[1])] = std::regex_replace(std::string(m[2]), inode, "[]");
+        if (std::regex_match(line, m, row))
+            out[std::stoi(m[1])] = std::regex_replace(std::regex_replace(std::string(m[2]), inode, "[]"), pty, "/dev/pts/N");
     return out;
 }
 

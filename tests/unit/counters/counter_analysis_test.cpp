@@ -114,6 +114,41 @@ TEST_CASE("four busy ranks on two CPUs fire oversubscription, two do not", "[cou
     CHECK(two.counters.counters[0].reason == "no PMU");
 }
 
+TEST_CASE("a short-lived thread that waited for a CPU does not make a host oversubscribed",
+          "[counters][analyzer][advice]") {
+    test::TempDir dir;
+    // Two ranks on two CPUs, each using its CPU; each also had a start-up helper that lived 50
+    // of the run's 1000 ms and spent them waiting for a CPU (a loaded machine).
+    auto path = buildTrace(dir, 2, 2, [](int r) { return evenly(r, 0.95, 0.02); },
+                           [](test::TraceBuilder& b, int track, int r) { b.thread(track, 2000 + r); });
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+        schema::DbHandle h(db);
+        for (int r = 0; r < 2; ++r)
+            for (const auto& [name, end] : {std::pair<const char*, double>{"task_clock", 5e6}, {"cpu_wait", 45e6}}) {
+                schema::Statement t(db, "INSERT INTO counter_track(process_id, thread_id, name, unit)"
+                                        " SELECT th.process_id, th.id, ?, 'ns' FROM thread th WHERE th.tid = ?");
+                t.bind(1, std::string_view(name));
+                t.bind(2, int64_t(2000 + r));
+                REQUIRE(t.run().ok());
+                int64_t id = sqlite3_last_insert_rowid(db);
+                for (auto [ts, v] : {std::pair<int64_t, double>{10 * kMs, 0}, {60 * kMs, end}}) {
+                    schema::Statement c(db, "INSERT INTO counter(counter_track_id, ts, value) VALUES(?,?,?)");
+                    c.bind(1, id);
+                    c.bind(2, ts);
+                    c.bind(3, v);
+                    REQUIRE(c.run().ok());
+                }
+            }
+    }
+    Analysis a = analyse(path);
+    REQUIRE(a.counters.hosts.size() == 1);
+    CHECK(a.counters.hosts[0].threads == 4);
+    CHECK(a.counters.hosts[0].busyThreads == 2);
+    CHECK_FALSE(find(a, "oversubscription"));
+}
+
 TEST_CASE("a rank waiting for its core in compute fires shared-cores", "[counters][analyzer][advice]") {
     test::TempDir dir;
     // Rank 1 waits 40 % of its compute time; it sits in MPI for [500, 750) ms, which does not count.

@@ -146,6 +146,90 @@ TEST_CASE("counter lists: default asks for PAPI, software does not, boundaries p
     CHECK(SamplerOptions{}.boundaries == (kCounterBoundaryMpi | kCounterBoundaryNccl));
 }
 
+namespace {
+/// A PAPI stand-in: counts every PAPI_* name.
+class FakePapi final : public Backend {
+public:
+    const char* name() const override { return "papi"; }
+    raw::CounterSource source() const override { return raw::CounterSource::Papi; }
+    Offer offer(const char* counter) override {
+        Offer o;
+        o.ok = std::strncmp(counter, "PAPI_", 5) == 0;
+        return o;
+    }
+    void add(const Offer&, uint8_t) override { ++added; }
+    bool used() const override { return added > 0; }
+    void attach(ThreadSlot&, int) override {}
+    void detach(ThreadSlot&) override {}
+    void read(ThreadSlot&, uint64_t*) override {}
+    int added = 0;
+};
+
+const char* fakeEnv(const char* name) {
+    if (std::strcmp(name, "OMPI_COMM_WORLD_LOCAL_SIZE") == 0) return "8";
+    if (std::strcmp(name, "LOCAL_WORLD_SIZE") == 0) return "3";
+    if (std::strcmp(name, "HPCPROF_COUNTER_PERIOD_MS") == 0) return "20";
+    return nullptr;
+}
+const char* slurmEnv(const char* name) {
+    if (std::strcmp(name, "SLURM_NTASKS_PER_NODE") == 0) return "2(x3)"; // not one number: unknown
+    return nullptr;
+}
+} // namespace
+
+TEST_CASE("on a host with more ranks than CPUs the default list leaves hardware counters out",
+          "[counters][plan]") {
+    char reason[kReasonSize] = {};
+    CHECK_FALSE(refusesGroupHardwareCounters(0, 2, reason)); // not a rank
+    CHECK_FALSE(refusesGroupHardwareCounters(2, 2, reason));
+    REQUIRE(refusesGroupHardwareCounters(8, 2, reason));
+    CHECK(std::string(reason).find("(8 ranks, 2 CPUs)") != std::string::npos);
+
+    FakePapi papi;
+    FakeBackend rusage(raw::CounterSource::Rusage, "task_clock,context_switches", "");
+    Backend* order[] = {&papi, &rusage};
+    CounterPlan plan;
+    buildPlan("default,PAPI_BR_MSP", order, 2, "", plan, reason);
+    // Refused by the rule, with its reason, without asking PAPI.
+    for (const char* name : {"PAPI_TOT_INS", "PAPI_TOT_CYC", "PAPI_L3_TCM"}) {
+        INFO(name);
+        const PlannedCounter* c = find(plan, name);
+        REQUIRE(c);
+        CHECK(c->slot == raw::kNoCounterSlot);
+        CHECK(std::string(c->reason) == reason);
+    }
+    // Named as well as brought by the group: counted, once.
+    const PlannedCounter* br = find(plan, "PAPI_BR_MSP");
+    REQUIRE(br);
+    CHECK(br->source == raw::CounterSource::Papi);
+    CHECK(papi.added == 1);
+    int brEntries = 0;
+    for (int i = 0; i < plan.count; ++i) brEntries += std::strcmp(plan.counters[i].name, "PAPI_BR_MSP") == 0;
+    CHECK(brEntries == 1);
+    CHECK_FALSE(wantsPapi("default", true));
+    CHECK(wantsPapi("default,PAPI_TOT_INS", true));
+    // Named on their own they are counted: the user asked.
+    CounterPlan named;
+    buildPlan("PAPI_TOT_INS,software", order, 2, "", named, reason);
+    REQUIRE(find(named, "PAPI_TOT_INS"));
+    CHECK(find(named, "PAPI_TOT_INS")->source == raw::CounterSource::Papi);
+    CHECK(papi.added == 2);
+    // Without the rule the default asks PAPI.
+    FakePapi papi2;
+    Backend* order2[] = {&papi2, &rusage};
+    CounterPlan fits;
+    buildPlan("default", order2, 2, "", fits);
+    CHECK(papi2.added == 4);
+}
+
+TEST_CASE("the ranks per host come from the launcher's environment", "[counters][plan]") {
+    SamplerOptions o = optionsFromEnvironment(fakeEnv);
+    CHECK(o.localRanks == 8); // Open MPI's first
+    CHECK(o.periodNs == 20'000'000);
+    CHECK(optionsFromEnvironment(slurmEnv).localRanks == 0);
+    CHECK(optionsFromEnvironment([](const char*) -> const char* { return nullptr; }).localRanks == 0);
+}
+
 TEST_CASE("the /proc parsers find context switches and stat fields", "[counters][proc]") {
     const char* status = "Name:\tx\nvoluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t345\n";
     uint64_t v = 0;
