@@ -9,7 +9,8 @@
 # (oversubscribed) and with fewer: a counter thread or a per-switch cost shows up at once in
 # the first case.
 #
-#   bench/counters/mpi_overhead.sh [BUILD_DIR] [REPS] [ROUNDS] [RANKS...]   (build 9 50000 2 4 8)
+#   bench/counters/mpi_overhead.sh [BUILD_DIR] [REPS] [ROUNDS] [RANKS...]   (build 9 50000 1 2 4 8)
+#   (one rank exchanges with itself, a round ~40 times shorter: it runs 40 x ROUNDS)
 #   MPIRUN_ARGS  placement (default: ranks bound round-robin to cores, the steadiest timing on a
 #                shared machine; "--bind-to none" lets the scheduler move them)
 #   OLD_BUILD=DIR  adds a column: the default counters of another build (old vs new)
@@ -19,7 +20,7 @@ reps=${2:-9}
 rounds=${3:-50000}
 shift $(($# < 3 ? $# : 3))
 ranks_list=("$@")
-((${#ranks_list[@]})) || ranks_list=(2 4 8)
+((${#ranks_list[@]})) || ranks_list=(1 2 4 8)
 bin=$build/bench/mpi_pingpong
 [ -x "$bin" ] || { echo "mpi_overhead: $bin missing (built only with MPI)" >&2; exit 1; }
 read -r -a placement <<<"${MPIRUN_ARGS:---bind-to core:overload-allowed --map-by core}"
@@ -32,8 +33,9 @@ sides=(plain none default)
 
 # One run of side $1 on $2 ranks: prints the phase's seconds.
 run_side() {
-    local side=$1 ranks=$2
-    local cmd=(mpirun "${placement[@]}" -np "$ranks" "$bin" "$rounds")
+    local side=$1 ranks=$2 n=$rounds
+    ((ranks == 1)) && n=$((rounds * 40))
+    local cmd=(mpirun "${placement[@]}" -np "$ranks" "$bin" "$n")
     case $side in
     plain) "${cmd[@]}" ;;
     none) "$build/bin/hpcprof" run -q --force --counters none -o "$work/t.hpcprof" -- "${cmd[@]}" ;;

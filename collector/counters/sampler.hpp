@@ -40,6 +40,9 @@ namespace hpcprof::collector::counters {
 struct SamplerOptions {
     const char* list = "default";
     uint64_t periodNs = 10'000'000;
+    /// false: periodNs is the default, which a host with more ranks than CPUs stretches so that
+    /// the samplers of all ranks wake each CPU no more often than one rank's would.
+    bool periodGiven = false;
     /// Boundary samples of a thread at least this far apart (HPCPROF_COUNTER_MIN_GAP_US): a
     /// software sample costs 5-10 us, so 1 ms bounds boundary sampling to about 1 % of a thread.
     uint64_t minGapNs = 1'000'000;
@@ -62,6 +65,9 @@ SamplerOptions optionsFromEnvironment(const char* (*getenvFn)(const char*) = nul
 /// Why the default list's hardware counters are not opened on this host (written into
 /// `reason`), or false when they are: more ranks of the job than online CPUs.
 bool refusesGroupHardwareCounters(int localRanks, int onlineCpus, char* reason);
+/// The timer period in force: the given one, or the default times ceil(ranks / CPUs) on a host
+/// with more ranks of the job than online CPUs.
+uint64_t effectivePeriodNs(const SamplerOptions& options, int onlineCpus);
 /// Parses "mpi,io" into kCounterBoundary* bits.
 uint32_t parseBoundaries(const char* list);
 

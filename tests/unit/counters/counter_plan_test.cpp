@@ -226,6 +226,17 @@ TEST_CASE("the ranks per host come from the launcher's environment", "[counters]
     SamplerOptions o = optionsFromEnvironment(fakeEnv);
     CHECK(o.localRanks == 8); // Open MPI's first
     CHECK(o.periodNs == 20'000'000);
+    CHECK(o.periodGiven);
+    // A given period is kept; the default one stretches with ranks per CPU (rounded up).
+    CHECK(effectivePeriodNs(o, 2) == 20'000'000);
+    SamplerOptions d;
+    d.localRanks = 8;
+    CHECK(effectivePeriodNs(d, 2) == 40'000'000);
+    CHECK(effectivePeriodNs(d, 3) == 30'000'000);
+    CHECK(effectivePeriodNs(d, 8) == 10'000'000);
+    CHECK(effectivePeriodNs(d, 16) == 10'000'000);
+    d.localRanks = 0;
+    CHECK(effectivePeriodNs(d, 2) == 10'000'000);
     CHECK(optionsFromEnvironment(slurmEnv).localRanks == 0);
     CHECK(optionsFromEnvironment([](const char*) -> const char* { return nullptr; }).localRanks == 0);
 }
