@@ -29,7 +29,7 @@ constexpr int kReasonSize = 200;
 /// the sampler thread touches the descriptors; tid and state are read by the exit path too.
 struct ThreadSlot {
     std::atomic<int32_t> tid{0};  ///< 0 = free
-    std::atomic<uint8_t> state{0}; ///< 0 free, 1 live, 2 ended
+    std::atomic<uint8_t> state{0}; ///< 0 free, 1 live, 2 ended, 3 being claimed
     bool seen = false;             ///< sampler scan mark
     bool attached = false;         ///< attach() ran (in the sampler's own descriptor table)
     bool startComplete = false;    ///< its Start sample (taken before the sampler saw it) has every value
