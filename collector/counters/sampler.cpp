@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "boundary.hpp"
+#include "own_descriptor_table.hpp"
 #include "collector/runtime/recorder.hpp"
 #include "collector/runtime/syscalls.hpp"
 #include "papi_backend.hpp"
@@ -390,37 +391,6 @@ void setup() {
     writeDefinitions();
 }
 
-// The sampler thread's own descriptor table: a copy of the program's, emptied. What it opens
-// there (perf_event groups, /proc files, PAPI's descriptors) takes none of the program's
-// descriptor numbers, and the program can neither read, close nor replace it. Closing the
-// copies releases nothing of the program's: each file stays open in the program's table, and
-// POSIX locks belong to the table that took them.
-bool takeOwnDescriptorTable() {
-    if (g_state->options.sharedTable) return false; // tests of the fallback
-    if (syscall(SYS_unshare, CLONE_FILES) != 0) return false;
-    constexpr long kSysCloseRange = 436; // close_range (Linux 5.9)
-    if (syscall(kSysCloseRange, 0, ~0u, 0) != 0) {
-        // Older kernels: close what /proc/thread-self/fd lists (this thread's table now).
-        if (DIR* d = opendir("/proc/thread-self/fd")) {
-            int self = dirfd(d);
-            while (dirent* e = readdir(d))
-                if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atoi(e->d_name) != self)
-                    sys::close(atoi(e->d_name));
-            closedir(d);
-        }
-    }
-    // Standard descriptors on /dev/null, so that a library writing to stderr from this thread
-    // (PAPI) writes to neither one of our descriptors nor the program's.
-    int null = sys::open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null == 0) {
-        syscall(SYS_dup3, 0, 1, O_CLOEXEC);
-        syscall(SYS_dup3, 0, 2, O_CLOEXEC);
-    } else if (null >= 0) {
-        sys::close(null);
-    }
-    return true;
-}
-
 // Says in the trace that, without its own descriptor table, the sampler reads other threads'
 // CPU clocks only (a pseudo-counter in the metadata's unavailable list and the run's warnings).
 void noteSharedTable(int err) {
@@ -448,7 +418,7 @@ void* samplerMain(void*) {
     sched_param batch{};
     pthread_setschedparam(pthread_self(), SCHED_BATCH, &batch);
     g_state->samplerTid = gettidNow();
-    bool own = takeOwnDescriptorTable();
+    bool own = !g_state->options.sharedTable && takeOwnDescriptorTable();
     int err = own ? 0 : errno;
     t_ownDescriptorTable = own;
     g_table.store(int(own ? Table::Private : Table::Refused), std::memory_order_release);
