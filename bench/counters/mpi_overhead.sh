@@ -2,10 +2,10 @@
 # Cost of the CPU counters on a latency-bound MPI phase (bench/counters/mpi_pingpong.c: random
 # peers, one small message there and back per round), side by side in one run: the program
 # alone, under `hpcprof run` with the default counters, and under `hpcprof run --counters none`;
-# REPS rounds of alternating runs per rank count. Prints per side the median of the phase's
-# time (the slowest rank's) and the median of the per-round ratios to the plain run and to
-# --counters none (a round's runs are next to each other in time, so their ratio is less
-# noisy than the ratio of medians on a shared machine). Run it with more ranks than cores
+# REPS rounds of runs per rank count, in a new random order each round. Prints per side the
+# median of the phase's time (the slowest rank's) and the median of the per-round ratios to the
+# plain run and to --counters none (a round's runs are next to each other in time, so their
+# ratio is less noisy than the ratio of medians on a shared machine). Run it with more ranks than cores
 # (oversubscribed) and with fewer: a counter thread or a per-switch cost shows up at once in
 # the first case.
 #
@@ -25,7 +25,9 @@ bin=$build/bench/mpi_pingpong
 [ -x "$bin" ] || { echo "mpi_overhead: $bin missing (built only with MPI)" >&2; exit 1; }
 read -r -a placement <<<"${MPIRUN_ARGS:---bind-to core:overload-allowed --map-by core}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-work=$(mktemp -d)
+# Traces go to memory (/dev/shm): the disk writeback of one run's trace must not land in the
+# next run.
+work=$(mktemp -d -p "$( [ -d /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")")
 trap 'rm -rf "$work"' EXIT
 
 sides=(plain none default)
@@ -50,7 +52,9 @@ for ranks in "${ranks_list[@]}"; do
     declare -A times=() vsPlain=() vsNone=()
     for ((i = 0; i < reps; i++)); do
         declare -A now=()
-        for side in "${sides[@]}"; do
+        # A new order every round: no side always follows the same other side.
+        mapfile -t order < <(printf '%s\n' "${sides[@]}" | shuf)
+        for side in "${order[@]}"; do
             t=$(run_side "$side" "$ranks")
             [ -n "$t" ] || { echo "mpi_overhead: $side run on $ranks ranks failed" >&2; exit 1; }
             now[$side]=$t
