@@ -368,10 +368,6 @@ void writeDefinitions() {
 void setup() {
     State& st = *g_state;
     st.onlineCpus = int(sysconf(_SC_NPROCESSORS_ONLN));
-    // Each tick costs a wakeup (~25 us of CPU on a virtual machine) and, on a host where every
-    // CPU is taken, a switch away from a rank: with more ranks than CPUs the default period
-    // grows so that the ranks' samplers together wake each CPU no more often than one would.
-    st.options.periodNs = effectivePeriodNs(st.options, st.onlineCpus);
     cpu_set_t set;
     st.affinityCpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : st.onlineCpus;
     char papiWhyNot[kReasonSize] = "not requested";
@@ -507,8 +503,10 @@ SamplerOptions optionsFromEnvironment(const char* (*getenvFn)(const char*)) {
         o.boundaries = parseBoundaries(b);
     if (const char* t = env("HPCPROF_COUNTER_THREAD"); t && std::strcmp(t, "eager") == 0)
         o.deferThread = false;
-    if (const char* g = env("HPCPROF_COUNTER_MIN_GAP_US"); g && *g)
+    if (const char* g = env("HPCPROF_COUNTER_MIN_GAP_US"); g && *g) {
         o.minGapNs = uint64_t(std::strtod(g, nullptr) * 1e3);
+        o.minGapGiven = true;
+    }
     if (const char* t = env("HPCPROF_COUNTER_SHARED_TABLE"); t && std::strcmp(t, "1") == 0)
         o.sharedTable = true;
     // Open MPI, PMIx, MPICH/Hydra, Slurm (only when given as one number), torchrun.
@@ -525,9 +523,11 @@ SamplerOptions optionsFromEnvironment(const char* (*getenvFn)(const char*)) {
     return o;
 }
 
-uint64_t effectivePeriodNs(const SamplerOptions& o, int onlineCpus) {
-    if (o.periodGiven || o.localRanks <= 0 || onlineCpus <= 0 || o.localRanks <= onlineCpus) return o.periodNs;
-    return o.periodNs * uint64_t((o.localRanks + onlineCpus - 1) / onlineCpus);
+void stretchForOversubscription(SamplerOptions& o, int onlineCpus) {
+    if (o.localRanks <= 0 || onlineCpus <= 0 || o.localRanks <= onlineCpus) return;
+    uint64_t factor = uint64_t((o.localRanks + onlineCpus - 1) / onlineCpus);
+    if (!o.periodGiven) o.periodNs *= factor;
+    if (!o.minGapGiven) o.minGapNs *= factor;
 }
 
 bool refusesGroupHardwareCounters(int localRanks, int onlineCpus, char* reason) {
@@ -546,10 +546,16 @@ void startSampler(const SamplerOptions& options) {
     g_state = new State();
     g_state->options = options;
     g_state->pid = getpid();
+    // Each tick costs a wakeup (~25 us of CPU on a virtual machine) and each sample system calls;
+    // on a host where every CPU is taken, either is time away from a rank on the critical path
+    // of a latency-bound phase: with more ranks than CPUs the defaults sample less often, so
+    // that the ranks together sample each CPU no more often than one rank does on a host that
+    // fits (docs/counters.md, "Cost").
+    stretchForOversubscription(g_state->options, int(sysconf(_SC_NPROCESSORS_ONLN)));
     // With the TSC rate the launcher measured (HPCPROF_TSC_HZ) the boundary gap in ticks is
     // known at once; without it, tooSoonForBoundarySample learns it from the first samples.
     if (uint64_t hz = collector::readConfig().tscHz; hz && collector::detail::g_useTsc) {
-        uint64_t gap = uint64_t(double(options.minGapNs) * double(hz) / 1e9);
+        uint64_t gap = uint64_t(double(g_state->options.minGapNs) * double(hz) / 1e9);
         g_gapTicks.store(gap ? gap : 1, std::memory_order_relaxed);
     }
     pthread_atfork(nullptr, nullptr, onForkChild);

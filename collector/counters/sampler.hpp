@@ -46,6 +46,7 @@ struct SamplerOptions {
     /// Boundary samples of a thread at least this far apart (HPCPROF_COUNTER_MIN_GAP_US): a
     /// software sample costs 5-10 us, so 1 ms bounds boundary sampling to about 1 % of a thread.
     uint64_t minGapNs = 1'000'000;
+    bool minGapGiven = false; ///< false: stretched like the period on an oversubscribed host
     /// kCounterBoundary* bits: MPI and NCCL calls (I/O calls and NVTX ranges can be too frequent)
     uint32_t boundaries = 1u | 4u;
     /// true: a single-threaded program gets the sampler thread only when it starts a thread of
@@ -65,9 +66,11 @@ SamplerOptions optionsFromEnvironment(const char* (*getenvFn)(const char*) = nul
 /// Why the default list's hardware counters are not opened on this host (written into
 /// `reason`), or false when they are: more ranks of the job than online CPUs.
 bool refusesGroupHardwareCounters(int localRanks, int onlineCpus, char* reason);
-/// The timer period in force: the given one, or the default times ceil(ranks / CPUs) on a host
-/// with more ranks of the job than online CPUs.
-uint64_t effectivePeriodNs(const SamplerOptions& options, int onlineCpus);
+/// On a host with more ranks of the job than online CPUs, multiplies the default timer period and
+/// the default least gap between boundary samples by ceil(ranks / CPUs), so that all ranks
+/// together sample each CPU no more often than one rank does on a host that fits; values given
+/// in the environment are kept.
+void stretchForOversubscription(SamplerOptions& options, int onlineCpus);
 /// Parses "mpi,io" into kCounterBoundary* bits.
 uint32_t parseBoundaries(const char* list);
 

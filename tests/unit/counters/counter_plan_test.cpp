@@ -227,16 +227,23 @@ TEST_CASE("the ranks per host come from the launcher's environment", "[counters]
     CHECK(o.localRanks == 8); // Open MPI's first
     CHECK(o.periodNs == 20'000'000);
     CHECK(o.periodGiven);
-    // A given period is kept; the default one stretches with ranks per CPU (rounded up).
-    CHECK(effectivePeriodNs(o, 2) == 20'000'000);
-    SamplerOptions d;
-    d.localRanks = 8;
-    CHECK(effectivePeriodNs(d, 2) == 40'000'000);
-    CHECK(effectivePeriodNs(d, 3) == 30'000'000);
-    CHECK(effectivePeriodNs(d, 8) == 10'000'000);
-    CHECK(effectivePeriodNs(d, 16) == 10'000'000);
-    d.localRanks = 0;
-    CHECK(effectivePeriodNs(d, 2) == 10'000'000);
+    // A given period is kept; the default one, and the default boundary gap, stretch with
+    // ranks per CPU (rounded up).
+    SamplerOptions given = o;
+    stretchForOversubscription(given, 2);
+    CHECK(given.periodNs == 20'000'000);
+    CHECK(given.minGapNs == 4'000'000);
+    auto stretched = [](int ranks, int cpus) {
+        SamplerOptions d;
+        d.localRanks = ranks;
+        stretchForOversubscription(d, cpus);
+        return std::pair<uint64_t, uint64_t>{d.periodNs / 1'000'000, d.minGapNs / 1'000};
+    };
+    CHECK(stretched(8, 2) == std::pair<uint64_t, uint64_t>{40, 4000});
+    CHECK(stretched(8, 3) == std::pair<uint64_t, uint64_t>{30, 3000});
+    CHECK(stretched(8, 8) == std::pair<uint64_t, uint64_t>{10, 1000});
+    CHECK(stretched(8, 16) == std::pair<uint64_t, uint64_t>{10, 1000});
+    CHECK(stretched(0, 2) == std::pair<uint64_t, uint64_t>{10, 1000});
     CHECK(optionsFromEnvironment(slurmEnv).localRanks == 0);
     CHECK(optionsFromEnvironment([](const char*) -> const char* { return nullptr; }).localRanks == 0);
 }
