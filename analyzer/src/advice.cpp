@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "hpcprof/analyzer/counters.hpp"
-#include "hpcprof/analyzer/rdma_analysis.hpp"
+#include "rdma_analysis.hpp"
 
 namespace hpcprof::analyzer {
 

@@ -4,6 +4,7 @@
 // analyses and the advice rules. Memory is bounded by one rank's intervals per worker plus the
 // compact collective/message call lists.
 #include "hpcprof/analyzer/analyze.hpp"
+#include "trace_access.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,14 +12,15 @@
 #include <set>
 
 #include "hpcprof/analyzer/advice.hpp"
-#include "hpcprof/analyzer/attribution.hpp"
+#include "attribution.hpp"
 #include "hpcprof/analyzer/counters.hpp"
+#include "hpcprof/analyzer/event_query.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
-#include "hpcprof/analyzer/pop_metrics.hpp"
-#include "hpcprof/analyzer/rdma_analysis.hpp"
-#include "hpcprof/analyzer/steps.hpp"
+#include "pop_metrics.hpp"
+#include "rdma_analysis.hpp"
+#include "steps.hpp"
 #include "hpcprof/analyzer/trace_index.hpp"
-#include "hpcprof/analyzer/wait_states.hpp"
+#include "wait_states.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "rank_pass.hpp"
 
@@ -41,17 +43,6 @@ bool globMatch(const std::string& pattern, const std::string& name) {
     if (!pattern.empty() && pattern.back() == '*')
         return name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
     return name == pattern;
-}
-
-/// First/last event times of a track by point lookups on its id range (no scan).
-void trackBounds(const Trace& trace, const TrackInfo& t, int64_t& begin, int64_t& end) {
-    if (!t.firstEventId || !t.lastEventId) return;
-    schema::Statement s(trace.db(), "SELECT ts, dur FROM event WHERE id = ?");
-    s.bind(1, *t.firstEventId);
-    if (s.step()) begin = std::min(begin, s.int64(0));
-    s.reset();
-    s.bind(1, *t.lastEventId);
-    if (s.step()) end = std::max(end, s.int64(0) + std::max<int64_t>(0, s.int64(1)));
 }
 
 } // namespace
@@ -140,7 +131,12 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
             bool mainFound = false;
             for (const TrackInfo* t : ix.tracksOf(p->id)) {
                 u.tracks.push_back(t);
-                trackBounds(trace, *t, b, e);
+                auto bounds = trackTimeBounds(trace, *t);
+                if (!bounds) return bounds.status();
+                if (*bounds) {
+                    b = std::min(b, (*bounds)->begin);
+                    e = std::max(e, (*bounds)->end);
+                }
                 if (t->kind == TrackKind::GpuStream) u.gpu = true;
                 if (t->kind != TrackKind::CpuThread) continue;
                 if (t->tid && *t->tid == p->pid) {
@@ -170,7 +166,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
         break;
     case WindowSpec::Kind::RangeName: {
         std::vector<int64_t> nameIds;
-        schema::Statement names(trace.db(), "SELECT id, value FROM string");
+        schema::Statement names(detail::db(trace), "SELECT id, value FROM string");
         while (names.step())
             if (globMatch(options.window.pattern, names.text(1))) nameIds.push_back(names.int64(0));
         std::map<int64_t, int64_t> processToRank;
@@ -180,7 +176,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
         if (!nameIds.empty()) {
             std::string list;
             for (int64_t id : nameIds) list += (list.empty() ? "" : ",") + std::to_string(id);
-            schema::Statement s(trace.db(),
+            schema::Statement s(detail::db(trace),
                                 "SELECT e.ts, e.dur, t.process_id FROM event e JOIN track t ON t.id = e.track_id"
                                 " JOIN category c ON c.id = e.category_id WHERE c.class = 'annotation'"
                                 " AND e.name_id IN (" + list + ")");
@@ -341,10 +337,10 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
 
     // Data quality: the trace's own stats, then what this analysis met.
     {
-        schema::Statement s(trace.db(), "SELECT name, severity, value, description FROM stats_view"
-                                        " WHERE value != 0");
-        while (s.step())
-            an.warnings.push_back({s.text(0), s.int64(2), s.text(1) + ": " + s.text(3)});
+        auto stats = traceStats(trace);
+        if (!stats) return stats.status();
+        for (const StatRow& st : *stats)
+            an.warnings.push_back({st.name, st.value, st.severity + ": " + st.description});
     }
     auto warn = [&](const char* name, int64_t n, const char* what) {
         if (n > 0) an.warnings.push_back({name, n, what});

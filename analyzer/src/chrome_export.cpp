@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/chrome_export.hpp"
+#include "trace_access.hpp"
 
 #include <unistd.h>
 #include <zlib.h>
@@ -183,7 +184,7 @@ Result<ChromeExportResult> exportChromeTrace(const Trace& trace, const ChromeExp
         return Status::error(o.output + " already exists (use --force to replace it)");
     bool gzip = o.output.size() > 3 && o.output.compare(o.output.size() - 3, 3, ".gz") == 0;
     std::string tmp = o.output + ".tmp-" + std::to_string(getpid());
-    sqlite3* db = trace.db();
+    sqlite3* db = detail::db(trace);
     ChromeExportResult result;
     int64_t winStart = o.windowStartNs.value_or(INT64_MIN);
     int64_t winEnd = o.windowEndNs.value_or(INT64_MAX);

@@ -3,6 +3,7 @@
 // takes deltas of the running totals, splits the main thread's deltas into the compute phase
 // (outside recorded calls) and the rest in proportion to time, and counts busy threads per host.
 #include "hpcprof/analyzer/counters.hpp"
+#include "trace_access.hpp"
 
 #include <algorithm>
 #include <map>
@@ -62,7 +63,7 @@ using Intervals = std::vector<std::pair<int64_t, int64_t>>;
 
 Intervals callIntervals(const Trace& trace, int64_t processId, int64_t tid, int64_t t0, int64_t t1) {
     Intervals out;
-    schema::Statement s(trace.db(),
+    schema::Statement s(detail::db(trace),
                         "SELECT e.ts, e.ts + e.dur FROM track t JOIN thread th ON th.id = t.thread_id"
                         " JOIN event e ON e.id BETWEEN t.first_event_id AND t.last_event_id"
                         " JOIN category c ON c.id = e.category_id"
@@ -153,13 +154,13 @@ CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
     };
     std::map<int64_t, Proc> procs;
     {
-        schema::Statement s(trace.db(), "SELECT id, rank, host, pid FROM process");
+        schema::Statement s(detail::db(trace), "SELECT id, rank, host, pid FROM process");
         while (s.step()) procs[s.int64(0)] = {s.isNull(1) ? std::nullopt : std::optional<int64_t>(s.int64(1)), s.text(2), s.int64(3)};
     }
     // Thread counter series inside the window (plus the sample just before it, for deltas).
     std::map<std::pair<int64_t, int64_t>, ThreadSeries> threads;
     {
-        schema::Statement tracks(trace.db(), "SELECT ct.id, ct.process_id, th.tid, ct.name FROM counter_track ct"
+        schema::Statement tracks(detail::db(trace), "SELECT ct.id, ct.process_id, th.tid, ct.name FROM counter_track ct"
                                              " JOIN thread th ON th.id = ct.thread_id WHERE ct.unit != 'ratio'");
         while (tracks.step()) {
             ThreadSeries& t = threads[{tracks.int64(1), tracks.int64(2)}];
@@ -248,7 +249,7 @@ CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
 
 Result<std::vector<CounterTrackInfo>> counterTracks(const Trace& trace) {
     std::vector<CounterTrackInfo> out;
-    schema::Statement s(trace.db(),
+    schema::Statement s(detail::db(trace),
                         "SELECT ct.id, ct.process_id, p.rank, th.tid, ct.name, ct.unit,"
                         " (SELECT COUNT(*) FROM counter c WHERE c.counter_track_id = ct.id)"
                         " FROM counter_track ct JOIN process p ON p.id = ct.process_id"
@@ -273,13 +274,13 @@ Result<std::vector<CounterTrackInfo>> counterTracks(const Trace& trace) {
 Result<std::vector<CounterPoint>> counterSeries(const Trace& trace, int64_t trackId, int64_t t0,
                                                 int64_t t1, int64_t resolutionNs) {
     std::vector<CounterPoint> out;
-    schema::Statement before(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
+    schema::Statement before(detail::db(trace), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
                                          " AND ts < ? ORDER BY ts DESC LIMIT 1");
     if (!before.valid()) return before.error();
     before.bind(1, trackId);
     before.bind(2, t0);
     if (before.step()) out.push_back({before.int64(0), before.real(1)});
-    schema::Statement s(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
+    schema::Statement s(detail::db(trace), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
                                     " AND ts >= ? AND ts < ? ORDER BY ts");
     s.bind(1, trackId);
     s.bind(2, t0);
@@ -303,7 +304,7 @@ Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t track
     std::vector<CounterPoint> out;
     const int64_t r = std::max<int64_t>(1, resolutionNs);
     // One bucket of margin on each side: the first rate needs the sample before the window.
-    schema::Statement s(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
+    schema::Statement s(detail::db(trace), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
                                     " AND ts >= ? AND ts <= ? ORDER BY ts");
     if (!s.valid()) return s.error();
     s.bind(1, trackId);

@@ -11,9 +11,10 @@
 #include <system_error>
 #include <thread>
 
-#include "hpcprof/analyzer/attribution.hpp"
+#include "attribution.hpp"
+#include "trace_access.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
-#include "hpcprof/analyzer/steps.hpp"
+#include "steps.hpp"
 #include "hpcprof/schema/catalog.hpp"
 
 namespace hpcprof::analyzer::detail {
@@ -80,9 +81,9 @@ public:
         : m_trace(trace), m_ix(*ctx.index), m_ctx(ctx),
           // Per-track range reads of the side tables (primary keys start with event_id), so no
           // per-event lookups: memcpy memory kinds from event_arg, message tags from event_detail.
-          m_pageableRange(trace.db(), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
+          m_pageableRange(detail::db(trace), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
                                       " AND key IN ('src_kind', 'dst_kind') AND value = 'pageable'"),
-          m_tagRange(trace.db(), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
+          m_tagRange(detail::db(trace), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
                                  " AND tag IS NOT NULL") {}
 
     void run(const RankUnit& u, RankPass& out);
@@ -154,7 +155,7 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
         if (gpuTrack) readRange(m_pageableRange, *t, [&](auto& st) { pageableCopies.push_back(st.int64(0)); });
         else readRange(m_tagRange, *t, [&](auto& st) { tags.emplace_back(st.int64(0), st.int64(1)); });
         std::sort(pageableCopies.begin(), pageableCopies.end());
-        Status st = m_ix.scanTrack(m_trace, *t, out.quality, [&](const EventRecord& e) {
+        Status st = scanTrack(m_trace, m_ix, *t, out.quality, [&](const EventRecord& e) {
             ++rb.events;
             const int ci = int(e.cls);
             if (e.cls != EventClass::Annotation) {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "hpcprof/analyzer/analysis_types.hpp"
-#include "hpcprof/analyzer/intervals.hpp"
-#include "hpcprof/analyzer/trace_index.hpp"
+#include "intervals.hpp"
+#include "track_scan.hpp"
 
 namespace hpcprof::analyzer::detail {
 

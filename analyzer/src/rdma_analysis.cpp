@@ -5,7 +5,8 @@
 // (their histogram stays in event_arg). The per-cause totals come from the posting calls on the
 // threads (ibv_post_*, ibv_wr_complete, with the store's caused_by* attribution), which stay one
 // event each however many of their requests were folded into aggregates.
-#include "hpcprof/analyzer/rdma_analysis.hpp"
+#include "rdma_analysis.hpp"
+#include "trace_access.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,7 @@ constexpr int64_t kMinBytes = 1 << 20;   ///< low-bandwidth rule: at least 1 MiB
 
 Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
     RdmaAnalysis out;
-    sqlite3* db = trace.db();
+    sqlite3* db = detail::db(trace);
     {
         // Most traces have no RDMA: decide with the small track table before anything scans.
         schema::Statement any(db, "SELECT EXISTS(SELECT 1 FROM track WHERE kind = 'nic_queue' AND event_count > 0)");

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/trace_index.hpp"
+#include "trace_access.hpp"
+#include "track_scan.hpp"
 
 #include <algorithm>
 
@@ -35,7 +37,7 @@ const char* eventClassName(EventClass c) {
 
 Result<TraceIndex> TraceIndex::load(const Trace& trace) {
     TraceIndex ix;
-    sqlite3* db = trace.db();
+    sqlite3* db = detail::db(trace);
     {
         schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
                                 " start_ts, end_ts FROM process ORDER BY id");
@@ -167,7 +169,7 @@ schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, b
     // The id range bounds the track (rowid range scan); the track_id test guards against a
     // trace whose ranges overlap.
     sql += byRange ? "WHERE id BETWEEN ? AND ? AND track_id = ?" : "WHERE track_id = ? ORDER BY ts";
-    schema::Statement s(trace.db(), sql);
+    schema::Statement s(detail::db(trace), sql);
     if (!s.valid()) return s;
     if (byRange) {
         s.bind(1, *track.firstEventId);

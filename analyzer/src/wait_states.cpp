@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "hpcprof/analyzer/wait_states.hpp"
+#include "wait_states.hpp"
 
 #include <algorithm>
 #include <map>

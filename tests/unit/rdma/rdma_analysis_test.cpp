@@ -3,7 +3,7 @@
 // counts, latency percentiles, and the two advice rules firing / not firing.
 #include <catch2/catch.hpp>
 
-#include "hpcprof/analyzer/rdma_analysis.hpp"
+#include "analyzer/src/rdma_analysis.hpp"
 #include "hpcprof/schema/tables.hpp"
 #include "process_runner.hpp"
 #include "trace_writer.hpp"

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "hpcprof/analyzer/analysis_types.hpp"
-#include "hpcprof/analyzer/intervals.hpp"
+#include "intervals.hpp"
 #include "hpcprof/analyzer/trace_index.hpp"
 
 namespace hpcprof::analyzer {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hpcprof/analyzer/analysis_types.hpp"
-#include "hpcprof/analyzer/intervals.hpp"
+#include "intervals.hpp"
 
 namespace hpcprof::analyzer {
 
