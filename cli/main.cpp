@@ -9,6 +9,7 @@
 #include "import_command.hpp"
 #include "merge.hpp"
 #include "report_command.hpp"
+#include "rules_command.hpp"
 #include "run_command.hpp"
 #include "summary_printer.hpp"
 #include "view_command.hpp"
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
     auto* exportCmd = cli::addExportCommand(app, exportOptions);
     cli::ViewCommandOptions viewOptions;
     auto* viewCmd = cli::addViewCommand(app, viewOptions);
+    cli::RulesCommandOptions rulesOptions;
+    auto* rulesCmd = cli::addRulesCommand(app, rulesOptions);
 
     try {
         app.parse(argc, argv);
@@ -95,5 +98,6 @@ int main(int argc, char** argv) {
     if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
     if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
     if (viewCmd->parsed()) return cli::viewCommand(viewOptions);
+    if (rulesCmd->parsed()) return cli::rulesCommand(rulesOptions);
     return cli::kExitUsage;
 }

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "hpcprof/analyzer/advice.hpp"
+#include "advice/rule_spec.hpp"
 #include "attribution.hpp"
 #include "hpcprof/analyzer/counters.hpp"
 #include "hpcprof/analyzer/event_query.hpp"
@@ -19,6 +19,7 @@
 #include "pop_metrics.hpp"
 #include "rdma_analysis.hpp"
 #include "steps.hpp"
+#include "thresholds.hpp"
 #include "hpcprof/analyzer/trace_index.hpp"
 #include "wait_states.hpp"
 #include "hpcprof/schema/catalog.hpp"
@@ -31,8 +32,8 @@ namespace {
 using detail::RankPass;
 using detail::RankUnit;
 using detail::TopAccumulator;
-constexpr int64_t kLargeBytes = 1024 * 1024;
-constexpr double kDefaultLinkBandwidth = 12.5e9;
+using threshold::kDefaultLinkBytesPerS;
+using threshold::kLargeCollectiveBytes;
 
 void addExample(RankFacts& f, const char* key, int64_t id) {
     auto& v = f.examples[key];
@@ -216,7 +217,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
         } catch (...) {
         }
     }
-    if (link <= 0) link = kDefaultLinkBandwidth;
+    if (link <= 0) link = kDefaultLinkBytesPerS;
     an.linkBandwidthBytesPerS = link;
 
     // --- Per rank: one pass over its tracks, ranks on worker threads, merged in rank order. ---
@@ -288,7 +289,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     const std::vector<std::pair<int64_t, int64_t>> waitByEvent(an.waits.waitByEvent.begin(),
                                                                an.waits.waitByEvent.end());
     for (const auto& c : collectives) {
-        if (c.bytes < kLargeBytes) continue;
+        if (c.bytes < kLargeCollectiveBytes) continue;
         auto w = std::lower_bound(waitByEvent.begin(), waitByEvent.end(), std::make_pair(c.eventId, INT64_MIN));
         int64_t wait = w != waitByEvent.end() && w->first == c.eventId ? w->second : 0;
         // an.ranks is in rank order (units is a map by rank) and holds every rank with calls.
@@ -362,7 +363,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     auto rdma = analyzeRdma(trace);
     if (!rdma) return rdma.status();
     an.rdma = std::move(rdma.value());
-    an.findings = runRules(an);
+    an.findings = advice::runRules(an);
     return an;
 }
 

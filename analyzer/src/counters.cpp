@@ -3,6 +3,7 @@
 // takes deltas of the running totals, splits the main thread's deltas into the compute phase
 // (outside recorded calls) and the rest in proportion to time, and counts busy threads per host.
 #include "hpcprof/analyzer/counters.hpp"
+#include "thresholds.hpp"
 #include "trace_access.hpp"
 
 #include <algorithm>
@@ -18,13 +19,9 @@ namespace {
 
 using Series = std::vector<CounterPoint>;
 
-/// A thread wants a CPU when (on-CPU + run-queue wait) / wall >= this.
-constexpr double kBusyDemand = 0.5;
-/// Threads sampled for less than this are not classified (start-up helpers).
-constexpr int64_t kMinSpanNs = 20'000'000;
-/// Without run-queue wait: preempted at least this often per second and more often than it
-/// blocked also marks a thread as wanting the CPU.
-constexpr double kBusyInvoluntaryPerS = 20.0;
+using threshold::kBusyDemand;
+using threshold::kBusyInvoluntaryPerS;
+using threshold::kMinBusySpanNs;
 
 struct ThreadSeries {
     int64_t processId = 0, tid = 0;
@@ -50,7 +47,7 @@ double ratioOf(double a, double b) { return a >= 0 && b > 0 ? a / b : -1; }
 
 bool isBusy(const ThreadSeries& t) {
     int64_t span = t.span();
-    if (span < kMinSpanNs) return false;
+    if (span < kMinBusySpanNs) return false;
     double task = t.delta("task_clock"), wait = t.delta("cpu_wait");
     if (task >= 0 && wait >= 0) return (task + wait) / double(span) >= kBusyDemand;
     if (task >= 0 && task / double(span) >= kBusyDemand) return true;

@@ -15,6 +15,7 @@
 #include "trace_access.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
 #include "steps.hpp"
+#include "thresholds.hpp"
 #include "hpcprof/schema/catalog.hpp"
 
 namespace hpcprof::analyzer::detail {
@@ -23,9 +24,9 @@ namespace {
 
 using schema::Category;
 constexpr int32_t cat(Category c) { return int32_t(c); }
-constexpr int64_t kSmallBytes = 64 * 1024;
-constexpr int64_t kShortKernelNs = 10'000;
-constexpr int64_t kShortGapNs = 20'000;
+using threshold::kShortGpuGapNs;
+using threshold::kShortKernelNs;
+using threshold::kSmallRequestBytes;
 /// More workers than this bring nothing: the pass is bound by SQLite decoding per core, and each
 /// worker maps the file and keeps one rank's interval sets.
 constexpr unsigned kMaxWorkers = 8;
@@ -202,7 +203,7 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
                 const bool apiCall = e.categoryId != cat(Category::GpuCommKernel);
                 if (apiCall) {
                     f.commCalls += e.count;
-                    if (e.bytes >= 0 && e.bytes < kSmallBytes) {
+                    if (e.bytes >= 0 && e.bytes < kSmallRequestBytes) {
                         f.smallCommCalls += e.count;
                         f.smallCommNs += e.dur;
                         addExample(kExSmallComm, e.id);
@@ -235,7 +236,7 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
                 if (dataCall) {
                     f.ioCalls += e.count;
                     if (e.bytes > 0) f.ioBytes += e.bytes;
-                    if (e.bytes >= 0 && e.bytes < kSmallBytes) {
+                    if (e.bytes >= 0 && e.bytes < kSmallRequestBytes) {
                         f.smallIoCalls += e.count;
                         f.smallIoNs += e.dur;
                         addExample(kExSmallIo, e.id);
@@ -301,7 +302,7 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
             for (const auto& g : gaps.items()) {
                 ++f.gpuGaps;
                 f.gpuGapNs += g.length();
-                if (g.length() < kShortGapNs) {
+                if (g.length() < kShortGpuGapNs) {
                     ++f.shortGpuGaps;
                     f.shortGpuGapNs += g.length();
                 }

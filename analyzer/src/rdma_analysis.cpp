@@ -29,12 +29,6 @@ std::optional<int64_t> percentile(std::vector<int64_t>& v, double p) {
 
 double gbps(int64_t bytes, int64_t ns) { return ns > 0 ? double(bytes) * 8.0 / double(ns) : 0; }
 
-// Thresholds (docs/advice-rules.md).
-constexpr double kSmallShare = 0.5;      ///< small WRs above this share of all WRs
-constexpr int64_t kMinWorkRequests = 100; ///< below this there is nothing to say
-constexpr double kLowLinkShare = 0.25;   ///< achieved below this share of the link rate
-constexpr int64_t kMinBytes = 1 << 20;   ///< low-bandwidth rule: at least 1 MiB moved
-
 } // namespace
 
 Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
@@ -168,66 +162,6 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
         out.ranks.push_back(r);
     }
     return out;
-}
-
-std::vector<Finding> rdmaFindings(const RdmaAnalysis& a) {
-    std::vector<Finding> out;
-    int64_t total = 0, small = 0;
-    Finding smallF;
-    smallF.id = "rdma-small-messages";
-    smallF.title = "RDMA traffic is dominated by small messages";
-    Finding lowF;
-    lowF.id = "rdma-low-bandwidth";
-    lowF.title = "RDMA bandwidth far below the link rate";
-    double worstShare = 1.0;
-    for (const auto& r : a.ranks) {
-        total += r.workRequests;
-        small += r.smallWorkRequests;
-        if (r.workRequests >= kMinWorkRequests &&
-            double(r.smallWorkRequests) > kSmallShare * double(r.workRequests) && r.rank)
-            smallF.ranks.push_back(*r.rank);
-        if (r.linkRateMbps > 0 && r.bytes >= kMinBytes) {
-            double share = r.achievedGbps * 1000.0 / double(r.linkRateMbps);
-            if (share < kLowLinkShare) {
-                if (r.rank) lowF.ranks.push_back(*r.rank);
-                worstShare = std::min(worstShare, share);
-            }
-        }
-    }
-    if (total >= kMinWorkRequests && double(small) > kSmallShare * double(total)) {
-        smallF.severity = Severity::Warning;
-        smallF.evidence = {{"small_work_requests", double(small), "count"},
-                           {"work_requests", double(total), "count"},
-                           {"small_share_pct", 100.0 * double(small) / double(total), "pct"}};
-        smallF.suggestion = "Most work requests carry less than 4 KiB: per-request overhead "
-                            "(doorbells, completions) dominates. Aggregate messages (larger "
-                            "buffers, MPI/NCCL bucket sizes), post chains of requests with one "
-                            "signalled completion, or use inline sends for the tiny ones.";
-        out.push_back(std::move(smallF));
-    }
-    if (worstShare < kLowLinkShare) {
-        lowF.severity = Severity::Warning;
-        lowF.evidence = {{"worst_link_share_pct", 100.0 * worstShare, "pct"}};
-        lowF.suggestion = "While RDMA was active the achieved bandwidth stayed under a quarter "
-                          "of the link rate: check message sizes, the number of outstanding "
-                          "requests per QP (queue depth), and whether the traffic waits on the "
-                          "CPU (polling gaps) rather than the network.";
-        out.push_back(std::move(lowF));
-    }
-    return out;
-}
-
-std::vector<Rule> rdmaRules() {
-    auto pick = [](const char* id) {
-        return [id](const Analysis& a) -> std::optional<Finding> {
-            if (!a.rdma.any()) return std::nullopt;
-            for (auto& f : rdmaFindings(a.rdma))
-                if (f.id == id) return std::move(f);
-            return std::nullopt;
-        };
-    };
-    return {{"rdma-small-messages", "RDMA traffic dominated by small messages", pick("rdma-small-messages")},
-            {"rdma-low-bandwidth", "RDMA bandwidth far below the link rate", pick("rdma-low-bandwidth")}};
 }
 
 } // namespace hpcprof::analyzer
