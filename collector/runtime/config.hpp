@@ -27,6 +27,7 @@ enum class SourceBit : uint32_t {
     Nvtx = 1u << 9,       ///< NVTX ranges (NVTX_INJECTION64_PATH)
     Nccl = 1u << 10,      ///< NCCL API calls (LD_PRELOAD)
     NcclPlugin = 1u << 11, ///< NCCL profiler plugin (NCCL_PROFILER_PLUGIN; only when named)
+    OpenMp = 1u << 12,    ///< OpenMP regions, loops and waits through OMPT (interpose/openmp)
     Counters = 1u << 16   ///< CPU counters (collector/counters; HPCPROF_COUNTERS)
 };
 
