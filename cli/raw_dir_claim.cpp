@@ -3,8 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/fs.h> // RENAME_NOREPLACE
-#include <stdio.h>    // renameat2
+#include <stdio.h> // renameat2, RENAME_NOREPLACE
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,6 +87,12 @@ std::string describeOwner(const std::map<std::string, std::string>& owner) {
     return fmt::format("pid {} on {}, started {}", get("pid"), get("host"), get("started"));
 }
 
+/// flock() errors of a file system without locks (some network and FUSE file systems): there,
+/// a run goes ahead without the guarantee, and says so.
+bool locksUnsupported(int err) {
+    return err == ENOLCK || err == EOPNOTSUPP || err == EINVAL || err == ENOSYS;
+}
+
 /// rename() that never replaces: RENAME_NOREPLACE, or plain rename() where the file system
 /// lacks it (a raw folder is never empty, and rename() does not replace a non-empty folder).
 int renameNoReplace(const std::string& from, const std::string& to) {
@@ -134,7 +139,8 @@ struct Fd {
 
 /// Makes the folder complete under a temporary name, then renames it into place. Returns the
 /// locked descriptor, -1 with errno EEXIST when `root` exists, or -1 with another errno.
-int createComplete(const ClaimRequest& r, const std::string& owner, bool shared, std::string& why) {
+int createComplete(const ClaimRequest& r, const std::string& owner, bool shared, std::string& why,
+                   bool& unlocked) {
     std::string tmp = r.root.string() + ".new-XXXXXX";
     if (!mkdtemp(tmp.data())) {
         why = std::strerror(errno);
@@ -147,8 +153,11 @@ int createComplete(const ClaimRequest& r, const std::string& owner, bool shared,
     bool made = ::mkdir((tmp + "/" + kLockFolder).c_str(), 0777) == 0;
     Fd fd(made ? ::open(lockPath.c_str(), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644)
                : -1);
-    bool ok = fd.fd >= 0 && writeOwner(fd.fd, owner + "state=running\n") &&
-              flock(fd.fd, shared ? LOCK_SH : LOCK_EX) == 0;
+    bool ok = fd.fd >= 0 && writeOwner(fd.fd, owner + "state=running\n");
+    if (ok && flock(fd.fd, shared ? LOCK_SH : LOCK_EX) != 0) {
+        unlocked = locksUnsupported(errno);
+        ok = unlocked;
+    }
     if (ok && !r.jobId.empty()) ok = ::mkdir((tmp + "/" + r.jobId).c_str(), 0777) == 0;
     int err = errno;
     if (ok && renameNoReplace(tmp, r.root.string()) == 0) return fd.release();
@@ -218,11 +227,16 @@ ClaimResult claimRawDir(const ClaimRequest& r) {
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         std::string why;
-        int fd = createComplete(r, owner, shared, why);
+        bool unlocked = false;
+        int fd = createComplete(r, owner, shared, why, unlocked);
         if (fd >= 0) {
             ClaimResult ok;
             ok.outcome = ClaimOutcome::Claimed;
             ok.note = note;
+            if (unlocked)
+                ok.note = fmt::format("the file system of {} has no file locks: another run with "
+                                      "the same output would not be noticed",
+                                      r.root.string());
             ok.claim = RawDirClaim(fd, r.root, owner);
             return ok;
         }
@@ -263,18 +277,24 @@ ClaimResult claimRawDir(const ClaimRequest& r) {
             found = readOwner(lock.fd);
             if (shared && found["job"] == r.jobId) {
                 // Another wrapper of this job made it: join, unless someone is deleting it.
-                if (flock(lock.fd, LOCK_SH | LOCK_NB) != 0 || !stillAt(r.root, lock.fd)) continue;
+                if (flock(lock.fd, LOCK_SH | LOCK_NB) != 0 && !locksUnsupported(errno)) continue;
+                if (!stillAt(r.root, lock.fd)) continue;
                 ClaimResult ok;
                 ok.outcome = ClaimOutcome::Claimed;
                 ok.claim = RawDirClaim(lock.release(), r.root, owner);
                 return ok;
             }
             if (flock(lock.fd, LOCK_EX | LOCK_NB) != 0) {
-                if (attempt + 1 < kAttempts) continue;
-                return refuse(ClaimOutcome::InUse,
-                              fmt::format("{} is being written by another hpcprof run ({}): "
-                                          "wait for it to finish, or choose another -o",
-                                          r.output.string(), describeOwner(found)));
+                if (locksUnsupported(errno)) {
+                    found["state"] = "unknown"; // cannot tell: handled as stale, --force decides
+                } else if (attempt + 1 < kAttempts) {
+                    continue;
+                } else {
+                    return refuse(ClaimOutcome::InUse,
+                                  fmt::format("{} is being written by another hpcprof run ({}): "
+                                              "wait for it to finish, or choose another -o",
+                                              r.output.string(), describeOwner(found)));
+                }
             }
             if (!stillAt(r.root, lock.fd)) continue;
         }
@@ -286,6 +306,10 @@ ClaimResult claimRawDir(const ClaimRequest& r) {
                                       r.root.string(), kLockName)
             : state == "kept"
                 ? fmt::format("{} holds raw data an earlier run kept (--keep-raw; {})",
+                              r.root.string(), describeOwner(found))
+            : state == "unknown"
+                ? fmt::format("{} holds raw data of a run that may still be writing it (this "
+                              "file system has no file locks; {})",
                               r.root.string(), describeOwner(found))
             : state == "unconverted"
                 ? fmt::format("{} holds raw data of an earlier run whose trace could not be "
@@ -321,12 +345,14 @@ ClaimResult claimRawDir(const ClaimRequest& r) {
                               r.root.string()));
 }
 
-MergeGuard guardRawDirForMerge(const fs::path& rawDir) {
+MergeGuard guardRawDirForMerge(const fs::path& given) {
     MergeGuard g;
+    fs::path rawDir = given.lexically_normal();
+    if (rawDir.filename().empty()) rawDir = rawDir.parent_path(); // "T.raw/job/"
     for (const fs::path& root : {rawDir, rawDir.parent_path()}) {
         int fd = ::open((root / kLockName).c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0 && !locksUnsupported(errno)) {
             g.refusal = fmt::format("{} is still being written by a running hpcprof run ({}): "
                                     "wait for it to finish",
                                     rawDir.string(), describeOwner(readOwner(fd)));

@@ -2,9 +2,8 @@
 #include "hpcprof/schema/output_file.hpp"
 
 #include <fcntl.h>
-#include <linux/fs.h> // RENAME_NOREPLACE
 #include <signal.h>
-#include <stdio.h>    // renameat2
+#include <stdio.h> // renameat2, RENAME_NOREPLACE
 #include <sys/stat.h>
 #include <unistd.h>
 
