@@ -119,6 +119,56 @@ TEST_CASE("the wrappers of one job share the output, a second job's wrapper is r
     CHECK_FALSE(fs::exists(trace + ".raw"));
 }
 
+TEST_CASE("mpirun starting hpcprof per rank: a second job with the same output is refused",
+          "[integration][safety][lock][mpi]") {
+    if (runProcess({"sh", "-c", "command -v mpirun"}).exitCode != 0) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    const std::vector<std::string> mpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
+                                             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                             "OMPI_MCA_mpi_yield_when_idle=1",
+                                             "OMPI_MCA_rmaps_base_oversubscribe=1"};
+    TempDir dir;
+    const std::string trace = dir / "mpi.hpcprof", marker = dir / "second-job-ran";
+    fs::create_directory(dir / "d0");
+    fs::create_directory(dir / "d1");
+    Gate gate0(dir / "gate0"), gate1(dir / "gate1");
+    // Each rank waits at its own gate, then runs io_sample in its own folder.
+    std::string rankCommand = "read x < " + dir.path().string() +
+                              "/gate$OMPI_COMM_WORLD_RANK; exec " + sampleBinary("io_sample") +
+                              " " + dir.path().string() + "/d$OMPI_COMM_WORLD_RANK";
+    auto first = inBackground({"mpirun", "-np", "2", hpcprofBinary(), "run", "-q", "-o", trace,
+                               "--", "sh", "-c", rankCommand},
+                              mpiEnv);
+    REQUIRE(waitUntil([&] {
+        int n = 0;
+        std::error_code ec;
+        for (const auto& e : fs::recursive_directory_iterator(trace + ".raw", ec))
+            n += e.path().filename().string().rfind("proc-", 0) == 0;
+        return n == 2;
+    }));
+    auto second = runProcess({"mpirun", "-np", "2", hpcprofBinary(), "run", "-q", "-o", trace,
+                              "--", "touch", marker},
+                             mpiEnv);
+    INFO(second.err);
+    CHECK(second.exitCode != 0);
+    CHECK_THAT(second.err, Catch::Contains("being written by another hpcprof run"));
+    CHECK_FALSE(fs::exists(marker));
+
+    REQUIRE(gate0.release());
+    REQUIRE(gate1.release());
+    auto r = first.get();
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(trace);
+    CHECK(q.rows("SELECT rank FROM process WHERE rank IS NOT NULL ORDER BY rank") ==
+          std::vector<std::string>{"0", "1"});
+    checkIoSampleCalls(q, "d0");
+    checkIoSampleCalls(q, "d1");
+    CHECK_FALSE(fs::exists(trace + ".raw"));
+}
+
 TEST_CASE("raw data of a killed run is kept, and the next run says how to convert it",
           "[integration][safety][lock]") {
     TempDir dir;
@@ -336,6 +386,39 @@ TEST_CASE("a raw folder name another user took is neither used nor deleted",
     CHECK_FALSE(fs::exists(marker));
     CHECK(readWholeFile(shared / "u.hpcprof.raw/theirs") == "theirs");
     CHECK(fs::is_symlink(shared / "v.hpcprof.raw"));
+}
+
+TEST_CASE("an interrupted merge leaves no temporary file", "[integration][safety][tmp]") {
+    TempDir dir;
+    fs::create_directory(dir / "work");
+    fs::create_directory(dir / "out");
+    // 800,000 events: converting them takes long enough to be interrupted half-way.
+    REQUIRE(runProcess(runArgs(dir / "b.hpcprof",
+                               {sampleBinary("bulk_sample"), dir / "work", "200000", "2"},
+                               {"--keep-raw"}))
+                .exitCode == 0);
+    for (int sig : {SIGINT, SIGTERM}) {
+        INFO("signal " << sig);
+        auto merge = inBackground(
+            {hpcprofBinary(), "merge", dir / "b.hpcprof.raw", "-o", dir / "out/t.hpcprof"});
+        bool writing = waitUntil(
+            [&] {
+                for (const auto& name : listing(dir / "out"))
+                    if (name.find(".tmp-") != std::string::npos) return true;
+                return false;
+            },
+            std::chrono::milliseconds(5000));
+        pid_t pid = findProcess({hpcprofBinary(), " merge ", dir / "out/t.hpcprof"});
+        if (!writing || pid <= 0) {
+            merge.get();
+            WARN("SKIPPED: the merge finished before it could be interrupted");
+            return;
+        }
+        REQUIRE(::kill(pid, sig) == 0);
+        auto r = merge.get();
+        CHECK(r.exitCode == 128 + sig);
+        CHECK(listing(dir / "out").empty());
+    }
 }
 
 TEST_CASE("disk full while converting leaves no temporary file, and merge works once there is "
