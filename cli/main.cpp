@@ -19,6 +19,7 @@
 #include "view_command.hpp"
 
 using namespace hpcprof;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -28,6 +29,12 @@ int mergeCommand(const std::string& rawDir, const std::string& output, bool forc
     cli::MergeGuard guard = cli::guardRawDirForMerge(rawDir);
     if (!guard.refusal.empty()) {
         fmt::print(stderr, "hpcprof merge: {}\n", guard.refusal);
+        return cli::kExitUsage;
+    }
+    std::error_code ec;
+    bool ownRawDir = guard.claim.held() && fs::equivalent(guard.claim.root(), output + ".raw", ec);
+    if (std::string busy = ownRawDir ? std::string() : cli::outputBeingWritten(output); !busy.empty()) {
+        fmt::print(stderr, "hpcprof merge: {}\n", busy);
         return cli::kExitUsage;
     }
     store::MergeOptions mo;
@@ -119,6 +126,13 @@ int main(int argc, char** argv) {
     if (runCmd->parsed()) return cli::runCommand(run);
     cleanUpOnSignals();
     if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
+    for (auto [cmd, output] : {std::pair{importCmd, importOptions.output},
+                               std::pair{exportCmd, exportOptions.output}})
+        if (cmd->parsed())
+            if (std::string busy = cli::outputBeingWritten(output); !busy.empty()) {
+                fmt::print(stderr, "hpcprof {}: {}\n", cmd->get_name(), busy);
+                return cli::kExitUsage;
+            }
     if (importCmd->parsed()) {
         std::string line = "hpcprof";
         for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -215,11 +216,13 @@ ClaimResult claimRawDir(const ClaimRequest& r) {
                                                    std::chrono::steady_clock::now()
                                                        .time_since_epoch()
                                                        .count());
+    std::string command = r.command.substr(0, 500);
+    std::replace(command.begin(), command.end(), '\n', ' '); // one line per field
     std::string owner = fmt::format("job={}\npid={}\nhost={}\nstarted={}\nrawdir={}\n"
                                     "command={}\n",
                                     myJob, getpid(), hostName(), nowText(),
                                     (shared ? r.root / r.jobId : r.root).string(),
-                                    r.command.substr(0, 500));
+                                    command);
     std::string note;
     // A folder another wrapper or run is moving aside (--force on stale data) looks busy for a
     // moment: only a lock held for a whole second counts as in use.
@@ -367,6 +370,17 @@ MergeGuard guardRawDirForMerge(const fs::path& given) {
         return g;
     }
     return g;
+}
+
+std::string outputBeingWritten(const fs::path& output) {
+    Fd fd(::open((output.string() + ".raw/" + kLockName).c_str(),
+                 O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+    // Exclusive, so that the shared locks of a per-rank job count as well; released at once.
+    if (fd.fd < 0 || flock(fd.fd, LOCK_EX | LOCK_NB) == 0) return {};
+    if (errno != EWOULDBLOCK) return {};
+    return fmt::format("{} is being written by a running hpcprof run ({}): wait for it to "
+                       "finish, or choose another -o",
+                       output.string(), describeOwner(readOwner(fd.fd)));
 }
 
 } // namespace hpcprof::cli

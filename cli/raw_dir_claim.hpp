@@ -90,4 +90,9 @@ struct MergeGuard {
 };
 MergeGuard guardRawDirForMerge(const std::filesystem::path& rawDir);
 
+/// For merge, import and export: the refusal (empty if none) when a running hpcprof run is
+/// writing `output` (it holds the lock of <output>.raw), so that they never race it for the
+/// same file. Only for an output whose raw folder this process has not locked itself.
+std::string outputBeingWritten(const std::filesystem::path& output);
+
 } // namespace hpcprof::cli

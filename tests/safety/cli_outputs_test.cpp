@@ -46,6 +46,9 @@ TEST_CASE("a second run with the same output refuses before running, the first s
           "[integration][safety][lock]") {
     TempDir dir;
     const std::string trace = dir / "t.hpcprof", marker = dir / "second-ran";
+    const std::string other = dir / "other.hpcprof";
+    REQUIRE(runProcess(runArgs(other, {"true"}, {"--keep-raw"})).exitCode == 0);
+    REQUIRE(runProcess({hpcprofBinary(), "export", other, "-o", dir / "other.json"}).exitCode == 0);
     Gate gate(dir / "gate");
     auto first = inBackground(runArgs(trace, gatedIoSample(gate, dir.path())));
     REQUIRE(waitUntil([&] { return hasProcessFolder(trace + ".raw"); }));
@@ -64,6 +67,17 @@ TEST_CASE("a second run with the same output refuses before running, the first s
     CHECK(merge.exitCode == 2);
     CHECK_THAT(merge.err, Catch::Contains("still being written"));
     CHECK_FALSE(fs::exists(dir / "m.hpcprof"));
+    // Nor does any other command write that output meanwhile, --force or not.
+    for (const auto& argv : std::vector<std::vector<std::string>>{
+             {hpcprofBinary(), "merge", other + ".raw", "-o", trace, "--force"},
+             {hpcprofBinary(), "import", dir / "other.json", "-o", trace, "--force"},
+             {hpcprofBinary(), "export", other, "-o", trace, "--force"}}) {
+        auto r = runProcess(argv);
+        INFO(argv[1] << ": " << r.err);
+        CHECK(r.exitCode == 2);
+        CHECK_THAT(r.err, Catch::Contains("being written by a running hpcprof run"));
+    }
+    CHECK_FALSE(fs::exists(trace));
 
     REQUIRE(gate.release());
     auto r = first.get();
