@@ -10,6 +10,8 @@
 #include "hpcprof/report/writers.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
+#include "settings_check.hpp"
+#include "text_output.hpp"
 
 namespace hpcprof::cli {
 
@@ -20,8 +22,12 @@ CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& o) {
     c->add_option("--format", o.format, "text | md | html | json | junit")->capture_default_str();
     c->add_option("-o,--output", o.output, "Write the diff to FILE (default: stdout)");
     c->add_option("--window", o.window, "Analyse only T0:T1 or range:NAME in both traces");
-    c->add_option("--threshold", o.thresholdPct, "Percent growth that counts as a regression")->capture_default_str();
-    c->add_option("--min-delta", o.minDeltaNs, "Noise floor in ns below which growth is ignored")->capture_default_str();
+    c->add_option("--threshold", o.thresholdPct, "Percent growth that counts as a regression")
+        ->check(numberFrom(0, 1e6, "%"))
+        ->capture_default_str();
+    c->add_option("--min-delta", o.minDeltaNs, "Noise floor in ns below which growth is ignored")
+        ->check(numberFrom(0, 1e15, "ns", /*integer=*/true))
+        ->capture_default_str();
     c->add_option("--fail-on", o.failOn, "Gate on the diff, e.g. 'regressions > 0' (repeatable; exit 3 if true)");
     return c;
 }
@@ -48,6 +54,10 @@ int diffCommand(const DiffCommandOptions& o) {
         return kExitUsage;
     }
     ao.window = *window;
+    if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analyses, not after
+        fmt::print(stderr, "hpcprof diff: {}\n", s.message());
+        return kExitUsage;
+    }
     std::optional<analyzer::Analysis> analyses[2];
     const std::string* paths[2] = {&o.base, &o.next};
     for (int i = 0; i < 2; ++i) {

@@ -1,24 +1,43 @@
 // SPDX-License-Identifier: MIT
 // The hpcprof command line: run, merge (more subcommands register here as they arrive).
+#include <signal.h>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "hpcprof/config.hpp"
+#include "hpcprof/schema/output_file.hpp"
 #include "diff_command.hpp"
 #include "export_command.hpp"
 #include "import_command.hpp"
 #include "merge.hpp"
+#include "raw_dir_claim.hpp"
 #include "report_command.hpp"
 #include "rules_command.hpp"
 #include "run_command.hpp"
+#include "settings_check.hpp"
 #include "summary_printer.hpp"
 #include "view_command.hpp"
 
 using namespace hpcprof;
+namespace fs = std::filesystem;
 
 namespace {
 
 int mergeCommand(const std::string& rawDir, const std::string& output, bool force) {
+    // The run that made the folder may still be writing it; while merging, hold its lock so
+    // that no new run with that output can claim it either.
+    cli::MergeGuard guard = cli::guardRawDirForMerge(rawDir);
+    if (!guard.refusal.empty()) {
+        fmt::print(stderr, "hpcprof merge: {}\n", guard.refusal);
+        return cli::kExitUsage;
+    }
+    std::error_code ec;
+    bool ownRawDir = guard.claim.held() && fs::equivalent(guard.claim.root(), output + ".raw", ec);
+    if (std::string busy = ownRawDir ? std::string() : cli::outputBeingWritten(output); !busy.empty()) {
+        fmt::print(stderr, "hpcprof merge: {}\n", busy);
+        return cli::kExitUsage;
+    }
     store::MergeOptions mo;
     mo.rawDir = rawDir;
     mo.output = output;
@@ -34,6 +53,25 @@ int mergeCommand(const std::string& rawDir, const std::string& output, bool forc
     return 0;
 }
 
+// A command interrupted while writing its output leaves no temporary file behind.
+void removeTemporariesAndDie(int sig) {
+    schema::removePendingOutputsForSignal();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cleanUpOnSignals() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+        struct sigaction old{};
+        sigaction(sig, nullptr, &old);
+        if (old.sa_handler == SIG_IGN) continue; // nohup and the like stay in force
+        struct sigaction sa{};
+        sa.sa_handler = removeTemporariesAndDie;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, nullptr);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -44,11 +82,13 @@ int main(int argc, char** argv) {
     cli::RunOptions run;
     auto* runCmd = app.add_subcommand("run", "Run a command under the profiler and write a trace");
     runCmd->add_option("-o,--output", run.output, "Trace file (default: hpcprof-<time>.hpcprof)");
-    runCmd->add_option("--sources", run.sources, "Comma list of sources to record: io, mpi, socket, rdma, cuda, nvtx, nccl, nccl_plugin, all")
+    runCmd->add_option("--sources", run.sources,
+                       "Comma list of sources to record: " + cli::sourceNamesText())
         ->capture_default_str();
     runCmd->add_option("--counters", run.counters,
                        "CPU counters: default, software, none, or names (PAPI_TOT_INS,task_clock,...)");
-    runCmd->add_option("--counter-period", run.counterPeriodMs, "Counter timer period in ms (0 = off)");
+    runCmd->add_option("--counter-period", run.counterPeriodMs, "Counter timer period in ms (0 = off)")
+        ->check(cli::acceptedBy(collector::Setting::CounterPeriodMs));
     runCmd->add_flag("--force", run.force, "Replace an existing trace");
     runCmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
     runCmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");
@@ -83,12 +123,19 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "hpcprof: {}\n", e.what());
-        fmt::print(stderr, "hpcprof: see 'hpcprof --help'\n");
+        fmt::print(stderr, "hpcprof: {} (see 'hpcprof --help')\n", e.what());
         return cli::kExitUsage;
     }
     if (runCmd->parsed()) return cli::runCommand(run);
+    cleanUpOnSignals();
     if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
+    for (auto [cmd, output] : {std::pair{importCmd, importOptions.output},
+                               std::pair{exportCmd, exportOptions.output}})
+        if (cmd->parsed())
+            if (std::string busy = cli::outputBeingWritten(output); !busy.empty()) {
+                fmt::print(stderr, "hpcprof {}: {}\n", cmd->get_name(), busy);
+                return cli::kExitUsage;
+            }
     if (importCmd->parsed()) {
         std::string line = "hpcprof";
         for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];

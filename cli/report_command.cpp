@@ -3,13 +3,13 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/config.hpp"
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
 #include "run_command.hpp"
+#include "settings_check.hpp"
+#include "text_output.hpp"
 
 namespace hpcprof::cli {
 
@@ -22,24 +22,9 @@ CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
     c->add_option("--fail-on", o.failOn, "Gate, e.g. 'comm.exposed_pct > 25' (repeatable; exit 3 if true)");
     c->add_option("--junit-severity", o.junitSeverity, "JUnit: findings at or above info|warning|critical")
         ->capture_default_str();
-    c->add_option("--link-gbps", o.linkGbps, "Link bandwidth in GB/s for the collective bandwidth rule");
+    c->add_option("--link-gbps", o.linkGbps, "Link bandwidth in GB/s for the collective bandwidth rule")
+        ->check(numberFrom(0, 100000, "GB/s"));
     return c;
-}
-
-bool writeOutput(const std::string& path, const std::string& text, const char* command) {
-    if (path.empty()) {
-        fmt::print("{}", text);
-        std::fflush(stdout);
-        return true;
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-        fmt::print(stderr, "hpcprof {}: cannot write {}\n", command, path);
-        return false;
-    }
-    return true;
 }
 
 int reportCommand(const ReportOptions& o) {
@@ -72,6 +57,10 @@ int reportCommand(const ReportOptions& o) {
     }
     ao.window = *window;
     ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
+    if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analysis, not after
+        fmt::print(stderr, "hpcprof report: {}\n", s.message());
+        return kExitUsage;
+    }
 
     auto trace = analyzer::Trace::open(o.trace);
     if (!trace) {

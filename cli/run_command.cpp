@@ -16,9 +16,12 @@
 
 #include "agent_locator.hpp"
 #include "rank_coordination.hpp"
+#include "raw_dir_claim.hpp"
+#include "settings_check.hpp"
 #include "collector/runtime/clock.hpp"
 #include "collector/runtime/config.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
+#include "hpcprof/schema/output_file.hpp"
 #include "merge.hpp"
 #include "summary_printer.hpp"
 
@@ -47,17 +50,19 @@ void installForwarding() {
         sigaction(sig, &sa, nullptr);
 }
 
-std::string defaultOutputName() {
+/// Candidate i of the default output name: hpcprof-YYYYmmdd-HHMMSS[-i].hpcprof.
+std::string defaultOutputName(const std::string& stamp, int i) {
+    return i == 0 ? fmt::format("hpcprof-{}.hpcprof", stamp)
+                  : fmt::format("hpcprof-{}-{}.hpcprof", stamp, i);
+}
+
+std::string timeStamp() {
     std::time_t now = std::time(nullptr);
     std::tm tm{};
     localtime_r(&now, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    std::string base = fmt::format("hpcprof-{}", stamp);
-    std::string name = base + ".hpcprof";
-    for (int i = 1; fs::exists(name) || fs::exists(name + ".raw"); ++i)
-        name = fmt::format("{}-{}.hpcprof", base, i);
-    return name;
+    return stamp;
 }
 
 std::string joinCommand(const std::vector<std::string>& cmd) {
@@ -105,6 +110,65 @@ void setGpuInjection(const std::string& agent, const std::string& sources) {
         claim("NCCL_PROFILER_PLUGIN", collector::SourceBit::NcclPlugin);
 }
 
+/// The output and its claimed raw folder, or the exit code of a refusal (already explained).
+struct ClaimedOutput {
+    std::string output;
+    std::optional<RankLaunch> perRank;
+    fs::path rawDir;
+    RawDirClaim claim;
+    int refusal = 0;
+};
+
+ClaimedOutput claimOutput(const RunOptions& o) {
+    ClaimedOutput c;
+    auto fail = [&](const std::string& message) {
+        fmt::print(stderr, "hpcprof run: {}\n", message);
+        c.refusal = kExitUsage;
+        return std::move(c);
+    };
+    // Without -o, the first free name of this second; a name another run holds (or left raw
+    // data under) is skipped, never taken over.
+    std::string stamp = o.output.empty() ? timeStamp() : std::string();
+    for (int i = 0;; ++i) {
+        bool chosen = !o.output.empty();
+        c.output = chosen ? o.output : defaultOutputName(stamp, i);
+        std::error_code ec;
+        if (!chosen && i > 1000) return fail("no free default output name in this folder (use -o)");
+        if (!chosen && fs::exists(c.output, ec)) continue;
+        if (Status s = schema::checkOutputPath(c.output, o.force); !s.ok()) return fail(s.message());
+        // One wrapper per rank (mpirun/srun start hpcprof itself) shares one raw folder per job.
+        c.perRank = detectRankLaunch(c.output);
+        ClaimRequest request;
+        request.output = c.output;
+        request.root = fs::absolute(c.output + ".raw", ec);
+        request.jobId = c.perRank ? c.perRank->jobId : std::string();
+        request.force = chosen && o.force;
+        request.command = joinCommand(o.command);
+        c.rawDir = c.perRank ? c.perRank->rawDir : request.root;
+        // The agent keeps the folder's path in a fixed buffer (settings.def: HPCPROF_RAW_DIR).
+        const auto& rawDirRule = collector::settingSpec(collector::Setting::RawDir);
+        if (double(c.rawDir.string().size()) > rawDirRule.max)
+            return fail(fmt::format("the raw folder path {} is longer than the agent accepts ({} "
+                                    "characters): choose a shorter -o",
+                                    c.rawDir.string(), rawDirRule.max));
+        ClaimResult claimed = claimRawDir(request);
+        if (claimed.outcome == ClaimOutcome::Claimed) {
+            if (!claimed.note.empty()) fmt::print(stderr, "hpcprof run: note: {}\n", claimed.note);
+            c.claim = std::move(claimed.claim);
+            break;
+        }
+        if (chosen || claimed.outcome == ClaimOutcome::Failed) return fail(claimed.message);
+    }
+    if (c.perRank) {
+        std::error_code ec;
+        fs::create_directories(c.rawDir, ec);
+        if (ec || ::access(c.rawDir.c_str(), W_OK) != 0)
+            return fail(fmt::format("cannot write raw data into {}: {}", c.rawDir.string(),
+                                    ec ? ec.message() : std::strerror(errno)));
+    }
+    return c;
+}
+
 } // namespace
 
 int runCommand(const RunOptions& o) {
@@ -112,9 +176,8 @@ int runCommand(const RunOptions& o) {
         fmt::print(stderr, "hpcprof run: no command given (usage: hpcprof run [options] -- CMD [ARGS...])\n");
         return kExitUsage;
     }
-    if (collector::parseSources(o.sources.c_str()) == 0) {
-        fmt::print(stderr, "hpcprof run: --sources '{}' names no known source (known: io, mpi, socket, rdma, cuda, nvtx, nccl, nccl_plugin, all)\n",
-                   o.sources);
+    if (std::string why = checkSourceList(o.sources); !why.empty()) {
+        fmt::print(stderr, "hpcprof run: {}\n", why);
         return kExitUsage;
     }
     std::string agent = locateAgent();
@@ -123,29 +186,20 @@ int runCommand(const RunOptions& o) {
                            "(set HPCPROF_AGENT to its path)\n");
         return kExitUsage;
     }
-    std::string output = o.output.empty() ? defaultOutputName() : o.output;
-    std::error_code ec;
-    if (fs::exists(output, ec) && !o.force) {
-        fmt::print(stderr, "hpcprof run: {} already exists (use --force to replace it, or -o)\n",
-                   output);
+    // An agent path that names no file would only make every process print a loader error and
+    // record nothing: refused, like any set-up error, before the command runs.
+    if (std::error_code ec; !fs::is_regular_file(agent, ec)) {
+        fmt::print(stderr, "hpcprof run: HPCPROF_AGENT={} names no file (unset it to use the "
+                           "agent next to hpcprof)\n",
+                   agent);
         return kExitUsage;
     }
-    // One wrapper per rank (mpirun/srun start hpcprof itself) shares one raw folder per job.
-    std::optional<RankLaunch> perRank = detectRankLaunch(output);
-    fs::path rawDir = perRank ? perRank->rawDir : fs::absolute(output + ".raw", ec);
-    bool rawReady;
-    if (perRank) {
-        fs::create_directories(rawDir, ec);
-        rawReady = !ec && ::access(rawDir.c_str(), W_OK) == 0;
-    } else {
-        fs::remove_all(rawDir, ec);
-        rawReady = fs::create_directory(rawDir, ec) && !ec;
-    }
-    if (!rawReady) {
-        fmt::print(stderr, "hpcprof run: cannot write raw data next to {}: {}\n", output,
-                   ec ? ec.message() : std::strerror(errno));
-        return kExitUsage;
-    }
+    // Everything that can refuse does so here, before the command runs.
+    ClaimedOutput claimed = claimOutput(o);
+    if (claimed.refusal) return claimed.refusal;
+    const std::string& output = claimed.output;
+    const std::optional<RankLaunch>& perRank = claimed.perRank;
+    const fs::path& rawDir = claimed.rawDir;
 
     uint64_t tscHz = collector::measureTscHz(20'000'000);
     setPreload(agent, o.sources);
@@ -155,11 +209,21 @@ int runCommand(const RunOptions& o) {
     if (!o.counterPeriodMs.empty()) setenv("HPCPROF_COUNTER_PERIOD_MS", o.counterPeriodMs.c_str(), 1);
     setGpuInjection(agent, o.sources);
     if (tscHz) setenv("HPCPROF_TSC_HZ", std::to_string(tscHz).c_str(), 1);
+    // The environment as the agent will read it: a bad value is named once, here (in the
+    // per-rank form by rank 0's wrapper only), and the agent uses the default for it.
+    if (!perRank || perRank->rank == 0)
+        for (const auto& w : environmentWarnings()) fmt::print(stderr, "hpcprof: warning: {}\n", w);
+    // Nothing was recorded when the command could not start: its raw folder goes (the
+    // per-rank form's folder is shared with the job's other wrappers, which decide).
+    auto dropRawFolder = [&] {
+        if (!perRank) claimed.claim.removeFolder();
+    };
 
     // A close-on-exec pipe tells the parent whether exec worked, and why not.
     int execPipe[2];
     if (pipe2(execPipe, O_CLOEXEC) != 0) {
         fmt::print(stderr, "hpcprof run: pipe: {}\n", std::strerror(errno));
+        dropRawFolder();
         return kExitUsage;
     }
     std::vector<char*> argv;
@@ -170,6 +234,7 @@ int runCommand(const RunOptions& o) {
     pid_t child = fork();
     if (child < 0) {
         fmt::print(stderr, "hpcprof run: fork: {}\n", std::strerror(errno));
+        dropRawFolder();
         return kExitUsage;
     }
     if (child == 0) {
@@ -197,7 +262,7 @@ int runCommand(const RunOptions& o) {
     auto elapsed = std::chrono::steady_clock::now() - started;
     if (n == sizeof(execErr)) {
         fmt::print(stderr, "hpcprof run: cannot run '{}': {}\n", o.command[0], std::strerror(execErr));
-        fs::remove_all(rawDir, ec);
+        dropRawFolder();
         return execErr == ENOENT ? kExitNotFound : kExitCannotExecute;
     }
     int exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -224,16 +289,19 @@ int runCommand(const RunOptions& o) {
         fmt::print(stderr, "hpcprof: {}\nhpcprof: raw data kept in {} (convert with: hpcprof merge "
                            "{} -o {})\n",
                    merged.status().message(), rawDir.string(), rawDir.string(), output);
+        claimed.claim.setState("unconverted");
         return exitCode != 0 ? exitCode : kExitTraceFailed;
     }
     if (merged->processes == 0)
         fmt::print(stderr, "hpcprof: warning: no process was recorded (is the command a static or "
                            "setuid binary? LD_PRELOAD does not reach those)\n");
     for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
-    if (!o.keepRaw) {
-        fs::remove_all(rawDir, ec);
-        if (perRank) fs::remove(rawDir.parent_path(), ec); // only if no other job's data is left
-    }
+    // Per-rank form: every wrapper of the job has finished its rank (the done markers), so the
+    // whole folder is this job's to remove.
+    if (o.keepRaw)
+        claimed.claim.setState("kept");
+    else
+        claimed.claim.removeFolder();
 
     if (!o.quiet) {
         auto trace = analyzer::Trace::open(output);

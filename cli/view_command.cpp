@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "agent_locator.hpp"
+#include "hpcprof/schema/output_file.hpp"
+#include "run_command.hpp"
 
 namespace hpcprof::cli {
 
@@ -31,6 +33,12 @@ int viewCommand(const ViewCommandOptions& o) {
         fmt::print(stderr, "hpcprof view: hpcprof-gui is not installed next to hpcprof (this build has no "
                            "Qt 6: install qt6-base-dev and reconfigure, or set HPCPROF_GUI)\n");
         return 127;
+    }
+    if (!o.screenshot.empty()) {
+        if (Status s = schema::checkOutputPath(o.screenshot, /*replace=*/true); !s.ok()) {
+            fmt::print(stderr, "hpcprof view: {}\n", s.message());
+            return kExitUsage;
+        }
     }
     std::vector<std::string> args{gui};
     if (!o.window.empty()) args.insert(args.end(), {"--window", o.window});

@@ -9,17 +9,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/output_file.hpp"
 
 namespace hpcprof::analyzer {
 
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -179,11 +178,10 @@ std::optional<int64_t> parseDuration(const std::string& text) {
 }
 
 Result<ChromeExportResult> exportChromeTrace(const Trace& trace, const ChromeExportOptions& o) {
-    std::error_code ec;
-    if (fs::exists(o.output, ec) && !o.force)
-        return Status::error(o.output + " already exists (use --force to replace it)");
+    auto pending = schema::PendingOutput::begin(o.output, o.force);
+    if (!pending) return pending.status();
     bool gzip = o.output.size() > 3 && o.output.compare(o.output.size() - 3, 3, ".gz") == 0;
-    std::string tmp = o.output + ".tmp-" + std::to_string(getpid());
+    const std::string& tmp = pending->path();
     sqlite3* db = detail::db(trace);
     ChromeExportResult result;
     int64_t winStart = o.windowStartNs.value_or(INT64_MIN);
@@ -368,15 +366,8 @@ Result<ChromeExportResult> exportChromeTrace(const Trace& trace, const ChromeExp
     Status s = out.close();
     if (s.ok() && !procs.error().ok()) s = procs.error();
     if (s.ok() && !events.error().ok()) s = events.error();
-    if (!s.ok()) {
-        fs::remove(tmp, ec);
-        return s;
-    }
-    fs::rename(tmp, o.output, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return Status::error("cannot move " + o.output + " into place: " + ec.message());
-    }
+    if (!s.ok()) return s; // the pending output removes the temporary file
+    HPCPROF_RETURN_IF_ERROR(pending->commit());
     return result;
 }
 

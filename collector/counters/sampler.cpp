@@ -315,15 +315,16 @@ uint32_t parseBoundaries(const char* list) {
 
 SamplerOptions optionsFromEnvironment() {
     SamplerOptions o;
-    if (const char* l = std::getenv("HPCPROF_COUNTERS"); l && *l) o.list = l;
-    if (const char* p = std::getenv("HPCPROF_COUNTER_PERIOD_MS"); p && *p)
-        o.periodNs = uint64_t(std::strtod(p, nullptr) * 1e6);
-    if (const char* b = std::getenv("HPCPROF_COUNTER_BOUNDARIES"); b)
-        o.boundaries = parseBoundaries(b);
-    if (const char* t = std::getenv("HPCPROF_COUNTER_THREAD"); t && std::strcmp(t, "eager") == 0)
+    // settings.def gives each variable's range: a bad value keeps the default (hpcprof run has
+    // warned about it), never a negative period cast to a huge one.
+    using collector::Setting;
+    if (const char* l = collector::textSetting(Setting::Counters)) o.list = l;
+    o.periodNs = uint64_t(collector::numberSetting(Setting::CounterPeriodMs) * 1e6);
+    if (const char* b = std::getenv(collector::settingSpec(Setting::CounterBoundaries).variable))
+        if (!*b || collector::textSetting(Setting::CounterBoundaries)) o.boundaries = parseBoundaries(b);
+    if (const char* t = collector::textSetting(Setting::CounterThread); t && std::strcmp(t, "eager") == 0)
         o.deferThread = false;
-    if (const char* g = std::getenv("HPCPROF_COUNTER_MIN_GAP_US"); g && *g)
-        o.minGapNs = uint64_t(std::strtod(g, nullptr) * 1e3);
+    o.minGapNs = uint64_t(collector::numberSetting(Setting::CounterMinGapUs) * 1e3);
     return o;
 }
 

@@ -150,8 +150,7 @@ void start() {
     api->enableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
                         CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
     api->setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-    if (const char* skew = std::getenv("HPCPROF_CLOCK_SKEW_NS"); skew && *skew)
-        g_skewNs = std::strtoll(skew, nullptr, 10);
+    g_skewNs = int64_t(numberSetting(Setting::ClockSkewNs));
     // Before any kind is enabled, or early records would be on CUPTI's default clock.
     if (CUptiResult r = api->registerTimestampCallback(timestamp); r != CUPTI_SUCCESS)
         return unavailable(resultText(r), int(r));
@@ -167,9 +166,9 @@ void start() {
           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
           CUPTI_ACTIVITY_KIND_OVERHEAD})
         api->enable(k);
-    const char* graphs = std::getenv("HPCPROF_CUDA_GRAPHS");
+    const char* graphs = textSetting(Setting::CudaGraphs);
     if (!graphs || std::strcmp(graphs, "nodes") != 0) api->enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-    const char* apiMode = std::getenv("HPCPROF_CUDA_API");
+    const char* apiMode = textSetting(Setting::CudaApi);
     if (!apiMode || std::strcmp(apiMode, "none") != 0) disableNoisyApis(*api, apiMode);
     api->flushPeriod(1000); // bounded loss if the process is killed
     detail::setExternalCorrelationFunctions(pushExternal, popExternal);

@@ -12,6 +12,7 @@
 #include "collective_alignment.hpp"
 #include "file_importer.hpp"
 #include "hpcprof/config.hpp"
+#include "hpcprof/schema/output_file.hpp"
 #include "hpcprof/schema/tables.hpp"
 
 namespace hpcprof::import {
@@ -259,26 +260,21 @@ Result<std::vector<fs::path>> listInputs(const std::vector<fs::path>& in) {
 
 Result<ImportResult> importTraces(const ImportOptions& options) {
     std::error_code ec;
-    if (fs::exists(options.output, ec) && !options.force)
-        return Status::error(options.output.string() +
-                             " already exists (use --force to replace it)");
+    // Checked before the inputs are read; the pending output removes its temporary file on
+    // every failure below.
+    auto pending = schema::PendingOutput::begin(options.output, options.force);
+    if (!pending) return pending.status();
     auto files = listInputs(options.inputs);
     if (!files) return files.status();
+    const std::string tmp = pending->path();
 
-    fs::path tmp = options.output;
-    tmp += ".tmp-" + std::to_string(getpid());
-    fs::remove(tmp, ec);
     ImportResult result;
     result.clockMethod = options.align == ClockAlignment::Collectives ? "nccl_collectives"
                                                                       : "recorded";
     std::vector<std::pair<int64_t, int64_t>> shifts;
-    auto fail = [&](const Status& s) -> Status {
-        fs::remove(tmp, ec);
-        return s;
-    };
     {
-        auto writer = store::TraceWriter::create(tmp.string());
-        if (!writer) return fail(writer.status());
+        auto writer = store::TraceWriter::create(tmp);
+        if (!writer) return writer.status();
         store::TraceWriter& w = writer.value();
         Session session(w, result);
         const auto& list = files.value();
@@ -292,18 +288,18 @@ Result<ImportResult> importTraces(const ImportOptions& options) {
                     options.progress({i, list.size(), path, fileBytes, size});
                 };
             auto outcome = readChromeTrace(path, fi, progress);
-            if (!outcome) return fail(outcome.status());
-            if (!fi.error().ok()) return fail(fi.error());
+            if (!outcome) return outcome.status();
+            if (!fi.error().ok()) return fi.error();
             if (!outcome->complete) {
                 if (!options.keepPartial)
-                    return fail(Status::error(path + ": " + outcome->error +
-                                              " (use --keep-partial to import the events read "
-                                              "before the damage)"));
+                    return Status::error(path + ": " + outcome->error +
+                                         " (use --keep-partial to import the events read "
+                                         "before the damage)");
                 result.warnings.push_back(path + ": " + outcome->error +
                                           "; kept the events read before it");
             }
             Status s = fi.finish(!outcome->complete);
-            if (!s.ok()) return fail(s);
+            if (!s.ok()) return s;
             result.files++;
         }
 
@@ -336,17 +332,14 @@ Result<ImportResult> importTraces(const ImportOptions& options) {
         if (s.ok()) s = w.writeStats(result.stats, session.m_perProcess);
         if (s.ok()) s = w.finish();
         if (!s.ok())
-            return fail(Status::error("cannot write trace " + options.output.string() + ": " +
-                                      s.message()));
+            return Status::error("cannot write trace " + options.output.string() + ": " +
+                                 s.message());
     }
-    Status s = applyShifts(tmp.string(), shifts, result);
+    Status s = applyShifts(tmp, shifts, result);
     if (!s.ok())
-        return fail(Status::error("cannot write trace " + options.output.string() + ": " +
-                                  s.message()));
-    fs::rename(tmp, options.output, ec);
-    if (ec)
-        return fail(Status::error("cannot move trace into place at " + options.output.string() +
-                                  ": " + ec.message()));
+        return Status::error("cannot write trace " + options.output.string() + ": " +
+                             s.message());
+    HPCPROF_RETURN_IF_ERROR(pending->commit());
     return result;
 }
 

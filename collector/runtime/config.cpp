@@ -7,59 +7,61 @@
 namespace hpcprof::collector {
 
 namespace {
-uint64_t envU64(const char* name, uint64_t fallback) {
-    const char* v = std::getenv(name);
-    if (!v || !*v) return fallback;
-    char* end = nullptr;
-    unsigned long long x = std::strtoull(v, &end, 10);
-    return (end && *end == 0) ? x : fallback;
+
+/// Calls fn(name, len) for each non-empty item of a comma list.
+template <typename Fn> void forEachItem(const char* list, Fn fn) {
+    for (const char* p = list; p && *p;) {
+        const char* comma = std::strchr(p, ',');
+        size_t len = comma ? size_t(comma - p) : std::strlen(p);
+        if (len > 0 && !fn(p, len)) return;
+        p = comma ? comma + 1 : nullptr;
+    }
 }
+
 } // namespace
 
 uint32_t parseSources(const char* list) {
-    struct Name {
-        const char* name;
-        SourceBit bit;
-    };
-    static constexpr Name kNames[] = {{"io", SourceBit::Io}, {"mpi", SourceBit::Mpi},
-                                      {"socket", SourceBit::Socket}, {"rdma", SourceBit::Rdma},
-                                      {"cuda", SourceBit::Cuda},     {"nvtx", SourceBit::Nvtx},
-                                      {"nccl", SourceBit::Nccl},
-                                      {"nccl_plugin", SourceBit::NcclPlugin},
-                                      {"counters", SourceBit::Counters}};
     uint32_t bits = 0;
-    const char* p = list;
-    while (p && *p) {
-        const char* comma = std::strchr(p, ',');
-        size_t len = comma ? size_t(comma - p) : std::strlen(p);
-        if (len == 3 && std::strncmp(p, "all", 3) == 0) bits = ~0u;
-        for (const auto& n : kNames)
-            if (std::strlen(n.name) == len && std::strncmp(p, n.name, len) == 0)
-                bits |= uint32_t(n.bit);
-        p = comma ? comma + 1 : nullptr;
-    }
+    forEachItem(list, [&](const char* name, size_t len) {
+        if (len == 3 && std::strncmp(name, "all", 3) == 0) bits = ~0u;
+        for (const auto& s : kSources)
+            if (std::strlen(s.name) == len && std::strncmp(name, s.name, len) == 0)
+                bits |= uint32_t(s.bit);
+        return true;
+    });
     return bits;
+}
+
+const char* firstUnknownSource(const char* list, size_t* len) {
+    const char* unknown = nullptr;
+    forEachItem(list, [&](const char* name, size_t n) {
+        if (acceptedWord(kSourceWords, name, n)) return true;
+        unknown = name;
+        *len = n;
+        return false;
+    });
+    return unknown;
 }
 
 Config readConfig() {
     Config c;
-    const char* dir = std::getenv("HPCPROF_RAW_DIR");
-    if (dir && *dir && std::strlen(dir) < sizeof(c.rawDir)) {
+    if (const char* dir = textSetting(Setting::RawDir); dir && std::strlen(dir) < sizeof(c.rawDir)) {
         std::strcpy(c.rawDir, dir);
         c.enabled = true;
     }
-    if (const char* s = std::getenv("HPCPROF_SOURCES"); s && *s) c.sources = parseSources(s);
-    c.threadBufferBytes = envU64("HPCPROF_THREAD_BUFFER_MB", 1024) << 20;
-    c.chunkBytes = envU64("HPCPROF_CHUNK_KB", 1024) << 10;
-    c.provisionHelper = envU64("HPCPROF_PROVISION_HELPER", 1) != 0;
-    if (c.chunkBytes < 4096) c.chunkBytes = 4096;
-    c.chunkBytes &= ~uint64_t(4095);
+    // Unknown names are skipped: a list that names no known source records nothing, as asked.
+    if (const char* s = std::getenv(settingSpec(Setting::Sources).variable); s && *s)
+        c.sources = parseSources(s);
+    // Both limits are range-checked before the shift: nothing can wrap.
+    c.threadBufferBytes = uint64_t(numberSetting(Setting::ThreadBufferMb)) << 20;
+    c.chunkBytes = uint64_t(numberSetting(Setting::ChunkKb)) << 10;
+    c.provisionHelper = numberSetting(Setting::ProvisionHelper) != 0;
+    c.chunkBytes &= ~uint64_t(4095); // whole pages (the smallest accepted value is one page)
     if (c.threadBufferBytes < c.chunkBytes) c.threadBufferBytes = c.chunkBytes;
-    c.tscHz = envU64("HPCPROF_TSC_HZ", 0);
-    if (const char* skew = std::getenv("HPCPROF_CLOCK_SKEW_NS"); skew && *skew)
-        c.clockSkewNs = std::strtoll(skew, nullptr, 10);
-    c.clockRequest = std::getenv("HPCPROF_CLOCK");
-    c.rdmaEventRate = uint32_t(envU64("HPCPROF_RDMA_EVENT_RATE", c.rdmaEventRate));
+    c.tscHz = uint64_t(numberSetting(Setting::TscHz));
+    c.clockSkewNs = int64_t(numberSetting(Setting::ClockSkewNs));
+    c.clockRequest = textSetting(Setting::Clock);
+    c.rdmaEventRate = uint32_t(numberSetting(Setting::RdmaEventRate));
     return c;
 }
 

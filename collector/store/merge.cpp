@@ -14,6 +14,7 @@
 #include "communication_fields.hpp"
 #include "hpcprof/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/output_file.hpp"
 #include "hpcprof/schema/tables.hpp"
 #include "counter_records.hpp"
 #include "device_records.hpp"
@@ -430,20 +431,17 @@ private:
 } // namespace
 
 Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
-    std::error_code ec;
-    if (fs::exists(options.output, ec) && !options.force)
-        return Status::error(options.output.string() +
-                             " already exists (use --force to replace it)");
+    // Checked before the raw data is read; the pending output removes its temporary file on
+    // every failure below (disk full included), so `hpcprof merge` can be retried.
+    auto pending = schema::PendingOutput::begin(options.output, options.force);
+    if (!pending) return pending.status();
     RawProblems problems;
     auto procs = listProcesses(options.rawDir, problems);
     if (!procs) return procs.status();
 
-    fs::path tmp = options.output;
-    tmp += ".tmp-" + std::to_string(getpid());
-    fs::remove(tmp, ec);
     MergeResult result;
     {
-        auto writer = TraceWriter::create(tmp.string());
+        auto writer = TraceWriter::create(pending->path());
         if (!writer) return writer.status();
         TraceWriter& w = writer.value();
         Merger merger(options, w, result);
@@ -462,18 +460,11 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
             s = w.writeStats(result.stats, merger.perProcessStats());
         }
         if (s.ok()) s = w.finish();
-        if (!s.ok()) {
-            fs::remove(tmp, ec);
+        if (!s.ok())
             return Status::error("cannot write trace " + options.output.string() + ": " +
                                  s.message());
-        }
     }
-    fs::rename(tmp, options.output, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return Status::error("cannot move trace into place at " + options.output.string() + ": " +
-                             ec.message());
-    }
+    HPCPROF_RETURN_IF_ERROR(pending->commit());
     return result;
 }
 

@@ -28,6 +28,8 @@ using hpcprof::schema::Op;
 constexpr uint32_t kPoolSize = 4096;
 constexpr int kDefaultMask = abi::kGroupApi | abi::kCollApi | abi::kP2pApi | abi::kKernelLaunch |
                              abi::kColl | abi::kP2p | abi::kProxyOp | abi::kKernelCh;
+static_assert(kDefaultMask == int(collector::settingSpec(collector::Setting::NcclPluginMask).fallback),
+              "settings.def's fallback for HPCPROF_NCCL_PLUGIN_MASK must be the plugin's default");
 
 struct Context {
     uint32_t commKeyId;
@@ -141,8 +143,7 @@ ncclResult_t initCommon(void** context, uint64_t commId, int* mask, int nranks, 
     ctx->commKeyId = collector::internString(key, sizeof(key));
     ctx->rank = rank;
     ctx->nranks = nranks;
-    const char* env = std::getenv("HPCPROF_NCCL_PLUGIN_MASK");
-    *mask = env && *env ? std::atoi(env) : kDefaultMask;
+    *mask = int(collector::numberSetting(collector::Setting::NcclPluginMask));
     uint64_t t = collector::now();
     writeRecord(uint16_t(Op::NcclPluginGroup), raw::kNcclCommInfo, ctx, t, t, uint64_t(nranks),
                 0, raw::kNoSeq, rank, 0, 255, 255, 0);

@@ -65,7 +65,7 @@ Result<DbHandle> createTrace(const std::string& path) {
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE |
-                                 SQLITE_OPEN_NOMUTEX,
+                                 SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                              nullptr);
     DbHandle db(raw);
     if (rc != SQLITE_OK)

@@ -16,10 +16,10 @@ TEST_CASE("source lists parse to bits and reject unknown-only lists", "[collecto
 
 TEST_CASE("configuration comes from the environment with safe defaults", "[collector][config]") {
     unsetenv("HPCPROF_RAW_DIR");
-    setenv("HPCPROF_CHUNK_KB", "3", 1); // below a page: rounded up to one page
+    setenv("HPCPROF_CHUNK_KB", "3", 1); // below a page: outside the accepted range, the default
     Config c = readConfig();
     CHECK_FALSE(c.enabled);
-    CHECK(c.chunkBytes == 4096);
+    CHECK(c.chunkBytes == 1024u << 10);
     setenv("HPCPROF_RAW_DIR", "/tmp/x", 1);
     setenv("HPCPROF_THREAD_BUFFER_MB", "2", 1);
     setenv("HPCPROF_CHUNK_KB", "64", 1);
