@@ -26,9 +26,10 @@ namespace hpcprof::collector::provision {
 /// freed when it exits, while the helper may still hold a request for it).
 ///
 /// Mapping a chunk is idempotent (the file only grows, through fallocate, and a chunk always
-/// lands at the same address from the same file offset), so the thread and the helper never wait
-/// for each other: a thread that needs a chunk the helper has not finished maps it itself. The
-/// only exclusion is at thread exit: the reservation must not be unmapped under the helper.
+/// lands at the same address from the same file offset; chunk_geometry.hpp says which slots it
+/// covers), so the thread and the helper never wait for each other: a thread that needs a chunk
+/// the helper has not finished maps it itself. The only exclusion is at thread exit: the
+/// reservation must not be unmapped under the helper.
 struct Lane {
     std::atomic<uint32_t> inUse{0};      ///< 0 free, 2 being claimed, 1 owned by a live thread
     std::atomic<uint32_t> helperBusy{0}; ///< the helper is mapping into this reservation
@@ -47,13 +48,15 @@ struct Lane {
 void configure(const char* procDir, uint64_t chunkBytes, bool helperAllowed,
                uint32_t* chunksAhead, uint32_t* chunksOnThread);
 
-/// A lane for a thread whose header is already mapped at `base`; nullptr if none can be had.
-Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid);
+/// A lane for a thread whose header and first `readySlots` record slots are already mapped at
+/// `base`; nullptr if none can be had.
+Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid, uint64_t readySlots);
 /// The thread is exiting: waits until the helper is out of its reservation, then frees the lane.
 void releaseLane(Lane* lane);
 
-/// Maps chunks until `slot` is backed (on the calling thread). False: limit or file error.
-bool provideUpTo(Lane& lane, uint64_t slot);
+/// Maps chunks until `slot` is backed (on the calling thread). 0, or the errno of the file
+/// operation that failed (ENOSPC, EDQUOT, ...): nothing past the mapped chunks may be touched.
+int provideUpTo(Lane& lane, uint64_t slot);
 /// Asks the helper to have `slots` ready (started on first use). Cheap when already asked.
 void requestAhead(Lane& lane, uint64_t slots);
 

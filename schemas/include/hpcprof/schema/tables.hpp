@@ -62,6 +62,9 @@ inline constexpr std::string_view kProcessColumns[] = {
     "exe",        "start_ts",      "end_ts",       "end_state",      "exit_code",
     "clock_method", "clock_offset_ns", "clock_drift_ppb", "clock_uncertainty_ns", "raw_dir"};
 
+inline constexpr std::string_view kThreadColumns[] = {
+    "id", "process_id", "tid", "name", "recording_stopped_ts", "stop_reason", "records_dropped"};
+
 inline constexpr std::string_view kTrackColumns[] = {
     "id", "process_id", "thread_id", "kind", "name", "device", "stream",
     "first_event_id", "last_event_id", "event_count"};
