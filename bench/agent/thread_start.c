@@ -2,9 +2,11 @@
 // Thread start benchmark: starts THREADS short threads one after another (create, run, join),
 // each making CALLS 1-byte pwrite calls to /dev/null, the way a thread pool or an OpenMP team
 // comes and goes. Prints, in us: the median time from pthread_create to the end of
-// pthread_join, the median time of each thread's first call (where the agent sets the thread's
-// raw file up), the median of its later calls, and the total wall time in ms. Run it with and
-// without the agent (bench/agent/thread_start.sh).
+// pthread_join (a thread's whole life), the median time of each thread's first call (where the
+// agent sets the thread's raw file up), the median of its later calls, the median time from the
+// end of a thread's work to the end of its pthread_join (its exit, where the agent lets the file
+// go), and the total wall time in ms. Run it with and without the agent
+// (bench/agent/thread_start.sh).
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +21,7 @@ static long g_calls;
 struct ThreadTimes {
     double firstCallNs;
     double laterCallNs; // mean of the calls after the first, 0 if none
+    double workEnd;     // CLOCK_MONOTONIC ns when the thread's work ended
 };
 
 static double nowNs(void) {
@@ -38,6 +41,7 @@ static void* work(void* arg) {
     double c = nowNs();
     out->firstCallNs = b - a;
     out->laterCallNs = g_calls > 1 ? (c - b) / (double)(g_calls - 1) : 0;
+    out->workEnd = nowNs();
     return NULL;
 }
 
@@ -60,6 +64,7 @@ int main(int argc, char** argv) {
     double* life = calloc((size_t)threads, sizeof(double));
     double* first = calloc((size_t)threads, sizeof(double));
     double* later = calloc((size_t)threads, sizeof(double));
+    double* exits = calloc((size_t)threads, sizeof(double));
     struct ThreadTimes t;
     double start = nowNs();
     for (long i = 0; i < threads; ++i) {
@@ -67,12 +72,14 @@ int main(int argc, char** argv) {
         double a = nowNs();
         if (pthread_create(&th, NULL, work, &t) != 0) return 1;
         pthread_join(th, NULL);
-        life[i] = nowNs() - a;
+        double joined = nowNs();
+        life[i] = joined - a;
+        exits[i] = joined - t.workEnd;
         first[i] = t.firstCallNs;
         later[i] = t.laterCallNs;
     }
     double total = nowNs() - start;
-    printf("%.2f %.2f %.3f %.2f\n", median(life, threads) / 1e3, median(first, threads) / 1e3,
-           median(later, threads) / 1e3, total / 1e6);
+    printf("%.2f %.2f %.3f %.2f %.2f\n", median(life, threads) / 1e3, median(first, threads) / 1e3,
+           median(later, threads) / 1e3, median(exits, threads) / 1e3, total / 1e6);
     return 0;
 }

@@ -37,6 +37,12 @@ constexpr long kHelperPollNs = 100'000'000; // how often an idle helper checks i
 constexpr uint32_t kQuietChunksAfterOutrun = 2;
 constexpr int64_t kHelperGoneNs = 2'000'000'000; // a helper visit this long: the helper died
 
+// Lane::inUse.
+constexpr uint32_t kLaneFree = 0, kLaneOwned = 1, kLaneClaiming = 2, kLaneRetired = 3;
+// Retired lanes the helper has not unmapped yet; it is woken every kRetiredBatch of them.
+constexpr uint32_t kRetiredBatch = 16;
+std::atomic<uint32_t> g_lanesRetired{0};
+
 struct alignas(64) PoolEntry {
     Lane lane;
 };
@@ -45,6 +51,7 @@ std::atomic<int> g_poolHigh{0}; // lanes [0, high) have been handed out at least
 
 const char* g_procDir = "";
 uint64_t g_chunkBytes = 1 << 20;
+uint64_t g_startBytes = 3 * 4096; // what a new thread file has secured (header included)
 bool g_helperAllowed = false;
 uint32_t* g_chunksAhead = nullptr;    // process header counters (null: not counted)
 uint32_t* g_chunksOnThread = nullptr;
@@ -56,6 +63,17 @@ std::atomic<uint32_t> g_wake{0}; // futex word: 1 = a lane wants more
 std::atomic<uint32_t> g_stop{0};
 int g_helperPid = 0;
 char* g_helperStack = nullptr;
+
+// Spare thread files (provisioner.hpp): [taken, made) are ready for threads to take; the helper
+// makes them until `wanted`. `batch` is how many a burst of thread starts keeps ahead.
+constexpr uint32_t kFirstSpareBatch = 4;
+constexpr uint32_t kMaxSpareBatch = 64;
+constexpr uint32_t kThreadFilesBeforeSpares = 2; // a process's first two threads make their own
+std::atomic<uint32_t> g_sparesMade{0};
+std::atomic<uint32_t> g_sparesTaken{0};
+std::atomic<uint32_t> g_sparesWanted{0};
+std::atomic<uint32_t> g_spareBatch{kFirstSpareBatch};
+std::atomic<uint32_t> g_threadFilesOpened{0};
 
 
 void count(uint32_t* counter) {
@@ -74,7 +92,7 @@ void raiseTo(std::atomic<uint64_t>& value, uint64_t to) {
 // (`helperReady` = the lane's ready count there, null on the thread). Returns Done, AlreadyThere
 // (helper only) or a positive errno.
 constexpr int kDone = 0, kAlreadyThere = -1;
-int mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from,
+int mapChunk(char* base, int32_t tid, int32_t spare, uint64_t maxSlots, uint64_t from,
              const std::atomic<uint64_t>* helperReady) {
     bool onHelper = helperReady != nullptr;
     uint64_t slots = ChunkGeometry(g_chunkBytes, maxSlots).sizeAt(from);
@@ -83,7 +101,10 @@ int mapChunk(char* base, int32_t tid, uint64_t maxSlots, uint64_t from,
     // the thread (or its signal handler) records into the chunk before would overwrite records.
     if (onHelper && fileGrowsByWriting()) return EOPNOTSUPP;
     char path[1500];
-    appendThreadFilePath(path, g_procDir, tid);
+    if (spare >= 0)
+        appendSpareFilePath(path, g_procDir, spare);
+    else
+        appendThreadFilePath(path, g_procDir, tid);
     long fd = sysCall(SYS_openat, AT_FDCWD, long(path), O_RDWR | O_CLOEXEC);
     if (fd < 0) return int(-fd);
     long offset = long(raw::kHeaderSize + from * raw::kRecordSize);
@@ -123,12 +144,13 @@ void serveLane(Lane& l) {
     if (l.inUse.load(std::memory_order_seq_cst) == 1) {
         char* base = l.base;
         int32_t tid = l.tid;
+        int32_t spare = l.spare;
         uint64_t maxSlots = l.maxSlots;
         while (!g_stop.load(std::memory_order_relaxed) &&
                l.inUse.load(std::memory_order_relaxed) == 1) {
             uint64_t from = l.ready.load(std::memory_order_acquire);
             if (from >= l.want.load(std::memory_order_acquire)) break;
-            int m = mapChunk(base, tid, maxSlots, from, &l.ready);
+            int m = mapChunk(base, tid, spare, maxSlots, from, &l.ready);
             if (m > 0) {
                 l.want.store(from, std::memory_order_relaxed); // its thread meets the error too
                 break;
@@ -141,14 +163,48 @@ void serveLane(Lane& l) {
     sysCall(SYS_futex, long(&l.helperBusy), FUTEX_WAKE_PRIVATE, 1);
 }
 
+// Unmaps, on the helper, the reservation of a thread that exited, and frees its lane.
+void retireLane(Lane& l) {
+    sysCall(SYS_munmap, long(l.base), long(l.reservationBytes));
+    l.base = nullptr;
+    l.ready.store(0, std::memory_order_relaxed);
+    l.want.store(0, std::memory_order_relaxed);
+    g_lanesRetired.fetch_sub(1, std::memory_order_relaxed);
+    l.inUse.store(kLaneFree, std::memory_order_release);
+}
+
 void serveLanes() {
     int high = g_poolHigh.load(std::memory_order_acquire);
     for (int i = 0; i < high; ++i) {
         Lane& l = g_pool[i].lane;
-        if (l.inUse.load(std::memory_order_acquire) != 1) continue;
+        uint32_t state = l.inUse.load(std::memory_order_acquire);
+        if (state == kLaneRetired) retireLane(l);
+        if (state != kLaneOwned) continue;
         if (l.want.load(std::memory_order_acquire) <= l.ready.load(std::memory_order_acquire)) continue;
         serveLane(l);
     }
+}
+
+// Makes the next spare thread file on the helper: created, its first chunks secured, then
+// published. False when none is wanted or the disk is full (the batch is dropped then: the
+// threads that find none make their own, and meet the error themselves).
+bool makeSpare() {
+    uint32_t n = g_sparesMade.load(std::memory_order_relaxed);
+    if (n >= g_sparesWanted.load(std::memory_order_acquire)) return false;
+    char path[1500];
+    appendSpareFilePath(path, g_procDir, int32_t(n));
+    long fd = sysCall(SYS_openat, AT_FDCWD, long(path), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+    // Nothing maps a spare before it is published: zeros may be written where fallocate is
+    // missing.
+    int err = fd < 0 ? int(-fd) : reserveFileSpace(int(fd), 0, g_startBytes, true);
+    if (fd >= 0) sysCall(SYS_close, fd);
+    if (err != 0) {
+        if (fd >= 0) sysCall(SYS_unlinkat, AT_FDCWD, long(path), 0);
+        g_sparesWanted.store(n, std::memory_order_relaxed);
+        return false;
+    }
+    g_sparesMade.store(n + 1, std::memory_order_release);
+    return true;
 }
 
 int helperMain(void*) {
@@ -160,6 +216,8 @@ int helperMain(void*) {
         if (sysCall(SYS_getppid) != g_processPid) break;
         g_wake.exchange(0, std::memory_order_acq_rel);
         serveLanes();
+        // One spare at a time between visits to the lanes: recording threads come first.
+        while (!g_stop.load(std::memory_order_acquire) && makeSpare()) serveLanes();
         if (g_wake.load(std::memory_order_acquire) == 0 && !g_stop.load(std::memory_order_acquire)) {
             struct timespec pause = {0, kHelperPollNs};
             sysCall(SYS_futex, long(&g_wake), FUTEX_WAIT_PRIVATE, 0, long(&pause));
@@ -214,11 +272,68 @@ void startHelper() {
 #endif
 }
 
+// Starts the helper on first use and wakes it up.
+void wakeHelper() {
+    if (g_helperState.load(std::memory_order_acquire) == kNone) startHelper();
+    if (g_helperState.load(std::memory_order_acquire) != kRunning) return;
+    if (g_wake.exchange(1, std::memory_order_acq_rel) == 0)
+        sysCall(SYS_futex, long(&g_wake), FUTEX_WAKE_PRIVATE, 1);
+}
+
+// Asks the helper to have spares made up to number `upTo`.
+void wantSpares(uint32_t upTo) {
+    uint32_t wanted = g_sparesWanted.load(std::memory_order_relaxed);
+    while (wanted < upTo && !g_sparesWanted.compare_exchange_weak(wanted, upTo,
+                                                                  std::memory_order_release)) {
+    }
+    if (wanted < upTo) wakeHelper();
+}
+
+// Takes the next spare, if one is ready: its number, or -1.
+int32_t takeSpare() {
+    uint32_t taken = g_sparesTaken.load(std::memory_order_relaxed);
+    while (taken < g_sparesMade.load(std::memory_order_acquire))
+        if (g_sparesTaken.compare_exchange_weak(taken, taken + 1, std::memory_order_acq_rel))
+            return int32_t(taken);
+    return -1;
+}
+
 } // namespace
 
-void configure(const char* procDir, uint64_t chunkBytes, bool helperAllowed,
+long openThreadFile(int32_t tid, char* path, int32_t& spare) {
+    uint32_t opened = g_threadFilesOpened.fetch_add(1, std::memory_order_relaxed);
+    spare = -1;
+    bool spares = g_helperAllowed && opened >= kThreadFilesBeforeSpares && !fileGrowsByWriting();
+    if (spares) {
+        uint32_t batch = g_spareBatch.load(std::memory_order_relaxed);
+        int32_t n = takeSpare();
+        if (n >= 0) {
+            wantSpares(uint32_t(n) + 1 + batch); // keep a batch ahead of the threads
+            appendSpareFilePath(path, g_procDir, n);
+            long fd = sysCall(SYS_openat, AT_FDCWD, long(path), O_RDWR | O_CLOEXEC);
+            if (fd >= 0) {
+                spare = n;
+                return fd;
+            }
+        } else {
+            // None asked for yet (a third thread), or threads start faster than spares are
+            // made: then make more at a time.
+            if (g_sparesWanted.load(std::memory_order_relaxed) > 0) {
+                uint32_t bigger = batch * 2 > kMaxSpareBatch ? kMaxSpareBatch : batch * 2;
+                if (g_spareBatch.compare_exchange_strong(batch, bigger, std::memory_order_relaxed))
+                    batch = bigger;
+            }
+            wantSpares(g_sparesTaken.load(std::memory_order_relaxed) + batch);
+        }
+    }
+    appendThreadFilePath(path, g_procDir, tid);
+    return sysCall(SYS_openat, AT_FDCWD, long(path), O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+void configure(const char* procDir, uint64_t chunkBytes, uint64_t startBytes, bool helperAllowed,
                uint32_t* chunksAhead, uint32_t* chunksOnThread) {
     g_procDir = procDir;
+    g_startBytes = startBytes;
     g_chunksAhead = chunksAhead;
     g_chunksOnThread = chunksOnThread;
     g_chunkBytes = chunkBytes;
@@ -226,11 +341,12 @@ void configure(const char* procDir, uint64_t chunkBytes, bool helperAllowed,
     g_processPid = int(sysCall(SYS_getpid));
 }
 
-Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid, uint64_t readySlots) {
+Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid, int32_t spare, uint64_t readySlots) {
     auto fill = [&](Lane& l, int index) {
         l.base = base;
         l.maxSlots = maxSlots;
         l.tid = tid;
+        l.spare = spare;
         l.index = index;
         l.ready.store(readySlots, std::memory_order_relaxed);
         l.want.store(0, std::memory_order_relaxed);
@@ -263,13 +379,22 @@ Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid, uint64_t readySlots)
     return l;
 }
 
-void releaseLane(Lane* l) {
-    if (!l) return;
+bool releaseLane(Lane* l, uint64_t reservationBytes) {
+    if (!l) return false;
     if (l->index < 0) {
         sysCall(SYS_munmap, long(l), 4096);
-        return;
+        return false;
     }
-    l->inUse.store(0, std::memory_order_seq_cst);
+    if (g_helperState.load(std::memory_order_acquire) == kRunning) {
+        // The helper may be inside this reservation right now: it finishes that chunk, sees the
+        // lane retired, and unmaps it on its next pass. (Stopped before that, at exit or exec,
+        // it leaves the reservation to the end of the address space.)
+        l->reservationBytes = reservationBytes;
+        l->inUse.store(kLaneRetired, std::memory_order_release);
+        if (g_lanesRetired.fetch_add(1, std::memory_order_relaxed) + 1 >= kRetiredBatch) wakeHelper();
+        return true;
+    }
+    l->inUse.store(kLaneFree, std::memory_order_seq_cst);
     // Wait for a helper visit in progress (at most the chunk it is mapping). A helper killed
     // inside leaves the flag set: after a while it cannot be alive and mapping any more.
     int64_t deadline = monotonicNs() + kHelperGoneNs;
@@ -279,6 +404,7 @@ void releaseLane(Lane* l) {
     }
     l->helperBusy.store(0, std::memory_order_relaxed);
     l->want.store(0, std::memory_order_relaxed);
+    return false;
 }
 
 int provideUpTo(Lane& l, uint64_t slot) {
@@ -287,7 +413,8 @@ int provideUpTo(Lane& l, uint64_t slot) {
         uint64_t from = l.ready.load(std::memory_order_acquire);
         if (slot < from) return 0;
         // Not there yet (or the helper is still at it): map it here rather than wait.
-        if (int err = mapChunk(l.base, l.tid, l.maxSlots, from, nullptr); err != 0) return err;
+        if (int err = mapChunk(l.base, l.tid, l.spare, l.maxSlots, from, nullptr); err != 0)
+            return err;
         // Counted: full-size chunks only (the small ones of a file's start are always the
         // thread's own, the helper is never asked for them).
         uint64_t slots = geometry.sizeAt(from);
@@ -312,11 +439,26 @@ void requestAhead(Lane& l, uint64_t slots) {
         l.ready.load(std::memory_order_relaxed) >= slots)
         return;
     l.want.store(slots, std::memory_order_release);
-    if (g_helperState.load(std::memory_order_acquire) == kNone) startHelper();
-    if (g_helperState.load(std::memory_order_acquire) != kRunning) return;
-    if (g_wake.exchange(1, std::memory_order_acq_rel) == 0)
-        sysCall(SYS_futex, long(&g_wake), FUTEX_WAKE_PRIVATE, 1);
+    wakeHelper();
 }
+
+namespace {
+// Takes every spare no thread took (a thread starting meanwhile makes its own file) and removes
+// them. The helper is gone: none is being made.
+void removeSpares() {
+    uint32_t taken = g_sparesTaken.load(std::memory_order_relaxed);
+    uint32_t made = g_sparesMade.load(std::memory_order_acquire);
+    while (taken < made &&
+           !g_sparesTaken.compare_exchange_weak(taken, made, std::memory_order_acq_rel)) {
+    }
+    char path[1500];
+    for (uint32_t n = taken; n < made; ++n) {
+        appendSpareFilePath(path, g_procDir, int32_t(n));
+        sysCall(SYS_unlinkat, AT_FDCWD, long(path), 0);
+    }
+    g_sparesWanted.store(made, std::memory_order_relaxed);
+}
+} // namespace
 
 void stopHelper() {
     int state = g_helperState.exchange(kStopped, std::memory_order_acq_rel);
@@ -333,6 +475,7 @@ void stopHelper() {
     sysCall(SYS_munmap, long(g_helperStack), long(kHelperStackBytes));
     g_helperStack = nullptr;
     g_helperPid = 0;
+    removeSpares();
 }
 
 void allowHelperAgain() {
@@ -351,6 +494,7 @@ void resetAfterFork() {
         l.want.store(0, std::memory_order_relaxed);
     }
     g_poolHigh.store(0, std::memory_order_relaxed);
+    g_lanesRetired.store(0, std::memory_order_relaxed);
     // The counters still point into the parent's (shared) header until configure() runs again.
     g_chunksAhead = nullptr;
     g_chunksOnThread = nullptr;
@@ -361,6 +505,12 @@ void resetAfterFork() {
     g_wake.store(0, std::memory_order_relaxed);
     g_helperState.store(kNone, std::memory_order_relaxed);
     g_processPid = int(sysCall(SYS_getpid));
+    // The parent's spares are in the parent's folder; this process starts its own count.
+    g_sparesMade.store(0, std::memory_order_relaxed);
+    g_sparesTaken.store(0, std::memory_order_relaxed);
+    g_sparesWanted.store(0, std::memory_order_relaxed);
+    g_spareBatch.store(kFirstSpareBatch, std::memory_order_relaxed);
+    g_threadFilesOpened.store(0, std::memory_order_relaxed);
 }
 
 } // namespace hpcprof::collector::provision

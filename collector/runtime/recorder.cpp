@@ -179,9 +179,11 @@ bool createProcessFolder(const raw::ProcessHeader* parent) {
 void onThreadExit(void*) {
     detail::ThreadState& t = detail::t_thread;
     if (t.base && t.generation == detail::g_generation) {
-        provision::releaseLane(t.lane); // waits for a chunk the helper is mapping into it
+        uint64_t span = raw::kHeaderSize + t.maxSlots * raw::kRecordSize;
+        // The helper unmaps the reservation later, or the lane waits for a chunk the helper is
+        // mapping into it and we unmap it here.
+        if (!provision::releaseLane(t.lane, span)) munmap(t.base, span);
         t.lane = nullptr;
-        munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize);
         t.base = nullptr;
         // Late events of this thread (other libraries' thread-exit handlers) are dropped.
         t.failed = true;
@@ -197,9 +199,16 @@ void onExit() {
         markEnd(raw::EndState::Exited, -1);
 }
 
+// What a new thread file starts with: its header and first two chunks (initThread).
+uint64_t threadFileStartBytes() {
+    ChunkGeometry geometry(g_config.chunkBytes, g_config.threadBufferBytes / raw::kRecordSize);
+    return raw::kHeaderSize + geometry.endOf(geometry.firstSlots()) * raw::kRecordSize;
+}
+
 void configureProvisioning() {
-    provision::configure(g_procDir, g_config.chunkBytes, g_config.provisionHelper,
-                         &g_header->chunksAhead, &g_header->chunksOnThread);
+    provision::configure(g_procDir, g_config.chunkBytes, threadFileStartBytes(),
+                         g_config.provisionHelper, &g_header->chunksAhead,
+                         &g_header->chunksOnThread);
 }
 
 void onForkChild() {
@@ -238,14 +247,13 @@ bool initThread(detail::ThreadState& t) {
     void* region = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (region == MAP_FAILED) return threadWithoutFile(t, errno);
 
-    ChunkGeometry geometry(g_config.chunkBytes, t.maxSlots);
-    uint64_t firstSlots = geometry.firstSlots();
-    uint64_t readySlots = geometry.endOf(firstSlots); // the first chunk and the one after it
-    size_t initialBytes = raw::kHeaderSize + readySlots * raw::kRecordSize;
+    uint64_t firstSlots = ChunkGeometry(g_config.chunkBytes, t.maxSlots).firstSlots();
+    size_t initialBytes = threadFileStartBytes(); // the first chunk and the one after it
+    uint64_t readySlots = (initialBytes - raw::kHeaderSize) / raw::kRecordSize;
     char path[1500];
-    appendThreadFilePath(path, g_procDir, t.tid);
-    long fd = sysCall(SYS_openat, AT_FDCWD, long(path), O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
-    int err = fd < 0 ? int(-fd) : reserveFileSpace(int(fd), 0, initialBytes);
+    int32_t spare = -1; // a spare file made ahead has its space secured already
+    long fd = provision::openThreadFile(t.tid, path, spare);
+    int err = fd < 0 ? int(-fd) : spare >= 0 ? 0 : reserveFileSpace(int(fd), 0, initialBytes);
     if (err == 0 && mmap(region, initialBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                          int(fd), 0) != region)
         err = errno;
@@ -253,7 +261,7 @@ bool initThread(detail::ThreadState& t) {
     provision::Lane* lane = nullptr;
     if (err == 0) {
         t.base = static_cast<char*>(region);
-        lane = provision::claimLane(t.base, t.maxSlots, t.tid, readySlots);
+        lane = provision::claimLane(t.base, t.maxSlots, t.tid, spare, readySlots);
         if (!lane) err = ENOMEM;
     }
     if (err != 0) {

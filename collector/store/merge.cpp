@@ -137,7 +137,10 @@ struct LoadedProcess {
 LoadedProcess loadProcess(const RawProcess& p) {
     LoadedProcess out;
     out.threads.reserve(p.threadFiles.size());
-    for (const auto& f : p.threadFiles) out.threads.push_back(readThreadFile(f, out.problems));
+    for (const auto& f : p.threadFiles) {
+        ThreadRecords t = readThreadFile(f, out.problems);
+        if (!t.unusedSpare) out.threads.push_back(std::move(t));
+    }
     return out;
 }
 

@@ -139,6 +139,10 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         return out;
     }
     std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
+    if (h.magic == 0 && file.filename().string().rfind("thread-spare-", 0) == 0) {
+        out.unusedSpare = true;
+        return out;
+    }
     if (h.magic != raw::kThreadMagic || !readableVersion(h.version) ||
         h.recordSize != raw::kRecordSize) {
         problems.unreadableFiles++;
