@@ -71,8 +71,9 @@ void countDrop(detail::ThreadState& t, raw::DropReason reason) {
     }
     if (!g_header) return;
     uint64_t none = 0;
-    __atomic_compare_exchange_n(&g_header->firstDropWithoutFileTicks, &none, now(), false,
-                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    if (raw::stopsThread(reason))
+        __atomic_compare_exchange_n(&g_header->firstDropWithoutFileTicks, &none, now(), false,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     __atomic_fetch_add(&g_header->droppedWithoutFile[uint32_t(reason)], 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&g_header->droppedRecords, 1, __ATOMIC_RELAXED);
 }

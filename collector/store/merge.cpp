@@ -208,9 +208,9 @@ private:
 
     /// Counts what the process could not record, by reason, and tells the user which threads
     /// stopped recording, when and why.
-    template <typename ToTrace>
+    template <typename ToTrace, typename TicksToTrace>
     void addDrops(StatCounts& stats, const raw::ProcessHeader& h, ProcessDrops& drops,
-                  const ToTrace& toTrace, const fs::path& dir) {
+                  const ToTrace& toTrace, const TicksToTrace& toTraceTicks, const fs::path& dir) {
         int64_t withoutFile = int64_t(h.droppedRecords);
         drops.total += withoutFile;
         int64_t threadsWithoutFile = 0;
@@ -244,12 +244,18 @@ private:
                 double(drops.firstStopTs - startTs) / 1e9,
                 stopReasonText(drops.firstReason, drops.firstErrno), drops.total));
         }
-        if (threadsWithoutFile > 0)
+        if (threadsWithoutFile > 0) {
+            std::string when;
+            if (h.firstDropWithoutFileTicks)
+                when = fmt::format(", the first {:.3f} s after the process started",
+                                   double(toTraceTicks(h.firstDropWithoutFileTicks) -
+                                          toTrace(h.start.monotonicNs)) / 1e9);
             m_result.warnings.push_back(fmt::format(
-                "process {}{}: {} thread{} could not create a raw file, because {}: their calls "
+                "process {}{}: {} thread{} could not create a raw file{}, because {}: their calls "
                 "are not in the trace",
-                h.pid, where, threadsWithoutFile, threadsWithoutFile == 1 ? "" : "s",
+                h.pid, where, threadsWithoutFile, threadsWithoutFile == 1 ? "" : "s", when,
                 stopReasonText(withoutFileReason, 0)));
+        }
     }
 
     /// The string id of an op's name, interned on first use (a table by raw op id: every event
@@ -422,7 +428,7 @@ private:
         HPCPROF_RETURN_IF_ERROR(device.writeGpuTracks(processId, lastEnd));
         HPCPROF_RETURN_IF_ERROR(counters.write(processId));
         HPCPROF_RETURN_IF_ERROR(rdma.writeNicTracks(processId, lastEnd));
-        addDrops(stats, h, drops, toTrace, p.dir);
+        addDrops(stats, h, drops, toTrace, ticksToTrace, p.dir);
         add(stats, Stat::RecordsTorn, problems.tornRecords);
         add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);
         add(stats, Stat::RawFilesUnreadable, problems.unreadableFiles);
