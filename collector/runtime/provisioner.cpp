@@ -487,6 +487,11 @@ void resetAfterFork() {
     int high = g_poolHigh.load(std::memory_order_relaxed);
     for (int i = 0; i < high; ++i) {
         Lane& l = g_pool[i].lane;
+        // Reservations of exited threads the parent's helper had not unmapped yet were copied
+        // into this process: nothing refers to them here. (Those of the parent's live threads
+        // are left alone: the forking thread's own is unmapped when it first records here.)
+        if (l.inUse.load(std::memory_order_relaxed) == kLaneRetired)
+            sysCall(SYS_munmap, long(l.base), long(l.reservationBytes));
         l.helperBusy.store(0, std::memory_order_relaxed);
         l.inUse.store(0, std::memory_order_relaxed);
         l.base = nullptr;

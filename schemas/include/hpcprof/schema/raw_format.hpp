@@ -6,7 +6,9 @@
 //   RAWDIR/
 //     proc-<pid>-<start_ns>/
 //       process.bin        one ProcessHeader (4 KiB), memory-mapped, updated in place
-//       thread-<tid>.bin   ThreadFileHeader (4 KiB) + fixed-size 64-byte records, grown in chunks
+//       thread-<tid>       ThreadFileHeader (4 KiB) + fixed-size 64-byte records, grown in chunks
+//       thread-spare-<n>   the same, made ahead by the agent for a starting thread (its header
+//                          names the thread; all zero: no thread took it, nothing to read)
 //
 // Thread file layout:
 //
@@ -16,7 +18,9 @@
 //   +--------+--------+--------+-- ... --+--------+-----------------
 //
 // Both files are MAP_SHARED mappings, so every completed record reaches the page cache the moment
-// it is written and survives SIGKILL or a crash of the process. A record is "committed" when its
+// it is written and survives SIGKILL or a crash of the process. No page is mapped before its
+// disk blocks exist; a thread whose file cannot grow (full disk, quota, buffer limit) stops
+// recording and says when and why in its header (format 4). A record is "committed" when its
 // first byte (kind) is non-zero: writers fill the body first and store the kind last with release
 // ordering. header.reserved counts slots handed out; a reserved slot whose kind is still Empty was
 // interrupted (killed mid-record) and is counted as torn by the store.

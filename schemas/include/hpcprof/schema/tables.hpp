@@ -85,8 +85,8 @@ inline constexpr std::string_view kClockMethod = "clock_method";
 inline constexpr std::string_view kCreatedBy = "created_by";
 inline constexpr std::string_view kPartial = "partial";
 /// Raw-file chunks the agent's provisioning helper mapped before a thread needed them, and
-/// chunks threads had to map themselves because it was not ahead (each thread's first chunk,
-/// mapped as it starts, is not counted). Sums over processes.
+/// full-size chunks threads had to map themselves because it was not ahead (the small chunks a
+/// thread's file starts with are always the thread's own and not counted). Sums over processes.
 inline constexpr std::string_view kChunksMappedAhead = "raw_chunks_mapped_ahead";
 inline constexpr std::string_view kChunksMappedOnThread = "raw_chunks_mapped_on_thread";
 } // namespace meta
