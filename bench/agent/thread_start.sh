@@ -4,9 +4,11 @@
 # without the agent, with it (all sources, as `hpcprof run` records by default), with it
 # recording I/O only, and, when OLD_AGENT names another libhpcprof.so (an older build), with
 # that one. Per configuration, medians over the runs of: a thread's life (pthread_create to the
-# end of pthread_join), its first call (where the agent sets the thread's file up), its exit
-# (end of its work to the end of pthread_join), the run's total, and the disk space each
-# thread's raw file takes (allocated blocks, median over the run's thread files).
+# end of pthread_join), its start (pthread_create to its first instruction), its first call
+# (where the agent sets the thread's file up), its exit (end of its work to the end of
+# pthread_join), the run's total, and the disk space each thread's raw file takes (allocated
+# blocks, median over the run's thread files). Each run's figures are themselves medians over
+# its threads; on a busy machine the scheduler adds a long tail that the totals show.
 #
 #   bench/agent/thread_start.sh [BUILD_DIR] [REPS] [THREADS] [CALLS]
 #   OLD_AGENT=/path/to/old/libhpcprof.so bench/agent/thread_start.sh build 7
@@ -26,7 +28,7 @@ trap 'rm -rf "$raw"' EXIT
 configs=(without agent agent_io)
 [[ -n "${OLD_AGENT:-}" ]] && configs+=(old_agent old_agent_io)
 
-# Runs one configuration; prints "life first exit total raw_kib".
+# Runs one configuration; prints "life start first exit total raw_kib".
 run() {
     rm -rf "${raw:?}"/*
     local env=()
@@ -43,15 +45,16 @@ run() {
     local kib
     kib=$(find "$raw" -name 'thread-*' -type f -printf '%b\n' 2>/dev/null |
         awk '{print $1 / 2}' | sort -g | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : 0}')
-    read -r life first later exitt total <<<"$out"
-    echo "$life $first $exitt $total $kib"
+    read -r life start first later exitt total <<<"$out"
+    echo "$life $start $first $exitt $total $kib"
 }
 
 declare -A col
 for ((i = 0; i < reps; i++)); do
     for c in "${configs[@]}"; do
-        read -r life first exitt total kib < <(run "$c")
+        read -r life start first exitt total kib < <(run "$c")
         col[$c,life]+="$life "
+        col[$c,start]+="$start "
         col[$c,first]+="$first "
         col[$c,exit]+="$exitt "
         col[$c,total]+="$total "
@@ -60,10 +63,12 @@ for ((i = 0; i < reps; i++)); do
 done
 median() { printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 echo "$threads threads, $calls call(s) each, $reps runs per configuration, raw files in $(df --output=fstype "$raw" | tail -1) (medians)"
-printf '%-14s %12s %12s %12s %12s %14s\n' configuration "life us" "1st call us" "exit us" "total ms" "raw KiB/thread"
+printf '%-14s %10s %10s %12s %10s %10s %15s\n' configuration "life us" "start us" "1st call us" \
+    "exit us" "total ms" "raw KiB/thread"
 for c in "${configs[@]}"; do
-    printf '%-14s %12.1f %12.1f %12.1f %12.1f %14s\n' "$c" "$(median "${col[$c,life]}")" \
-        "$(median "${col[$c,first]}")" "$(median "${col[$c,exit]}")" "$(median "${col[$c,total]}")" \
+    printf '%-14s %10.1f %10.1f %12.1f %10.1f %10.1f %15s\n' "$c" "$(median "${col[$c,life]}")" \
+        "$(median "${col[$c,start]}")" "$(median "${col[$c,first]}")" "$(median "${col[$c,exit]}")" \
+        "$(median "${col[$c,total]}")" \
         "$([[ $c == without ]] && echo - || median "${col[$c,kib]}")"
 done
 base=$(median "${col[without,life]}")
