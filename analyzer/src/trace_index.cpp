@@ -61,13 +61,11 @@ Result<TraceIndex> TraceIndex::load(const Trace& trace) {
                                     " WHERE name = 'recording_stopped_ts'");
             stopColumns = c.step() && c.int64(0) > 0;
         }
-        schema::Statement s(db, std::string("SELECT t.id, t.process_id, th.tid, t.kind, t.name,"
-                                            " t.device, t.stream, t.first_event_id, t.last_event_id,"
-                                            " t.event_count, ") +
-                                    (stopColumns ? "th.recording_stopped_ts, th.stop_reason"
-                                                 : "NULL, NULL") +
-                                    " FROM track t LEFT JOIN thread th ON th.id = t.thread_id"
-                                    " ORDER BY t.id");
+        std::string sql = "SELECT t.id, t.process_id, th.tid, t.kind, t.name, t.device, t.stream,"
+                          " t.first_event_id, t.last_event_id, t.event_count, ";
+        sql += stopColumns ? "th.recording_stopped_ts, th.stop_reason" : "NULL, NULL";
+        sql += " FROM track t LEFT JOIN thread th ON th.id = t.thread_id ORDER BY t.id";
+        schema::Statement s(db, sql);
         while (s.step()) {
             TrackInfo t;
             t.id = s.int64(0);

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     }
     double total = nowNs() - start;
     printf("%.2f %.2f %.2f %.3f %.2f %.2f\n", median(life, threads) / 1e3,
-           median(starts, threads) / 1e3, median(first, threads) / 1e3, median(later, threads) / 1e3,
-           median(exits, threads) / 1e3, total / 1e6);
+           median(starts, threads) / 1e3, median(first, threads) / 1e3,
+           median(later, threads) / 1e3, median(exits, threads) / 1e3, total / 1e6);
     return 0;
 }

@@ -74,6 +74,7 @@ std::atomic<uint32_t> g_sparesTaken{0};
 std::atomic<uint32_t> g_sparesWanted{0};
 std::atomic<uint32_t> g_spareBatch{kFirstSpareBatch};
 std::atomic<uint32_t> g_threadFilesOpened{0};
+std::atomic<uint32_t> g_sameIdFiles{0}; // thread-<tid>-<k>: k of the last one
 
 
 void count(uint32_t* counter) {
@@ -92,7 +93,7 @@ void raiseTo(std::atomic<uint64_t>& value, uint64_t to) {
 // (`helperReady` = the lane's ready count there, null on the thread). Returns Done, AlreadyThere
 // (helper only) or a positive errno.
 constexpr int kDone = 0, kAlreadyThere = -1;
-int mapChunk(char* base, int32_t tid, int32_t spare, uint64_t maxSlots, uint64_t from,
+int mapChunk(char* base, const char* file, uint64_t maxSlots, uint64_t from,
              const std::atomic<uint64_t>* helperReady) {
     bool onHelper = helperReady != nullptr;
     uint64_t slots = ChunkGeometry(g_chunkBytes, maxSlots).sizeAt(from);
@@ -101,10 +102,7 @@ int mapChunk(char* base, int32_t tid, int32_t spare, uint64_t maxSlots, uint64_t
     // the thread (or its signal handler) records into the chunk before would overwrite records.
     if (onHelper && fileGrowsByWriting()) return EOPNOTSUPP;
     char path[1500];
-    if (spare >= 0)
-        appendSpareFilePath(path, g_procDir, spare);
-    else
-        appendThreadFilePath(path, g_procDir, tid);
+    appendText(appendText(appendText(path, g_procDir), "/"), file);
     long fd = sysCall(SYS_openat, AT_FDCWD, long(path), O_RDWR | O_CLOEXEC);
     if (fd < 0) return int(-fd);
     long offset = long(raw::kHeaderSize + from * raw::kRecordSize);
@@ -143,14 +141,12 @@ void serveLane(Lane& l) {
     l.helperBusy.store(1, std::memory_order_seq_cst);
     if (l.inUse.load(std::memory_order_seq_cst) == 1) {
         char* base = l.base;
-        int32_t tid = l.tid;
-        int32_t spare = l.spare;
         uint64_t maxSlots = l.maxSlots;
         while (!g_stop.load(std::memory_order_relaxed) &&
                l.inUse.load(std::memory_order_relaxed) == 1) {
             uint64_t from = l.ready.load(std::memory_order_acquire);
             if (from >= l.want.load(std::memory_order_acquire)) break;
-            int m = mapChunk(base, tid, spare, maxSlots, from, &l.ready);
+            int m = mapChunk(base, l.file, maxSlots, from, &l.ready);
             if (m > 0) {
                 l.want.store(from, std::memory_order_relaxed); // its thread meets the error too
                 break;
@@ -193,7 +189,8 @@ bool makeSpare() {
     if (n >= g_sparesWanted.load(std::memory_order_acquire)) return false;
     char path[1500];
     appendSpareFilePath(path, g_procDir, int32_t(n));
-    long fd = sysCall(SYS_openat, AT_FDCWD, long(path), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+    long fd =
+        sysCall(SYS_openat, AT_FDCWD, long(path), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
     // Nothing maps a spare before it is published: zeros may be written where fallocate is
     // missing.
     int err = fd < 0 ? int(-fd) : reserveFileSpace(int(fd), 0, g_startBytes, true);
@@ -300,9 +297,9 @@ int32_t takeSpare() {
 
 } // namespace
 
-long openThreadFile(int32_t tid, char* path, int32_t& spare) {
+long openThreadFile(int32_t tid, char* path, bool& secured) {
     uint32_t opened = g_threadFilesOpened.fetch_add(1, std::memory_order_relaxed);
-    spare = -1;
+    secured = false;
     bool spares = g_helperAllowed && opened >= kThreadFilesBeforeSpares && !fileGrowsByWriting();
     if (spares) {
         uint32_t batch = g_spareBatch.load(std::memory_order_relaxed);
@@ -312,7 +309,7 @@ long openThreadFile(int32_t tid, char* path, int32_t& spare) {
             appendSpareFilePath(path, g_procDir, n);
             long fd = sysCall(SYS_openat, AT_FDCWD, long(path), O_RDWR | O_CLOEXEC);
             if (fd >= 0) {
-                spare = n;
+                secured = true;
                 return fd;
             }
         } else {
@@ -326,8 +323,15 @@ long openThreadFile(int32_t tid, char* path, int32_t& spare) {
             wantSpares(g_sparesTaken.load(std::memory_order_relaxed) + batch);
         }
     }
-    appendThreadFilePath(path, g_procDir, tid);
-    return sysCall(SYS_openat, AT_FDCWD, long(path), O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
+    constexpr long kCreate = O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC;
+    char* end = appendThreadFilePath(path, g_procDir, tid);
+    long fd = sysCall(SYS_openat, AT_FDCWD, long(path), kCreate, 0644);
+    for (int attempt = 0; fd == -EEXIST && attempt < 8; ++attempt) {
+        uint32_t k = g_sameIdFiles.fetch_add(1, std::memory_order_relaxed) + 1;
+        appendNumber(appendText(end, "-"), k);
+        fd = sysCall(SYS_openat, AT_FDCWD, long(path), kCreate, 0644);
+    }
+    return fd;
 }
 
 void configure(const char* procDir, uint64_t chunkBytes, uint64_t startBytes, bool helperAllowed,
@@ -341,12 +345,13 @@ void configure(const char* procDir, uint64_t chunkBytes, uint64_t startBytes, bo
     g_processPid = int(sysCall(SYS_getpid));
 }
 
-Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid, int32_t spare, uint64_t readySlots) {
+Lane* claimLane(char* base, uint64_t maxSlots, const char* file, uint64_t readySlots) {
     auto fill = [&](Lane& l, int index) {
         l.base = base;
         l.maxSlots = maxSlots;
-        l.tid = tid;
-        l.spare = spare;
+        size_t n = 0;
+        for (; file[n] && n + 1 < sizeof(l.file); ++n) l.file[n] = file[n];
+        l.file[n] = 0;
         l.index = index;
         l.ready.store(readySlots, std::memory_order_relaxed);
         l.want.store(0, std::memory_order_relaxed);
@@ -371,7 +376,8 @@ Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid, int32_t spare, uint6
         return &l;
     }
     // More live recording threads than the pool holds: a private lane the helper never sees.
-    long page = sysCall(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long page =
+        sysCall(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (page < 0 && page > -4096) return nullptr;
     Lane* l = new (reinterpret_cast<void*>(page)) Lane;
     fill(*l, -1);
@@ -391,7 +397,8 @@ bool releaseLane(Lane* l, uint64_t reservationBytes) {
         // it leaves the reservation to the end of the address space.)
         l->reservationBytes = reservationBytes;
         l->inUse.store(kLaneRetired, std::memory_order_release);
-        if (g_lanesRetired.fetch_add(1, std::memory_order_relaxed) + 1 >= kRetiredBatch) wakeHelper();
+        if (g_lanesRetired.fetch_add(1, std::memory_order_relaxed) + 1 >= kRetiredBatch)
+            wakeHelper();
         return true;
     }
     l->inUse.store(kLaneFree, std::memory_order_seq_cst);
@@ -413,7 +420,7 @@ int provideUpTo(Lane& l, uint64_t slot) {
         uint64_t from = l.ready.load(std::memory_order_acquire);
         if (slot < from) return 0;
         // Not there yet (or the helper is still at it): map it here rather than wait.
-        if (int err = mapChunk(l.base, l.tid, l.spare, l.maxSlots, from, nullptr); err != 0)
+        if (int err = mapChunk(l.base, l.file, l.maxSlots, from, nullptr); err != 0)
             return err;
         // Counted: full-size chunks only (the small ones of a file's start are always the
         // thread's own, the helper is never asked for them).

@@ -43,8 +43,7 @@ struct Lane {
     std::atomic<uint32_t> helperBusy{0}; ///< the helper is mapping into this reservation
     char* base = nullptr;                ///< the thread's reservation: header, then records
     uint64_t maxSlots = 0;               ///< per-thread record limit
-    int32_t tid = 0;                     ///< names the file: <procDir>/thread-<tid>, or
-    int32_t spare = -1;                  ///< >= 0: <procDir>/thread-spare-<spare>
+    char file[40] = {};                  ///< the file's name in the process folder
     int32_t index = -1;                  ///< position in the pool, -1 = private (never helped)
     std::atomic<uint64_t> ready{0};      ///< slots [0, ready) are mapped and faulted in
     std::atomic<uint64_t> want{0};       ///< slots the thread asked to have ready
@@ -60,15 +59,15 @@ void configure(const char* procDir, uint64_t chunkBytes, uint64_t startBytes, bo
                uint32_t* chunksAhead, uint32_t* chunksOnThread);
 
 /// Opens a raw file for a starting thread: a spare made ahead, its first `startBytes` secured
-/// (`spare` = its number), else a new <procDir>/thread-<tid> (`spare` = -1; its space is the
-/// caller's to secure). `path` (1500 bytes) gets the file's name. Returns the descriptor or
-/// -errno. Thread-safe.
-long openThreadFile(int32_t tid, char* path, int32_t& spare);
+/// (`secured` = true), else a new <procDir>/thread-<tid> (its space is the caller's to secure;
+/// thread-<tid>-<k> if a thread of the same id, reused by the kernel in a long run, has a file
+/// already: files are never replaced). `path` (1500 bytes) gets the file's path. Returns the
+/// descriptor or -errno. Thread-safe.
+long openThreadFile(int32_t tid, char* path, bool& secured);
 
 /// A lane for a thread whose header and first `readySlots` record slots are already mapped at
-/// `base` (its file: thread-<tid>, or thread-spare-<spare> if spare >= 0); nullptr if none can be
-/// had.
-Lane* claimLane(char* base, uint64_t maxSlots, int32_t tid, int32_t spare, uint64_t readySlots);
+/// `base`, from the file named `file` in the process folder; nullptr if none can be had.
+Lane* claimLane(char* base, uint64_t maxSlots, const char* file, uint64_t readySlots);
 /// The thread is exiting. With the helper running, the lane is retired: the helper unmaps the
 /// thread's reservation (`reservationBytes` at lane->base) later, off the thread's exit path
 /// (an unmap costs a TLB shoot-down on every CPU the process runs on: 25-50 us measured in a

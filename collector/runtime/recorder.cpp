@@ -252,9 +252,9 @@ bool initThread(detail::ThreadState& t) {
     size_t initialBytes = threadFileStartBytes(); // the first chunk and the one after it
     uint64_t readySlots = (initialBytes - raw::kHeaderSize) / raw::kRecordSize;
     char path[1500];
-    int32_t spare = -1; // a spare file made ahead has its space secured already
-    long fd = provision::openThreadFile(t.tid, path, spare);
-    int err = fd < 0 ? int(-fd) : spare >= 0 ? 0 : reserveFileSpace(int(fd), 0, initialBytes);
+    bool secured = false; // a spare file made ahead has its space secured already
+    long fd = provision::openThreadFile(t.tid, path, secured);
+    int err = fd < 0 ? int(-fd) : secured ? 0 : reserveFileSpace(int(fd), 0, initialBytes);
     if (err == 0 && mmap(region, initialBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                          int(fd), 0) != region)
         err = errno;
@@ -262,7 +262,8 @@ bool initThread(detail::ThreadState& t) {
     provision::Lane* lane = nullptr;
     if (err == 0) {
         t.base = static_cast<char*>(region);
-        lane = provision::claimLane(t.base, t.maxSlots, t.tid, spare, readySlots);
+        const char* file = path + std::strlen(g_procDir) + 1; // its name in the process folder
+        lane = provision::claimLane(t.base, t.maxSlots, file, readySlots);
         if (!lane) err = ENOMEM;
     }
     if (err != 0) {
@@ -392,7 +393,7 @@ uint32_t internString(const char* text, size_t len) {
     size_t done = 0;
     do {
         auto* r = reinterpret_cast<raw::StringRecord*>(reserveSlot());
-        if (!r) return 0; // an incomplete string is reported as unknown by the store (dropped: counted)
+        if (!r) return 0; // an incomplete string is reported as unknown by the store
         size_t piece = len - done < raw::kStringPieceSize ? len - done : raw::kStringPieceSize;
         r->id = id;
         r->length = uint16_t(piece);

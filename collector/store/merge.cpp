@@ -229,7 +229,8 @@ private:
         add(stats, Stat::RecordsDropped, drops.total);
         add(stats, Stat::RecordsDroppedDiskFull, drops.byReason[size_t(raw::DropReason::DiskFull)]);
         add(stats, Stat::RecordsDroppedQuota, drops.byReason[size_t(raw::DropReason::Quota)]);
-        add(stats, Stat::RecordsDroppedFileError, drops.byReason[size_t(raw::DropReason::FileError)]);
+        add(stats, Stat::RecordsDroppedFileError,
+            drops.byReason[size_t(raw::DropReason::FileError)]);
         add(stats, Stat::RecordsDroppedBufferLimit,
             drops.byReason[size_t(raw::DropReason::BufferLimit)]);
         add(stats, Stat::ThreadsStoppedRecording, drops.threadsStopped);

@@ -30,7 +30,8 @@ TEST_CASE("a thread file starts with one page of records and doubles up to the c
     ChunkGeometry g(64 * 1024, 1 << 24); // 64 KiB chunks = 1024 slots
     CHECK(g.firstSlots() == 64);
     CHECK(g.fullSlots() == 1024);
-    CHECK(boundaries(g, 4096) == std::vector<uint64_t>{0, 64, 128, 256, 512, 1024, 2048, 3072, 4096});
+    CHECK(boundaries(g, 4096) ==
+          std::vector<uint64_t>{0, 64, 128, 256, 512, 1024, 2048, 3072, 4096});
 }
 
 TEST_CASE("chunk sizes that are not a power of two of the first chunk still meet exactly",

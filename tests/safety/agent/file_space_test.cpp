@@ -47,7 +47,8 @@ TEST_CASE("a full filesystem is ENOSPC when the space is asked for, and mapped s
     int filler = ::open((fs / "filler").c_str(), O_CREAT | O_RDWR, 0644);
     REQUIRE(filler >= 0);
     CHECK(reserveFileSpace(filler, 0, 1 << 20) == ENOSPC);
-    auto* p = static_cast<char*>(::mmap(nullptr, 32 * 1024, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    auto* p = static_cast<char*>(
+        ::mmap(nullptr, 32 * 1024, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
     REQUIRE(p != MAP_FAILED);
     for (int i = 0; i < 32 * 1024; i += 4096) p[i] = 'x';
     ::munmap(p, 32 * 1024);

@@ -169,8 +169,8 @@ TEST_CASE("on a filesystem without fallocate raw files grow by writing and lose 
     REQUIRE(r.exitCode == 0);
     TraceQuery q(trace);
     auto pwrites = [&](const std::string& file) {
-        return q.scalar("SELECT COUNT(*) FROM event_view WHERE name LIKE 'pwrite%' AND object LIKE '%/" +
-                        file + "'");
+        return q.scalar("SELECT COUNT(*) FROM event_view WHERE name LIKE 'pwrite%'"
+                        " AND object LIKE '%/" + file + "'");
     };
     CHECK(pwrites("bulk-main.dat") == kCalls);
     CHECK(pwrites("bulk-thread.dat") == 3 * kCalls);
@@ -178,15 +178,17 @@ TEST_CASE("on a filesystem without fallocate raw files grow by writing and lose 
     CHECK(stat(q, "records_dropped") == 0);
     CHECK(stat(q, "raw_files_unreadable") == 0);
     // Zeros written by the helper could land on records: there, only threads grow their files.
-    CHECK(q.scalar("SELECT CAST(value AS INTEGER) FROM metadata WHERE key = 'raw_chunks_mapped_ahead'") == 0);
+    CHECK(q.scalar("SELECT CAST(value AS INTEGER) FROM metadata"
+                   " WHERE key = 'raw_chunks_mapped_ahead'") == 0);
 }
 
 TEST_CASE("a thread that reaches its buffer limit stops recording there, every call counted",
           "[integration][safety][buffer_limit]") {
     TempDir dir;
     constexpr long kCalls = 40000; // 2.5 MiB of records per thread, the limit is 1 MiB
-    ProcessResult r = profile(dir / "trace.hpcprof", {sampleBinary("bulk_sample"),
-                                                      dir.path().string(), std::to_string(kCalls), "2"},
+    ProcessResult r = profile(dir / "trace.hpcprof",
+                              {sampleBinary("bulk_sample"), dir.path().string(),
+                               std::to_string(kCalls), "2"},
                               {}, {"HPCPROF_THREAD_BUFFER_MB=1"});
     INFO(r.err);
     REQUIRE(r.exitCode == 0);

@@ -25,8 +25,8 @@ public:
                     options.empty() ? nullptr : options.c_str()) == 0)
             m_mounted = true;
         else
-            m_why = std::string("cannot mount a ") + type + " for the test (" + std::strerror(errno) +
-                    "; needs root or CAP_SYS_ADMIN)";
+            m_why = std::string("cannot mount a ") + type + " for the test (" +
+                    std::strerror(errno) + "; needs root or CAP_SYS_ADMIN)";
     }
     ~ScratchMount() {
         if (m_mounted) ::umount2(m_dir.path().c_str(), MNT_DETACH);

@@ -60,3 +60,24 @@ TEST_CASE("a burst of short threads is recorded in full with a small raw file pe
     CHECK(spares == 0);
     CHECK(largest <= 3 * 4096); // header and two chunks of 64 records
 }
+
+TEST_CASE("threads starting and exiting 64 at a time are each recorded in full",
+          "[integration][safety][threads]") {
+    // Many threads take spare files and retire their lanes at once, while the helper makes
+    // more files and unmaps the retired reservations.
+    TempDir dir;
+    constexpr int kThreads = 512;
+    ProcessResult r = runProcess({hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--sources",
+                                  "io", "--", sampleBinary("thread_burst_sample"),
+                                  dir.path().string(), std::to_string(kThreads), "20", "64"});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    CHECK(q.rows("SELECT n, COUNT(*) FROM (SELECT e.tid, COUNT(*) AS n FROM event_view e"
+                 " JOIN process p ON p.id = e.process_id WHERE e.tid != p.pid"
+                 " AND e.name LIKE 'pwrite%' GROUP BY e.tid) GROUP BY n") ==
+          std::vector<std::string>{"20|" + std::to_string(kThreads)});
+    CHECK(q.scalar("SELECT COUNT(*) FROM thread") == kThreads + 1);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'records_dropped'") == 0);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'raw_files_unreadable'") == 0);
+}
