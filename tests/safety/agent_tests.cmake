@@ -14,4 +14,4 @@ hpcprof_add_tests(hpcprof_agent_safety_integration_tests LABELS "integration;saf
 target_include_directories(hpcprof_agent_safety_integration_tests PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/safety/agent)
 add_dependencies(hpcprof_agent_safety_integration_tests hpcprof hpcprof_agent disk_full_sample
-    thread_burst_sample bulk_sample)
+    thread_burst_sample tid_reuse_sample bulk_sample)

@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -80,4 +81,29 @@ TEST_CASE("threads starting and exiting 64 at a time are each recorded in full",
     CHECK(q.scalar("SELECT COUNT(*) FROM thread") == kThreads + 1);
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'records_dropped'") == 0);
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'raw_files_unreadable'") == 0);
+}
+
+TEST_CASE("a thread that gets the id of a thread that exited keeps both threads' records",
+          "[integration][safety][threads]") {
+    TempDir dir;
+    ProcessResult r = runProcess({hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--sources",
+                                  "io", "--", sampleBinary("tid_reuse_sample"),
+                                  dir.path().string()});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    int tid = 0;
+    char reused[8] = {};
+    REQUIRE(std::sscanf(r.out.c_str(), "tid reused: %7s %d", reused, &tid) == 2);
+    if (std::string(reused) != "yes") {
+        WARN("SKIPPED: the second thread could not be given the first one's id (needs root to "
+             "write /proc/sys/kernel/ns_last_pid, and no other process taking that id)");
+        return;
+    }
+    TraceQuery q(dir / "trace.hpcprof");
+    // Two threads with one id, each with its own calls (before, the second one's file replaced
+    // the first one's).
+    CHECK(q.rows("SELECT COUNT(*) FROM event_view WHERE tid = " + std::to_string(tid) +
+                 " AND name LIKE 'pwrite%' GROUP BY track_id ORDER BY 1") ==
+          std::vector<std::string>{"3", "5"});
+    CHECK(q.scalar("SELECT COUNT(*) FROM thread WHERE tid = " + std::to_string(tid)) == 2);
 }

@@ -7,6 +7,7 @@
 //     proc-<pid>-<start_ns>/
 //       process.bin        one ProcessHeader (4 KiB), memory-mapped, updated in place
 //       thread-<tid>       ThreadFileHeader (4 KiB) + fixed-size 64-byte records, grown in chunks
+//       thread-<tid>-<k>   the same, for a later thread the kernel gave the same id
 //       thread-spare-<n>   the same, made ahead by the agent for a starting thread (its header
 //                          names the thread; all zero: no thread took it, nothing to read)
 //
