@@ -46,6 +46,30 @@ bool globMatch(const std::string& pattern, const std::string& name) {
     return name == pattern;
 }
 
+/// A thread that stopped recording (thread.recording_stopped_ts: full disk, quota, buffer limit)
+/// leaves its rank's time after that unknown, which the attribution would otherwise call
+/// compute. Each rank's window ends at the earliest stop of a thread its breakdown stands on: a
+/// reference track (CPU ranks), or any of its threads (GPU ranks: their GPU activity reaches the
+/// trace through a thread of the process). Returns the number of ranks cut.
+int64_t endWindowsWhereRecordingStopped(std::map<int64_t, RankUnit>& units) {
+    int64_t cut = 0;
+    for (auto& [r, u] : units) {
+        const TrackInfo* first = nullptr;
+        for (const TrackInfo* t : u.tracks) {
+            if (!t->recordingStoppedTs || (!u.gpu && u.referenceTracks.count(t->id) == 0)) continue;
+            if (!first || *t->recordingStoppedTs < *first->recordingStoppedTs) first = t;
+        }
+        const int64_t stop = first ? *first->recordingStoppedTs : 0;
+        if (!first || u.window.empty() || stop >= u.window.items().back().end) continue;
+        u.recordingStoppedTs = stop;
+        u.stopReason = first->stopReason;
+        const int64_t begin = std::min(stop, u.window.items().front().begin);
+        u.window = u.window.intersect(IntervalSet::single(begin, stop));
+        ++cut;
+    }
+    return cut;
+}
+
 } // namespace
 
 const char* severityName(Severity s) {
@@ -203,6 +227,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     }
     if (options.window.kind != WindowSpec::Kind::RangeName)
         for (auto& [r, u] : units) u.window = jobWindow;
+    int64_t ranksStopped = endWindowsWhereRecordingStopped(units);
     if (jobWindow.empty()) jobWindow = IntervalSet::single(0, 0);
 
     an.summary.windowBegin = jobWindow.empty() ? 0 : jobWindow.items().front().begin;
@@ -346,6 +371,9 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     auto warn = [&](const char* name, int64_t n, const char* what) {
         if (n > 0) an.warnings.push_back({name, n, what});
     };
+    warn("ranks_stopped_recording", ranksStopped,
+         "data_loss: analysis: ranks a thread of which stopped recording (full disk, quota, buffer "
+         "limit): their window ends there (what they did after it is unknown, not compute)");
     warn("negative_durations_read", quality.negativeDurations,
          "analysis: events with a negative duration were read as instants (dur 0)");
     warn("unsorted_events", quality.unsortedEvents,

@@ -125,6 +125,8 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
     rb.pid = u.processes.front()->pid;
     rb.host = u.processes.front()->host;
     rb.gpu = u.gpu;
+    rb.recordingStoppedTs = u.recordingStoppedTs;
+    rb.stopReason = u.stopReason;
     RankFacts& f = rb.facts;
     std::vector<int64_t> examples[kExampleCount];
     auto addExample = [&](Example k, int64_t id) {

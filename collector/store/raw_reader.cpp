@@ -101,6 +101,16 @@ Result<std::vector<RawProcess>> listProcesses(const fs::path& rawDir, RawProblem
         RawProcess p;
         p.dir = entry.path();
         if (!readProcessHeader(p.dir / "process.bin", p.header)) {
+            // Empty: the agent made the folder but had no disk space for the header (it then
+            // lets the process run unrecorded).
+            if (fs::file_size(p.dir / "process.bin", ec) == 0 && !ec) {
+                problems.processesWithoutHeader++;
+                problems.messages.push_back((p.dir / "process.bin").string() +
+                                            ": empty: the agent could not write it (disk full?); "
+                                            "this process was not recorded");
+                continue;
+            }
+            ec.clear();
             problems.unreadableFiles++;
             problems.messages.push_back((p.dir / "process.bin").string() +
                                         ": missing or invalid process header");
@@ -129,6 +139,10 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         return out;
     }
     std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
+    if (h.magic == 0 && file.filename().string().rfind("thread-spare-", 0) == 0) {
+        out.unusedSpare = true;
+        return out;
+    }
     if (h.magic != raw::kThreadMagic || !readableVersion(h.version) ||
         h.recordSize != raw::kRecordSize) {
         problems.unreadableFiles++;
@@ -137,6 +151,14 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
     }
     out.tid = h.tid;
     out.name.assign(h.threadName, strnlen(h.threadName, sizeof(h.threadName)));
+    if (h.version >= 4) {
+        out.drops.stoppedTicks = h.stoppedTicks;
+        out.drops.stopReason = h.stopReason < raw::kDropReasonCount
+                                   ? static_cast<raw::DropReason>(h.stopReason)
+                                   : raw::DropReason::FileError;
+        out.drops.stopErrno = h.stopErrno;
+        std::copy(std::begin(h.dropped), std::end(h.dropped), out.drops.dropped.begin());
+    }
     size_t slots = (m.size() - raw::kHeaderSize) / raw::kRecordSize;
     if (h.capacity > slots) problems.truncatedFiles++;
     const char* base = m.data() + raw::kHeaderSize;

@@ -82,6 +82,10 @@ json reportJson(const Analysis& a) {
         j["wait_ns"] = r.waitNs;
         j["transfer_ns"] = r.transferNs;
         j["events"] = r.events;
+        if (r.recordingStoppedTs) {
+            j["recording_stopped_ns"] = *r.recordingStoppedTs;
+            j["stop_reason"] = r.stopReason;
+        }
         ranks.push_back(std::move(j));
     }
     doc["ranks"] = std::move(ranks);

@@ -77,6 +77,10 @@ struct RankBreakdown {
     int64_t waitNs = 0;        ///< time waiting for late partners (wait states)
     int64_t transferNs = 0;    ///< exposed communication minus wait (clamped at 0)
     int64_t events = 0;
+    /// The rank stopped recording here (a thread its breakdown stands on could not record any
+    /// more: full disk, quota, buffer limit); its window ends at this ts. Empty = it did not.
+    std::optional<int64_t> recordingStoppedTs;
+    std::string stopReason; ///< thread.stop_reason of that thread
     std::vector<uint8_t> overview; ///< dominant TimeClass per overview bucket
     RankFacts facts;
     int64_t ns(TimeClass c) const { return exclusive[int(c)]; }

@@ -46,6 +46,10 @@ struct TrackInfo {
     std::optional<int64_t> device, stream;
     std::optional<int64_t> firstEventId, lastEventId;
     int64_t eventCount = 0;
+    /// CPU tracks: when the thread stopped recording (full disk, quota, buffer limit, ...);
+    /// nothing of it is recorded after that. Empty = recorded to its end.
+    std::optional<int64_t> recordingStoppedTs;
+    std::string stopReason; ///< thread.stop_reason: disk_full | quota | file_error | buffer_limit
 };
 
 struct CommunicatorInfo {
