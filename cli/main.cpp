@@ -7,6 +7,7 @@
 #include "diff_command.hpp"
 #include "export_command.hpp"
 #include "import_command.hpp"
+#include "messages.hpp"
 #include "merge.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
@@ -22,14 +23,16 @@ int mergeCommand(const std::string& rawDir, const std::string& output, bool forc
     mo.rawDir = rawDir;
     mo.output = output;
     mo.force = force;
+    mo.requireProcesses = true;
     auto r = store::mergeRawDirectory(mo);
     if (!r) {
-        fmt::print(stderr, "hpcprof merge: {}\n", r.status().message());
+        cli::printMessage("merge", r.status().message());
         return cli::kExitUsage;
     }
-    for (const auto& w : r->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
-    fmt::print(stderr, "hpcprof: {} processes, {} threads, {} events -> {}{}\n", r->processes,
-               r->threads, r->events, output, r->partial ? " (partial: see stats)" : "");
+    for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
+    cli::printMessage("merge", fmt::format("{} processes, {} threads, {} events -> {}{}",
+                                           r->processes, r->threads, r->events, output,
+                                           r->partial ? " (partial: see stats)" : ""));
     return 0;
 }
 
@@ -80,20 +83,29 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "hpcprof: {}\n", e.what());
+        fmt::print(stderr, "hpcprof: {}\n", report::printable(e.what()));
         fmt::print(stderr, "hpcprof: see 'hpcprof --help'\n");
         return cli::kExitUsage;
     }
-    if (runCmd->parsed()) return cli::runCommand(run);
-    if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
-    if (importCmd->parsed()) {
-        std::string line = "hpcprof";
-        for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
-        return cli::importCommand(importOptions, line);
+    // The commands report failures as Status; an exception escaping one (out of memory on a
+    // hostile input, a library that throws) still ends in one line and exit 2, not in abort().
+    try {
+        if (runCmd->parsed()) return cli::runCommand(run);
+        if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
+        if (importCmd->parsed()) {
+            std::string line = "hpcprof";
+            for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
+            return cli::importCommand(importOptions, line);
+        }
+        if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
+        if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
+        if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
+        if (viewCmd->parsed()) return cli::viewCommand(viewOptions);
+    } catch (const std::bad_alloc&) {
+        cli::printMessage(app.get_subcommands().front()->get_name(), "out of memory");
+    } catch (const std::exception& e) {
+        cli::printMessage(app.get_subcommands().front()->get_name(),
+                          std::string("internal error: ") + e.what());
     }
-    if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
-    if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
-    if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
-    if (viewCmd->parsed()) return cli::viewCommand(viewOptions);
     return cli::kExitUsage;
 }

@@ -21,6 +21,7 @@ struct RawProblems {
     int64_t unreadableFiles = 0;
     int64_t tornRecords = 0;
     int64_t truncatedFiles = 0;
+    int64_t tailsIgnored = 0; ///< files longer than their header's capacity (the rest not read)
     std::vector<std::string> messages; ///< one line per unreadable file
 };
 
