@@ -76,7 +76,14 @@ struct ScanQuality {
     int64_t unsortedEvents = 0;    ///< ts smaller than the previous event's on the same track
     int64_t tracksWithoutIdRange = 0;
     int64_t unknownCategories = 0;
+    int64_t timesOutOfRange = 0;   ///< |ts| or |dur| >= kTimeLimitNs: skipped, not passed on
+    int64_t outsideRun = 0;        ///< counted by the caller, which knows the run's span
 };
+
+/// Times a trace can hold: |ts| and |dur| below 2^62 ns (146 years). Rows beyond are damage;
+/// the scan skips them, so ts + dur never overflows in an analysis.
+inline constexpr int64_t kTimeLimitNs = int64_t(1) << 62;
+inline bool timeInRange(int64_t ns) { return ns > -kTimeLimitNs && ns < kTimeLimitNs; }
 
 class TraceIndex {
 public:
@@ -97,7 +104,8 @@ public:
     int64_t eventCount() const;
 
     /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
-    /// durations are read as 0 and counted in `quality`. For compute and annotation events
+    /// durations are read as 0 and counted in `quality`; events with times out of range
+    /// (timeInRange) are skipped and counted there. For compute and annotation events
     /// bytes, objectId, peer, communicatorId, seq and count are not read (left -1, count 1):
     /// no analysis uses them there, and skipping them is a measurable part of the scan.
     template <typename Fn>
@@ -135,6 +143,10 @@ Status TraceIndex::scanTrack(const Trace& trace, const TrackInfo& track, ScanQua
     int64_t prevTs = INT64_MIN;
     while (s.step()) {
         detail::readEventRow(s, e);
+        if (!timeInRange(e.ts) || !timeInRange(e.dur)) {
+            ++quality.timesOutOfRange;
+            continue;
+        }
         if (e.dur < 0) {
             ++quality.negativeDurations;
             e.dur = 0;
