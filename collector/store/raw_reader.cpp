@@ -109,6 +109,9 @@ private:
 /// pieces of another); beyond this many, the oldest is given up (counted as incomplete).
 constexpr size_t kMaxPendingStrings = 16;
 
+/// Slots whose events are reserved without counting them first (readThreadFile).
+constexpr size_t kReserveUncounted = (size_t(1) << 30) / raw::kRecordSize;
+
 bool readProcessHeader(const fs::path& file, raw::ProcessHeader& out) {
     MappedFile m(file);
     if (m.size() < sizeof(raw::ProcessHeader)) return false;
@@ -202,16 +205,22 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         end = 0;
     }
     if (!ranges.empty()) ranges.back().second = end;
-    // Room for the events, counted rather than assumed from the slot count: a damaged file's
-    // slots may hold anything, and only Event records (and repeats of them) become events.
+    // Room for the events. An honest file's slots are nearly all events: up to the default
+    // buffer (HPCPROF_THREAD_BUFFER_MB=1024, 16.7 M slots) the slot count is reserved as it is.
+    // Beyond, the events are counted first (a pass over the kind bytes): a damaged file's slots
+    // may hold anything, and reserving a vast slot count failed with bad_alloc.
     size_t events = 0;
-    for (auto [b, e] : ranges)
-        for (size_t i = b; i < e; ++i) {
-            const auto kind = static_cast<raw::RecordKind>(base[i * raw::kRecordSize]);
-            events += kind == raw::RecordKind::Event    ? 1
-                      : kind == raw::RecordKind::Repeat ? raw::kRepeatEntries
-                                                        : 0;
-        }
+    for (auto [b, e] : ranges) events += e - b;
+    if (events > kReserveUncounted) {
+        events = 0;
+        for (auto [b, e] : ranges)
+            for (size_t i = b; i < e; ++i) {
+                const auto kind = static_cast<raw::RecordKind>(base[i * raw::kRecordSize]);
+                events += kind == raw::RecordKind::Event    ? 1
+                          : kind == raw::RecordKind::Repeat ? raw::kRepeatEntries
+                                                            : 0;
+            }
+    }
     out.events.reserve(events);
     std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
     size_t pendingCompletions = 0;  // completions[pendingCompletions..] await their wait event
