@@ -258,3 +258,18 @@ TEST_CASE(
     CHECK_THAT(help.out, Catch::Contains("--screenshot"));
     ReaderRunner::checkNoLeftovers(f.dir.path());
 }
+
+TEST_CASE("hpcprof run shows the files of the profiled program without their control bytes",
+          "[robustness][readers]") {
+    TempDir dir;
+    ReaderRunner runner(dir.path());
+    // The program writes a file whose name clears the screen and is not UTF-8; the run's I/O
+    // summary lists it.
+    const std::string name = (dir.path() / "out\x1b[2J\x07\xff.txt").string();
+    auto r = runner.run({hpcprofBinary(), "run", "-o", (dir.path() / "t.hpcprof").string(), "--",
+                         "sh", "-c", "printf data > \"$1\"", "sh", name},
+                        {0});
+    CHECK_THAT(r.err, Catch::Contains("out\\x1B[2J\\x07\\xFF.txt"));
+    runner.run({hpcprofBinary(), "report", (dir.path() / "t.hpcprof").string()}, {0}, Output::Text);
+    ReaderRunner::checkNoLeftovers(dir.path());
+}
