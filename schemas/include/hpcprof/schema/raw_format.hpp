@@ -137,10 +137,8 @@ struct ThreadFileHeader {
     uint32_t recordSize;
     int32_t pid;
     int32_t tid;
-    uint64_t reserved;  ///< record slots handed out (atomic, relaxed; refreshed at chunk hand-off)
-    /// Record slots backed by the file right now: raised before any slot below it is written,
-    /// so the store reads [0, capacity) and nothing past it (a longer file is extended damage).
-    uint64_t capacity;
+    uint64_t reserved;  ///< record slots handed out (atomic, relaxed); the store reads [0, reserved)
+    uint64_t capacity;  ///< record slots backed by the file right now
     char threadName[32];
     uint8_t padding[4096 - 72];
 };
