@@ -433,6 +433,7 @@ private:
         addDrops(stats, h, drops, toTrace, ticksToTrace, p.dir);
         add(stats, Stat::RecordsTorn, problems.tornRecords);
         add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);
+        add(stats, Stat::RawTailsIgnored, problems.tailsIgnored);
         add(stats, Stat::RawFilesUnreadable, problems.unreadableFiles);
         add(stats, Stat::HooksUnresolved, h.hooksUnresolved);
         m_chunksAhead += h.chunksAhead;
@@ -554,6 +555,16 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
     RawProblems problems;
     auto procs = listProcesses(options.rawDir, problems);
     if (!procs) return procs.status();
+    if (procs->empty() && options.requireProcesses) {
+        if (problems.unreadableFiles > 0)
+            return Status::error(options.rawDir.string() + ": no readable process folder (" +
+                                 std::to_string(problems.unreadableFiles) +
+                                 " proc-* folders without a valid process.bin: " +
+                                 problems.messages.front() + ")");
+        return Status::error(options.rawDir.string() +
+                             ": not a raw capture (no proc-* process folders; a capture is the "
+                             "TRACE.raw folder of `hpcprof run --keep-raw`)");
+    }
 
     MergeResult result;
     {

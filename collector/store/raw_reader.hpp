@@ -22,6 +22,7 @@ struct RawProblems {
     int64_t tornRecords = 0;
     int64_t truncatedFiles = 0;
     int64_t processesWithoutHeader = 0; ///< empty process.bin: the agent could not write it
+    int64_t tailsIgnored = 0; ///< files longer than their header's capacity (the rest not read)
     std::vector<std::string> messages; ///< one line per unreadable file
 };
 

@@ -58,6 +58,11 @@ struct CommunicatorInfo {
     std::string kind;
 };
 
+/// Times a trace can hold: |ts| and |dur| below 2^62 ns (146 years). Rows beyond are damage;
+/// the scan skips them, so ts + dur never overflows in an analysis.
+inline constexpr int64_t kTimeLimitNs = int64_t(1) << 62;
+inline bool timeInRange(int64_t ns) { return ns > -kTimeLimitNs && ns < kTimeLimitNs; }
+
 class TraceIndex {
 public:
     static Result<TraceIndex> load(const Trace& trace);
