@@ -10,6 +10,7 @@
 #include "diff_command.hpp"
 #include "export_command.hpp"
 #include "import_command.hpp"
+#include "messages.hpp"
 #include "merge.hpp"
 #include "raw_dir_claim.hpp"
 #include "report_command.hpp"
@@ -29,27 +30,29 @@ int mergeCommand(const std::string& rawDir, const std::string& output, bool forc
     // that no new run with that output can claim it either.
     cli::MergeGuard guard = cli::guardRawDirForMerge(rawDir);
     if (!guard.refusal.empty()) {
-        fmt::print(stderr, "hpcprof merge: {}\n", guard.refusal);
+        cli::printMessage("merge", guard.refusal);
         return cli::kExitUsage;
     }
     std::error_code ec;
     bool ownRawDir = guard.claim.held() && fs::equivalent(guard.claim.root(), output + ".raw", ec);
     if (std::string busy = ownRawDir ? std::string() : cli::outputBeingWritten(output); !busy.empty()) {
-        fmt::print(stderr, "hpcprof merge: {}\n", busy);
+        cli::printMessage("merge", busy);
         return cli::kExitUsage;
     }
     store::MergeOptions mo;
     mo.rawDir = rawDir;
     mo.output = output;
     mo.force = force;
+    mo.requireProcesses = true;
     auto r = store::mergeRawDirectory(mo);
     if (!r) {
-        fmt::print(stderr, "hpcprof merge: {}\n", r.status().message());
+        cli::printMessage("merge", r.status().message());
         return cli::kExitUsage;
     }
-    for (const auto& w : r->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
-    fmt::print(stderr, "hpcprof: {} processes, {} threads, {} events -> {}{}\n", r->processes,
-               r->threads, r->events, output, r->partial ? " (partial: see stats)" : "");
+    for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
+    cli::printMessage("merge", fmt::format("{} processes, {} threads, {} events -> {}{}",
+                                           r->processes, r->threads, r->events, output,
+                                           r->partial ? " (partial: see stats)" : ""));
     return 0;
 }
 
@@ -123,28 +126,37 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "hpcprof: {} (see 'hpcprof --help')\n", e.what());
+        fmt::print(stderr, "hpcprof: {} (see 'hpcprof --help')\n", report::printable(e.what()));
         return cli::kExitUsage;
     }
-    if (runCmd->parsed()) return cli::runCommand(run);
-    cleanUpOnSignals();
-    if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
-    for (auto [cmd, output] : {std::pair{importCmd, importOptions.output},
-                               std::pair{exportCmd, exportOptions.output}})
-        if (cmd->parsed())
-            if (std::string busy = cli::outputBeingWritten(output); !busy.empty()) {
-                fmt::print(stderr, "hpcprof {}: {}\n", cmd->get_name(), busy);
-                return cli::kExitUsage;
-            }
-    if (importCmd->parsed()) {
-        std::string line = "hpcprof";
-        for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
-        return cli::importCommand(importOptions, line);
+    // The commands report failures as Status; an exception escaping one (out of memory on a
+    // hostile input, a library that throws) still ends in one line and exit 2, not in abort().
+    try {
+        if (runCmd->parsed()) return cli::runCommand(run);
+        cleanUpOnSignals();
+        if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
+        for (auto [cmd, output] : {std::pair{importCmd, importOptions.output},
+                                   std::pair{exportCmd, exportOptions.output}})
+            if (cmd->parsed())
+                if (std::string busy = cli::outputBeingWritten(output); !busy.empty()) {
+                    cli::printMessage(cmd->get_name(), busy);
+                    return cli::kExitUsage;
+                }
+        if (importCmd->parsed()) {
+            std::string line = "hpcprof";
+            for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
+            return cli::importCommand(importOptions, line);
+        }
+        if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
+        if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
+        if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
+        if (viewCmd->parsed()) return cli::viewCommand(viewOptions);
+        if (rulesCmd->parsed()) return cli::rulesCommand(rulesOptions);
+    } catch (const std::bad_alloc&) {
+        cli::printMessage(app.get_subcommands().front()->get_name(), "out of memory");
+    } catch (const std::exception& e) {
+        cli::printMessage(app.get_subcommands().front()->get_name(),
+                          std::string("internal error: ") + e.what());
     }
-    if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
-    if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
-    if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
-    if (viewCmd->parsed()) return cli::viewCommand(viewOptions);
-    if (rulesCmd->parsed()) return cli::rulesCommand(rulesOptions);
     return cli::kExitUsage;
 }

@@ -7,6 +7,7 @@
 #include "hpcprof/config.hpp"
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
+#include "messages.hpp"
 #include "run_command.hpp"
 #include "settings_check.hpp"
 #include "text_output.hpp"
@@ -30,21 +31,21 @@ CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
 int reportCommand(const ReportOptions& o) {
     report::Format format;
     if (!report::parseFormat(o.format, format)) {
-        fmt::print(stderr, "hpcprof report: unknown --format '{}' (text, md, html, json, junit)\n", o.format);
+        printMessage("report", "unknown --format '" + o.format + "' (text, md, html, json, junit)");
         return kExitUsage;
     }
     report::WriterOptions wo;
     wo.hpcprofVersion = HPCPROF_VERSION;
     if (!analyzer::parseSeverity(o.junitSeverity, wo.junitSeverity)) {
-        fmt::print(stderr, "hpcprof report: unknown --junit-severity '{}' (info, warning, critical)\n",
-                   o.junitSeverity);
+        printMessage("report", "unknown --junit-severity '" + o.junitSeverity +
+                                   "' (info, warning, critical)");
         return kExitUsage;
     }
     std::vector<report::Gate> gates;
     for (const auto& text : o.failOn) {
         auto g = report::parseGate(text);
         if (!g) {
-            fmt::print(stderr, "hpcprof report: {}\n", g.status().message());
+            printMessage("report", g.status().message());
             return kExitUsage;
         }
         gates.push_back(*g);
@@ -52,29 +53,29 @@ int reportCommand(const ReportOptions& o) {
     analyzer::AnalysisOptions ao;
     auto window = analyzer::parseWindow(o.window);
     if (!window) {
-        fmt::print(stderr, "hpcprof report: {}\n", window.status().message());
+        printMessage("report", window.status().message());
         return kExitUsage;
     }
     ao.window = *window;
     ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
     if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analysis, not after
-        fmt::print(stderr, "hpcprof report: {}\n", s.message());
+        printMessage("report", s.message());
         return kExitUsage;
     }
 
     auto trace = analyzer::Trace::open(o.trace);
     if (!trace) {
-        fmt::print(stderr, "hpcprof report: {}\n", trace.status().message());
+        printMessage("report", trace.status().message());
         return kExitUsage;
     }
     auto analysis = analyzer::analyzeTrace(*trace, ao);
     if (!analysis) {
-        fmt::print(stderr, "hpcprof report: {}\n", analysis.status().message());
+        printMessage("report", analysis.status().message());
         return kExitUsage;
     }
     auto results = report::evaluateGates(report::reportJson(*analysis), gates);
     if (!results) {
-        fmt::print(stderr, "hpcprof report: {}\n", results.status().message());
+        printMessage("report", results.status().message());
         return kExitUsage;
     }
     if (!writeOutput(o.output, report::writeReport(format, *analysis, *results, wo), "report")) return kExitUsage;
@@ -82,7 +83,8 @@ int reportCommand(const ReportOptions& o) {
     for (const auto& r : *results)
         if (r.failed) {
             ++failed;
-            fmt::print(stderr, "hpcprof report: gate failed: {} (value {:.6g})\n", r.gate.text, r.value);
+            printMessage("report",
+                         fmt::format("gate failed: {} (value {:.6g})", r.gate.text, r.value));
         }
     return failed ? report::kExitGateFailed : 0;
 }

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "messages.hpp"
+
 #include "agent_locator.hpp"
 #include "rank_coordination.hpp"
 #include "raw_dir_claim.hpp"
@@ -99,7 +101,7 @@ void setGpuInjection(const std::string& agent, const std::string& sources) {
         const char* existing = std::getenv(var);
         if (existing && *existing && agent != existing) {
             fmt::print(stderr, "hpcprof: note: {} is already set ({}); leaving it to that tool\n",
-                       var, existing);
+                       var, report::printable(existing));
             return;
         }
         setenv(var, agent.c_str(), 1);
@@ -122,7 +124,7 @@ struct ClaimedOutput {
 ClaimedOutput claimOutput(const RunOptions& o) {
     ClaimedOutput c;
     auto fail = [&](const std::string& message) {
-        fmt::print(stderr, "hpcprof run: {}\n", message);
+        printMessage("run", message);
         c.refusal = kExitUsage;
         return std::move(c);
     };
@@ -153,7 +155,7 @@ ClaimedOutput claimOutput(const RunOptions& o) {
                                     c.rawDir.string(), rawDirRule.max));
         ClaimResult claimed = claimRawDir(request);
         if (claimed.outcome == ClaimOutcome::Claimed) {
-            if (!claimed.note.empty()) fmt::print(stderr, "hpcprof run: note: {}\n", claimed.note);
+            if (!claimed.note.empty()) printMessage("run", "note: " + claimed.note);
             c.claim = std::move(claimed.claim);
             break;
         }
@@ -177,7 +179,7 @@ int runCommand(const RunOptions& o) {
         return kExitUsage;
     }
     if (std::string why = checkSourceList(o.sources); !why.empty()) {
-        fmt::print(stderr, "hpcprof run: {}\n", why);
+        printMessage("run", why);
         return kExitUsage;
     }
     std::string agent = locateAgent();
@@ -191,7 +193,7 @@ int runCommand(const RunOptions& o) {
     if (std::error_code ec; !fs::is_regular_file(agent, ec)) {
         fmt::print(stderr, "hpcprof run: HPCPROF_AGENT={} names no file (unset it to use the "
                            "agent next to hpcprof)\n",
-                   agent);
+                   report::printable(agent));
         return kExitUsage;
     }
     // Everything that can refuse does so here, before the command runs.
@@ -212,7 +214,7 @@ int runCommand(const RunOptions& o) {
     // The environment as the agent will read it: a bad value is named once, here (in the
     // per-rank form by rank 0's wrapper only), and the agent uses the default for it.
     if (!perRank || perRank->rank == 0)
-        for (const auto& w : environmentWarnings()) fmt::print(stderr, "hpcprof: warning: {}\n", w);
+        for (const auto& w : environmentWarnings()) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
     // Nothing was recorded when the command could not start: its raw folder goes (the
     // per-rank form's folder is shared with the job's other wrappers, which decide).
     auto dropRawFolder = [&] {
@@ -261,7 +263,7 @@ int runCommand(const RunOptions& o) {
     g_child = -1;
     auto elapsed = std::chrono::steady_clock::now() - started;
     if (n == sizeof(execErr)) {
-        fmt::print(stderr, "hpcprof run: cannot run '{}': {}\n", o.command[0], std::strerror(execErr));
+        printMessage("run", "cannot run '" + o.command[0] + "': " + std::strerror(execErr));
         dropRawFolder();
         return execErr == ENOENT ? kExitNotFound : kExitCannotExecute;
     }
@@ -274,7 +276,8 @@ int runCommand(const RunOptions& o) {
         if (!o.quiet)
             fmt::print(stderr, "hpcprof: rank {} done; the last rank to finish writes {} (if a "
                                "rank was killed: hpcprof merge {} -o {})\n",
-                       perRank->rank, output, rawDir.string(), output);
+                       perRank->rank, report::printable(output), report::printable(rawDir.string()),
+                       report::printable(output));
         return exitCode;
     }
 
@@ -288,14 +291,15 @@ int runCommand(const RunOptions& o) {
     if (!merged) {
         fmt::print(stderr, "hpcprof: {}\nhpcprof: raw data kept in {} (convert with: hpcprof merge "
                            "{} -o {})\n",
-                   merged.status().message(), rawDir.string(), rawDir.string(), output);
+                   report::printable(merged.status().message()), report::printable(rawDir.string()),
+                   report::printable(rawDir.string()), report::printable(output));
         claimed.claim.setState("unconverted");
         return exitCode != 0 ? exitCode : kExitTraceFailed;
     }
     if (merged->processes == 0)
         fmt::print(stderr, "hpcprof: warning: no process was recorded (is the command a static or "
                            "setuid binary? LD_PRELOAD does not reach those)\n");
-    for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
+    for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
     // Per-rank form: every wrapper of the job has finished its rank (the done markers), so the
     // whole folder is this job's to remove.
     if (o.keepRaw)
@@ -309,8 +313,8 @@ int runCommand(const RunOptions& o) {
         if (summary)
             printIoSummary(stderr, output, summary.value());
         else
-            fmt::print(stderr, "hpcprof: trace written to {} (summary failed: {})\n", output,
-                       summary.status().message());
+            fmt::print(stderr, "hpcprof: trace written to {} (summary failed: {})\n",
+                       report::printable(output), report::printable(summary.status().message()));
         (void)elapsed;
     }
     return exitCode;

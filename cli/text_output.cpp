@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "messages.hpp"
+
 #include "hpcprof/schema/output_file.hpp"
 
 namespace hpcprof::cli {
@@ -55,12 +57,12 @@ bool writeOutput(const std::string& path, const std::string& text, const char* c
             ok = false;
             err = errno;
         }
-        if (!ok) fmt::print(stderr, "hpcprof {}: cannot write {}: {}\n", command, path, std::strerror(err));
+        if (!ok) printMessage(command, "cannot write " + path + ": " + std::strerror(err));
         return ok;
     }
     auto pending = schema::PendingOutput::begin(path, /*replace=*/true);
     if (!pending) {
-        fmt::print(stderr, "hpcprof {}: {}\n", command, pending.status().message());
+        printMessage(command, pending.status().message());
         return false;
     }
     int fd = ::open(pending->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -72,11 +74,11 @@ bool writeOutput(const std::string& path, const std::string& text, const char* c
         err = errno;
     }
     if (!ok) {
-        fmt::print(stderr, "hpcprof {}: cannot write {}: {}\n", command, path, std::strerror(err));
+        printMessage(command, "cannot write " + path + ": " + std::strerror(err));
         return false; // the pending output removes the partial file
     }
     if (Status s = pending->commit(); !s.ok()) {
-        fmt::print(stderr, "hpcprof {}: {}\n", command, s.message());
+        printMessage(command, s.message());
         return false;
     }
     return true;

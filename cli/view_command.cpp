@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+
+#include "messages.hpp"
 #include <vector>
 
 #include "agent_locator.hpp"
@@ -36,7 +38,7 @@ int viewCommand(const ViewCommandOptions& o) {
     }
     if (!o.screenshot.empty()) {
         if (Status s = schema::checkOutputPath(o.screenshot, /*replace=*/true); !s.ok()) {
-            fmt::print(stderr, "hpcprof view: {}\n", s.message());
+            printMessage("view", s.message());
             return kExitUsage;
         }
     }
@@ -55,7 +57,7 @@ int viewCommand(const ViewCommandOptions& o) {
     }
     if (pid == 0) {
         execv(gui.c_str(), argv.data());
-        fmt::print(stderr, "hpcprof view: cannot start {}: {}\n", gui, std::strerror(errno));
+        printMessage("view", "cannot start " + gui + ": " + std::strerror(errno));
         _exit(127);
     }
     int status = 0;

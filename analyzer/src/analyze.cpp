@@ -46,6 +46,42 @@ bool globMatch(const std::string& pattern, const std::string& name) {
     return name == pattern;
 }
 
+/// A thread that stopped recording (thread.recording_stopped_ts: full disk, quota, buffer limit)
+/// leaves its rank's time after that unknown, which the attribution would otherwise call
+/// compute. Each rank's window ends at the earliest stop of a thread its breakdown stands on: a
+/// reference track (CPU ranks), or any of its threads (GPU ranks: their GPU activity reaches the
+/// trace through a thread of the process). Returns the number of ranks cut.
+int64_t endWindowsWhereRecordingStopped(std::map<int64_t, RankUnit>& units) {
+    int64_t cut = 0;
+    for (auto& [r, u] : units) {
+        const TrackInfo* first = nullptr;
+        for (const TrackInfo* t : u.tracks) {
+            if (!t->recordingStoppedTs || (!u.gpu && u.referenceTracks.count(t->id) == 0)) continue;
+            if (!first || *t->recordingStoppedTs < *first->recordingStoppedTs) first = t;
+        }
+        const int64_t stop = first ? *first->recordingStoppedTs : 0;
+        if (!first || u.window.empty() || stop >= u.window.items().back().end) continue;
+        u.recordingStoppedTs = stop;
+        u.stopReason = first->stopReason;
+        const int64_t begin = std::min(stop, u.window.items().front().begin);
+        u.window = u.window.intersect(IntervalSet::single(begin, stop));
+        ++cut;
+    }
+    return cut;
+}
+
+/// Events whose track_id names no track: no scan reads them. Found without a scan when the
+/// event ids are exactly the ones the track table accounts for (the store writes them so).
+int64_t eventsWithoutTrack(const Trace& trace, const TraceIndex& ix) {
+    schema::Statement first(detail::db(trace), "SELECT id FROM event ORDER BY id LIMIT 1");
+    schema::Statement last(detail::db(trace), "SELECT id FROM event ORDER BY id DESC LIMIT 1");
+    if (!first.step() || !last.step()) return 0; // no events
+    if (last.int64(0) - first.int64(0) + 1 == ix.eventCount()) return 0;
+    schema::Statement orphans(
+        detail::db(trace), "SELECT COUNT(*) FROM event WHERE track_id NOT IN (SELECT id FROM track)");
+    return orphans.step() ? orphans.int64(0) : 0;
+}
+
 } // namespace
 
 const char* severityName(Severity s) {
@@ -89,7 +125,9 @@ Result<WindowSpec> parseWindow(const std::string& text) {
         }
         std::string unit = s.substr(pos);
         double scale = unit == "" || unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : -1;
-        if (scale < 0 || v < 0) return std::nullopt;
+        // Beyond 2^62 ns (146 years), "nan" or "inf": not a time of any trace (and converting
+        // it would overflow into a window of the whole run).
+        if (scale < 0 || !(v >= 0) || !(v * scale <= 0x1p62)) return std::nullopt;
         return int64_t(std::llround(v * scale));
     };
     auto b = parseTime(text.substr(0, colon), 0);
@@ -123,11 +161,13 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
         units[r].processes.push_back(&p);
     }
     if (units.empty()) return Status::error(trace.path() + ": the trace has no processes to analyse");
+    // Process times out of range (damage) are left out of the run like event times are.
+    auto clampTime = [](int64_t ns) { return std::clamp(ns, -kTimeLimitNs + 1, kTimeLimitNs - 1); };
 
     int64_t jobBegin = INT64_MAX, jobEnd = INT64_MIN;
     for (auto& [r, u] : units) {
         for (const ProcessInfo* p : u.processes) {
-            int64_t b = p->startTs, e = p->endTs.value_or(p->startTs);
+            int64_t b = clampTime(p->startTs), e = clampTime(p->endTs.value_or(p->startTs));
             const TrackInfo* busiest = nullptr;
             bool mainFound = false;
             for (const TrackInfo* t : ix.tracksOf(p->id)) {
@@ -203,6 +243,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     }
     if (options.window.kind != WindowSpec::Kind::RangeName)
         for (auto& [r, u] : units) u.window = jobWindow;
+    int64_t ranksStopped = endWindowsWhereRecordingStopped(units);
     if (jobWindow.empty()) jobWindow = IntervalSet::single(0, 0);
 
     an.summary.windowBegin = jobWindow.empty() ? 0 : jobWindow.items().front().begin;
@@ -252,6 +293,8 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
         quality.unsortedEvents += p.quality.unsortedEvents;
         quality.tracksWithoutIdRange += p.quality.tracksWithoutIdRange;
         quality.unknownCategories += p.quality.unknownCategories;
+        quality.timesOutOfRange += p.quality.timesOutOfRange;
+        quality.outsideRun += p.quality.outsideRun;
         collectives.insert(collectives.end(), p.collectives.begin(), p.collectives.end());
         messages.insert(messages.end(), p.messages.begin(), p.messages.end());
         for (auto& [family, ranges] : p.stepRanges) stepRanges[family][r] = std::move(ranges);
@@ -346,6 +389,9 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     auto warn = [&](const char* name, int64_t n, const char* what) {
         if (n > 0) an.warnings.push_back({name, n, what});
     };
+    warn("ranks_stopped_recording", ranksStopped,
+         "data_loss: analysis: ranks a thread of which stopped recording (full disk, quota, buffer "
+         "limit): their window ends there (what they did after it is unknown, not compute)");
     warn("negative_durations_read", quality.negativeDurations,
          "analysis: events with a negative duration were read as instants (dur 0)");
     warn("unsorted_events", quality.unsortedEvents,
@@ -354,6 +400,17 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
          "analysis: tracks without an event id range were scanned by track id (slow)");
     warn("unknown_categories", quality.unknownCategories,
          "analysis: events of unknown categories were treated as annotations");
+    an.unusedRows.negativeDuration = quality.negativeDurations;
+    an.unusedRows.outsideRun = quality.outsideRun;
+    an.unusedRows.timeOutOfRange = quality.timesOutOfRange;
+    an.unusedRows.unknownTrack = eventsWithoutTrack(trace, ix);
+    warn("events_outside_run", quality.outsideRun,
+         "analysis: events that start before or end after their rank's run (clock or data damage); "
+         "the part outside the run is not counted");
+    warn("events_unknown_track", an.unusedRows.unknownTrack,
+         "analysis: events whose track_id names no track; not read");
+    warn("events_time_out_of_range", quality.timesOutOfRange,
+         "analysis: events whose ts or dur is beyond +-2^62 ns (146 years); skipped");
     warn("incomplete_collectives", an.waits.incompleteInstances,
          "analysis: collective instances missing members (not used for wait states)");
     warn("unmatched_messages", an.waits.unmatchedMessages,

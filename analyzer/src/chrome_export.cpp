@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -71,7 +72,8 @@ private:
 };
 
 /// Appends `s` as a JSON string. Invalid UTF-8 bytes (file names may hold any bytes) become
-/// U+FFFD so the output always parses.
+/// U+FFFD so the output always parses; control characters, C1 ones included, are written as
+/// \u escapes (lossless), so none reaches a terminal that shows the file.
 void appendString(std::string& out, std::string_view s) {
     out += '"';
     for (size_t i = 0; i < s.size();) {
@@ -84,7 +86,7 @@ void appendString(std::string& out, std::string_view s) {
             case '\r': out += "\\r"; break;
             case '\t': out += "\\t"; break;
             default:
-                if (c < 0x20)
+                if (c < 0x20 || c == 0x7F)
                     out += fmt::format("\\u{:04x}", c);
                 else
                     out += char(c);
@@ -104,7 +106,10 @@ void appendString(std::string& out, std::string_view s) {
             unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
             valid = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
         }
-        if (valid) {
+        if (valid && len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1])); // U+0080-U+009F
+            i += len;
+        } else if (valid) {
             out.append(s.substr(i, len));
             i += len;
         } else {
@@ -145,6 +150,16 @@ void appendValue(std::string& out, sqlite3_stmt* s, int col) {
     }
 }
 
+/// The span of the trace (process lifetimes, first and last event of each track) in trace ns.
+std::pair<int64_t, int64_t> traceSpan(sqlite3* db) {
+    schema::Statement s(db, "SELECT MIN(b), MAX(e) FROM ("
+                            " SELECT start_ts AS b, COALESCE(end_ts, start_ts) AS e FROM process"
+                            " UNION ALL SELECT e.ts, e.ts + MAX(e.dur, 0) FROM track t"
+                            " JOIN event e ON e.id IN (t.first_event_id, t.last_event_id))");
+    if (!s.step() || s.isNull(0)) return {0, 0};
+    return {s.int64(0), s.int64(1)};
+}
+
 struct TrackRow {
     int64_t id, processId;
     std::string kind, name;
@@ -173,7 +188,8 @@ std::optional<int64_t> parseDuration(const std::string& text) {
     std::string unit = text.substr(end);
     double scale = unit.empty() || unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6
                  : unit == "s" ? 1e9 : -1;
-    if (scale < 0 || !std::isfinite(v)) return std::nullopt;
+    // Beyond 2^62 ns (146 years) no trace has a time: refused rather than overflowed.
+    if (scale < 0 || !std::isfinite(v) || !(std::fabs(v * scale) <= 0x1p62)) return std::nullopt;
     return int64_t(std::llround(v * scale));
 }
 
@@ -186,6 +202,16 @@ Result<ChromeExportResult> exportChromeTrace(const Trace& trace, const ChromeExp
     ChromeExportResult result;
     int64_t winStart = o.windowStartNs.value_or(INT64_MIN);
     int64_t winEnd = o.windowEndNs.value_or(INT64_MAX);
+    if (o.windowStartNs || o.windowEndNs) {
+        // A window that misses the trace would export nothing (or, open-ended, everything):
+        // it is a mistake in the command line, said as such.
+        auto [first, last] = traceSpan(db);
+        if (winStart > last || winEnd <= first)
+            return Status::error(
+                fmt::format("--window {}:{} does not overlap the trace ({}..{} ns)",
+                            o.windowStartNs ? std::to_string(winStart) : "",
+                            o.windowEndNs ? std::to_string(winEnd) : "", first, last));
+    }
 
     std::map<int64_t, std::string> categories;
     {
@@ -193,12 +219,18 @@ Result<ChromeExportResult> exportChromeTrace(const Trace& trace, const ChromeExp
         while (s.step()) categories[s.int64(0)] = s.text(1);
     }
 
+    // The origin as a number; a damaged metadata value is written as 0.
+    int64_t origin = 0;
+    {
+        std::string text = trace.metadata("time_origin_realtime_ns");
+        std::from_chars(text.data(), text.data() + text.size(), origin);
+    }
+
     Output out;
     HPCPROF_RETURN_IF_ERROR(out.open(tmp, gzip));
     std::string& b = out.buffer();
     b += "{\"hpcprof\": {\"format\": \"hpcprof-chrome\", \"version\": 1, \"time_origin_ns\": ";
-    std::string origin = trace.metadata("time_origin_realtime_ns");
-    b += std::to_string(origin.empty() ? 0 : std::stoll(origin));
+    b += std::to_string(origin);
     if (o.windowStartNs) b += fmt::format(", \"window_start_ns\": {}", *o.windowStartNs);
     if (o.windowEndNs) b += fmt::format(", \"window_end_ns\": {}", *o.windowEndNs);
     b += "},\n\"displayTimeUnit\": \"ns\",\n\"traceEvents\": [\n";
@@ -364,8 +396,8 @@ Result<ChromeExportResult> exportChromeTrace(const Trace& trace, const ChromeExp
     }
     b += "\n]}\n";
     Status s = out.close();
-    if (s.ok() && !procs.error().ok()) s = procs.error();
-    if (s.ok() && !events.error().ok()) s = events.error();
+    for (const auto* st : {&procs, &tracks, &events, &args})
+        if (s.ok() && !st->error().ok()) s = st->error();
     if (!s.ok()) return s; // the pending output removes the temporary file
     HPCPROF_RETURN_IF_ERROR(pending->commit());
     return result;

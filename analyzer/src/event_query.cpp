@@ -160,16 +160,19 @@ Result<std::optional<TimeBounds>> trackTimeBounds(const Trace& trace, const Trac
     // Events are sorted by ts within a track, so the first starts earliest; the last one's end
     // bounds the track's end well (a longer earlier event still ends inside its process).
     schema::Statement s(detail::db(trace), "SELECT ts, dur FROM event WHERE id = ?");
+    // Times out of range (damage, skipped by the analyses' scan too) do not stretch the run.
     auto read = [&](int64_t id, bool end) -> std::optional<int64_t> {
         s.reset();
         s.bind(1, id);
-        if (!s.step()) return std::nullopt;
+        if (!s.step() || !timeInRange(s.int64(0)) || !timeInRange(s.int64(1))) return std::nullopt;
         return end ? s.int64(0) + std::max<int64_t>(0, s.int64(1)) : s.int64(0);
     };
     std::optional<int64_t> begin = read(*track.firstEventId, false);
     std::optional<int64_t> end = read(*track.lastEventId, true);
     HPCPROF_RETURN_IF_ERROR(s.error());
-    if (!begin || !end) return std::optional<TimeBounds>();
+    if (!begin && !end) return std::optional<TimeBounds>();
+    if (!begin) begin = end; // one damaged end of the track: the other still bounds it
+    if (!end) end = begin;
     return std::optional<TimeBounds>(TimeBounds{*begin, std::max(*begin, *end)});
 }
 

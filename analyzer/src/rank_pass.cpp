@@ -125,6 +125,8 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
     rb.pid = u.processes.front()->pid;
     rb.host = u.processes.front()->host;
     rb.gpu = u.gpu;
+    rb.recordingStoppedTs = u.recordingStoppedTs;
+    rb.stopReason = u.stopReason;
     RankFacts& f = rb.facts;
     std::vector<int64_t> examples[kExampleCount];
     auto addExample = [&](Example k, int64_t id) {
@@ -141,6 +143,10 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
     const IntervalSet& win = u.window;
     const int64_t winBegin = win.empty() ? 0 : win.items().front().begin;
     const int64_t winEnd = win.empty() ? 0 : win.items().back().end;
+    // The rank's run: events that start before it or end after it are damage (clock or data);
+    // the whole-run window would cut them silently.
+    const int64_t runBegin = u.active.empty() ? 0 : u.active.items().front().begin;
+    const int64_t runEnd = u.active.empty() ? 0 : u.active.items().back().end;
     auto inWindow = [&](const EventRecord& e) {
         const int64_t end = std::max(e.end(), e.ts + 1); // instants count at their ts
         if (e.ts >= winEnd || end <= winBegin) return false;
@@ -158,6 +164,7 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
         std::sort(pageableCopies.begin(), pageableCopies.end());
         Status st = scanTrack(m_trace, m_ix, *t, out.quality, [&](const EventRecord& e) {
             ++rb.events;
+            if (e.ts < runBegin || e.end() > runEnd) ++out.quality.outsideRun;
             const int ci = int(e.cls);
             if (e.cls != EventClass::Annotation) {
                 sets.all[ci].add(e.ts, e.end());

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -27,6 +28,8 @@ struct RankUnit {
     bool gpu = false;
     IntervalSet active;
     IntervalSet window;
+    std::optional<int64_t> recordingStoppedTs; ///< the window was cut here (see analyze.cpp)
+    std::string stopReason;
 };
 
 /// Per-name totals for a top-N list; merging is a sum, so the order ranks are added in does

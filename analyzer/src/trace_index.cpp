@@ -56,10 +56,18 @@ Result<TraceIndex> TraceIndex::load(const Trace& trace) {
         if (!s.error().ok()) return s.error();
     }
     {
-        schema::Statement s(db, "SELECT t.id, t.process_id, th.tid, t.kind, t.name, t.device,"
-                                " t.stream, t.first_event_id, t.last_event_id, t.event_count"
-                                " FROM track t LEFT JOIN thread th ON th.id = t.thread_id"
-                                " ORDER BY t.id");
+        // Traces written before threads said when they stopped recording lack those columns.
+        bool stopColumns = false;
+        {
+            schema::Statement c(db, "SELECT COUNT(*) FROM pragma_table_info('thread')"
+                                    " WHERE name = 'recording_stopped_ts'");
+            stopColumns = c.step() && c.int64(0) > 0;
+        }
+        std::string sql = "SELECT t.id, t.process_id, th.tid, t.kind, t.name, t.device, t.stream,"
+                          " t.first_event_id, t.last_event_id, t.event_count, ";
+        sql += stopColumns ? "th.recording_stopped_ts, th.stop_reason" : "NULL, NULL";
+        sql += " FROM track t LEFT JOIN thread th ON th.id = t.thread_id ORDER BY t.id";
+        schema::Statement s(db, sql);
         while (s.step()) {
             TrackInfo t;
             t.id = s.int64(0);
@@ -75,6 +83,8 @@ Result<TraceIndex> TraceIndex::load(const Trace& trace) {
             t.firstEventId = optInt(s, 7);
             t.lastEventId = optInt(s, 8);
             t.eventCount = s.int64(9);
+            t.recordingStoppedTs = optInt(s, 10);
+            if (t.recordingStoppedTs) t.stopReason = s.text(11);
             ix.m_tracks.push_back(std::move(t));
         }
         if (!s.error().ok()) return s.error();

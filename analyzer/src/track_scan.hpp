@@ -37,6 +37,8 @@ struct ScanQuality {
     int64_t unsortedEvents = 0;    ///< ts smaller than the previous event's on the same track
     int64_t tracksWithoutIdRange = 0;
     int64_t unknownCategories = 0;
+    int64_t timesOutOfRange = 0;   ///< |ts| or |dur| >= kTimeLimitNs: skipped, not passed on
+    int64_t outsideRun = 0;        ///< counted by the caller, which knows the run's span
 };
 
 namespace detail {
@@ -55,7 +57,8 @@ struct TrackScan {
 } // namespace detail
 
 /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
-/// durations are read as 0 and counted in `quality`. For compute and annotation events bytes,
+/// durations are read as 0 and counted in `quality`; events with times out of range
+/// (timeInRange) are skipped and counted there. For compute and annotation events bytes,
 /// objectId, peer, communicatorId, seq and count are not read (left -1, count 1): no analysis
 /// uses them there, and skipping them is a measurable part of the scan.
 template <typename Fn>
@@ -70,6 +73,10 @@ Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& t
     int64_t prevTs = INT64_MIN;
     while (s.step()) {
         detail::readEventRow(s, e);
+        if (!timeInRange(e.ts) || !timeInRange(e.dur)) {
+            ++quality.timesOutOfRange;
+            continue;
+        }
         if (e.dur < 0) {
             ++quality.negativeDurations;
             e.dur = 0;

@@ -7,6 +7,7 @@
 // single element or top-level member, never the file.
 #include "chrome_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <istream>
 #include <memory>
@@ -59,6 +60,58 @@ std::string charText(int c) {
     return std::string("'") + char(c) + "'";
 }
 
+/// Forwards to the importer's sink, counting the elements of event arrays that are objects
+/// (events) and those that are not: an array of numbers is not a trace.
+class CountingSink : public EventSink {
+public:
+    explicit CountingSink(EventSink& sink) : m_sink(sink) {}
+    void onEvent(const ParsedEvent& e) override {
+        ++objects;
+        m_sink.onEvent(e);
+    }
+    void onTopLevel(const std::string& key, const ArgValue& v) override {
+        m_sink.onTopLevel(key, v);
+    }
+    void onNonObjectEvent() override {
+        ++others;
+        m_sink.onNonObjectEvent();
+    }
+    int64_t objects = 0, others = 0;
+
+private:
+    EventSink& m_sink;
+};
+
+const char* jsonKindName(int c) {
+    switch (c) {
+    case '{': return "an object";
+    case '[': return "an array";
+    case '"': return "a string";
+    case 't':
+    case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return "a number";
+    }
+}
+
+/// What a parsed document that reached no event array is, from its top-level keys.
+std::string describeNonTrace(const std::vector<std::string>& keys, int traceEventsKind) {
+    if (traceEventsKind)
+        return std::string("a JSON object whose traceEvents is ") + jsonKindName(traceEventsKind) +
+               ", not an array of events";
+    auto has = [&](std::string_view k) {
+        return std::find(keys.begin(), keys.end(), k) != keys.end();
+    };
+    if (has("nodes") && (has("schema") || has("pid") || has("finish_ts")))
+        return "a PyTorch execution trace (ExecutionTraceObserver: an operator graph, no timed "
+               "events); import the profiler's trace instead (torch.profiler with "
+               "on_trace_ready=tensorboard_trace_handler, or prof.export_chrome_trace())";
+    if (keys.empty()) return "an empty JSON object, without traceEvents";
+    std::string list;
+    for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+    return "a JSON object without traceEvents (its keys: " + list + ")";
+}
+
 class FastReader {
 public:
     FastReader(const std::string& path, BlockInput& in, EventSink& sink, const ProgressFn& progress)
@@ -82,6 +135,11 @@ public:
             ok = readEvents();
         }
         if (ok) ok = expectEnd();
+        if (ok && !m_outcome.eventArray)
+            m_outcome.notATrace = describeNonTrace(m_keys, m_traceEventsKind);
+        else if (ok && m_sink.objects == 0 && m_sink.others > 0)
+            m_outcome.notATrace = "an array of " + std::to_string(m_sink.others) +
+                                  " JSON values, none of them an event object";
         return m_outcome;
     }
 
@@ -218,10 +276,13 @@ private:
         skipSpaceKeepingKey();
         if (m_pos >= m_size) return unexpected(-1, "value", "value");
         std::string_view rawKey(m_data + keyStart, keyEnd - keyStart);
-        if (m_data[m_pos] == '[' && keyIs(rawKey, "traceEvents")) {
+        const bool traceEvents = keyIs(rawKey, "traceEvents");
+        if (m_data[m_pos] == '[' && traceEvents) {
             ++m_pos;
             return readEvents();
         }
+        if (traceEvents) m_traceEventsKind = static_cast<unsigned char>(m_data[m_pos]);
+        if (m_keys.size() < kKeysKept) m_keys.push_back(decodedKey(rawKey));
         keep = keyStart;
         size_t end = scan(keep);
         if (end == SIZE_MAX) return false;
@@ -249,6 +310,14 @@ private:
         return true;
     }
 
+    /// A raw key (with its quotes) as text; escaped keys are decoded first.
+    static std::string decodedKey(std::string_view raw) {
+        if (raw.find('\\') == std::string_view::npos)
+            return std::string(raw.substr(1, raw.size() - 2));
+        auto decoded = nlohmann::json::parse(raw, nullptr, false);
+        return decoded.is_string() ? decoded.get<std::string>() : std::string(raw);
+    }
+
     /// Whether a raw key (with its quotes) is `name`; escaped keys are decoded first.
     static bool keyIs(std::string_view raw, std::string_view name) {
         if (raw.find('\\') == std::string_view::npos)
@@ -259,6 +328,7 @@ private:
 
     /// The elements of an event array (m_pos just after its '['), up to and including ']'.
     bool readEvents() {
+        m_outcome.eventArray = true;
         if (closes(']')) return true;
         for (;;) {
             int c = peek();
@@ -297,9 +367,13 @@ private:
         return true;
     }
 
+    static constexpr size_t kKeysKept = 8; ///< top-level keys kept to say what a non-trace is
+
     const std::string& m_path;
     BlockInput& m_in;
-    EventSink& m_sink;
+    CountingSink m_sink;
+    std::vector<std::string> m_keys;
+    int m_traceEventsKind = 0; ///< first byte of a traceEvents value that is not an array
     const ProgressFn& m_progress;
     ProgressFn m_noProgress;
     detail::SaxHandler m_topLevel;
@@ -347,6 +421,10 @@ Result<ReadOutcome> readWithNlohmann(const std::string& path, EventSink& sink,
         out.complete = false;
         out.error = "parse error";
     }
+    // Documents that reach this path are not an object or an array: a lone scalar.
+    if (out.complete && handler.loneScalar())
+        out.notATrace =
+            std::string("a JSON ") + handler.loneScalar() + ", not an object with traceEvents";
     return out;
 }
 

@@ -86,6 +86,10 @@ struct ReadOutcome {
     std::string error;      ///< "parse error at line L, column C (byte N): ..." when incomplete
     uint64_t bytes = 0;     ///< uncompressed bytes read
     int64_t events = 0;     ///< elements of traceEvents seen
+    bool eventArray = false; ///< a traceEvents array (or a top-level array) was reached
+    /// Set when the document parsed but is not a trace: what it is instead ("a JSON number",
+    /// "a PyTorch execution trace ...", "an object whose traceEvents is an object", ...).
+    std::string notATrace;
 };
 
 /// Called about every 64k events with (uncompressed bytes, on-disk bytes read).

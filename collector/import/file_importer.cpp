@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "file_importer.hpp"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "kineto_mapping.hpp"
@@ -11,6 +12,12 @@ using schema::Category;
 using schema::Stat;
 
 namespace {
+
+/// Times a trace can hold: |ns| below 2^62 (146 years), for event times, durations and event
+/// times plus the file's base time. Beyond, the value is refused (counted), never wrapped: the
+/// sums and differences of the import then stay within 64 bits.
+constexpr int64_t kTimeLimitNs = int64_t(1) << 62;
+bool timeInRange(int64_t ns) { return ns > -kTimeLimitNs && ns < kTimeLimitNs; }
 
 /// String pids/tids ("Spans") get keys far below any real id.
 constexpr int64_t kSyntheticBase = INT64_MIN / 2;
@@ -70,6 +77,12 @@ ProcessBuilder& FileImporter::builderFor(int64_t pidKey) {
 }
 
 std::optional<int64_t> FileImporter::timeNs(const TimeField& f) const {
+    auto v = timeNsUnchecked(f);
+    if (v && !timeInRange(*v)) return std::nullopt;
+    return v;
+}
+
+std::optional<int64_t> FileImporter::timeNsUnchecked(const TimeField& f) const {
     if (!f.present) return std::nullopt;
     if (f.isInt) {
         int64_t v;
@@ -98,6 +111,21 @@ void FileImporter::countFileStat(Stat s) {
 
 void FileImporter::onNonObjectEvent() { countFileStat(Stat::ImportEventsMalformed); }
 
+void FileImporter::countBadTime(const TimeField& f) {
+    // A time that is there but gave no value overflowed or is beyond kTimeLimitNs.
+    countFileStat(f.present ? Stat::ImportTimesOutOfRange : Stat::ImportEventsMalformed);
+}
+
+void FileImporter::refuseBase(const std::string& key, const ArgValue& v) {
+    char real[32];
+    std::snprintf(real, sizeof real, "%.17g", v.d);
+    std::string value = v.kind == ArgValue::Kind::Int ? std::to_string(v.i) : std::string(real);
+    if (m_error.ok())
+        m_error = Status::error(m_path + ": " + key + " " + value +
+                                " is out of range (a time base within +-2^62 ns): the file's "
+                                "times cannot be placed");
+}
+
 void FileImporter::onTopLevel(const std::string& key, const ArgValue& v) {
     if (key == "distributedInfo.rank" && v.kind == ArgValue::Kind::Int) {
         m_distRank = v.i;
@@ -105,7 +133,9 @@ void FileImporter::onTopLevel(const std::string& key, const ArgValue& v) {
         m_distWorldSize = v.i;
     } else if (key == "distributedInfo.backend" && v.kind == ArgValue::Kind::Text) {
         m_backend = v.text;
-    } else if (key == "baseTimeNanoseconds" && v.kind == ArgValue::Kind::Int) {
+    } else if (key == "baseTimeNanoseconds" && v.isNumber()) {
+        if (v.kind != ArgValue::Kind::Int || v.i < 0 || v.i >= kTimeLimitNs)
+            return refuseBase(key, v);
         if (!m_exportMode) m_baseNs = v.i;
     } else if (key == "traceTimeUnit" && v.kind == ArgValue::Kind::Text) {
         if (v.text == "ns") m_nsPerUnit = 1;
@@ -113,7 +143,8 @@ void FileImporter::onTopLevel(const std::string& key, const ArgValue& v) {
         if (v.text == "ms") m_nsPerUnit = 1000000;
     } else if (key == "hpcprof.format" && v.kind == ArgValue::Kind::Text) {
         m_exportMode = v.text == kExportFormat;
-    } else if (key == "hpcprof.time_origin_ns" && v.kind == ArgValue::Kind::Int) {
+    } else if (key == "hpcprof.time_origin_ns" && v.isNumber()) {
+        if (v.kind != ArgValue::Kind::Int || !timeInRange(v.i)) return refuseBase(key, v);
         m_declaredOrigin = v.i;
         m_baseNs = v.i;
     }
@@ -366,6 +397,7 @@ void FileImporter::onEvent(const ParsedEvent& e) {
     switch (e.ph) {
     case 'X': {
         auto ts = timeNs(e.ts);
+        if (!ts && e.hasName) return countBadTime(e.ts);
         if (!ts || !e.hasName) {
             countFileStat(Stat::ImportEventsMalformed);
             return;
@@ -380,6 +412,7 @@ void FileImporter::onEvent(const ParsedEvent& e) {
     }
     case 'B': {
         auto ts = timeNs(e.ts);
+        if (!ts && e.hasName) return countBadTime(e.ts);
         if (!ts || !e.hasName) {
             countFileStat(Stat::ImportEventsMalformed);
             return;
@@ -390,10 +423,7 @@ void FileImporter::onEvent(const ParsedEvent& e) {
     }
     case 'E': {
         auto ts = timeNs(e.ts);
-        if (!ts) {
-            countFileStat(Stat::ImportEventsMalformed);
-            return;
-        }
+        if (!ts) return countBadTime(e.ts);
         auto it = m_open.find({idKey(e.pid), idKey(e.tid)});
         if (it == m_open.end() || it->second.empty()) {
             countFileStat(Stat::ImportUnmatchedBeginEnd);
@@ -414,6 +444,7 @@ void FileImporter::onEvent(const ParsedEvent& e) {
     case 'I':
     case 'R': {
         auto ts = timeNs(e.ts);
+        if (!ts && e.hasName) return countBadTime(e.ts);
         if (!ts || !e.hasName) {
             countFileStat(Stat::ImportEventsMalformed);
             return;
@@ -426,10 +457,7 @@ void FileImporter::onEvent(const ParsedEvent& e) {
     case 't':
     case 'f': {
         auto ts = timeNs(e.ts);
-        if (!ts) {
-            countFileStat(Stat::ImportEventsMalformed);
-            return;
-        }
+        if (!ts) return countBadTime(e.ts);
         onFlow(e, idKey(e.pid), idKey(e.tid), *ts);
         return;
     }
@@ -456,6 +484,11 @@ Status FileImporter::flush(int64_t pidKey, bool truncated) {
     for (size_t s = 0; s < m_pendingStats.size(); ++s) b.stats()[s] += m_pendingStats[s];
     m_pendingStats = {};
     if (truncated) b.count(Stat::ImportFilesTruncated);
+    // The base time is known only now (Kineto writes it after the events): events it would
+    // carry beyond the times a trace holds are refused.
+    const int64_t base = m_exportMode ? m_declaredOrigin.value_or(0) : m_baseNs;
+    b.count(Stat::ImportTimesOutOfRange,
+            b.dropEventsOutside(-kTimeLimitNs - base, kTimeLimitNs - base));
 
     ProcessFacts& f = b.facts();
     f.sourceFile = m_path;

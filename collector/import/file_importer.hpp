@@ -67,7 +67,14 @@ private:
 
     int64_t idKey(const IdField& f);
     ProcessBuilder& builderFor(int64_t pidKey);
+    /// A time in ns; empty when absent, or when it overflows or is beyond the times a trace
+    /// holds (countBadTime tells which).
     std::optional<int64_t> timeNs(const TimeField& f) const;
+    std::optional<int64_t> timeNsUnchecked(const TimeField& f) const;
+    /// Counts an event refused for its time `f`: out of range when present, else malformed.
+    void countBadTime(const TimeField& f);
+    /// Refuses the file for a base time no trace can hold (`key` = `v`).
+    void refuseBase(const std::string& key, const ArgValue& v);
     void onMetadata(const ParsedEvent& e, int64_t pidKey, int64_t tidKey);
     void onFlow(const ParsedEvent& e, int64_t pidKey, int64_t tidKey, int64_t ts);
     PendingTrack& trackFor(ProcessBuilder& b, const ParsedEvent& e, int64_t pidKey,

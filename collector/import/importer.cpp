@@ -59,7 +59,22 @@ public:
 
     Status writeProcess(ProcessBuilder& b, const ProcessPlacement& place) override {
         ProcessFacts& f = b.facts();
-        if (!place.rankFinal) {
+        // A rank or world size no trace can have (negative, beyond 32 bits) is refused, not
+        // wrapped: the process is ranked by file order instead.
+        bool rankFinal = place.rankFinal;
+        if (f.rank && (*f.rank < 0 || *f.rank > kMaxRank)) {
+            m_result.warnings.push_back(f.sourceFile + " claims rank " + std::to_string(*f.rank) +
+                                        ", outside 0.." + std::to_string(kMaxRank) +
+                                        ": ranked by file order instead");
+            f.rank.reset();
+            rankFinal = false;
+        }
+        if (f.worldSize && (*f.worldSize < 1 || *f.worldSize > kMaxRank + 1)) {
+            m_result.warnings.push_back(f.sourceFile + " claims a world size of " +
+                                        std::to_string(*f.worldSize) + ": ignored");
+            f.worldSize.reset();
+        }
+        if (!rankFinal) {
             int64_t r = int64_t(place.fileIndex);
             while (m_claimed.count(r)) ++r;
             f.rank = r;
@@ -138,6 +153,7 @@ private:
         uint64_t h = (head * 0x9e3779b97f4a7c15ULL) ^ (tail * 0xc2b2ae3d27d4eb4fULL) ^ n;
         return size_t(h ^ (h >> 29));
     }
+    static constexpr int64_t kMaxRank = INT32_MAX;
     std::set<int64_t> m_claimed;
     int64_t m_nextProcess = 1;
 };
@@ -289,6 +305,15 @@ Result<ImportResult> importTraces(const ImportOptions& options) {
                 };
             auto outcome = readChromeTrace(path, fi, progress);
             if (!outcome) return outcome.status();
+            // JSON that is not a trace (a number, a PyTorch execution trace, ...) is refused by
+            // name rather than imported as a rank without events.
+            if (!outcome->notATrace.empty())
+                return Status::error(path + ": not a trace: the file is " + outcome->notATrace);
+            // Damage before any event array: nothing says it is a trace, even with
+            // --keep-partial (which keeps what a trace held before its damage).
+            if (!outcome->complete && !outcome->eventArray)
+                return Status::error(path + ": " + outcome->error +
+                                     " (not a trace: no traceEvents before it)");
             if (!fi.error().ok()) return fi.error();
             if (!outcome->complete) {
                 if (!options.keepPartial)

@@ -101,6 +101,25 @@ std::optional<int64_t> ProcessBuilder::minTs() const {
     return best;
 }
 
+int64_t ProcessBuilder::dropEventsOutside(int64_t lo, int64_t hi) {
+    auto inside = [&](const PendingEvent& e) { return e.ts > lo && e.ts + e.dur < hi; };
+    int64_t dropped = 0;
+    for (auto& [key, t] : m_tracks) {
+        bool all = true;
+        for (size_t i = 0; i < t->pending.size() && all; ++i) all = inside(t->pending[i]);
+        if (all) continue; // the usual case: nothing to copy
+        std::vector<PendingEvent> events;
+        t->pending.moveTo(events);
+        for (const PendingEvent& e : events) {
+            if (inside(e))
+                t->pending.push_back(e);
+            else
+                ++dropped;
+        }
+    }
+    return dropped;
+}
+
 void ProcessBuilder::resolveFlows(PendingTrack& t) {
     auto& ev = t.events;
     for (const FlowPoint& f : t.flows) {

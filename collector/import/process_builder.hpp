@@ -171,6 +171,8 @@ public:
     }
     /// Smallest start over all events (absolute ns), empty when there are none.
     std::optional<int64_t> minTs() const;
+    /// Removes the events that start at or before `lo` or end at or after `hi`; returns how many.
+    int64_t dropEventsOutside(int64_t lo, int64_t hi);
 
     ProcessFacts& facts() { return m_facts; }
     StatCounts& stats() { return m_stats; }

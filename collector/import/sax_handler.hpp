@@ -265,6 +265,7 @@ public:
 
     bool start_array(size_t) {
         if (m_stack.empty()) { // a bare array of events is valid Chrome trace JSON
+            m_outcome.eventArray = true;
             m_stack.push_back(Ctx::Events);
             return true;
         }
@@ -274,6 +275,7 @@ public:
             m_topKey = m_key;
             m_arrayIndex = 0;
             next = m_key == "traceEvents" ? Ctx::Events : Ctx::TopSubArray;
+            if (next == Ctx::Events) m_outcome.eventArray = true;
             break;
         case Ctx::Events:
             m_sink.onNonObjectEvent();
@@ -323,6 +325,8 @@ public:
     }
 
     ReadOutcome& outcome() { return m_outcome; }
+    /// The kind of a document that is one scalar ("number", "string", ...), else null.
+    const char* loneScalar() const { return m_loneScalar; }
     /// Where the last parse error was met (characters read, counting the offending one).
     size_t errorPosition() const { return m_errorPosition; }
     /// The last parse error without its position ("syntax error while parsing ...").
@@ -330,7 +334,13 @@ public:
 
 private:
     bool scalar(const Scalar& s) {
-        if (m_stack.empty()) return true; // a lone scalar document: nothing to read
+        if (m_stack.empty()) { // a lone scalar document: nothing to read
+            m_loneScalar = s.kind == ArgValue::Kind::Text                           ? "string"
+                           : s.kind == ArgValue::Kind::Bool                         ? "boolean"
+                           : s.kind == ArgValue::Kind::Null                         ? "null"
+                                                                                    : "number";
+            return true;
+        }
         switch (m_stack.back()) {
         case Ctx::TopObject: topLevel(m_key, s); break;
         case Ctx::TopSub: topLevel(m_topKey + "." + m_key, s); break;
@@ -371,6 +381,7 @@ private:
     size_t m_arrayCount = 0;
     std::string m_arrayText;
     ReadOutcome m_outcome;
+    const char* m_loneScalar = nullptr;
     size_t m_errorPosition = 0;
     std::string m_errorWhat;
 };

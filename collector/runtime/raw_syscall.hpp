@@ -28,4 +28,23 @@ inline long call(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e
 
 #else
 #define HPCPROF_HAVE_RAW_SYSCALL 0
+#include <unistd.h>
+
+#include <cerrno>
 #endif
+
+namespace hpcprof::collector {
+
+/// One system call, -errno on failure. Raw where we have it: code that also runs on the
+/// provisioning helper must not touch errno (it would be the creating thread's).
+inline long sysCall(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0,
+                    long f = 0) {
+#if HPCPROF_HAVE_RAW_SYSCALL
+    return rawsys::call(nr, a, b, c, d, e, f);
+#else
+    long r = ::syscall(nr, a, b, c, d, e, f);
+    return r == -1 ? -errno : r;
+#endif
+}
+
+} // namespace hpcprof::collector

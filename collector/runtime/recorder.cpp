@@ -12,8 +12,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "chunk_geometry.hpp"
+#include "file_space.hpp"
 #include "provisioner.hpp"
 #include "rank_identity.hpp"
+#include "raw_syscall.hpp"
 #include "syscalls.hpp"
 #include "text_append.hpp"
 
@@ -55,8 +58,41 @@ void refreshLastClockPair() {
     __atomic_fetch_add(&g_header->lastSeq, 1, __ATOMIC_ACQ_REL);
 }
 
-void countDrop() {
-    if (g_header) __atomic_fetch_add(&g_header->droppedRecords, 1, __ATOMIC_RELAXED);
+raw::ThreadFileHeader* headerOf(const detail::ThreadState& t) {
+    return reinterpret_cast<raw::ThreadFileHeader*>(t.base);
+}
+
+// Counts one record the calling thread could not record: in its own file's header when it has
+// one (no cache line shared with other threads), else in the process header. Async-signal-safe.
+void countDrop(detail::ThreadState& t, raw::DropReason reason) {
+    if (t.base && t.generation == detail::g_generation) {
+        __atomic_fetch_add(&headerOf(t)->dropped[uint32_t(reason)], 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (!g_header) return;
+    uint64_t none = 0;
+    if (raw::stopsThread(reason))
+        __atomic_compare_exchange_n(&g_header->firstDropWithoutFileTicks, &none, now(), false,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&g_header->droppedWithoutFile[uint32_t(reason)], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&g_header->droppedRecords, 1, __ATOMIC_RELAXED);
+}
+
+// The calling thread records nothing more from here (`reason` stops it, raw::stopsThread; `err`:
+// the errno of the file operation that failed, 0 for the buffer limit). Its header, whose blocks
+// exist, says when and why; the record that met the problem is counted. Async-signal-safe.
+void stopRecording(detail::ThreadState& t, raw::DropReason reason, int err) {
+    if (!t.failed) {
+        t.failed = true;
+        t.stopReason = uint8_t(reason);
+        if (t.base) {
+            raw::ThreadFileHeader* h = headerOf(t);
+            h->stopReason = uint32_t(reason);
+            h->stopErrno = err;
+            __atomic_store_n(&h->stoppedTicks, now(), __ATOMIC_RELEASE);
+        }
+    }
+    countDrop(t, raw::DropReason(t.stopReason));
 }
 
 void readFileInto(const char* path, char* buf, size_t cap, uint32_t* lengthOut) {
@@ -86,7 +122,9 @@ bool createProcessFolder(const raw::ProcessHeader* parent) {
     appendText(appendText(appendText(path, g_procDir), "/"), "process.bin");
     int fd = sys::open(path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return false;
-    if (sys::ftruncate(fd, sizeof(raw::ProcessHeader)) != 0) {
+    // Blocks first (file_space.hpp): on a full disk the process runs unrecorded, and the empty
+    // process.bin left behind tells the store this process existed.
+    if (reserveFileSpace(fd, 0, sizeof(raw::ProcessHeader)) != 0) {
         sys::close(fd);
         return false;
     }
@@ -142,11 +180,15 @@ bool createProcessFolder(const raw::ProcessHeader* parent) {
 void onThreadExit(void*) {
     detail::ThreadState& t = detail::t_thread;
     if (t.base && t.generation == detail::g_generation) {
-        provision::releaseLane(t.lane); // waits for a chunk the helper is mapping into it
+        uint64_t span = raw::kHeaderSize + t.maxSlots * raw::kRecordSize;
+        // The helper unmaps the reservation later, or the lane waits for a chunk the helper is
+        // mapping into it and we unmap it here.
+        if (!provision::releaseLane(t.lane, span)) munmap(t.base, span);
         t.lane = nullptr;
-        munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize);
         t.base = nullptr;
-        t.failed = true; // late events of this thread (other TLS destructors) are dropped
+        // Late events of this thread (other libraries' thread-exit handlers) are dropped.
+        t.failed = true;
+        t.stopReason = uint8_t(raw::DropReason::AfterThreadExit);
     }
 }
 
@@ -158,9 +200,16 @@ void onExit() {
         markEnd(raw::EndState::Exited, -1);
 }
 
+// What a new thread file starts with: its header and first two chunks (initThread).
+uint64_t threadFileStartBytes() {
+    ChunkGeometry geometry(g_config.chunkBytes, g_config.threadBufferBytes / raw::kRecordSize);
+    return raw::kHeaderSize + geometry.endOf(geometry.firstSlots()) * raw::kRecordSize;
+}
+
 void configureProvisioning() {
-    provision::configure(g_procDir, g_config.chunkBytes, g_config.provisionHelper,
-                         &g_header->chunksAhead, &g_header->chunksOnThread);
+    provision::configure(g_procDir, g_config.chunkBytes, threadFileStartBytes(),
+                         g_config.provisionHelper, &g_header->chunksAhead,
+                         &g_header->chunksOnThread);
 }
 
 void onForkChild() {
@@ -177,6 +226,17 @@ void onForkChild() {
     configureProvisioning();
 }
 
+// The thread gets no file (`err`: why): its records are counted in the process header.
+bool threadWithoutFile(detail::ThreadState& t, int err) {
+    t.stopReason = uint8_t(dropReasonFor(err));
+    if (g_header) __atomic_fetch_add(&g_header->threadsWithoutFile, 1, __ATOMIC_RELAXED);
+    return false;
+}
+
+// Creates the thread's file with its header and first two chunks (a page of records each: an
+// idle thread costs three pages on disk), maps them at the start of the thread's reservation and
+// claims its provisioning lane. Later chunks double up to HPCPROF_CHUNK_KB (chunk_geometry.hpp),
+// each mapped while the thread still fills the one before (reserveSlotSlow).
 bool initThread(detail::ThreadState& t) {
     if (t.base) munmap(t.base, raw::kHeaderSize + t.maxSlots * raw::kRecordSize); // forked child
     t = detail::ThreadState{};
@@ -186,32 +246,43 @@ bool initThread(detail::ThreadState& t) {
     t.failed = true;
     size_t span = raw::kHeaderSize + t.maxSlots * raw::kRecordSize;
     void* region = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (region == MAP_FAILED) return false;
+    if (region == MAP_FAILED) return threadWithoutFile(t, errno);
 
+    uint64_t firstSlots = ChunkGeometry(g_config.chunkBytes, t.maxSlots).firstSlots();
+    size_t initialBytes = threadFileStartBytes(); // the first chunk and the one after it
+    uint64_t readySlots = (initialBytes - raw::kHeaderSize) / raw::kRecordSize;
     char path[1500];
-    appendThreadFilePath(path, g_procDir, t.tid);
-    int fd = sys::open(path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
-    bool ok = fd >= 0 && sys::ftruncate(fd, raw::kHeaderSize) == 0 &&
-              mmap(region, raw::kHeaderSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-                   0) == region;
-    if (fd >= 0) sys::close(fd);
-    if (!ok) {
-        munmap(region, span);
-        return false;
+    bool secured = false; // a spare file made ahead has its space secured already
+    long fd = provision::openThreadFile(t.tid, path, secured);
+    int err = fd < 0 ? int(-fd) : secured ? 0 : reserveFileSpace(int(fd), 0, initialBytes);
+    if (err == 0 && mmap(region, initialBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                         int(fd), 0) != region)
+        err = errno;
+    if (fd >= 0) sys::close(int(fd));
+    provision::Lane* lane = nullptr;
+    if (err == 0) {
+        t.base = static_cast<char*>(region);
+        const char* file = path + std::strlen(g_procDir) + 1; // its name in the process folder
+        lane = provision::claimLane(t.base, t.maxSlots, file, readySlots);
+        if (!lane) err = ENOMEM;
     }
-    t.base = static_cast<char*>(region);
-    auto* h = reinterpret_cast<raw::ThreadFileHeader*>(t.base);
+    if (err != 0) {
+        // No half-made file: the store would read it as damaged. The loss is counted instead.
+        if (fd >= 0) sysCall(SYS_unlinkat, AT_FDCWD, long(path), 0);
+        munmap(region, span);
+        t.base = nullptr;
+        return threadWithoutFile(t, err);
+    }
+    auto* h = headerOf(t);
     h->version = raw::kFormatVersion;
     h->recordSize = raw::kRecordSize;
     h->pid = int32_t(getpid());
     h->tid = t.tid;
+    h->capacity = readySlots;
     pthread_getname_np(pthread_self(), h->threadName, sizeof(h->threadName));
-    t.lane = provision::claimLane(t.base, t.maxSlots, t.tid);
-    if (!t.lane) {
-        munmap(region, span);
-        t.base = nullptr;
-        return false;
-    }
+    t.lane = lane;
+    t.mapped = firstSlots;
+    refreshLastClockPair();
     __atomic_store_n(&h->magic, raw::kThreadMagic, __ATOMIC_RELEASE);
     t.failed = false;
     pthread_setspecific(g_threadKey, &t);
@@ -225,18 +296,18 @@ namespace detail {
 char* reserveSlotSlow(uint64_t slot) {
     ThreadState& t = detail::t_thread;
     if (slot == kNoSlot) {
-        // First event of this thread in this process (or the thread could not start).
+        // First event of this thread in this process, or the thread is not recording.
         if (t.generation != g_generation) {
             int savedErrno = errno;
             bool ok = initThread(t);
             errno = savedErrno;
             if (ok) return reserveSlot();
         }
-        countDrop();
+        countDrop(t, raw::DropReason(t.stopReason));
         return nullptr;
     }
     if (slot >= t.maxSlots) {
-        countDrop();
+        stopRecording(t, raw::DropReason::BufferLimit, 0);
         return nullptr;
     }
     if (t.growing) {
@@ -248,32 +319,40 @@ char* reserveSlotSlow(uint64_t slot) {
         if (slot < t.lane->ready.load(std::memory_order_acquire))
             return t.base + raw::kHeaderSize + slot * raw::kRecordSize;
         if (t.next == slot + 1) t.next = slot;
-        countDrop();
+        countDrop(t, raw::DropReason::SignalWhileGrowing);
         return nullptr;
     }
     t.growing = true;
     int savedErrno = errno; // hooks rely on errno surviving the recording path
-    bool ok = provision::provideUpTo(*t.lane, slot);
-    if (ok) {
-        // Ask the helper for the chunks after this one, so that they are mapped by the time the
+    int err = provision::provideUpTo(*t.lane, slot);
+    if (err == 0) {
+        // Come back at the end of this chunk. Once the file's chunks reach their full size, ask
+        // the helper for the chunks after this one, so that they are mapped by the time the
         // thread gets there (two: a margin for the helper's scheduling delays on a busy
-        // machine); and come back here at the next chunk to ask again. A thread that records
-        // less than half a chunk never starts the helper.
-        uint64_t chunkSlots = g_config.chunkBytes / raw::kRecordSize;
-        uint64_t half = chunkSlots / 2;
-        uint64_t chunkEnd = (slot / chunkSlots + 1) * chunkSlots;
-        if (slot >= half) provision::requestAhead(*t.lane, chunkEnd + kChunksAhead * chunkSlots);
-        t.mapped = slot < half ? half : chunkEnd;
-        auto* h = reinterpret_cast<raw::ThreadFileHeader*>(t.base);
-        __atomic_store_n(&h->reserved, t.next, __ATOMIC_RELAXED);
+        // machine). A thread that records less than about half a full chunk never starts the
+        // helper.
+        ChunkGeometry geometry(g_config.chunkBytes, t.maxSlots);
+        uint64_t chunkEnd = geometry.endOf(slot);
+        if (chunkEnd >= geometry.fullSlots())
+            provision::requestAhead(*t.lane, chunkEnd + kChunksAhead * geometry.fullSlots());
+        else
+            // The small chunks of a file's start: the thread maps the next one now, so that the
+            // one it is about to fill is always there already (a signal handler recording
+            // meanwhile then finds its slot mapped). A failure here is met again, and counted,
+            // when the thread gets there.
+            provision::provideUpTo(*t.lane, chunkEnd);
+        t.mapped = chunkEnd;
+        __atomic_store_n(&headerOf(t)->reserved, t.next, __ATOMIC_RELAXED);
         refreshLastClockPair();
     }
-    errno = savedErrno;
     t.growing = false;
-    if (!ok) {
-        countDrop();
-        return nullptr;
+    if (err != 0) {
+        // Nothing past the mapped chunks may be touched (a full disk would SIGBUS the program):
+        // this thread stops recording here.
+        stopRecording(t, dropReasonFor(err), err);
     }
+    errno = savedErrno;
+    if (err != 0) return nullptr;
     return t.base + raw::kHeaderSize + slot * raw::kRecordSize;
 }
 

@@ -10,8 +10,14 @@
 // (appendRecord, record_append.cpp).
 //
 // Hot-path rules: no lock, no malloc, no syscall per event; syscalls only when a chunk is
-// mapped or asked for (about once per HPCPROF_CHUNK_KB of records) and at thread/process start.
-// Chunks are normally mapped ahead of the thread by the provisioning helper (provisioner.hpp).
+// mapped or asked for (chunk_geometry.hpp: a file starts with one page of records and doubles up
+// to HPCPROF_CHUNK_KB) and at thread/process start. Chunks are normally mapped ahead of the
+// thread by the provisioning helper (provisioner.hpp).
+//
+// Never harm: no page of a raw file is touched before its blocks exist (file_space.hpp). A full
+// disk, an exhausted quota, a file error or the per-thread limit stop that thread's recording:
+// its later records are counted by reason in its file's header (or, without a file, in the
+// process header), with the time it stopped, and the program runs on.
 #pragma once
 
 #include <cstddef>
@@ -39,15 +45,18 @@ struct alignas(64) ThreadState {
     // every append reads and writes.
     uint32_t generation; // == g_generation once initialised in this process
     bool growing;        // a chunk is being mapped (a signal handler must not map too)
-    bool failed;         // the thread file could not be created: drop everything
+    bool failed;         // not recording (no file, or it stopped): drop everything, stopReason why
+    uint8_t stopReason;  // schema::raw::DropReason of the drops while `failed`
     // The run of repeated calls appendRecord() extends (RepeatRecord in raw_format.hpp). It
     // can go on only while the run's latest record is the thread's latest slot.
     bool appending;      // in appendRecord (a signal handler landing there writes in full)
     uint32_t runUsed;    // entries used in runRepeat
-    char* base;          // reservation start: header at base, slot k at base + 4096 + 64k
+    char* base;          // reservation start: header at base, slot k at base + 4096 + 64k; stays
+                         // mapped (with its header) after the thread stopped recording
     uint64_t next;       // next free slot
     uint64_t mapped;     // slots usable without asking: backed by the file, and short of the
-                         // point where the next chunk should be asked for (see reserveSlotSlow)
+                         // point where the next chunk should be mapped or asked for
+                         // (reserveSlotSlow)
     const char* runNext;       // the full record the run's next call must repeat; null = no run
     uint64_t runNextCounter;   // counter of the latest call of that record (or its own)
     schema::raw::RepeatRecord* runRepeat; // its current Repeat record, nullptr = none yet

@@ -35,4 +35,10 @@ inline char* appendThreadFilePath(char* out, const char* procDir, int32_t tid) {
     return appendNumber(appendText(appendText(out, procDir), "/thread-"), tid);
 }
 
+/// <procDir>/thread-spare-<n>: a thread file made ahead of the thread that takes it
+/// (provisioner.hpp); its header names the thread.
+inline char* appendSpareFilePath(char* out, const char* procDir, int32_t n) {
+    return appendNumber(appendText(appendText(out, procDir), "/thread-spare-"), n);
+}
+
 } // namespace hpcprof::collector

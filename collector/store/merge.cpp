@@ -3,7 +3,10 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -43,6 +46,55 @@ std::string_view endStateName(raw::EndState s) {
 }
 
 std::string fixedString(const char* s, size_t cap) { return std::string(s, strnlen(s, cap)); }
+
+/// thread.stop_reason of a stopping DropReason.
+std::string_view stopReasonName(raw::DropReason r) {
+    switch (r) {
+    case raw::DropReason::BufferLimit: return "buffer_limit";
+    case raw::DropReason::DiskFull: return "disk_full";
+    case raw::DropReason::Quota: return "quota";
+    case raw::DropReason::FileError: return "file_error";
+    default: return "";
+    }
+}
+
+/// What a user reads about a stop reason, and what to do about it.
+std::string stopReasonText(raw::DropReason r, int32_t err) {
+    std::string cause;
+    switch (r) {
+    case raw::DropReason::BufferLimit:
+        return "the per-thread limit HPCPROF_THREAD_BUFFER_MB was reached (raise it)";
+    case raw::DropReason::DiskFull: cause = "the raw directory's filesystem was full"; break;
+    case raw::DropReason::Quota: cause = "the disk quota was exhausted"; break;
+    default: cause = "a raw file could not grow"; break;
+    }
+    if (err > 0) cause += std::string(" (") + std::strerror(err) + ")";
+    return cause + ": free space there or write the trace elsewhere (-o)";
+}
+
+/// Records a process could not record, by DropReason, and the threads that stopped recording:
+/// the thread headers' counts plus the process header's (threads without a file; before format
+/// 4, every drop).
+struct ProcessDrops {
+    std::array<int64_t, raw::kDropReasonCount> byReason{};
+    int64_t total = 0;
+    int64_t threadsStopped = 0;
+    int64_t firstStopTs = INT64_MAX; ///< trace time of the earliest stop
+    raw::DropReason firstReason = raw::DropReason::None;
+    int32_t firstErrno = 0;
+
+    void addThread(const ThreadDrops& d, int64_t stoppedTs) {
+        for (size_t i = 0; i < d.dropped.size(); ++i) byReason[i] += int64_t(d.dropped[i]);
+        total += int64_t(d.total());
+        if (!d.stoppedTicks) return;
+        ++threadsStopped;
+        if (stoppedTs < firstStopTs) {
+            firstStopTs = stoppedTs;
+            firstReason = d.stopReason;
+            firstErrno = d.stopErrno;
+        }
+    }
+};
 
 std::string commandLine(const raw::ProcessHeader& h) {
     std::string out(h.cmdline, std::min<size_t>(h.cmdlineLength, sizeof(h.cmdline)));
@@ -86,7 +138,10 @@ struct LoadedProcess {
 LoadedProcess loadProcess(const RawProcess& p) {
     LoadedProcess out;
     out.threads.reserve(p.threadFiles.size());
-    for (const auto& f : p.threadFiles) out.threads.push_back(readThreadFile(f, out.problems));
+    for (const auto& f : p.threadFiles) {
+        ThreadRecords t = readThreadFile(f, out.problems);
+        if (!t.unusedSpare) out.threads.push_back(std::move(t));
+    }
     return out;
 }
 
@@ -150,6 +205,59 @@ private:
     void add(StatCounts& c, Stat s, int64_t n) {
         c[size_t(s)] += n;
         m_result.stats[size_t(s)] += n;
+    }
+
+    /// Counts what the process could not record, by reason, and tells the user which threads
+    /// stopped recording, when and why.
+    template <typename ToTrace, typename TicksToTrace>
+    void addDrops(StatCounts& stats, const raw::ProcessHeader& h, ProcessDrops& drops,
+                  const ToTrace& toTrace, const TicksToTrace& toTraceTicks, const fs::path& dir) {
+        int64_t withoutFile = int64_t(h.droppedRecords);
+        drops.total += withoutFile;
+        int64_t threadsWithoutFile = 0;
+        raw::DropReason withoutFileReason = raw::DropReason::None;
+        if (h.version >= 4) {
+            threadsWithoutFile = h.threadsWithoutFile;
+            uint64_t most = 0;
+            for (uint32_t r = 0; r < raw::kDropReasonCount; ++r) {
+                drops.byReason[r] += int64_t(h.droppedWithoutFile[r]);
+                if (raw::stopsThread(raw::DropReason(r)) && h.droppedWithoutFile[r] > most) {
+                    most = h.droppedWithoutFile[r];
+                    withoutFileReason = raw::DropReason(r);
+                }
+            }
+        }
+        add(stats, Stat::RecordsDropped, drops.total);
+        add(stats, Stat::RecordsDroppedDiskFull, drops.byReason[size_t(raw::DropReason::DiskFull)]);
+        add(stats, Stat::RecordsDroppedQuota, drops.byReason[size_t(raw::DropReason::Quota)]);
+        add(stats, Stat::RecordsDroppedFileError,
+            drops.byReason[size_t(raw::DropReason::FileError)]);
+        add(stats, Stat::RecordsDroppedBufferLimit,
+            drops.byReason[size_t(raw::DropReason::BufferLimit)]);
+        add(stats, Stat::ThreadsStoppedRecording, drops.threadsStopped);
+        add(stats, Stat::ThreadsWithoutRawFile, threadsWithoutFile);
+        std::string where = " (" + dir.filename().string() + ")";
+        if (drops.threadsStopped > 0) {
+            int64_t startTs = toTrace(h.start.monotonicNs);
+            m_result.warnings.push_back(fmt::format(
+                "process {}{}: {} thread{} stopped recording, the first {:.3f} s after the "
+                "process started, because {}; {} records lost (thread.recording_stopped_ts)",
+                h.pid, where, drops.threadsStopped, drops.threadsStopped == 1 ? "" : "s",
+                double(drops.firstStopTs - startTs) / 1e9,
+                stopReasonText(drops.firstReason, drops.firstErrno), drops.total));
+        }
+        if (threadsWithoutFile > 0) {
+            std::string when;
+            if (h.firstDropWithoutFileTicks)
+                when = fmt::format(", the first {:.3f} s after the process started",
+                                   double(toTraceTicks(h.firstDropWithoutFileTicks) -
+                                          toTrace(h.start.monotonicNs)) / 1e9);
+            m_result.warnings.push_back(fmt::format(
+                "process {}{}: {} thread{} could not create a raw file{}, because {}: their calls "
+                "are not in the trace",
+                h.pid, where, threadsWithoutFile, threadsWithoutFile == 1 ? "" : "s", when,
+                stopReasonText(withoutFileReason, 0)));
+        }
     }
 
     /// The string id of an op's name, interned on first use (a table by raw op id: every event
@@ -220,9 +328,17 @@ private:
         // waits/tests, resolved once every thread is in (a request may complete on another thread).
         std::unordered_map<uint32_t, int64_t> postedRequests;
         std::vector<std::pair<MpiCompletionRow, uint32_t>> completions; // row, request number
+        ProcessDrops drops;
         for (auto& t : threads) {
             add(stats, Stat::MpiCompletionsUnattached, t.unattachedCompletions);
-            int64_t threadId = m_w.insertThread(processId, t.tid, t.name);
+            ThreadRecording recording;
+            recording.recordsDropped = int64_t(t.drops.total());
+            if (t.drops.stoppedTicks) {
+                recording.stoppedTs = ticksToTrace(t.drops.stoppedTicks);
+                recording.stopReason = std::string(stopReasonName(t.drops.stopReason));
+            }
+            drops.addThread(t.drops, recording.stoppedTs.value_or(0));
+            int64_t threadId = m_w.insertThread(processId, t.tid, t.name, recording);
             std::string trackName = t.name.empty() ? "thread " + std::to_string(t.tid)
                                                    : t.name + " (" + std::to_string(t.tid) + ")";
             int64_t trackId = m_w.insertTrack(processId, threadId, "cpu_thread", trackName, {}, {});
@@ -314,9 +430,10 @@ private:
         HPCPROF_RETURN_IF_ERROR(device.writeGpuTracks(processId, lastEnd));
         HPCPROF_RETURN_IF_ERROR(counters.write(processId));
         HPCPROF_RETURN_IF_ERROR(rdma.writeNicTracks(processId, lastEnd));
-        add(stats, Stat::RecordsDropped, int64_t(h.droppedRecords));
+        addDrops(stats, h, drops, toTrace, ticksToTrace, p.dir);
         add(stats, Stat::RecordsTorn, problems.tornRecords);
         add(stats, Stat::ThreadFilesTruncated, problems.truncatedFiles);
+        add(stats, Stat::RawTailsIgnored, problems.tailsIgnored);
         add(stats, Stat::RawFilesUnreadable, problems.unreadableFiles);
         add(stats, Stat::HooksUnresolved, h.hooksUnresolved);
         m_chunksAhead += h.chunksAhead;
@@ -438,6 +555,16 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
     RawProblems problems;
     auto procs = listProcesses(options.rawDir, problems);
     if (!procs) return procs.status();
+    if (procs->empty() && options.requireProcesses) {
+        if (problems.unreadableFiles > 0)
+            return Status::error(options.rawDir.string() + ": no readable process folder (" +
+                                 std::to_string(problems.unreadableFiles) +
+                                 " proc-* folders without a valid process.bin: " +
+                                 problems.messages.front() + ")");
+        return Status::error(options.rawDir.string() +
+                             ": not a raw capture (no proc-* process folders; a capture is the "
+                             "TRACE.raw folder of `hpcprof run --keep-raw`)");
+    }
 
     MergeResult result;
     {
@@ -447,6 +574,7 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
         Merger merger(options, w, result);
         Status s = merger.run(procs.value());
         result.stats[size_t(Stat::RawFilesUnreadable)] += problems.unreadableFiles;
+        result.stats[size_t(Stat::AgentDisabled)] += problems.processesWithoutHeader;
         for (auto& m : problems.messages) result.warnings.push_back(std::move(m));
         if (s.ok()) {
             for (size_t i = 0; i < result.stats.size(); ++i)

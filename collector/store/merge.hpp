@@ -21,6 +21,9 @@ struct MergeOptions {
     bool force = false;           ///< replace an existing trace
     uint64_t fallbackTscHz = 0;   ///< TSC frequency when a process left no usable calibration
     std::string command;          ///< the wrapped command line, for metadata
+    /// Fail when rawDir holds no readable process folder (`hpcprof merge`: the folder is not a
+    /// capture); `hpcprof run` writes an empty trace instead (its command ran, unprofiled).
+    bool requireProcesses = false;
 };
 
 struct MergeResult {

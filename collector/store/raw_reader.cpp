@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "raw_reader.hpp"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -50,24 +51,25 @@ void expandRepeat(char* record, const raw::RepeatLayout& layout, int32_t step, u
     }
 }
 
-/// A read-only mapping of a whole file; empty if the file cannot be mapped.
+/// A read-only mapping of a whole file; empty if the file cannot be mapped. Keeps the
+/// descriptor for dataRanges().
 class MappedFile {
 public:
     explicit MappedFile(const fs::path& path) {
-        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return;
+        m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (m_fd < 0) return;
         struct stat st;
-        if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-            void* m = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+        if (::fstat(m_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            void* m = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, m_fd, 0);
             if (m != MAP_FAILED) {
                 m_data = static_cast<const char*>(m);
                 m_size = size_t(st.st_size);
             }
         }
-        ::close(fd);
     }
     ~MappedFile() {
         if (m_data) ::munmap(const_cast<char*>(m_data), m_size);
+        if (m_fd >= 0) ::close(m_fd);
     }
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
@@ -75,10 +77,40 @@ public:
     const char* data() const { return m_data; }
     size_t size() const { return m_size; }
 
+    /// The parts of [from, to) that hold data, as the file system tells (SEEK_DATA/SEEK_HOLE):
+    /// holes, which read as zeros, are left out. All of it where the file system cannot tell.
+    /// At most kMaxRanges ranges; the last one then covers the rest.
+    std::vector<std::pair<size_t, size_t>> dataRanges(size_t from, size_t to) const {
+        static constexpr size_t kMaxRanges = 4096;
+        std::vector<std::pair<size_t, size_t>> out;
+        size_t pos = from;
+        while (pos < to) {
+            off_t d = ::lseek(m_fd, off_t(pos), SEEK_DATA);
+            if (d < 0) {
+                if (errno != ENXIO) out.emplace_back(pos, to); // cannot tell: all of it
+                break;                                         // ENXIO: only a hole is left
+            }
+            if (size_t(d) >= to) break;
+            off_t h = ::lseek(m_fd, d, SEEK_HOLE);
+            size_t end = h < 0 || out.size() + 1 == kMaxRanges ? to : std::min(size_t(h), to);
+            out.emplace_back(size_t(d), end);
+            pos = end;
+        }
+        return out;
+    }
+
 private:
+    int m_fd = -1;
     const char* m_data = nullptr;
     size_t m_size = 0;
 };
+
+/// Honest files have a few strings in flight at once (a signal handler's string between the
+/// pieces of another); beyond this many, the oldest is given up (counted as incomplete).
+constexpr size_t kMaxPendingStrings = 16;
+
+/// Slots whose events are reserved without counting them first (readThreadFile).
+constexpr size_t kReserveUncounted = (size_t(1) << 30) / raw::kRecordSize;
 
 bool readProcessHeader(const fs::path& file, raw::ProcessHeader& out) {
     MappedFile m(file);
@@ -93,7 +125,9 @@ bool readProcessHeader(const fs::path& file, raw::ProcessHeader& out) {
 Result<std::vector<RawProcess>> listProcesses(const fs::path& rawDir, RawProblems& problems) {
     std::error_code ec;
     if (!fs::is_directory(rawDir, ec))
-        return Status::error(rawDir.string() + ": not a raw directory (no such folder)");
+        return Status::error(rawDir.string() + (fs::exists(rawDir, ec)
+                                                    ? ": not a raw directory (not a folder)"
+                                                    : ": not a raw directory (no such folder)"));
     std::vector<RawProcess> out;
     for (const auto& entry : fs::directory_iterator(rawDir, ec)) {
         if (!entry.is_directory() || entry.path().filename().string().rfind("proc-", 0) != 0)
@@ -101,6 +135,16 @@ Result<std::vector<RawProcess>> listProcesses(const fs::path& rawDir, RawProblem
         RawProcess p;
         p.dir = entry.path();
         if (!readProcessHeader(p.dir / "process.bin", p.header)) {
+            // Empty: the agent made the folder but had no disk space for the header (it then
+            // lets the process run unrecorded).
+            if (fs::file_size(p.dir / "process.bin", ec) == 0 && !ec) {
+                problems.processesWithoutHeader++;
+                problems.messages.push_back((p.dir / "process.bin").string() +
+                                            ": empty: the agent could not write it (disk full?); "
+                                            "this process was not recorded");
+                continue;
+            }
+            ec.clear();
             problems.unreadableFiles++;
             problems.messages.push_back((p.dir / "process.bin").string() +
                                         ": missing or invalid process header");
@@ -129,6 +173,10 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         return out;
     }
     std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
+    if (h.magic == 0 && file.filename().string().rfind("thread-spare-", 0) == 0) {
+        out.unusedSpare = true;
+        return out;
+    }
     if (h.magic != raw::kThreadMagic || !readableVersion(h.version) ||
         h.recordSize != raw::kRecordSize) {
         problems.unreadableFiles++;
@@ -137,15 +185,65 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
     }
     out.tid = h.tid;
     out.name.assign(h.threadName, strnlen(h.threadName, sizeof(h.threadName)));
-    size_t slots = (m.size() - raw::kHeaderSize) / raw::kRecordSize;
-    if (h.capacity > slots) problems.truncatedFiles++;
+    if (h.version >= 4) {
+        out.drops.stoppedTicks = h.stoppedTicks;
+        out.drops.stopReason = h.stopReason < raw::kDropReasonCount
+                                   ? static_cast<raw::DropReason>(h.stopReason)
+                                   : raw::DropReason::FileError;
+        out.drops.stopErrno = h.stopErrno;
+        std::copy(std::begin(h.dropped), std::end(h.dropped), out.drops.dropped.begin());
+    }
+    // Only the slots the header accounts for are read: the agent maps every slot (and counts
+    // it in `capacity`) before it writes there. A file longer than that (extended after the
+    // run, a sparse copy, space reserved ahead) is not read past them; a shorter one (cut
+    // short) is read to its end.
+    const size_t fileSlots = (m.size() - raw::kHeaderSize) / raw::kRecordSize;
+    const size_t slots = size_t(std::min<uint64_t>(h.capacity, fileSlots));
+    if (h.capacity > fileSlots) problems.truncatedFiles++;
+    if (fileSlots > h.capacity) problems.tailsIgnored++;
     const char* base = m.data() + raw::kHeaderSize;
+
+    // The slots worth reading. When the header does not bound the file (its capacity is beyond
+    // the file's end: damaged, or cut short), holes of a sparse file are skipped rather than
+    // read page by page; what a hole covers counts as torn slots, like any other empty slot.
+    std::vector<std::pair<size_t, size_t>> ranges; // slot ranges [first, last)
+    if (h.capacity > fileSlots) {
+        const size_t fileEnd = raw::kHeaderSize + slots * raw::kRecordSize;
+        for (auto [b, e] : m.dataRanges(raw::kHeaderSize, fileEnd))
+            ranges.emplace_back((b - raw::kHeaderSize) / raw::kRecordSize,
+                                (e - raw::kHeaderSize + raw::kRecordSize - 1) / raw::kRecordSize);
+    } else if (slots > 0) {
+        ranges.emplace_back(0, slots);
+    }
 
     // Slots after the last committed record were never used; an Empty slot before it was
     // reserved but never completed (the process died mid-record).
-    size_t end = slots;
-    while (end > 0 && base[(end - 1) * raw::kRecordSize] == 0) --end;
-    out.events.reserve(end);
+    size_t end = 0;
+    while (!ranges.empty()) {
+        end = ranges.back().second;
+        while (end > ranges.back().first && base[(end - 1) * raw::kRecordSize] == 0) --end;
+        if (end > ranges.back().first) break;
+        ranges.pop_back();
+        end = 0;
+    }
+    if (!ranges.empty()) ranges.back().second = end;
+    // Room for the events. An honest file's slots are nearly all events: up to the default
+    // buffer (HPCPROF_THREAD_BUFFER_MB=1024, 16.7 M slots) the slot count is reserved as it is.
+    // Beyond, the events are counted first (a pass over the kind bytes): a damaged file's slots
+    // may hold anything, and reserving a vast slot count failed with bad_alloc.
+    size_t events = 0;
+    for (auto [b, e] : ranges) events += e - b;
+    if (events > kReserveUncounted) {
+        events = 0;
+        for (auto [b, e] : ranges)
+            for (size_t i = b; i < e; ++i) {
+                const auto kind = static_cast<raw::RecordKind>(base[i * raw::kRecordSize]);
+                events += kind == raw::RecordKind::Event    ? 1
+                          : kind == raw::RecordKind::Repeat ? raw::kRepeatEntries
+                                                            : 0;
+            }
+    }
+    out.events.reserve(events);
     std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
     size_t pendingCompletions = 0;  // completions[pendingCompletions..] await their wait event
     // The last two calls read (runCalls[1] the latest), as full records, while the slots since
@@ -184,7 +282,13 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
             const auto* r = reinterpret_cast<const raw::StringRecord*>(rec);
             auto it = std::find_if(pending.begin(), pending.end(),
                                    [&](const RawString& s) { return s.id == r->id; });
-            if (it == pending.end()) it = pending.insert(pending.end(), RawString{r->id, {}});
+            if (it == pending.end()) {
+                if (pending.size() == kMaxPendingStrings) {
+                    pending.erase(pending.begin());
+                    out.incompleteStrings++;
+                }
+                it = pending.insert(pending.end(), RawString{r->id, {}});
+            }
             it->text.append(r->text, std::min<size_t>(r->length, raw::kStringPieceSize));
             if (r->last) {
                 out.strings.push_back(std::move(*it));
@@ -207,14 +311,14 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         default: problems.tornRecords++; break;
         }
     };
-    for (size_t i = 0; i < end; ++i) {
-        const char* rec = base + i * raw::kRecordSize;
+    // One slot: a record, or a Repeat record standing for more calls like the ones before it.
+    auto readSlot = [&](const char* rec) {
         if (static_cast<raw::RecordKind>(rec[0]) != raw::RecordKind::Repeat) {
             take(rec);
             runCalls[0] = runCalls[1];
             if (raw::repeatLayout(rec)) std::memcpy(runCalls[1].data(), rec, raw::kRecordSize);
             else runCalls[0][0] = runCalls[1][0] = 0;
-            continue;
+            return;
         }
         raw::RepeatRecord r;
         std::memcpy(static_cast<void*>(&r), rec, sizeof(r));
@@ -223,7 +327,7 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         const raw::RepeatLayout* layout = raw::repeatLayout(runCalls[back].data());
         if (!layout || !raw::repeatLayout(runCalls[1].data()) || r.period > 2) {
             problems.tornRecords++; // the run's first records were never committed
-            continue;
+            return;
         }
         for (uint32_t k = 0; k < raw::kRepeatEntries && r.entries[k] != 0; ++k) {
             alignas(8) RawRecordBytes call = runCalls[back];
@@ -232,8 +336,18 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
             runCalls[0] = runCalls[1];
             runCalls[1] = call;
         }
+    };
+    size_t previousEnd = 0;
+    for (auto [first, last] : ranges) {
+        first = std::max(first, previousEnd);
+        if (first > previousEnd) {
+            problems.tornRecords += int64_t(first - previousEnd); // a hole: never written
+            runCalls[0][0] = runCalls[1][0] = 0;                  // a run does not span it
+        }
+        for (size_t i = first; i < last; ++i) readSlot(base + i * raw::kRecordSize);
+        previousEnd = std::max(previousEnd, last);
     }
-    out.incompleteStrings = int64_t(pending.size());
+    out.incompleteStrings += int64_t(pending.size());
     out.unattachedCompletions = int64_t(out.completions.size() - pendingCompletions);
     out.completions.resize(pendingCompletions);
     return out;

@@ -21,6 +21,8 @@ struct RawProblems {
     int64_t unreadableFiles = 0;
     int64_t tornRecords = 0;
     int64_t truncatedFiles = 0;
+    int64_t processesWithoutHeader = 0; ///< empty process.bin: the agent could not write it
+    int64_t tailsIgnored = 0; ///< files longer than their header's capacity (the rest not read)
     std::vector<std::string> messages; ///< one line per unreadable file
 };
 
@@ -89,10 +91,28 @@ template <typename T> T recordAs(const RawRecordBytes& bytes) {
     return r;
 }
 
+/// Why and when a thread stopped recording, and what it could not record (format 4 thread
+/// headers; all zero for older files).
+struct ThreadDrops {
+    uint64_t stoppedTicks = 0; ///< raw ticks when it stopped recording, 0 = it never did
+    schema::raw::DropReason stopReason = schema::raw::DropReason::None;
+    int32_t stopErrno = 0;     ///< errno of the failed file operation, 0 = none
+    std::array<uint64_t, schema::raw::kDropReasonCount> dropped{}; ///< by DropReason
+    uint64_t total() const {
+        uint64_t n = 0;
+        for (uint64_t d : dropped) n += d;
+        return n;
+    }
+};
+
 /// One thread file's committed records, in file order.
 struct ThreadRecords {
+    /// A spare file the agent made ahead for a thread that never started (thread-spare-<n> with
+    /// an empty header): no thread, nothing lost.
+    bool unusedSpare = false;
     int32_t tid = 0;
     std::string name;
+    ThreadDrops drops;
     std::vector<RawEvent> events;
     std::vector<RawString> strings;
     /// MPI request completions, each attached to the wait/test event recorded right after it.

@@ -102,7 +102,8 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
            " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir)"
            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     w.m_insThread =
-        schema::Statement(d, "INSERT INTO thread(id, process_id, tid, name) VALUES (?, ?, ?, ?)");
+        schema::Statement(d, "INSERT INTO thread(id, process_id, tid, name, recording_stopped_ts,"
+                             " stop_reason, records_dropped) VALUES (?, ?, ?, ?, ?, ?, ?)");
     w.m_insTrack = schema::Statement(
         d, "INSERT INTO track(id, process_id, thread_id, kind, name, device, stream)"
            " VALUES (?, ?, ?, ?, ?, ?, ?)");
@@ -201,7 +202,8 @@ Status TraceWriter::insertProcess(const ProcessRow& p) {
     return st;
 }
 
-int64_t TraceWriter::insertThread(int64_t processId, int64_t tid, std::string_view name) {
+int64_t TraceWriter::insertThread(int64_t processId, int64_t tid, std::string_view name,
+                                  const ThreadRecording& recording) {
     m_insThread.bind(1, m_nextThread);
     m_insThread.bind(2, processId);
     m_insThread.bind(3, tid);
@@ -209,6 +211,12 @@ int64_t TraceWriter::insertThread(int64_t processId, int64_t tid, std::string_vi
         m_insThread.bindNull(4);
     else
         m_insThread.bind(4, name);
+    bindOptional(m_insThread, 5, recording.stoppedTs);
+    if (recording.stopReason.empty())
+        m_insThread.bindNull(6);
+    else
+        m_insThread.bind(6, recording.stopReason);
+    m_insThread.bind(7, recording.recordsDropped);
     check(m_insThread.run());
     return m_nextThread++;
 }

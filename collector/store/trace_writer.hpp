@@ -26,6 +26,14 @@ struct ProcessRow {
     int64_t startTs = 0, clockOffsetNs = 0, clockDriftPpb = 0;
 };
 
+/// How a thread's recording ended (thread table): when it stopped and why, and what it could not
+/// record. Empty = recorded to its end, nothing lost.
+struct ThreadRecording {
+    std::optional<int64_t> stoppedTs;
+    std::string stopReason;     ///< disk_full | quota | file_error | buffer_limit
+    int64_t recordsDropped = 0;
+};
+
 /// Row of the event table (NULL-able columns use std::optional).
 struct EventRow {
     int64_t trackId = 0;
@@ -76,7 +84,8 @@ public:
                                std::string_view kind);
 
     Status insertProcess(const ProcessRow& p);
-    int64_t insertThread(int64_t processId, int64_t tid, std::string_view name);
+    int64_t insertThread(int64_t processId, int64_t tid, std::string_view name,
+                         const ThreadRecording& recording = {});
     /// Inserts a track; first/last event ids and the count are filled by finishTrack().
     int64_t insertTrack(int64_t processId, std::optional<int64_t> threadId, std::string_view kind,
                         std::string_view name, std::optional<int64_t> device,

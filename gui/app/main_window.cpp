@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLineEdit>
@@ -215,12 +216,17 @@ void MainWindow::stepMatch(int direction) {
 }
 
 void MainWindow::openTrace(const QString& path) {
+    openTraceFile(QFile::encodeName(path).toStdString());
+}
+
+void MainWindow::openTraceFile(const std::string& bytes) {
+    const QString path = QFile::decodeName(QByteArray::fromStdString(bytes)); // for display
     m_path = path;
     m_lastError.clear();
     m_banner->hide();
     m_facts->setText(tr("opening %1 ...").arg(path));
     setWindowTitle(QStringLiteral("hpcprof - %1").arg(QFileInfo(path).fileName()));
-    m_session.open(path);
+    m_session.open(bytes);
 }
 
 void MainWindow::traceOpened(TraceDataPtr data) {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <QFile>
 #include "models/trace_session.hpp"
 
 #include <QElapsedTimer>
@@ -54,12 +55,13 @@ void TraceSession::runJob(Job job, Done done) {
     watcher->setFuture(QtConcurrent::run(&m_pool, [job] { return fromResult<T>(job()); }));
 }
 
-void TraceSession::open(const QString& path) {
+void TraceSession::open(const QString& path) { open(QFile::encodeName(path).toStdString()); }
+
+void TraceSession::open(const std::string& p) {
     const uint64_t gen = ++m_openGen;
     m_data.reset();
     m_analysis.reset();
     m_analysisRunning = false;
-    const std::string p = path.toStdString();
     runJob<TraceDataPtr>([p] { return loadTraceData(p); }, [this, gen](TraceDataPtr data, const QString& error) {
         if (gen != m_openGen) return;
         if (!data) {

@@ -70,7 +70,7 @@ TEST_CASE("damaged and foreign files fail the screenshot with a one-line message
     for (const std::string name : {"cut.hpcprof", "notes.hpcprof", "missing.hpcprof"}) {
         INFO(name);
         auto r = test::runProcess({guiBinary(), "--screenshot", dir / "out.png", dir / name}, kEnv);
-        CHECK(r.exitCode == 1);
+        CHECK(r.exitCode == 2);
         CHECK(lines(r.err) == 1);
         CHECK(r.err.rfind("hpcprof-gui: cannot open " + (dir / name) + ": ", 0) == 0);
         CHECK_FALSE(std::filesystem::exists(dir / "out.png"));
@@ -88,7 +88,7 @@ TEST_CASE("hpcprof view starts hpcprof-gui and passes its exit code through", "[
     CHECK(r.exitCode == 0);
     CHECK(std::filesystem::file_size(dir / "v.png") > 10000);
     auto broken = test::runProcess({test::hpcprofBinary(), "view", dir / "nothing.hpcprof", "--screenshot", dir / "w.png"}, kEnv);
-    CHECK(broken.exitCode == 1);
+    CHECK(broken.exitCode == 2);
     auto missing = test::runProcess({test::hpcprofBinary(), "view", dir / "t.hpcprof"},
                                     {"HPCPROF_GUI=" + (dir / "no-such-gui")});
     CHECK(missing.exitCode == 127);

@@ -2,6 +2,7 @@
 #include "hpcprof/report/gates.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 
 namespace hpcprof::report {
@@ -77,9 +78,12 @@ const nlohmann::json* walk(const nlohmann::json& doc, const std::string& path) {
             cur = &*it;
         } else if (cur->is_array()) {
             // Array elements by index, e.g. ranks.3.comm_ns.
-            if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return nullptr;
-            size_t k = std::stoul(part);
-            if (k >= cur->size()) return nullptr;
+            size_t k = 0;
+            auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), k);
+            // Not an index, or beyond 64 bits (std::stoul would throw): no such metric.
+            if (part.empty() || ec != std::errc() || end != part.data() + part.size() ||
+                k >= cur->size())
+                return nullptr;
             cur = &(*cur)[k];
         } else {
             return nullptr;

@@ -156,6 +156,10 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
         b += fmt::format("<p class=\"failed\"><strong>Partial trace</strong>: {} (see Data quality): "
                          "what was not recorded is missing from every number below.</p>\n",
                          htmlEscape(lost));
+    if (std::string stopped = recordingStoppedList(a); !stopped.empty())
+        b += fmt::format("<p class=\"failed\"><strong>Recording stopped</strong>: {}; each of "
+                         "these ranks is analysed up to that moment only.</p>\n",
+                         htmlEscape(stopped));
     b += gatesTable(gates);
     b += "<h2>Where the time went</h2>\n<table><tr><th>class</th><th>share of rank time</th><th>hidden behind compute</th></tr>\n";
     for (int c = 0; c < kTimeClassCount; ++c) {

@@ -22,6 +22,9 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     if (std::string lost = dataLossList(a); !lost.empty())
         o += fmt::format("> **Partial trace**: {} (see Data quality): what was not recorded is "
                          "missing from every number below.\n\n", markdownEscape(lost));
+    if (std::string stopped = recordingStoppedList(a); !stopped.empty())
+        o += fmt::format("> **Recording stopped**: {}; each of these ranks is analysed up to that "
+                         "moment only.\n\n", markdownEscape(stopped));
     if (!gates.empty()) {
         o += "### Gates\n\n| gate | value | result |\n|---|---:|---|\n";
         for (const auto& g : gates)

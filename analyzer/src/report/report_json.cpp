@@ -55,6 +55,11 @@ json reportJson(const Analysis& a) {
         {"wait_ns", wait},
         {"findings", {{"count", int64_t(a.findings.size())}, {"critical", crit}, {"warning", warn}, {"info", info}}},
         {"data_quality_warnings", int64_t(a.warnings.size())},
+        {"unused_rows", {{"negative_duration", a.unusedRows.negativeDuration},
+                         {"outside_run", a.unusedRows.outsideRun},
+                         {"unknown_track", a.unusedRows.unknownTrack},
+                         {"time_out_of_range", a.unusedRows.timeOutOfRange},
+                         {"total", a.unusedRows.total()}}},
     };
     const PopMetrics& p = a.pop;
     doc["pop"] = {{"load_balance", p.loadBalance},
@@ -82,6 +87,10 @@ json reportJson(const Analysis& a) {
         j["wait_ns"] = r.waitNs;
         j["transfer_ns"] = r.transferNs;
         j["events"] = r.events;
+        if (r.recordingStoppedTs) {
+            j["recording_stopped_ns"] = *r.recordingStoppedTs;
+            j["stop_reason"] = r.stopReason;
+        }
         ranks.push_back(std::move(j));
     }
     doc["ranks"] = std::move(ranks);

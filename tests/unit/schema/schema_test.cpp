@@ -63,6 +63,7 @@ TEST_CASE("column lists in tables.hpp match the DDL exactly", "[schema]") {
     check(table::kEvent, kEventColumns);
     check(table::kProcess, kProcessColumns);
     check(table::kTrack, kTrackColumns);
+    check(table::kThread, kThreadColumns);
     check(table::kStats, kStatsColumns);
     check(table::kMpiCompletion, kMpiCompletionColumns);
     check(view::kEventView, kEventViewColumns);

@@ -46,6 +46,10 @@ struct TrackInfo {
     std::optional<int64_t> device, stream;
     std::optional<int64_t> firstEventId, lastEventId;
     int64_t eventCount = 0;
+    /// CPU tracks: when the thread stopped recording (full disk, quota, buffer limit, ...);
+    /// nothing of it is recorded after that. Empty = recorded to its end.
+    std::optional<int64_t> recordingStoppedTs;
+    std::string stopReason; ///< thread.stop_reason: disk_full | quota | file_error | buffer_limit
 };
 
 struct CommunicatorInfo {
@@ -53,6 +57,11 @@ struct CommunicatorInfo {
     std::optional<int64_t> size;
     std::string kind;
 };
+
+/// Times a trace can hold: |ts| and |dur| below 2^62 ns (146 years). Rows beyond are damage;
+/// the scan skips them, so ts + dur never overflows in an analysis.
+inline constexpr int64_t kTimeLimitNs = int64_t(1) << 62;
+inline bool timeInRange(int64_t ns) { return ns > -kTimeLimitNs && ns < kTimeLimitNs; }
 
 class TraceIndex {
 public:

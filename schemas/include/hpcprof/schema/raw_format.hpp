@@ -6,7 +6,10 @@
 //   RAWDIR/
 //     proc-<pid>-<start_ns>/
 //       process.bin        one ProcessHeader (4 KiB), memory-mapped, updated in place
-//       thread-<tid>.bin   ThreadFileHeader (4 KiB) + fixed-size 64-byte records, grown in chunks
+//       thread-<tid>       ThreadFileHeader (4 KiB) + fixed-size 64-byte records, grown in chunks
+//       thread-<tid>-<k>   the same, for a later thread the kernel gave the same id
+//       thread-spare-<n>   the same, made ahead by the agent for a starting thread (its header
+//                          names the thread; all zero: no thread took it, nothing to read)
 //
 // Thread file layout:
 //
@@ -16,7 +19,9 @@
 //   +--------+--------+--------+-- ... --+--------+-----------------
 //
 // Both files are MAP_SHARED mappings, so every completed record reaches the page cache the moment
-// it is written and survives SIGKILL or a crash of the process. A record is "committed" when its
+// it is written and survives SIGKILL or a crash of the process. No page is mapped before its
+// disk blocks exist; a thread whose file cannot grow (full disk, quota, buffer limit) stops
+// recording and says when and why in its header (format 4). A record is "committed" when its
 // first byte (kind) is non-zero: writers fill the body first and store the kind last with release
 // ordering. header.reserved counts slots handed out; a reserved slot whose kind is still Empty was
 // interrupted (killed mid-record) and is counted as torn by the store.
@@ -41,7 +46,9 @@ namespace hpcprof::schema::raw {
 
 constexpr uint64_t kProcessMagic = 0x31435250'46504348ull; // "HCPFPRC1" little endian
 constexpr uint64_t kThreadMagic = 0x31444854'46504348ull;  // "HCPFTHD1"
-constexpr uint32_t kFormatVersion = 3; ///< 2: RepeatRecord; 3: its period
+/// 2: RepeatRecord; 3: its period; 4: why and when a thread stopped recording (ThreadFileHeader
+/// stop fields and drop counts by DropReason, ProcessHeader drops of threads without a file).
+constexpr uint32_t kFormatVersion = 4;
 constexpr uint32_t kOldestReadableVersion = 1; ///< what this reader still reads (1: no repeats)
 constexpr uint32_t kRecordSize = 64;
 constexpr uint32_t kHeaderSize = 4096;
@@ -75,6 +82,28 @@ enum class EndState : uint32_t {
     Exec = 3,    ///< replaced its image with exec*(); the new image is a separate process folder
     Aborted = 4, ///< called MPI_Abort (the job is being torn down)
 };
+
+/// Why the agent could not record a record. A thread that meets one of the stopping reasons
+/// (buffer limit, disk full, quota, file error) records nothing more: its file ends there and
+/// its header says when (ThreadFileHeader::stoppedTicks).
+enum class DropReason : uint32_t {
+    None = 0,
+    BufferLimit = 1, ///< the thread's file reached HPCPROF_THREAD_BUFFER_MB (stops the thread)
+    DiskFull = 2,    ///< ENOSPC growing or creating the file (stops the thread)
+    Quota = 3,       ///< EDQUOT: the user's disk quota is exhausted (stops the thread)
+    FileError = 4,   ///< another error creating, growing or mapping the file (stops the thread)
+    SignalWhileGrowing = 5, ///< a signal handler recorded while its thread grew the file (one
+                            ///< record; the thread goes on)
+    AfterThreadExit = 6,    ///< recorded by another library's thread-exit handler after the
+                            ///< thread's file was closed
+};
+constexpr uint32_t kDropReasonCount = 7;
+
+/// True for the reasons after which a thread records nothing more.
+constexpr bool stopsThread(DropReason r) {
+    return r == DropReason::BufferLimit || r == DropReason::DiskFull || r == DropReason::Quota ||
+           r == DropReason::FileError;
+}
 
 /// One clock-offset measurement against rank 0 (MPI ping-pong, minimum round trip).
 struct ClockSync {
@@ -111,7 +140,9 @@ struct ProcessHeader {
     uint64_t lastSeq;        ///< seqlock for `last`: odd while being written
     uint64_t tscHz;          ///< nominal TSC frequency measured by the launcher (0 = unknown)
     uint64_t nextStringId;   ///< atomic counter for interned string ids (0 is "none")
-    uint64_t droppedRecords; ///< atomic: events lost to the buffer limit, all threads
+    uint64_t droppedRecords; ///< atomic: records lost, counted here rather than in a thread file
+                             ///< (format <= 3: all of them; 4: those of threads without a file,
+                             ///< i.e. the sum of droppedWithoutFile)
     EndState endState;
     int32_t exitCode;
     int64_t endMonotonicNs;
@@ -127,7 +158,12 @@ struct ProcessHeader {
     ClockSync syncFinal;  ///< measured at MPI_Finalize
     uint32_t chunksAhead;    ///< atomic: thread-file chunks the provisioning helper mapped ahead
     uint32_t chunksOnThread; ///< atomic: chunks past its first a recording thread mapped itself
-    uint8_t reserved[4096 - 3912];
+    // Format 4: threads whose raw file could not be created (or was closed at thread exit).
+    uint32_t threadsWithoutFile;  ///< atomic: threads whose file could not be created
+    uint32_t padding0;
+    uint64_t firstDropWithoutFileTicks; ///< raw ticks of the first such drop, 0 = none
+    uint64_t droppedWithoutFile[kDropReasonCount]; ///< atomic: their records, by DropReason
+    uint8_t reserved[4096 - 3984];
 };
 
 /// Header at the start of every thread file.
@@ -140,7 +176,12 @@ struct ThreadFileHeader {
     uint64_t reserved;  ///< record slots handed out (atomic, relaxed); the store reads [0, reserved)
     uint64_t capacity;  ///< record slots backed by the file right now
     char threadName[32];
-    uint8_t padding[4096 - 72];
+    // Format 4: drop accounting, written by the thread itself (and its signal handlers).
+    uint64_t stoppedTicks; ///< raw ticks when the thread stopped recording, 0 = it never did
+    uint32_t stopReason;   ///< the DropReason that stopped it (stopsThread()), 0 = none
+    int32_t stopErrno;     ///< errno of the file operation that failed, 0 = none
+    uint64_t dropped[kDropReasonCount]; ///< records this thread could not record, by DropReason
+    uint8_t padding[4096 - 144];
 };
 
 /// An intercepted call (or an instant when end == start).
