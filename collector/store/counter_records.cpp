@@ -125,17 +125,20 @@ Status CounterSummary::finish(TraceWriter& w, std::vector<std::string>& warnings
 
 void CounterRecords::prepare(std::vector<ThreadRecords>& threads) {
     for (auto& t : threads) {
-        m_records.insert(m_records.end(), t.counters.begin(), t.counters.end());
-        t.counters.clear();
-        t.counters.shrink_to_fit();
+        auto& records = sectionRecords(t, m_slot);
+        m_records.insert(m_records.end(), records.begin(), records.end());
+        records.clear();
+        records.shrink_to_fit();
     }
     // The sampler thread is hpcprof's own: its events are the tool's work (PAPI reading
-    // /proc at start-up), not the program's, so the thread is not kept as a timeline.
-    threads.erase(std::remove_if(threads.begin(), threads.end(),
-                                 [](const ThreadRecords& t) {
-                                     return t.name == kSamplerThreadName && t.device.empty();
-                                 }),
-                  threads.end());
+    // /proc at start-up), not the program's, so the thread is not kept as a timeline (unless
+    // another family's records are on it).
+    std::erase_if(threads, [this](const ThreadRecords& t) {
+        if (t.name != kSamplerThreadName) return false;
+        for (size_t i = 0; i < t.sections.size(); ++i)
+            if (int(i) != m_slot && !t.sections[i].records.empty()) return false;
+        return true;
+    });
 }
 
 int64_t CounterRecords::threadRow(int64_t processId, int32_t tid) {

@@ -5,11 +5,9 @@
 // counted, from which source, and why the others were not (metadata key `counters`, stat
 // counters_unavailable, one warning per reason).
 //
-// Use from Merger:
-//   CounterRecords counters(...);  counters.prepare(threads);   // before the thread loop
-//   ... the usual per-thread loop (creates the thread rows) ...
-//   counters.write(processId);
-// and once at the end of the run: summary.finish(writer, warnings).
+// The counters family's converter (families/counters/counters_store.cpp) drives it: prepare()
+// before the merge loop, write() once the loop made the thread rows, and once at the end of the
+// run summary.finish(writer, warnings).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +58,8 @@ public:
         : m_w(w), m_toTrace(std::move(toTrace)), m_strings(std::move(strings)),
           m_addStat(std::move(addStat)), m_summary(summary), m_host(std::move(host)) {}
 
+    /// Reads section `slot` of each thread (family.hpp).
+    void bindSection(int slot) { m_slot = slot; }
     /// Takes the counter records out of every thread; drops the sampler's own thread when it
     /// carried nothing else.
     void prepare(std::vector<ThreadRecords>& threads);
@@ -90,6 +90,7 @@ private:
     CounterSummary& m_summary;
     std::string m_host;
     std::vector<std::array<char, 64>> m_records;
+    int m_slot = 0;
 };
 
 /// Text of a CounterSource ("papi", "perf_sw", ...).

@@ -123,7 +123,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     uint64_t endTicks = m_h.start.ticks;
     for (const auto& t : threads) {
         for (const auto& e : t.events) endTicks = std::max(endTicks, e.end);
-        for (const auto& d : t.device)
+        for (const auto& d : sectionRecords(t, m_slot))
             if (recordKind(d) == raw::RecordKind::Nvtx)
                 endTicks = std::max(endTicks, recordAs<raw::NvtxRecord>(d).ts);
             else if (recordKind(d) == raw::RecordKind::Nccl)
@@ -135,7 +135,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     for (size_t i = 0; i < threads.size(); ++i) byTid[threads[i].tid] = i;
     std::vector<std::pair<int32_t, RawEvent>> moved;
     for (const auto& t : threads)
-        for (const auto& d : t.device) {
+        for (const auto& d : sectionRecords(t, m_slot)) {
             if (recordKind(d) != raw::RecordKind::Gpu) continue;
             auto g = recordAs<raw::GpuRecord>(d);
             if (g.activity == raw::GpuActivity::Api)
@@ -145,7 +145,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
         }
 
     for (const auto& t : threads)
-        for (const auto& d : t.device)
+        for (const auto& d : sectionRecords(t, m_slot))
             if (recordKind(d) == raw::RecordKind::Nvtx) {
                 auto r = recordAs<raw::NvtxRecord>(d);
                 if (r.action != raw::NvtxAction::NameCategory) continue;
@@ -155,7 +155,7 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     for (auto& t : threads) {
         convertNvtx(t, endTicks);
         std::map<uint32_t, NcclCallRef> groupFirst; // group ordinal -> first call in it
-        for (const auto& d : t.device) {
+        for (const auto& d : sectionRecords(t, m_slot)) {
             if (recordKind(d) != raw::RecordKind::Nccl) continue;
             auto r = recordAs<raw::NcclRecord>(d);
             const Extra* converted = convertNccl(t, r);
@@ -185,21 +185,22 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
         threads[it->second].events.push_back(e);
     }
     // The CUPTI drain thread carries nothing of its own: no track for it.
-    std::erase_if(threads, [](const ThreadRecords& t) {
-        if (!t.events.empty() || t.device.empty()) return false;
-        return std::all_of(t.device.begin(), t.device.end(),
+    std::erase_if(threads, [this](const ThreadRecords& t) {
+        const auto& records = sectionRecords(t, m_slot);
+        if (!t.events.empty() || records.empty()) return false;
+        return std::all_of(records.begin(), records.end(),
                            [](const auto& d) { return recordKind(d) == raw::RecordKind::Gpu; });
     });
     for (auto& t : threads) {
-        t.device.clear();
-        t.device.shrink_to_fit();
+        sectionRecords(t, m_slot).clear();
+        sectionRecords(t, m_slot).shrink_to_fit();
     }
 }
 
 void DeviceRecords::collectGpu(const std::vector<ThreadRecords>& threads) {
     std::vector<uint32_t> gpuCorrelations;
     for (const auto& t : threads)
-        for (const auto& d : t.device) {
+        for (const auto& d : sectionRecords(t, m_slot)) {
             if (recordKind(d) != raw::RecordKind::Gpu) continue;
             auto g = recordAs<raw::GpuRecord>(d);
             switch (g.activity) {
@@ -254,7 +255,7 @@ RawEvent DeviceRecords::cudaApiEvent(const raw::GpuRecord& g) {
     x.nameId = nameFor(g.nameId, schema::findOp(g.op) ? schema::findOp(g.op)->name : "cuda_api");
     x.correlationId = g.correlationId;
     if (g.u.api.result != 0) x.args.emplace_back("result", int64_t(g.u.api.result));
-    e.extra = addExtra(std::move(x));
+    own(e, addExtra(std::move(x)));
     return e;
 }
 
@@ -266,7 +267,7 @@ RawEvent DeviceRecords::syncEvent(const raw::GpuRecord& g) {
     x.correlationId = g.correlationId;
     x.args.emplace_back("device", int64_t(g.device));
     if (g.stream != 0xffffffffu) x.args.emplace_back("stream", int64_t(g.stream));
-    e.extra = addExtra(std::move(x));
+    own(e, addExtra(std::move(x)));
     return e;
 }
 
@@ -298,14 +299,14 @@ RawEvent DeviceRecords::nvtxEvent(const raw::NvtxRecord& begin, uint64_t end, Op
                                                                                 : "payload",
                             v);
     }
-    e.extra = addExtra(std::move(x));
+    own(e, addExtra(std::move(x)));
     return e;
 }
 
 void DeviceRecords::convertNvtx(ThreadRecords& t, uint64_t endTicks) {
     // Push/pop pair per (thread, domain name); start/end pair by range id across threads.
     std::map<std::string, std::vector<raw::NvtxRecord>> stacks;
-    for (const auto& d : t.device) {
+    for (const auto& d : sectionRecords(t, m_slot)) {
         if (recordKind(d) != raw::RecordKind::Nvtx) continue;
         auto r = recordAs<raw::NvtxRecord>(d);
         switch (r.action) {
@@ -404,7 +405,7 @@ const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const r
         auto it = m_externalToCorr.find(r.externalId);
         if (it != m_externalToCorr.end()) x.correlationId = it->second;
     }
-    e.extra = addExtra(std::move(x));
+    own(e, addExtra(std::move(x)));
     t.events.push_back(e);
     return &m_extras.back();
 }
@@ -447,7 +448,7 @@ void DeviceRecords::convertPluginFields(Op op, const raw::NcclRecord& r, Extra& 
 }
 
 void DeviceRecords::decorate(const RawEvent& e, EventRow& row) {
-    const Extra& x = m_extras.at(e.extra - 1);
+    const Extra& x = m_extras.at(e.familyIndex - 1);
     if (x.nameId) row.nameId = *x.nameId;
     if (x.category) row.categoryId = *x.category;
     if (x.correlationId) row.correlationId = x.correlationId;
@@ -458,7 +459,7 @@ void DeviceRecords::decorate(const RawEvent& e, EventRow& row) {
 }
 
 void DeviceRecords::addArgs(const RawEvent& e, int64_t eventId) {
-    for (const auto& [key, value] : m_extras.at(e.extra - 1).args) {
+    for (const auto& [key, value] : m_extras.at(e.familyIndex - 1).args) {
         if (const auto* i = std::get_if<int64_t>(&value))
             m_w.insertEventArg(eventId, key, *i);
         else

@@ -4,11 +4,9 @@
 // thread that made the call, joins GPU work to API calls and NCCL calls by correlation id, and
 // writes one gpu_stream track per (device, stream).
 //
-// Use from Merger::convertProcess, after the process's strings are known:
-//   DeviceRecords dev(...);  dev.prepare(threads);       // CPU-side records become RawEvents
-//   ... the usual per-thread loop, calling dev.decorate(e, row) / dev.addArgs(e, id)
-//       for events with e.extra != 0 ...
-//   dev.writeGpuTracks(processId, lastEnd);
+// The gpu family's converter (families/gpu/gpu_store.cpp) drives it: prepare() turns the
+// CPU-side records into events the family owns, decorate() and addArgs() complete them in the
+// merge loop, writeGpuTracks() writes the GPU streams.
 #pragma once
 
 #include <cstdint>
@@ -48,15 +46,18 @@ public:
         : DeviceRecords(w, h, clock, [offsetNs](int64_t ns) { return ns + offsetNs; },
                         std::move(strings), std::move(addStat), warnings) {}
 
+    /// Reads section `slot` of each thread and owns its events as family slot + 1 (family.hpp).
+    void bindSection(int slot) { m_slot = slot; }
+
     /// Converts the GPU-section records of every thread: NVTX/NCCL/CUDA-API records become
     /// RawEvents (extra != 0) on the thread they belong to (threads are added for API callers
     /// that have no file of their own); GPU activity is kept for writeGpuTracks(). Threads that
     /// only carried GPU activity (the CUPTI drain thread) are removed.
     void prepare(std::vector<ThreadRecords>& threads);
 
-    /// Name, correlation, communicator, seq and bytes of an event with e.extra != 0.
+    /// Name, correlation, communicator, seq and bytes of an event prepare() added.
     void decorate(const RawEvent& e, EventRow& row);
-    /// event_arg rows of an event with e.extra != 0.
+    /// event_arg rows of an event prepare() added.
     void addArgs(const RawEvent& e, int64_t eventId);
 
     /// Writes one gpu_stream track per (device, stream); raises lastEnd to the latest GPU end.
@@ -73,6 +74,11 @@ private:
     };
 
     uint32_t addExtra(Extra&& x);
+    /// Makes `e` an event of this family, its facts at m_extras[index - 1].
+    void own(RawEvent& e, uint32_t index) {
+        e.family = uint8_t(m_slot + 1);
+        e.familyIndex = index;
+    }
     int64_t nameFor(uint32_t stringId, std::string_view fallback);
     uint64_t ticksFor(int64_t monotonicNs) const;
     std::string domainName(uint32_t id) const;
@@ -95,6 +101,7 @@ private:
     AddStat m_addStat;
     std::vector<std::string>& m_warnings;
     std::vector<Extra> m_extras;
+    int m_slot = 0;
 
     // NVTX: category names per (domain, category); start/end ranges pending pairing.
     std::map<std::pair<std::string, uint32_t>, std::string> m_categoryNames;

@@ -19,12 +19,6 @@ namespace raw = schema::raw;
 
 namespace {
 
-/// MPI_Wait* / MPI_Test*: the calls that complete non-blocking requests.
-bool completesRequests(uint16_t op) {
-    const schema::OpInfo* info = schema::findOp(op);
-    return info && info->category == schema::Category::MpiWait;
-}
-
 bool readableVersion(uint32_t v) {
     return v >= raw::kOldestReadableVersion && v <= raw::kFormatVersion;
 }
@@ -163,8 +157,12 @@ Result<std::vector<RawProcess>> listProcesses(const fs::path& rawDir, RawProblem
     return out;
 }
 
-ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
+ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
+                             const RecordRouting& routing) {
     ThreadRecords out;
+    int sectionCount = 0;
+    for (int8_t slot : routing) sectionCount = std::max(sectionCount, slot + 1);
+    out.sections.resize(size_t(sectionCount));
     MappedFile m(file);
     raw::ThreadFileHeader h;
     if (m.size() < sizeof(h)) {
@@ -245,7 +243,6 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
     }
     out.events.reserve(events);
     std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
-    size_t pendingCompletions = 0;  // completions[pendingCompletions..] await their wait event
     // The last two calls read (runCalls[1] the latest), as full records, while the slots since
     // them are a run a Repeat record may continue (repeatLayout() of each is non-null); empty
     // (kind 0) otherwise.
@@ -262,20 +259,6 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
             out.events.push_back(RawEvent{r->flags, r->op, r->status, r->start, r->end, r->bytes,
                                           r->objectId, r->fd, r->peer, r->tag, r->commId, r->seq,
                                           r->aux});
-            // The completion records just before a wait/test are its completed requests (a
-            // signal handler's event may come in between; it does not take them).
-            if (pendingCompletions < out.completions.size() && completesRequests(r->op)) {
-                out.events.back().completionBegin = uint32_t(pendingCompletions);
-                out.events.back().completionCount =
-                    uint32_t(out.completions.size() - pendingCompletions);
-                pendingCompletions = out.completions.size();
-            }
-            break;
-        }
-        case raw::RecordKind::MpiCompletion: {
-            raw::MpiCompletionRecord c;
-            std::memcpy(static_cast<void*>(&c), rec, sizeof(c));
-            out.completions.push_back({c.request, c.isRecv != 0, c.peer, c.tag, c.bytes});
             break;
         }
         case raw::RecordKind::String: {
@@ -296,19 +279,12 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
             }
             break;
         }
-        case raw::RecordKind::Nvtx:
-        case raw::RecordKind::Nccl:
-        case raw::RecordKind::Gpu:
-            std::memcpy(out.device.emplace_back().data(), rec, raw::kRecordSize);
+        default:
+            if (int8_t slot = routing[uint8_t(rec[0])]; slot >= 0)
+                out.sections[size_t(slot)].add(rec, out.events.size());
+            else
+                problems.tornRecords++; // an empty slot (reserved, never completed) or damage
             break;
-        case raw::RecordKind::Counter:
-        case raw::RecordKind::CounterDef:
-            std::memcpy(out.counters.emplace_back().data(), rec, raw::kRecordSize);
-            break;
-        case raw::RecordKind::Rdma:
-            std::memcpy(out.rdma.emplace_back().data(), rec, raw::kRecordSize);
-            break;
-        default: problems.tornRecords++; break;
         }
     };
     // One slot: a record, or a Repeat record standing for more calls like the ones before it.
@@ -348,8 +324,6 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems) {
         previousEnd = std::max(previousEnd, last);
     }
     out.incompleteStrings += int64_t(pending.size());
-    out.unattachedCompletions = int64_t(out.completions.size() - pendingCompletions);
-    out.completions.resize(pendingCompletions);
     return out;
 }
 

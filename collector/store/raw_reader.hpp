@@ -41,9 +41,10 @@ struct RawEvent {
     uint32_t commId;
     uint32_t seq;
     int64_t aux;
-    uint32_t extra = 0; ///< 1-based index of GPU-section facts (device_records.hpp), 0 = none
-    /// MPI waits/tests: the requests they completed, ThreadRecords::completions[begin, begin+count).
-    uint32_t completionBegin = 0, completionCount = 0;
+    /// The data family that owns this event (its slot + 1, family.hpp), 0 = none: only owned
+    /// events reach a family's decorate/inserted hooks.
+    uint8_t family = 0;
+    uint32_t familyIndex = 0; ///< the owning family's own reference (its facts about the event)
 };
 
 /// An event of `op` from `start` to `end` with nothing else known (no bytes, descriptor, peer or
@@ -60,23 +61,28 @@ inline RawEvent spanEvent(uint16_t op, uint64_t start, uint64_t end) {
     return e;
 }
 
-/// One request an MPI wait or test completed (MpiCompletionRecord).
-struct RawCompletion {
-    uint32_t request;
-    bool isRecv;
-    int32_t peer;
-    int32_t tag;
-    int64_t bytes;
-};
-
 /// A string definition reassembled from its pieces.
 struct RawString {
     uint32_t id;
     std::string text;
 };
 
-/// A 64-byte raw record kept as bytes (GPU, counter and RDMA sections).
+/// A 64-byte raw record kept as bytes (a family's section).
 using RawRecordBytes = std::array<char, 64>;
+
+/// The records of one data family in one thread file, in file order, each with the number of
+/// events read before it (so a family can tie a record to the event that follows it).
+struct RecordSection {
+    std::vector<RawRecordBytes> records;
+    std::vector<uint32_t> eventsBefore;
+    void add(const char* record, size_t events) {
+        std::memcpy(records.emplace_back().data(), record, sizeof(RawRecordBytes));
+        eventsBefore.push_back(uint32_t(events));
+    }
+};
+
+/// Which section each record kind goes to (by kind byte), -1 = no family reads it.
+using RecordRouting = std::array<int8_t, 256>;
 
 /// The kind byte of a raw record.
 inline schema::raw::RecordKind recordKind(const RawRecordBytes& bytes) {
@@ -115,20 +121,29 @@ struct ThreadRecords {
     ThreadDrops drops;
     std::vector<RawEvent> events;
     std::vector<RawString> strings;
-    /// MPI request completions, each attached to the wait/test event recorded right after it.
-    std::vector<RawCompletion> completions;
-    int64_t unattachedCompletions = 0; ///< completions with no wait/test event after them
     int64_t incompleteStrings = 0; ///< strings whose last piece never arrived
-    /// GPU-section records (Nvtx, Nccl, Gpu kinds), raw and in file order; converted by
-    /// DeviceRecords (device_records.hpp).
-    std::vector<std::array<char, 64>> device;
-    /// Counter-section records (Counter, CounterDef), raw and in file order; converted by
-    /// CounterRecords (counter_records.hpp).
-    std::vector<std::array<char, 64>> counters;
-    /// RDMA-section records (RdmaRecord), raw and in file order; converted by RdmaRecords
-    /// (rdma_records.hpp).
-    std::vector<std::array<char, 64>> rdma;
+    /// Every other record, by the family that converts it (RecordRouting; family.hpp).
+    std::vector<RecordSection> sections;
 };
+
+/// The records of section `slot` of `t`; empty for a thread without them (one a family added).
+inline std::vector<RawRecordBytes>& sectionRecords(ThreadRecords& t, int slot) {
+    if (t.sections.size() <= size_t(slot)) t.sections.resize(size_t(slot) + 1);
+    return t.sections[size_t(slot)].records;
+}
+
+inline const std::vector<RawRecordBytes>& sectionRecords(const ThreadRecords& t, int slot) {
+    static const std::vector<RawRecordBytes> kNone;
+    return t.sections.size() > size_t(slot) ? t.sections[size_t(slot)].records : kNone;
+}
+
+/// True when `t` holds no event and no record but those of section `slot`.
+inline bool onlySection(const ThreadRecords& t, int slot) {
+    if (!t.events.empty()) return false;
+    for (size_t i = 0; i < t.sections.size(); ++i)
+        if (int(i) != slot && !t.sections[i].records.empty()) return false;
+    return true;
+}
 
 /// One process folder: its header and its thread files (not yet read).
 struct RawProcess {
@@ -142,7 +157,12 @@ struct RawProcess {
 Result<std::vector<RawProcess>> listProcesses(const std::filesystem::path& rawDir,
                                               RawProblems& problems);
 
-/// Reads the committed records of one thread file.
-ThreadRecords readThreadFile(const std::filesystem::path& file, RawProblems& problems);
+/// The routing of the registered families (family.hpp, storeFamilies()).
+const RecordRouting& registeredRecordRouting();
+
+/// Reads the committed records of one thread file: events and strings, and the records of each
+/// family into its section (`routing`; a kind no family reads counts as torn).
+ThreadRecords readThreadFile(const std::filesystem::path& file, RawProblems& problems,
+                             const RecordRouting& routing = registeredRecordRouting());
 
 } // namespace hpcprof::store

@@ -91,12 +91,13 @@ RdmaRecords::RdmaRecords(TraceWriter& w, TicksToTrace toTrace, StringLookup stri
 
 void RdmaRecords::prepare(std::vector<ThreadRecords>& threads) {
     for (auto& t : threads) {
-        if (t.rdma.empty()) continue;
+        auto& records = sectionRecords(t, m_slot);
+        if (records.empty()) continue;
         size_t firstCall = t.events.size();
         convertThread(t);
         attribute(t, firstCall);
-        t.rdma.clear();
-        t.rdma.shrink_to_fit();
+        records.clear();
+        records.shrink_to_fit();
     }
     pairCompletions();
 }
@@ -190,6 +191,8 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
             call->tid = t.tid;
             callIndex = uint32_t(m_calls.size());
             e.seq = callIndex;
+            e.family = uint8_t(m_slot + 1);
+            e.familyIndex = callIndex;
             if (r.device != 0xffff) {
                 call->args.emplace_back("device", int64_t(r.device));
                 if (auto d = m_devices.find(r.device); d != m_devices.end())
@@ -263,7 +266,7 @@ void RdmaRecords::convertThread(ThreadRecords& t) {
         case raw::RdmaAction::PollOne: break; // split by the loop below
         }
     };
-    for (const auto& bytes : t.rdma) {
+    for (const auto& bytes : sectionRecords(t, m_slot)) {
         raw::RdmaRecord r = recordAs<raw::RdmaRecord>(bytes);
         if (r.action == raw::RdmaAction::PollOne) {
             // A poll that returned one completion: its Call record (no QP, the CQ as object)
@@ -386,8 +389,8 @@ void RdmaRecords::pairCompletions() {
 }
 
 void RdmaRecords::addArgs(const RawEvent& e, int64_t eventId) {
-    if (e.seq == 0 || e.seq > m_calls.size()) return;
-    for (const auto& [key, value] : m_calls[e.seq - 1].args) {
+    if (e.familyIndex == 0 || e.familyIndex > m_calls.size()) return;
+    for (const auto& [key, value] : m_calls[e.familyIndex - 1].args) {
         if (const auto* i = std::get_if<int64_t>(&value))
             m_w.insertEventArg(eventId, key, *i);
         else

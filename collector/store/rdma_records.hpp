@@ -14,9 +14,9 @@
 //  - verbs calls made inside an MPI/NCCL call of the same thread are attributed to it
 //    (event_args caused_by, caused_by_communicator, caused_by_seq).
 //
-// Use from Merger::convertProcess: RdmaRecords rdma(...); rdma.prepare(threads) after the other
-// sources added their events; in the event loop rdma.addArgs(e, id) for owns(e); finally
-// rdma.writeNicTracks(processId, lastEnd).
+// The rdma family's converter (families/rdma/rdma_store.cpp) drives it: prepare(threads) after
+// the families whose calls it attributes to (gpu: NCCL) added their events, addArgs(e, id) for
+// the events it owns, writeNicTracks(processId, lastEnd) at the end of the process.
 #pragma once
 
 #include <cstdint>
@@ -44,14 +44,12 @@ public:
     RdmaRecords(TraceWriter& w, TicksToTrace toTrace, StringLookup strings, AddStat addStat);
 
     /// Turns every thread's RDMA records into call events on that thread (RawEvents that
-    /// owns() recognises) and keeps work requests and completions for writeNicTracks().
+    /// owned by this family) and keeps work requests and completions for writeNicTracks().
     void prepare(std::vector<ThreadRecords>& threads);
 
-    /// True for the events prepare() added.
-    static bool owns(const RawEvent& e) {
-        return e.op >= 800 && e.op < 900 && e.seq != 0 && !(e.flags & schema::raw::kFlagSeqValid);
-    }
-    /// event_arg rows of an event owns() recognises.
+    /// Reads section `slot` of each thread and owns its call events as family slot + 1.
+    void bindSection(int slot) { m_slot = slot; }
+    /// event_arg rows of an event prepare() added.
     void addArgs(const RawEvent& e, int64_t eventId);
 
     /// Writes one nic_queue track per (device, QP) (and per SRQ); raises lastEnd.
@@ -139,6 +137,7 @@ private:
     std::vector<Completion> m_completions;
     std::vector<Completion> m_unmatched;
     std::vector<AgentAggregate> m_agentAggregates;
+    int m_slot = 0;
 };
 
 /// Name of an ibv_wr_opcode (255 = a receive) as shown on nic_queue tracks.
