@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The counters family's part of the store step: counter definitions and samples become counter
-// tracks (CounterRecords, collector/store/counter_records.hpp); what every process said about
+// tracks (CounterRecords, counter_records.hpp); what every process said about
 // its counters is summed up once at the end of the run (metadata `counters`, one warning per
 // reason a counter could not be counted).
 #include "counter_records.hpp"

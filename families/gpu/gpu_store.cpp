@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The gpu family's part of the store step: the GPU section of the raw format (CUPTI activity and
 // API records, NVTX ranges, NCCL calls and plugin events), converted by DeviceRecords
-// (collector/store/device_records.hpp).
+// (device_records.hpp).
 #include "device_records.hpp"
 #include "family.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The rdma family's part of the store step: verbs calls, work requests, completions and the
 // agent's aggregates become call events, nic_queue tracks and folded buckets (RdmaRecords,
-// collector/store/rdma_records.hpp); once every process is in, each queue pair's peer rank is
+// rdma_records.hpp); once every process is in, each queue pair's peer rank is
 // derived from the queue pairs of all processes (rdma_peers.hpp).
 #include "family.hpp"
 #include "rdma_peers.hpp"

@@ -16,7 +16,7 @@
 // not the FIFO's oldest (polled by another thread, or a QP number reused), more requests
 // outstanding than the FIFO holds; requests still fold beyond the rate after that, only their
 // latency is not measured, and the completions another thread polls are written in full there
-// and counted by the store against the QP's aggregates (collector/store/rdma_records.cpp).
+// and counted by the store against the QP's aggregates (families/rdma/rdma_records.cpp).
 //
 // Shared receive queues do not fold here (their completions come through any of their QPs, in
 // no one QP's order); the store folds them beyond the rate.

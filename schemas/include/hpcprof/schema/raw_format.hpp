@@ -437,7 +437,7 @@ static_assert(offsetof(NvtxRecord, kind) == 0 && offsetof(NcclRecord, kind) == 0
               offsetof(GpuRecord, kind) == 0);
 
 // ---------------------------------------------------------------------------------------------
-// RDMA section: verbs capture (interpose/ibverbs), converted by collector/store/rdma_records.cpp.
+// RDMA section: verbs capture (interpose/ibverbs), converted by families/rdma/rdma_records.cpp.
 // ---------------------------------------------------------------------------------------------
 
 /// What an RdmaRecord says. A data-path call writes one Call record, then one SendWr/RecvWr per
@@ -616,7 +616,7 @@ inline const RepeatLayout* repeatLayout(const void* record) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Counter section: CPU counters (collector/counters), converted by collector/store/counter_records.
+// Counter section: CPU counters (collector/counters), converted by families/counters/counter_records.
 // ---------------------------------------------------------------------------------------------
 //
 // A process's counter set is described once by CounterDefRecords (written by the counters sampler
