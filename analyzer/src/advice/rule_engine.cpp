@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "rule_spec.hpp"
+#include "family_analysis.hpp"
 #include "thresholds.hpp"
 
 namespace hpcprof::analyzer::advice {
@@ -88,8 +89,9 @@ Severity severityForGain(int64_t gainNs, int64_t runtimeNs) {
 const std::vector<RuleSpec>& ruleSpecs() {
     static const std::vector<RuleSpec> kAll = [] {
         std::vector<RuleSpec> all;
-        for (auto* area : {&communicationRules, &balanceRules, &ioRules, &gpuRules, &counterRules, &rdmaRules})
-            for (auto& r : (*area)()) all.push_back(std::move(r));
+        for (auto& r : balanceRules()) all.push_back(std::move(r));
+        for (const auto& family : analysisFamilies())
+            for (auto& r : family->rules()) all.push_back(std::move(r));
         return all;
     }();
     return kAll;

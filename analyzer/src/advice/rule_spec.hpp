@@ -41,7 +41,7 @@ struct RuleSpec {
     std::function<std::optional<Judgement>(const Analysis&)> judge;
 };
 
-/// Every rule in reference order (rules_*.cpp).
+/// Every rule in reference order: the core's, then each registered family's.
 const std::vector<RuleSpec>& ruleSpecs();
 
 /// Runs every rule; findings sorted by estimated gain, descending (then id).
@@ -55,12 +55,7 @@ double share(int64_t part, int64_t whole);
 /// The largest per-rank value.
 int64_t maxOver(const Analysis& a, const std::function<int64_t(const RankBreakdown&)>& value);
 
-// The rules of each area, in reference order.
+/// The core's rules (load imbalance); the data families give theirs (family_analysis.hpp).
 std::vector<RuleSpec> balanceRules();
-std::vector<RuleSpec> communicationRules();
-std::vector<RuleSpec> ioRules();
-std::vector<RuleSpec> gpuRules();
-std::vector<RuleSpec> counterRules();
-std::vector<RuleSpec> rdmaRules();
 
 } // namespace hpcprof::analyzer::advice

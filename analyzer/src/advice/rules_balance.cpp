@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Rules about how work is spread over the ranks: load imbalance and stragglers.
+// The core's rule about how work is spread over the ranks: load imbalance (the rules of the
+// data families are in their folders, families/<name>/<name>_rules.cpp).
 #include <algorithm>
 
 #include "rule_spec.hpp"
@@ -10,7 +11,6 @@ namespace {
 
 constexpr double kMinLoadBalance = 0.90;
 constexpr double kListedAboveAverage = 1.05;
-constexpr double kMinWaitPerOtherRank = 0.02;
 
 std::optional<Judgement> loadImbalance(const Analysis& a) {
     if (a.ranks.size() < 2 || a.pop.maxUsefulNs == 0 || a.pop.loadBalance >= kMinLoadBalance)
@@ -27,26 +27,6 @@ std::optional<Judgement> loadImbalance(const Analysis& a) {
                   {"max_compute_ns", double(a.pop.maxUsefulNs), "ns"},
                   {"avg_compute_ns", double(a.pop.avgUsefulNs), "ns"},
                   {"min_compute_ns", double(minUseful), "ns"}};
-    return j;
-}
-
-std::optional<Judgement> straggler(const Analysis& a) {
-    if (a.waits.stragglers.empty() || a.ranks.size() < 2) return std::nullopt;
-    const Straggler& s = a.waits.stragglers.front();
-    double perOther = double(s.inflictedWaitNs) / double(a.ranks.size() - 1);
-    if (perOther < kMinWaitPerOtherRank * double(a.pop.runtimeNs)) return std::nullopt;
-    int64_t maxWait = 0;
-    for (const auto& r : a.ranks)
-        if (r.rank != s.rank) maxWait = std::max(maxWait, r.waitNs);
-    Judgement j;
-    j.gainNs = std::min(maxWait, s.inflictedWaitNs);
-    j.ranks = {s.rank};
-    j.eventIds = {s.exampleEventId};
-    j.evidence = {{"rank", double(s.rank), "count"},
-                  {"times_last", double(s.timesLast), "count"},
-                  {"instances", double(s.instances), "count"},
-                  {"inflicted_wait_ns", double(s.inflictedWaitNs), "ns"},
-                  {"max_instance_wait_ns", double(s.maxInflictedNs), "ns"}};
     return j;
 }
 
@@ -67,21 +47,7 @@ std::vector<RuleSpec> balanceRules() {
          {"listed_above_average", kListedAboveAverage, "ratio"}}};
     imbalance.judge = loadImbalance;
 
-    RuleSpec late;
-    late.info = {
-        "straggler", "balance", "A rank arrives late and the others wait for it",
-        "the top straggler's inflicted wait divided by the other ranks' count ≥ "
-        "{min_wait_per_other_rank} of the runtime `T`",
-        "min(its inflicted wait, the largest wait of any other rank)",
-        "From the wait states: the rank most others waited for (entered collectives last, sent "
-        "late). The example event is its call in the worst instance.",
-        "Find out why this rank is late: more work (rebalance), a slower node or GPU "
-        "(check its host and clocks), extra I/O or logging on it, or OS noise; consider "
-        "pinning and excluding the slow node.",
-        {"rank", "times_last", "instances", "inflicted_wait_ns", "max_instance_wait_ns"},
-        {{"min_wait_per_other_rank", kMinWaitPerOtherRank, "share"}}};
-    late.judge = straggler;
-    return {imbalance, late};
+    return {imbalance};
 }
 
 } // namespace hpcprof::analyzer::advice

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer/src/advice/rule_spec.hpp"
-#include "analyzer/src/rdma_analysis.hpp"
+#include "families/rdma/rdma_analysis.hpp"
 #include "hpcprof/schema/tables.hpp"
 #include "process_runner.hpp"
 #include "trace_writer.hpp"

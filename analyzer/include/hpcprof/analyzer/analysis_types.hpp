@@ -216,7 +216,7 @@ struct Analysis {
     UnusedRows unusedRows;             ///< event rows the analysis could not use (also in warnings)
     double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with
     CounterAnalysis counters;          ///< CPU counters (counters.hpp); present = false without
-    RdmaAnalysis rdma;                 ///< RDMA traffic (rdma_analysis.hpp); empty without nic_queue events
+    RdmaAnalysis rdma;                 ///< RDMA traffic (families/rdma/rdma_analysis.hpp); empty without nic_queue events
 };
 
 } // namespace hpcprof::analyzer

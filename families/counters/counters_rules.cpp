@@ -4,7 +4,7 @@
 // rule needs never fires it.
 #include <algorithm>
 
-#include "rule_spec.hpp"
+#include "advice/rule_spec.hpp"
 #include "thresholds.hpp"
 
 namespace hpcprof::analyzer::advice {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The MPI family's part of the store step: non-blocking requests. The agent writes, before each
-// MPI_Wait*/MPI_Test* event, one MpiCompletionRecord per request the call completed; this
-// converter ties them to that call (a signal handler's event in between does not take them),
+// The communication family's part of the store step: MPI non-blocking requests. The agent
+// writes, before each MPI_Wait*/MPI_Test* event, one MpiCompletionRecord per request the call
+// completed; this converter ties them to that call (a signal handler's event in between does not take them),
 // remembers which call posted each request (MPI_I*, MPI_Start*: flag kFlagRequest, request
 // number in seq), and writes one mpi_completion row per completed request once every thread of
 // the process is in (a request may complete on another thread than the one that posted it).
@@ -89,7 +89,7 @@ private:
 
 class MpiStore final : public StoreFamily {
 public:
-    std::string_view name() const override { return "mpi"; }
+    std::string_view name() const override { return "communication"; }
     std::vector<raw::RecordKind> recordKinds() const override { return {raw::RecordKind::MpiCompletion}; }
     std::unique_ptr<ProcessConverter> converter(const ProcessContext& ctx, int slot) override {
         return std::make_unique<MpiRequests>(ctx, slot);
@@ -98,6 +98,6 @@ public:
 
 } // namespace
 
-std::unique_ptr<StoreFamily> makeMpiStore() { return std::make_unique<MpiStore>(); }
+std::unique_ptr<StoreFamily> makeCommunicationStore() { return std::make_unique<MpiStore>(); }
 
 } // namespace hpcprof::store

@@ -3,7 +3,7 @@
 // GEMMs.
 #include <algorithm>
 
-#include "rule_spec.hpp"
+#include "advice/rule_spec.hpp"
 #include "thresholds.hpp"
 
 namespace hpcprof::analyzer::advice {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Rules about communication (MPI, NCCL): exposed communication, small messages, collectives far
-// below the link bandwidth.
-#include "rule_spec.hpp"
+// The communication family's rules: exposed communication, small messages, collectives far
+// below the link bandwidth, stragglers (from the wait states).
+#include <algorithm>
+
+#include "advice/rule_spec.hpp"
 #include "thresholds.hpp"
 
 namespace hpcprof::analyzer::advice {
@@ -13,6 +15,7 @@ constexpr int64_t kMinSmallCalls = 100;
 constexpr double kMinSmallCallShare = 0.05;
 constexpr int64_t kMinLargeCollectives = 10;
 constexpr double kLowBandwidthShare = 0.30;
+constexpr double kMinWaitPerOtherRank = 0.02;
 using threshold::kLargeCollectiveBytes;
 using threshold::kSmallRequestBytes;
 
@@ -68,6 +71,26 @@ std::vector<Evidence> bandwidthEvidence(const Analysis& a) {
             {"achieved_bytes_per_s", achieved, "bytes_per_s"},
             {"link_bytes_per_s", link, "bytes_per_s"},
             {"achieved_pct_of_link", 100.0 * achieved / link, "pct"}};
+}
+
+std::optional<Judgement> straggler(const Analysis& a) {
+    if (a.waits.stragglers.empty() || a.ranks.size() < 2) return std::nullopt;
+    const Straggler& s = a.waits.stragglers.front();
+    double perOther = double(s.inflictedWaitNs) / double(a.ranks.size() - 1);
+    if (perOther < kMinWaitPerOtherRank * double(a.pop.runtimeNs)) return std::nullopt;
+    int64_t maxWait = 0;
+    for (const auto& r : a.ranks)
+        if (r.rank != s.rank) maxWait = std::max(maxWait, r.waitNs);
+    Judgement j;
+    j.gainNs = std::min(maxWait, s.inflictedWaitNs);
+    j.ranks = {s.rank};
+    j.eventIds = {s.exampleEventId};
+    j.evidence = {{"rank", double(s.rank), "count"},
+                  {"times_last", double(s.timesLast), "count"},
+                  {"instances", double(s.instances), "count"},
+                  {"inflicted_wait_ns", double(s.inflictedWaitNs), "ns"},
+                  {"max_instance_wait_ns", double(s.maxInflictedNs), "ns"}};
+    return j;
 }
 
 } // namespace
@@ -134,7 +157,21 @@ std::vector<RuleSpec> communicationRules() {
     bandwidth.loss = bandwidthLoss;
     bandwidth.evidence = bandwidthEvidence;
     bandwidth.exampleKeys = {"large_collective"};
-    return {exposed, small, bandwidth};
+    RuleSpec late;
+    late.info = {
+        "straggler", "balance", "A rank arrives late and the others wait for it",
+        "the top straggler's inflicted wait divided by the other ranks' count ≥ "
+        "{min_wait_per_other_rank} of the runtime `T`",
+        "min(its inflicted wait, the largest wait of any other rank)",
+        "From the wait states: the rank most others waited for (entered collectives last, sent "
+        "late). The example event is its call in the worst instance.",
+        "Find out why this rank is late: more work (rebalance), a slower node or GPU "
+        "(check its host and clocks), extra I/O or logging on it, or OS noise; consider "
+        "pinning and excluding the slow node.",
+        {"rank", "times_last", "instances", "inflicted_wait_ns", "max_instance_wait_ns"},
+        {{"min_wait_per_other_rank", kMinWaitPerOtherRank, "share"}}};
+    late.judge = straggler;
+    return {exposed, small, bandwidth, late};
 }
 
 } // namespace hpcprof::analyzer::advice

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Rules about file I/O: exposed I/O and many small requests.
-#include "rule_spec.hpp"
+#include "advice/rule_spec.hpp"
 #include "thresholds.hpp"
 
 namespace hpcprof::analyzer::advice {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "hpcprof/analyzer/rdma_types.hpp"
-#include "rule_spec.hpp"
+#include "advice/rule_spec.hpp"
 
 namespace hpcprof::analyzer::advice {
 
