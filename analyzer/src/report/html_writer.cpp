@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -199,7 +200,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     if (a.ranks.size() > kMaxChartRanks)
         b += fmt::format("<p>Charts show the first {} of {} ranks.</p>\n", kMaxChartRanks, a.ranks.size());
     b += "<h2>Timeline overview</h2>\n" + timelineOverview(a);
-    b += countersHtml(a); // counter tracks under the ranks (CPU counters)
+    for (const auto& section : reportSections()) b += section->htmlTimeline(a); // per-rank strips
     b += "<table><tr><th>rank</th><th>host</th>";
     for (const char* l : kLabels) b += fmt::format("<th>{}</th>", l);
     b += "<th>wait</th><th>GPU idle</th></tr>\n";
@@ -226,7 +227,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     }
     b += "<h2>Top lists</h2>\n";
     b += topTable("Kernels", a.topKernels) + topTable("Collectives", a.topCollectives) + topTable("Files", a.topFiles);
-    b += rdmaHtml(a);
+    for (const auto& section : reportSections()) b += section->html(a);
     if (!a.warnings.empty()) {
         b += "<h2>Data quality</h2>\n<ul>\n";
         for (const auto& w : a.warnings)

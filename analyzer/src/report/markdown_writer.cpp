@@ -3,6 +3,7 @@
 // escaped, since markdown renderers also accept raw HTML.
 #include <fmt/format.h>
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -78,7 +79,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
     top("Top files", a.topFiles);
-    o += rdmaMarkdown(a);
+    for (const auto& section : reportSections()) o += section->markdown(a);
     if (!a.warnings.empty()) {
         o += "### Data quality\n\n";
         for (const auto& w : a.warnings)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/report/report_json.hpp"
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report {
@@ -126,8 +127,7 @@ json reportJson(const Analysis& a) {
     json dq = json::array();
     for (const auto& d : a.warnings) dq.push_back({{"name", d.name}, {"count", d.count}, {"message", d.message}});
     doc["data_quality"] = std::move(dq);
-    if (a.counters.present || !a.counters.counters.empty()) doc["counters"] = detail::countersJson(a);
-    if (a.rdma.any()) doc["rdma"] = detail::rdmaJson(a);
+    for (const auto& section : reportSections()) section->json(a, doc);
     doc["gates"] = json::array();
     return doc;
 }

@@ -3,6 +3,7 @@
 // top lists, RDMA traffic (when recorded), findings, gates, data-quality warnings.
 #include <fmt/format.h>
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -110,7 +111,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
     top("Top files", a.topFiles);
-    o += rdmaText(a);
+    for (const auto& section : reportSections()) o += section->text(a);
     o += "\nFindings\n";
     if (a.findings.empty()) o += "  none\n";
     for (const auto& f : a.findings) {

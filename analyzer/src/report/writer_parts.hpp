@@ -34,15 +34,4 @@ std::string dataLossList(const analyzer::Analysis& a);
 /// (disk_full), rank 3 at ..."; empty when none did.
 std::string recordingStoppedList(const analyzer::Analysis& a);
 
-/// CPU counters (counters_report.cpp): the JSON report's `counters` object, the HTML section.
-nlohmann::json countersJson(const analyzer::Analysis& a);
-std::string countersHtml(const analyzer::Analysis& a);
-
-/// RDMA traffic (rdma_report.cpp): the JSON report's `rdma` object and the text, markdown and
-/// HTML sections (empty strings when the trace has no RDMA work requests).
-nlohmann::json rdmaJson(const analyzer::Analysis& a);
-std::string rdmaText(const analyzer::Analysis& a);
-std::string rdmaMarkdown(const analyzer::Analysis& a);
-std::string rdmaHtml(const analyzer::Analysis& a);
-
 } // namespace hpcprof::report::detail

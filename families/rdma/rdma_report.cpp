@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -38,8 +39,6 @@ std::string latencyText(const std::optional<int64_t>& ns) {
 }
 
 std::string callText(const RdmaCause& c) { return c.call.empty() ? std::string("(no MPI/NCCL call)") : c.call; }
-
-} // namespace
 
 json rdmaJson(const Analysis& a) {
     const RdmaAnalysis& r = a.rdma;
@@ -156,4 +155,21 @@ std::string rdmaHtml(const Analysis& a) {
     return s + "</table>\n";
 }
 
+class RdmaReport final : public ReportSection {
+public:
+    std::string_view name() const override { return "rdma"; }
+    void json(const Analysis& a, nlohmann::json& doc) const override {
+        if (a.rdma.any()) doc["rdma"] = rdmaJson(a);
+    }
+    std::string text(const Analysis& a) const override { return rdmaText(a); }
+    std::string markdown(const Analysis& a) const override { return rdmaMarkdown(a); }
+    std::string html(const Analysis& a) const override { return rdmaHtml(a); }
+};
+
+} // namespace
+
 } // namespace hpcprof::report::detail
+
+namespace hpcprof::report {
+std::unique_ptr<ReportSection> makeRdmaReport() { return std::make_unique<detail::RdmaReport>(); }
+} // namespace hpcprof::report

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The CPU-counter parts of the reports: the `counters` object of the JSON report and the HTML
+// The counters family's report section: the `counters` object of the JSON report and the HTML
 // section that draws each rank's CPU utilisation and run-queue wait under its timeline strip.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "hpcprof/report/report_json.hpp"
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -14,9 +15,9 @@ using namespace hpcprof::analyzer;
 using nlohmann::json;
 
 namespace {
+
 /// -1 ("not counted") becomes null in JSON.
 json orNull(double v) { return v < 0 ? json(nullptr) : json(v); }
-} // namespace
 
 json countersJson(const Analysis& a) {
     const CounterAnalysis& c = a.counters;
@@ -118,4 +119,19 @@ std::string countersHtml(const Analysis& a) {
     return s;
 }
 
+class CountersReport final : public ReportSection {
+public:
+    std::string_view name() const override { return "counters"; }
+    void json(const Analysis& a, nlohmann::json& doc) const override {
+        if (a.counters.present || !a.counters.counters.empty()) doc["counters"] = countersJson(a);
+    }
+    std::string htmlTimeline(const Analysis& a) const override { return countersHtml(a); }
+};
+
+} // namespace
+
 } // namespace hpcprof::report::detail
+
+namespace hpcprof::report {
+std::unique_ptr<ReportSection> makeCountersReport() { return std::make_unique<detail::CountersReport>(); }
+} // namespace hpcprof::report
