@@ -90,7 +90,7 @@ void setPreload(const std::string& agent, const std::string& sources) {
     setenv("LD_PRELOAD", value.c_str(), 1);
 }
 
-// GPU sources (issue 5). CUDA and NVTX dlopen their tool library by path, NCCL its profiler
+// GPU and OpenMP sources. CUDA and NVTX dlopen their tool library by path, NCCL its profiler
 // plugin; all three point at the preloaded agent itself, so glibc hands back the loaded object
 // and every entry point shares one recorder. A variable the user already set (another tool) is
 // left alone. The NCCL plugin is opt-in: only when --sources names nccl_plugin explicitly.
@@ -110,6 +110,13 @@ void setGpuInjection(const std::string& agent, const std::string& sources) {
     claim("NVTX_INJECTION64_PATH", collector::SourceBit::Nvtx);
     if (("," + sources + ",").find(",nccl_plugin,") != std::string::npos)
         claim("NCCL_PROFILER_PLUGIN", collector::SourceBit::NcclPlugin);
+    // OpenMP: libomp finds the agent's ompt_start_tool in the address space; a tool the user
+    // names in OMP_TOOL_LIBRARIES keeps the runtime (the agent yields, interpose/openmp).
+    const char* ompTools = std::getenv("OMP_TOOL_LIBRARIES");
+    if ((bits & uint32_t(collector::SourceBit::OpenMp)) && ompTools && *ompTools &&
+        std::string(ompTools).find(agent) == std::string::npos)
+        fmt::print(stderr, "hpcprof: note: OMP_TOOL_LIBRARIES is set ({}); leaving OpenMP to that tool\n",
+                   report::printable(ompTools));
 }
 
 /// The output and its claimed raw folder, or the exit code of a refusal (already explained).

@@ -82,6 +82,9 @@ public:
     virtual std::string_view name() const = 0;
     /// The categories whose events reach its scans (none: it has no scan).
     virtual std::vector<schema::Category> categories() const { return {}; }
+    /// True when its scan reads bytes, peer, seq, communicator, object or count of compute or
+    /// annotation events of its categories (other classes always have them).
+    virtual bool needsDetails() const { return false; }
     /// A fresh scan of one rank, reading through `trace` (its worker's connection).
     virtual std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex& index) const {
         (void)trace;

@@ -36,8 +36,12 @@ public:
         const auto& families = *ctx.families;
         for (size_t f = 0; f < families.size(); ++f)
             for (Category c : families[f]->categories()) {
-                if (size_t(c) >= m_byCategory.size()) m_byCategory.resize(size_t(c) + 1);
+                if (size_t(c) >= m_byCategory.size()) {
+                    m_byCategory.resize(size_t(c) + 1);
+                    m_detailsOf.resize(size_t(c) + 1, 0);
+                }
                 m_byCategory[size_t(c)].push_back(int(f));
+                if (families[f]->needsDetails()) m_detailsOf[size_t(c)] = 1;
             }
     }
 
@@ -65,6 +69,7 @@ private:
     const PassContext& m_ctx;
     NameFlags m_names;
     std::vector<std::vector<int>> m_byCategory; ///< category id -> families taking it
+    std::vector<uint8_t> m_detailsOf;           ///< category id -> a family reads its details
     TimelineSets m_sets;
     std::map<std::string, int32_t> m_stepDepth; ///< step family -> depth of its outermost ranges
 };
@@ -125,7 +130,7 @@ Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Windo
         if (e.categoryId < 0 || size_t(e.categoryId) >= m_byCategory.size()) return;
         const EventContext ctx{t, gpuTrack, ref, flags};
         for (int f : m_byCategory[size_t(e.categoryId)]) out.scans[size_t(f)]->onEvent(e, ctx);
-    });
+    }, &m_detailsOf);
 }
 
 void RankScanner::finishRank(const RankUnit& u, RankPass& out) {

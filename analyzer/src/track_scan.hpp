@@ -59,11 +59,12 @@ struct TrackScan {
 /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
 /// durations are read as 0 and counted in `quality`; events with times out of range
 /// (timeInRange) are skipped and counted there. For compute and annotation events bytes,
-/// objectId, peer, communicatorId, seq and count are not read (left -1, count 1): no analysis
-/// uses them there, and skipping them is a measurable part of the scan.
+/// objectId, peer, communicatorId, seq and count are not read (left -1, count 1) unless
+/// `detailsOf` (by category id, may be null) asks for them: skipping them is a measurable part
+/// of the scan.
 template <typename Fn>
 Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& track,
-                 ScanQuality& quality, Fn&& fn) {
+                 ScanQuality& quality, Fn&& fn, const std::vector<uint8_t>* detailsOf = nullptr) {
     const std::vector<int8_t>& classById = detail::TrackScan::classById(index);
     bool byRange = true;
     schema::Statement s = detail::prepareTrackScan(trace, track, byRange);
@@ -92,9 +93,12 @@ Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& t
         } else {
             e.cls = EventClass(cls);
         }
-        // Each column read is a library call; the analyses use these fields only for the
-        // classes below, so compute and annotation events skip them (about a third of a scan).
-        if (e.cls == EventClass::Compute || e.cls == EventClass::Annotation)
+        // Each column read is a library call; the analyses use these fields for the classes
+        // below, and for the categories a data family asks them for, so other compute and
+        // annotation events skip them (about a third of a scan).
+        const bool asked = detailsOf && e.categoryId >= 0 && size_t(e.categoryId) < detailsOf->size() &&
+                           (*detailsOf)[size_t(e.categoryId)];
+        if ((e.cls == EventClass::Compute || e.cls == EventClass::Annotation) && !asked)
             detail::clearEventDetails(e);
         else
             detail::readEventDetails(s, e);

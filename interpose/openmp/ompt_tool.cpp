@@ -3,13 +3,13 @@
 // none). libomp finds `ompt_start_tool` in the address space (the preloaded agent) or through
 // OMP_TOOL_LIBRARIES, which `hpcprof run` points at the agent too. The tool records, per thread:
 //
-//   omp_parallel        the master thread's parallel region (tag = requested threads)
-//   omp_implicit_task   each thread's share of a region (peer = thread number, tag = team size)
-//   omp_loop, omp_sections, omp_single, ...  work-sharing constructs (bytes = iterations)
+//   omp_parallel        the master thread's parallel region
+//   omp_implicit_task   each thread's share of a region (peer = its thread number in the team)
+//   omp_loop, omp_sections, omp_single, ...  work-sharing constructs
 //   omp_*_wait          the time a thread waits in a barrier, taskwait, taskgroup or reduction
 //
-// all with seq = the region's instance number (process-wide, from 1), so the store and the
-// analysis can line the threads of one region up. Times are read in the callbacks (OMPT gives
+// all with seq = the region's instance number (process-wide, from 1), so the analysis can line
+// the threads of one region up. Times are read in the callbacks (OMPT gives
 // none); begins are kept on a small per-thread stack and the record is written at the end, as
 // every other hook does. Callbacks run on OpenMP threads inside the program: no allocation, no
 // lock, no system call beyond the recorder's own chunk growth.
@@ -36,7 +36,7 @@ constexpr int kMaxDepth = 16; // nested scopes per kind kept per thread; deeper 
 struct ScopeStack {
     uint64_t begin[kMaxDepth];
     uint32_t region[kMaxDepth];
-    int32_t extra[kMaxDepth]; // implicit task: thread number; work: unused
+    int32_t extra[kMaxDepth]; // implicit task: thread number; work: ompt_work_t; wait: kind
     int depth;
 
     void push(uint64_t t, uint32_t r, int32_t x) {
@@ -60,8 +60,8 @@ struct ScopeStack {
 };
 
 struct ThreadScopes {
-    ScopeStack regions; // parallel regions this thread started (extra: requested threads)
-    ScopeStack tasks;   // implicit tasks (extra: thread number | team size << 16)
+    ScopeStack regions; // parallel regions this thread started
+    ScopeStack tasks;   // implicit tasks (extra: thread number in the team)
     ScopeStack work;    // work-sharing constructs (extra: ompt_work_t)
     ScopeStack waits;   // waits (extra: ompt_sync_region_t)
 };
@@ -103,58 +103,54 @@ Op waitOp(ompt_sync_region_t kind) {
     }
 }
 
-void record(Op op, uint64_t begin, uint64_t end, uint32_t region, int64_t bytes = -1,
-            int32_t peer = -1, int32_t tag = 0) {
+void record(Op op, uint64_t begin, uint64_t end, uint32_t region, int32_t peer = -1) {
     collector::EventFields f;
     f.op = op;
     f.start = begin;
     f.end = end;
-    f.bytes = bytes;
     f.seq = region;
+    f.flags = schema::raw::kFlagSeqValid;
     f.peer = peer;
-    f.tag = tag;
     collector::recordEvent(f);
 }
 
 // ---- callbacks (OpenMP threads; async-signal-safety not required, allocation-free) ----------
 
-void onParallelBegin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel, unsigned requested,
-                     int, const void*) {
+void onParallelBegin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel, unsigned, int,
+                     const void*) {
     const uint32_t region = g_nextRegion.fetch_add(1, std::memory_order_relaxed);
     if (parallel) parallel->value = region;
-    t_scopes.regions.push(collector::now(), region, int32_t(requested));
+    t_scopes.regions.push(collector::now(), region, 0);
 }
 
 void onParallelEnd(ompt_data_t* parallel, ompt_data_t*, int, const void*) {
     uint64_t begin = 0;
     uint32_t region = 0;
-    int32_t requested = 0;
+    int32_t unused = 0;
     const uint64_t end = collector::now();
-    if (!t_scopes.regions.pop(begin, region, requested)) return;
+    if (!t_scopes.regions.pop(begin, region, unused)) return;
     if (!collector::recording(SourceBit::OpenMp)) return;
-    record(Op::OmpParallel, begin, end, parallel ? regionOf(parallel) : region, -1, -1, requested);
+    record(Op::OmpParallel, begin, end, parallel ? regionOf(parallel) : region);
 }
 
 void onImplicitTask(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t*,
-                    unsigned teamSize, unsigned index, int flags) {
+                    unsigned, unsigned index, int flags) {
     if (flags & ompt_task_initial) return; // the program's initial task: not a region's share
     if (endpoint == ompt_scope_begin) {
-        // The team size is known only at the begin: kept with the thread number.
-        t_scopes.tasks.push(collector::now(), regionOf(parallel),
-                            int32_t((index & 0xffff) | ((teamSize & 0x7fff) << 16)));
+        t_scopes.tasks.push(collector::now(), regionOf(parallel), int32_t(index));
         return;
     }
     uint64_t begin = 0;
     uint32_t region = 0;
-    int32_t packed = 0;
+    int32_t thread = 0;
     const uint64_t end = collector::now();
-    if (!t_scopes.tasks.pop(begin, region, packed)) return;
+    if (!t_scopes.tasks.pop(begin, region, thread)) return;
     if (!collector::recording(SourceBit::OpenMp)) return;
-    record(Op::OmpImplicitTask, begin, end, region, -1, packed & 0xffff, (packed >> 16) & 0xffff);
+    record(Op::OmpImplicitTask, begin, end, region, thread);
 }
 
 void onWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t*,
-            uint64_t count, const void*) {
+            uint64_t, const void*) {
     if (endpoint == ompt_scope_begin) {
         t_scopes.work.push(collector::now(), regionOf(parallel), int32_t(work));
         return;
@@ -166,7 +162,7 @@ void onWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t* paral
     if (!t_scopes.work.pop(begin, region, kind)) return;
     const Op op = workOp(ompt_work_t(kind));
     if (op == Op(0) || !collector::recording(SourceBit::OpenMp)) return;
-    record(op, begin, end, region, int64_t(count));
+    record(op, begin, end, region);
 }
 
 void onSyncWait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -202,6 +203,12 @@ struct UnusedRows {
     int64_t total() const { return negativeDuration + outsideRun + unknownTrack + timeOutOfRange; }
 };
 
+/// A data family's own result (families/<name>/), which its report section writes. Families
+/// whose results have no place among the core's keep them here under their name.
+struct FamilySection {
+    virtual ~FamilySection() = default;
+};
+
 struct Analysis {
     std::string tracePath;
     WindowSpec window;
@@ -217,6 +224,9 @@ struct Analysis {
     double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with
     CounterAnalysis counters;          ///< CPU counters (counters.hpp); present = false without
     RdmaAnalysis rdma;                 ///< RDMA traffic (families/rdma/rdma_analysis.hpp); empty without nic_queue events
+    /// The data families' own results by family name (e.g. "openmp"), absent when the trace has
+    /// none of their data.
+    std::map<std::string, std::shared_ptr<const FamilySection>> sections;
 };
 
 } // namespace hpcprof::analyzer
