@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
 #include "messages.hpp"
 #include "run_command.hpp"
 

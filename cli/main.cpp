@@ -11,7 +11,7 @@
 #include "export_command.hpp"
 #include "import_command.hpp"
 #include "messages.hpp"
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "raw_dir_claim.hpp"
 #include "report_command.hpp"
 #include "rules_command.hpp"

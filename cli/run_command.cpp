@@ -24,7 +24,7 @@
 #include "collector/runtime/config.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
 #include "hpcprof/schema/output_file.hpp"
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "summary_printer.hpp"
 
 namespace hpcprof::cli {

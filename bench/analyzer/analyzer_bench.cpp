@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "collector/store/trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
 
 using namespace hpcprof;

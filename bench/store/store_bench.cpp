@@ -18,7 +18,7 @@
 
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/raw_format.hpp"
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 
 namespace fs = std::filesystem;
 namespace raw = hpcprof::schema::raw;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "device_records.hpp"
-#include "nesting_depth.hpp"
+#include "hpcprof/store/nesting_depth.hpp"
 
 #include <cxxabi.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "rdma_records.hpp"
-#include "nesting_depth.hpp"
+#include "hpcprof/store/nesting_depth.hpp"
 
 #include <algorithm>
 #include <bit>

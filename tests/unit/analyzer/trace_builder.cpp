@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "collector/store/trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::test {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"

@@ -12,7 +12,7 @@
 #include <map>
 
 #include "collector/cupti/activity_translator.hpp"
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
 #include "trace_query.hpp"

@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <fstream>
 
-#include "chrome_reader.hpp"
-#include "json_scanner.hpp"
+#include "import/chrome_reader.hpp"
+#include "import/json_scanner.hpp"
 #include "process_runner.hpp"
-#include "sax_handler.hpp"
+#include "import/sax_handler.hpp"
 
 using namespace hpcprof::import;
 using hpcprof::test::TempDir;

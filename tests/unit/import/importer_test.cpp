@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 

@@ -3,7 +3,7 @@
 // NCCL kernel names, memcpy kinds, ranks from file names.
 #include <catch2/catch.hpp>
 
-#include "kineto_mapping.hpp"
+#include "import/kineto_mapping.hpp"
 
 using namespace hpcprof;
 using namespace hpcprof::import;

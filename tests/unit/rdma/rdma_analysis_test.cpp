@@ -7,7 +7,7 @@
 #include "families/rdma/rdma_analysis.hpp"
 #include "hpcprof/schema/tables.hpp"
 #include "process_runner.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 using namespace hpcprof;
 using hpcprof::schema::Category;

@@ -12,7 +12,7 @@
 #include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
-#include "raw_reader.hpp"
+#include "store/raw_reader.hpp"
 #include "trace_query.hpp"
 
 using namespace hpcprof;

@@ -235,7 +235,7 @@ constexpr uint8_t kFlagRequest = 0x04; ///< seq = the process's request number o
 
 /// One send or receive request completed by an MPI wait or test. Written by the completing call
 /// just before its own EventRecord, on the same thread: the store attaches the completion
-/// records that precede an MPI_Wait* / MPI_Test* event to it (see collector/store/raw_reader).
+/// records that precede an MPI_Wait* / MPI_Test* event to it (see families/communication/communication_store.cpp).
 struct MpiCompletionRecord {
     RecordKind kind;     ///< stored last: __atomic_store_n(&r->kind, ..., __ATOMIC_RELEASE)
     uint8_t isRecv;      ///< 1 = receive, 0 = send

@@ -3,7 +3,7 @@
 // current one is written (SQLite has one writer; at most two processes are in memory). Each
 // process: its clock placement, its strings, the data families' converters (family.hpp), its
 // threads' events, what it could not record, its process row. The loop never names a family.
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 
 #include <future>
 #include <map>

@@ -8,7 +8,7 @@
 #include <new>
 
 #include "kineto_mapping.hpp"
-#include "nesting_depth.hpp"
+#include "hpcprof/store/nesting_depth.hpp"
 
 namespace hpcprof::import {
 

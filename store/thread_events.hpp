@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "family.hpp"
-#include "nesting_depth.hpp"
+#include "hpcprof/store/nesting_depth.hpp"
 #include "process_clock.hpp"
 #include "process_strings.hpp"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "chrome_reader.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::import {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "hpcprof/status.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::import {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 #include "hpcprof/schema/tables.hpp"
 

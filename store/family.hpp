@@ -31,7 +31,7 @@
 #include "hpcprof/schema/raw_format.hpp"
 #include "hpcprof/status.hpp"
 #include "raw_reader.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::store {
 

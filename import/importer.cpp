@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
 
 #include <unistd.h>
 

@@ -12,7 +12,7 @@
 
 #include "hpcprof/schema/catalog.hpp"
 #include "raw_reader.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::store {
 

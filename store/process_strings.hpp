@@ -16,7 +16,7 @@
 
 #include "communication_fields.hpp"
 #include "raw_reader.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::store {
 

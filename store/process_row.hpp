@@ -9,7 +9,7 @@
 
 #include "process_clock.hpp"
 #include "raw_reader.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::store {
 
