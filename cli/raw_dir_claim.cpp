@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -177,6 +178,200 @@ ClaimResult refuse(ClaimOutcome outcome, std::string message) {
     return r;
 }
 
+ClaimResult claimed(int lockFd, const ClaimRequest& r, const std::string& owner, std::string note) {
+    ClaimResult ok;
+    ok.outcome = ClaimOutcome::Claimed;
+    ok.note = std::move(note);
+    ok.claim = RawDirClaim(lockFd, r.root, owner);
+    return ok;
+}
+
+// ---- Who claims: the owner file ----
+
+/// The owner file's text without its state line: this run (or, in the per-rank form, this job),
+/// and the folder to merge.
+std::string ownerText(const ClaimRequest& r) {
+    const bool shared = !r.jobId.empty();
+    const std::string myJob = shared ? r.jobId
+                                     : fmt::format("run-{}-{}-{}", hostName(), getpid(),
+                                                   std::chrono::steady_clock::now()
+                                                       .time_since_epoch()
+                                                       .count());
+    std::string command = r.command.substr(0, 500);
+    std::replace(command.begin(), command.end(), '\n', ' '); // one line per field
+    return fmt::format("job={}\npid={}\nhost={}\nstarted={}\nrawdir={}\n"
+                       "command={}\n",
+                       myJob, getpid(), hostName(), nowText(),
+                       (shared ? r.root / r.jobId : r.root).string(), command);
+}
+
+// ---- An existing folder: whose is it? ----
+
+using OwnerFields = std::map<std::string, std::string>;
+
+/// What a look at an existing folder's lock file came to.
+enum class Look {
+    Decided, ///< claimed (joined) or refused
+    Again,   ///< changing under our eyes: look again
+    Stale,   ///< raw data no run is using
+};
+
+/// Refuses a folder that cannot be opened (errno from open()); nothing when it was moved away
+/// meanwhile (look again).
+std::optional<ClaimResult> refuseUnopenable(const ClaimRequest& r) {
+    int err = errno;
+    if (err == ENOENT) return std::nullopt;
+    if (err == ELOOP || err == ENOTDIR)
+        return refuse(ClaimOutcome::Foreign,
+                      fmt::format("{} exists and is not a folder (a file or a symbolic "
+                                  "link hpcprof did not make): remove it or choose "
+                                  "another -o",
+                                  r.root.string()));
+    return refuse(ClaimOutcome::Failed,
+                  fmt::format("cannot open {}: {}", r.root.string(), std::strerror(err)));
+}
+
+/// Another user's folder is never used or deleted.
+std::optional<ClaimResult> refuseOtherUsers(const ClaimRequest& r, int dirFd) {
+    struct stat st{};
+    if (fstat(dirFd, &st) == 0 && st.st_uid != geteuid())
+        return refuse(ClaimOutcome::Foreign,
+                      fmt::format("{} belongs to another user (uid {}): hpcprof neither "
+                                  "uses nor deletes it; choose another -o",
+                                  r.root.string(), st.st_uid));
+    return std::nullopt;
+}
+
+/// The lock file is there: joins the folder another wrapper of this job made, waits while a run
+/// holds the lock (InUse on the last attempt), or finds it stale. `found`: the owner fields.
+Look examineLock(const ClaimRequest& r, const std::string& owner, Fd& lock, OwnerFields& found,
+                 bool lastAttempt, ClaimResult& decided) {
+    if (!r.jobId.empty() && found["job"] == r.jobId) {
+        // Another wrapper of this job made it: join, unless someone is deleting it.
+        if (flock(lock.fd, LOCK_SH | LOCK_NB) != 0 && !locksUnsupported(errno)) return Look::Again;
+        if (!stillAt(r.root, lock.fd)) return Look::Again;
+        decided = claimed(lock.release(), r, owner, std::string());
+        return Look::Decided;
+    }
+    if (flock(lock.fd, LOCK_EX | LOCK_NB) != 0) {
+        if (locksUnsupported(errno)) {
+            found["state"] = "unknown"; // cannot tell: handled as stale, --force decides
+        } else if (!lastAttempt) {
+            return Look::Again;
+        } else {
+            decided = refuse(ClaimOutcome::InUse,
+                             fmt::format("{} is being written by another hpcprof run ({}): "
+                                         "wait for it to finish, or choose another -o",
+                                         r.output.string(), describeOwner(found)));
+            return Look::Decided;
+        }
+    }
+    return stillAt(r.root, lock.fd) ? Look::Stale : Look::Again;
+}
+
+// ---- Stale raw data ----
+
+/// What a stale folder holds, from its owner file's state (no lock file: not hpcprof run's).
+std::string describeStale(const ClaimRequest& r, bool hasLock, const OwnerFields& found) {
+    std::string state = found.count("state") ? found.at("state") : "";
+    return !hasLock ? fmt::format("{} holds raw data hpcprof run did not leave (no {})",
+                                  r.root.string(), kLockName)
+           : state == "kept"
+               ? fmt::format("{} holds raw data an earlier run kept (--keep-raw; {})",
+                             r.root.string(), describeOwner(found))
+           : state == "unknown"
+               ? fmt::format("{} holds raw data of a run that may still be writing it (this "
+                             "file system has no file locks; {})",
+                             r.root.string(), describeOwner(found))
+           : state == "unconverted"
+               ? fmt::format("{} holds raw data of an earlier run whose trace could not be "
+                             "written ({})",
+                             r.root.string(), describeOwner(found))
+               : fmt::format("{} holds raw data of an earlier run that did not finish (killed? "
+                             "{})",
+                             r.root.string(), describeOwner(found));
+}
+
+/// Stale: raw data that no run is using. Never deleted without --force (refused, saying how to
+/// merge it). With --force it is moved aside and deleted; nothing returned then, and `note`
+/// says what was deleted.
+std::optional<ClaimResult> deleteStale(const ClaimRequest& r, bool hasLock,
+                                       const OwnerFields& found, std::string& note) {
+    std::string what = describeStale(r, hasLock, found);
+    if (!r.force) {
+        std::string merge = found.count("rawdir") ? found.at("rawdir") : r.root.string();
+        return refuse(ClaimOutcome::Stale,
+                      fmt::format("{}: convert it with 'hpcprof merge {} -o {}', or pass "
+                                  "--force to delete it",
+                                  what, merge, r.output.string()));
+    }
+    // Move it aside first (atomically: whoever looks next finds the path free), then
+    // delete it at leisure.
+    std::string aside = r.root.string() + ".old-XXXXXX";
+    if (!mkdtemp(aside.data()) || ::rename(r.root.c_str(), aside.c_str()) != 0) {
+        int err = errno;
+        std::error_code ec;
+        fs::remove(aside, ec);
+        return refuse(ClaimOutcome::Failed,
+                      fmt::format("{}; cannot delete it: {}", what, std::strerror(err)));
+    }
+    std::error_code ec;
+    fs::remove_all(aside, ec);
+    note = what + "; deleted it (--force)";
+    return std::nullopt;
+}
+
+// ---- One attempt ----
+
+/// The folder exists: joins it, refuses it, or deletes stale data (--force). Nothing returned:
+/// try again.
+std::optional<ClaimResult> claimExisting(const ClaimRequest& r, const std::string& owner,
+                                         bool lastAttempt, std::string& note) {
+    Fd dir(::open(r.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (dir.fd < 0) return refuseUnopenable(r);
+    if (auto foreign = refuseOtherUsers(r, dir.fd)) return foreign;
+    // Held open (and locked, when stale) until the folder has been moved aside.
+    Fd lock(::openat(dir.fd, kLockName, O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+    OwnerFields found;
+    if (lock.fd < 0) {
+        if (errno != ENOENT)
+            return refuse(ClaimOutcome::Failed,
+                          fmt::format("cannot open {}/{}: {}", r.root.string(), kLockName,
+                                      std::strerror(errno)));
+        // No lock file: an empty folder holds nothing (rmdir removes only an empty one);
+        // anything else is raw data of an agent used by hand or of an older hpcprof.
+        if (folderIsEmpty(dir.fd) && ::rmdir(r.root.c_str()) == 0) return std::nullopt;
+    } else {
+        found = readOwner(lock.fd);
+        ClaimResult decided;
+        switch (examineLock(r, owner, lock, found, lastAttempt, decided)) {
+        case Look::Decided: return decided;
+        case Look::Again: return std::nullopt;
+        case Look::Stale: break;
+        }
+    }
+    return deleteStale(r, lock.fd >= 0, found, note);
+}
+
+/// Makes the folder, or deals with the one that exists. Nothing returned: try again (`note`
+/// keeps what a deleted stale folder held, for the claim that follows).
+std::optional<ClaimResult> claimOnce(const ClaimRequest& r, const std::string& owner,
+                                     bool lastAttempt, std::string& note) {
+    std::string why;
+    bool unlocked = false;
+    int fd = createComplete(r, owner, !r.jobId.empty(), why, unlocked);
+    if (fd >= 0)
+        return claimed(fd, r, owner,
+                       unlocked ? fmt::format("the file system of {} has no file locks: another "
+                                              "run with the same output would not be noticed",
+                                              r.root.string())
+                                : note);
+    if (errno != EEXIST)
+        return refuse(ClaimOutcome::Failed,
+                      fmt::format("cannot create the raw folder {}: {}", r.root.string(), why));
+    return claimExisting(r, owner, lastAttempt, note);
+}
+
 } // namespace
 
 RawDirClaim::RawDirClaim(RawDirClaim&& o) noexcept
@@ -210,137 +405,15 @@ void RawDirClaim::removeFolder() {
 }
 
 ClaimResult claimRawDir(const ClaimRequest& r) {
-    const bool shared = !r.jobId.empty();
-    const std::string myJob = shared ? r.jobId
-                                     : fmt::format("run-{}-{}-{}", hostName(), getpid(),
-                                                   std::chrono::steady_clock::now()
-                                                       .time_since_epoch()
-                                                       .count());
-    std::string command = r.command.substr(0, 500);
-    std::replace(command.begin(), command.end(), '\n', ' '); // one line per field
-    std::string owner = fmt::format("job={}\npid={}\nhost={}\nstarted={}\nrawdir={}\n"
-                                    "command={}\n",
-                                    myJob, getpid(), hostName(), nowText(),
-                                    (shared ? r.root / r.jobId : r.root).string(),
-                                    command);
+    const std::string owner = ownerText(r);
     std::string note;
     // A folder another wrapper or run is moving aside (--force on stale data) looks busy for a
     // moment: only a lock held for a whole second counts as in use.
     constexpr int kAttempts = 20;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        std::string why;
-        bool unlocked = false;
-        int fd = createComplete(r, owner, shared, why, unlocked);
-        if (fd >= 0) {
-            ClaimResult ok;
-            ok.outcome = ClaimOutcome::Claimed;
-            ok.note = note;
-            if (unlocked)
-                ok.note = fmt::format("the file system of {} has no file locks: another run with "
-                                      "the same output would not be noticed",
-                                      r.root.string());
-            ok.claim = RawDirClaim(fd, r.root, owner);
-            return ok;
-        }
-        if (errno != EEXIST)
-            return refuse(ClaimOutcome::Failed,
-                          fmt::format("cannot create the raw folder {}: {}", r.root.string(), why));
-
-        // The folder exists: whose is it?
-        Fd dir(::open(r.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (dir.fd < 0) {
-            if (errno == ENOENT) continue; // moved away meanwhile
-            if (errno == ELOOP || errno == ENOTDIR)
-                return refuse(ClaimOutcome::Foreign,
-                              fmt::format("{} exists and is not a folder (a file or a symbolic "
-                                          "link hpcprof did not make): remove it or choose "
-                                          "another -o",
-                                          r.root.string()));
-            return refuse(ClaimOutcome::Failed,
-                          fmt::format("cannot open {}: {}", r.root.string(), std::strerror(errno)));
-        }
-        struct stat st{};
-        if (fstat(dir.fd, &st) == 0 && st.st_uid != geteuid())
-            return refuse(ClaimOutcome::Foreign,
-                          fmt::format("{} belongs to another user (uid {}): hpcprof neither "
-                                      "uses nor deletes it; choose another -o",
-                                      r.root.string(), st.st_uid));
-        Fd lock(::openat(dir.fd, kLockName, O_RDWR | O_NOFOLLOW | O_CLOEXEC));
-        std::map<std::string, std::string> found;
-        if (lock.fd < 0) {
-            if (errno != ENOENT)
-                return refuse(ClaimOutcome::Failed,
-                              fmt::format("cannot open {}/{}: {}", r.root.string(), kLockName,
-                                          std::strerror(errno)));
-            // No lock file: an empty folder holds nothing (rmdir removes only an empty one);
-            // anything else is raw data of an agent used by hand or of an older hpcprof.
-            if (folderIsEmpty(dir.fd) && ::rmdir(r.root.c_str()) == 0) continue;
-        } else {
-            found = readOwner(lock.fd);
-            if (shared && found["job"] == r.jobId) {
-                // Another wrapper of this job made it: join, unless someone is deleting it.
-                if (flock(lock.fd, LOCK_SH | LOCK_NB) != 0 && !locksUnsupported(errno)) continue;
-                if (!stillAt(r.root, lock.fd)) continue;
-                ClaimResult ok;
-                ok.outcome = ClaimOutcome::Claimed;
-                ok.claim = RawDirClaim(lock.release(), r.root, owner);
-                return ok;
-            }
-            if (flock(lock.fd, LOCK_EX | LOCK_NB) != 0) {
-                if (locksUnsupported(errno)) {
-                    found["state"] = "unknown"; // cannot tell: handled as stale, --force decides
-                } else if (attempt + 1 < kAttempts) {
-                    continue;
-                } else {
-                    return refuse(ClaimOutcome::InUse,
-                                  fmt::format("{} is being written by another hpcprof run ({}): "
-                                              "wait for it to finish, or choose another -o",
-                                              r.output.string(), describeOwner(found)));
-                }
-            }
-            if (!stillAt(r.root, lock.fd)) continue;
-        }
-
-        // Stale: raw data that no run is using. Never deleted without --force.
-        std::string state = found.count("state") ? found["state"] : "";
-        std::string what =
-            lock.fd < 0 ? fmt::format("{} holds raw data hpcprof run did not leave (no {})",
-                                      r.root.string(), kLockName)
-            : state == "kept"
-                ? fmt::format("{} holds raw data an earlier run kept (--keep-raw; {})",
-                              r.root.string(), describeOwner(found))
-            : state == "unknown"
-                ? fmt::format("{} holds raw data of a run that may still be writing it (this "
-                              "file system has no file locks; {})",
-                              r.root.string(), describeOwner(found))
-            : state == "unconverted"
-                ? fmt::format("{} holds raw data of an earlier run whose trace could not be "
-                              "written ({})",
-                              r.root.string(), describeOwner(found))
-                : fmt::format("{} holds raw data of an earlier run that did not finish (killed? "
-                              "{})",
-                              r.root.string(), describeOwner(found));
-        if (!r.force) {
-            std::string merge = found.count("rawdir") ? found["rawdir"] : r.root.string();
-            return refuse(ClaimOutcome::Stale,
-                          fmt::format("{}: convert it with 'hpcprof merge {} -o {}', or pass "
-                                      "--force to delete it",
-                                      what, merge, r.output.string()));
-        }
-        // Move it aside first (atomically: whoever looks next finds the path free), then
-        // delete it at leisure.
-        std::string aside = r.root.string() + ".old-XXXXXX";
-        if (!mkdtemp(aside.data()) || ::rename(r.root.c_str(), aside.c_str()) != 0) {
-            int err = errno;
-            std::error_code ec;
-            fs::remove(aside, ec);
-            return refuse(ClaimOutcome::Failed,
-                          fmt::format("{}; cannot delete it: {}", what, std::strerror(err)));
-        }
-        std::error_code ec;
-        fs::remove_all(aside, ec);
-        note = what + "; deleted it (--force)";
+        if (std::optional<ClaimResult> done = claimOnce(r, owner, attempt + 1 == kAttempts, note))
+            return std::move(*done);
     }
     return refuse(ClaimOutcome::Failed,
                   fmt::format("{} keeps changing (another hpcprof run is starting with the same "

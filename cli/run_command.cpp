@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "messages.hpp"
@@ -178,22 +179,22 @@ ClaimedOutput claimOutput(const RunOptions& o) {
     return c;
 }
 
-} // namespace
-
-int runCommand(const RunOptions& o) {
+/// The checks that need no output yet: a command, known sources, an agent that exists. The
+/// agent's path, or empty after saying why not.
+std::string checkCommandAndAgent(const RunOptions& o) {
     if (o.command.empty()) {
         fmt::print(stderr, "hpcprof run: no command given (usage: hpcprof run [options] -- CMD [ARGS...])\n");
-        return kExitUsage;
+        return {};
     }
     if (std::string why = checkSourceList(o.sources); !why.empty()) {
         printMessage("run", why);
-        return kExitUsage;
+        return {};
     }
     std::string agent = locateAgent();
     if (agent.empty()) {
         fmt::print(stderr, "hpcprof run: cannot find libhpcprof.so next to the hpcprof executable "
                            "(set HPCPROF_AGENT to its path)\n");
-        return kExitUsage;
+        return {};
     }
     // An agent path that names no file would only make every process print a loader error and
     // record nothing: refused, like any set-up error, before the command runs.
@@ -201,18 +202,18 @@ int runCommand(const RunOptions& o) {
         fmt::print(stderr, "hpcprof run: HPCPROF_AGENT={} names no file (unset it to use the "
                            "agent next to hpcprof)\n",
                    report::printable(agent));
-        return kExitUsage;
+        return {};
     }
-    // Everything that can refuse does so here, before the command runs.
-    ClaimedOutput claimed = claimOutput(o);
-    if (claimed.refusal) return claimed.refusal;
-    const std::string& output = claimed.output;
-    const std::optional<RankLaunch>& perRank = claimed.perRank;
-    const fs::path& rawDir = claimed.rawDir;
+    return agent;
+}
 
+/// Sets the environment the agent reads in the command's processes; returns the TSC frequency
+/// measured here (0: none), which the merge falls back on.
+uint64_t prepareAgentEnvironment(const RunOptions& o, const std::string& agent,
+                                 const ClaimedOutput& claimed) {
     uint64_t tscHz = collector::measureTscHz(20'000'000);
     setPreload(agent, o.sources);
-    setenv("HPCPROF_RAW_DIR", rawDir.c_str(), 1);
+    setenv("HPCPROF_RAW_DIR", claimed.rawDir.c_str(), 1);
     setenv("HPCPROF_SOURCES", o.sources.c_str(), 1);
     if (!o.counters.empty()) setenv("HPCPROF_COUNTERS", o.counters.c_str(), 1);
     if (!o.counterPeriodMs.empty()) setenv("HPCPROF_COUNTER_PERIOD_MS", o.counterPeriodMs.c_str(), 1);
@@ -220,31 +221,28 @@ int runCommand(const RunOptions& o) {
     if (tscHz) setenv("HPCPROF_TSC_HZ", std::to_string(tscHz).c_str(), 1);
     // The environment as the agent will read it: a bad value is named once, here (in the
     // per-rank form by rank 0's wrapper only), and the agent uses the default for it.
-    if (!perRank || perRank->rank == 0)
+    if (!claimed.perRank || claimed.perRank->rank == 0)
         for (const auto& w : environmentWarnings()) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
-    // Nothing was recorded when the command could not start: its raw folder goes (the
-    // per-rank form's folder is shared with the job's other wrappers, which decide).
-    auto dropRawFolder = [&] {
-        if (!perRank) claimed.claim.removeFolder();
-    };
+    return tscHz;
+}
 
-    // A close-on-exec pipe tells the parent whether exec worked, and why not.
+/// Forks and execs the command with hpcprof's signals forwarded to it. Its pid, or -1 after
+/// saying why (pipe or fork failed). `execReadEnd`: a close-on-exec pipe's read end that tells
+/// the parent whether exec worked, and why not.
+pid_t startCommand(const std::vector<std::string>& command, int& execReadEnd) {
     int execPipe[2];
     if (pipe2(execPipe, O_CLOEXEC) != 0) {
         fmt::print(stderr, "hpcprof run: pipe: {}\n", std::strerror(errno));
-        dropRawFolder();
-        return kExitUsage;
+        return -1;
     }
     std::vector<char*> argv;
-    for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
 
-    auto started = std::chrono::steady_clock::now();
     pid_t child = fork();
     if (child < 0) {
         fmt::print(stderr, "hpcprof run: fork: {}\n", std::strerror(errno));
-        dropRawFolder();
-        return kExitUsage;
+        return -1;
     }
     if (child == 0) {
         close(execPipe[0]);
@@ -257,40 +255,71 @@ int runCommand(const RunOptions& o) {
     g_child = child;
     installForwarding();
     close(execPipe[1]);
+    execReadEnd = execPipe[0];
+    return child;
+}
+
+/// The errno of a failed exec, read from the pipe (closed here); nothing when exec worked.
+std::optional<int> readExecError(int execReadEnd) {
     int execErr = 0;
     ssize_t n;
     do {
-        n = read(execPipe[0], &execErr, sizeof(execErr));
+        n = read(execReadEnd, &execErr, sizeof(execErr));
     } while (n < 0 && errno == EINTR);
-    close(execPipe[0]);
+    close(execReadEnd);
+    if (n == sizeof(execErr)) return execErr;
+    return std::nullopt;
+}
 
+/// Waits for the command to end (through interruptions by forwarded signals); its wait status.
+int waitForCommand(pid_t child) {
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     g_child = -1;
-    auto elapsed = std::chrono::steady_clock::now() - started;
-    if (n == sizeof(execErr)) {
-        printMessage("run", "cannot run '" + o.command[0] + "': " + std::strerror(execErr));
-        dropRawFolder();
-        return execErr == ENOENT ? kExitNotFound : kExitCannotExecute;
+    return status;
+}
+
+/// How the command ended. `ran` false: it never ran, and `exitCode` is hpcprof's own (the
+/// reason already printed).
+struct CommandEnd {
+    bool ran = false;
+    int exitCode = 0; ///< the command's, as a shell gives it (128 + signal when killed)
+};
+
+CommandEnd runToEnd(const std::vector<std::string>& command) {
+    int execReadEnd = -1;
+    pid_t child = startCommand(command, execReadEnd);
+    if (child < 0) return {false, kExitUsage};
+    std::optional<int> execErr = readExecError(execReadEnd);
+    int status = waitForCommand(child);
+    if (execErr) {
+        printMessage("run", "cannot run '" + command[0] + "': " + std::strerror(*execErr));
+        return {false, *execErr == ENOENT ? kExitNotFound : kExitCannotExecute};
     }
     int exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (WIFSIGNALED(status))
         fmt::print(stderr, "hpcprof: command killed by signal {} ({})\n", WTERMSIG(status),
                    strsignal(WTERMSIG(status)));
+    return {true, exitCode};
+}
 
-    if (perRank && !finishRankAndElectMerger(*perRank)) {
-        if (!o.quiet)
-            fmt::print(stderr, "hpcprof: rank {} done; the last rank to finish writes {} (if a "
-                               "rank was killed: hpcprof merge {} -o {})\n",
-                       perRank->rank, report::printable(output), report::printable(rawDir.string()),
-                       report::printable(output));
-        return exitCode;
-    }
+/// Per-rank form, a wrapper that is not the last to finish: says who writes the trace.
+void printRankDone(const ClaimedOutput& claimed) {
+    fmt::print(stderr, "hpcprof: rank {} done; the last rank to finish writes {} (if a "
+                       "rank was killed: hpcprof merge {} -o {})\n",
+               claimed.perRank->rank, report::printable(claimed.output),
+               report::printable(claimed.rawDir.string()), report::printable(claimed.output));
+}
 
+/// Converts the raw folder into the trace, then deletes the folder (or, with --keep-raw, marks
+/// it kept). False when no trace was written: the raw data stays, marked unconverted, and the
+/// message says how to convert it by hand.
+bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz) {
+    const std::string rawDir = claimed.rawDir.string();
     store::MergeOptions mo;
-    mo.rawDir = rawDir;
-    mo.output = output;
+    mo.rawDir = claimed.rawDir;
+    mo.output = claimed.output;
     mo.force = o.force;
     mo.fallbackTscHz = tscHz;
     mo.command = joinCommand(o.command);
@@ -298,10 +327,10 @@ int runCommand(const RunOptions& o) {
     if (!merged) {
         fmt::print(stderr, "hpcprof: {}\nhpcprof: raw data kept in {} (convert with: hpcprof merge "
                            "{} -o {})\n",
-                   report::printable(merged.status().message()), report::printable(rawDir.string()),
-                   report::printable(rawDir.string()), report::printable(output));
+                   report::printable(merged.status().message()), report::printable(rawDir),
+                   report::printable(rawDir), report::printable(claimed.output));
         claimed.claim.setState("unconverted");
-        return exitCode != 0 ? exitCode : kExitTraceFailed;
+        return false;
     }
     if (merged->processes == 0)
         fmt::print(stderr, "hpcprof: warning: no process was recorded (is the command a static or "
@@ -313,18 +342,63 @@ int runCommand(const RunOptions& o) {
         claimed.claim.setState("kept");
     else
         claimed.claim.removeFolder();
+    return true;
+}
 
-    if (!o.quiet) {
-        auto trace = analyzer::Trace::open(output);
-        auto summary = trace ? analyzer::summarizeIo(trace.value()) : Result<analyzer::IoSummary>(trace.status());
-        if (summary)
-            printIoSummary(stderr, output, summary.value());
-        else
-            fmt::print(stderr, "hpcprof: trace written to {} (summary failed: {})\n",
-                       report::printable(output), report::printable(summary.status().message()));
-        (void)elapsed;
+void printSummary(const std::string& output) {
+    auto trace = analyzer::Trace::open(output);
+    auto summary = trace ? analyzer::summarizeIo(trace.value()) : Result<analyzer::IoSummary>(trace.status());
+    if (summary)
+        printIoSummary(stderr, output, summary.value());
+    else
+        fmt::print(stderr, "hpcprof: trace written to {} (summary failed: {})\n",
+                   report::printable(output), report::printable(summary.status().message()));
+}
+
+} // namespace
+
+CLI::App* addRunCommand(CLI::App& app, RunOptions& run) {
+    auto* cmd = app.add_subcommand("run", "Run a command under the profiler and write a trace");
+    cmd->add_option("-o,--output", run.output, "Trace file (default: hpcprof-<time>.hpcprof)");
+    cmd->add_option("--sources", run.sources,
+                    "Comma list of sources to record: " + sourceNamesText())
+        ->capture_default_str();
+    cmd->add_option("--counters", run.counters,
+                    "CPU counters: default, software, none, or names (PAPI_TOT_INS,task_clock,...)");
+    cmd->add_option("--counter-period", run.counterPeriodMs, "Counter timer period in ms (0 = off)")
+        ->check(acceptedBy(collector::Setting::CounterPeriodMs));
+    cmd->add_flag("--force", run.force, "Replace an existing trace");
+    cmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
+    cmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");
+    cmd->add_option("command", run.command, "The command to run, after --")->required();
+    cmd->positionals_at_end();
+    return cmd;
+}
+
+// The run's life: check the options, claim the output, start the command, wait for it, merge
+// (the last wrapper of a per-rank job only), print the summary.
+int runCommand(const RunOptions& o) {
+    std::string agent = checkCommandAndAgent(o);
+    if (agent.empty()) return kExitUsage;
+    // Everything that can refuse does so here, before the command runs.
+    ClaimedOutput claimed = claimOutput(o);
+    if (claimed.refusal) return claimed.refusal;
+    uint64_t tscHz = prepareAgentEnvironment(o, agent, claimed);
+
+    CommandEnd end = runToEnd(o.command);
+    if (!end.ran) {
+        // Nothing was recorded when the command could not start: its raw folder goes (the
+        // per-rank form's folder is shared with the job's other wrappers, which decide).
+        if (!claimed.perRank) claimed.claim.removeFolder();
+        return end.exitCode;
     }
-    return exitCode;
+    if (claimed.perRank && !finishRankAndElectMerger(*claimed.perRank)) {
+        if (!o.quiet) printRankDone(claimed);
+        return end.exitCode;
+    }
+    if (!writeTrace(o, claimed, tscHz)) return end.exitCode != 0 ? end.exitCode : kExitTraceFailed;
+    if (!o.quiet) printSummary(claimed.output);
+    return end.exitCode;
 }
 
 } // namespace hpcprof::cli
