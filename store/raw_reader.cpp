@@ -157,30 +157,22 @@ Result<std::vector<RawProcess>> listProcesses(const fs::path& rawDir, RawProblem
     return out;
 }
 
-ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
-                             const RecordRouting& routing) {
-    ThreadRecords out;
-    int sectionCount = 0;
-    for (int8_t slot : routing) sectionCount = std::max(sectionCount, slot + 1);
-    out.sections.resize(size_t(sectionCount));
-    MappedFile m(file);
-    raw::ThreadFileHeader h;
-    if (m.size() < sizeof(h)) {
-        problems.unreadableFiles++;
-        problems.messages.push_back(file.string() + ": too short for a thread header");
-        return out;
-    }
-    std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
-    if (h.magic == 0 && file.filename().string().rfind("thread-spare-", 0) == 0) {
-        out.unusedSpare = true;
-        return out;
-    }
-    if (h.magic != raw::kThreadMagic || !readableVersion(h.version) ||
-        h.recordSize != raw::kRecordSize) {
-        problems.unreadableFiles++;
-        problems.messages.push_back(file.string() + ": bad magic or unsupported raw format");
-        return out;
-    }
+namespace {
+
+// ---- readThreadFile's steps: the header, the slot ranges worth reading, the records ----------
+
+/// Slot ranges [first, last) of a thread file, in file order.
+using SlotRanges = std::vector<std::pair<size_t, size_t>>;
+
+/// One section per slot the routing names.
+size_t sectionCount(const RecordRouting& routing) {
+    int count = 0;
+    for (int8_t slot : routing) count = std::max(count, slot + 1);
+    return size_t(count);
+}
+
+/// Takes the thread, its name and what it could not record out of the header `h`.
+void takeThreadHeader(const raw::ThreadFileHeader& h, ThreadRecords& out) {
     out.tid = h.tid;
     out.name.assign(h.threadName, strnlen(h.threadName, sizeof(h.threadName)));
     if (h.version >= 4) {
@@ -191,20 +183,46 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
         out.drops.stopErrno = h.stopErrno;
         std::copy(std::begin(h.dropped), std::end(h.dropped), out.drops.dropped.begin());
     }
-    // Only the slots the header accounts for are read: the agent maps every slot (and counts
-    // it in `capacity`) before it writes there. A file longer than that (extended after the
-    // run, a sparse copy, space reserved ahead) is not read past them; a shorter one (cut
-    // short) is read to its end.
+}
+
+/// Reads the header of thread file `m` into `h` and its fields into `out`. False when there is
+/// nothing more to read: the file is too short or not a thread file (counted in `problems`), or
+/// an unused spare (out.unusedSpare).
+bool readThreadHeader(const fs::path& file, const MappedFile& m, raw::ThreadFileHeader& h,
+                      ThreadRecords& out, RawProblems& problems) {
+    if (m.size() < sizeof(h)) {
+        problems.unreadableFiles++;
+        problems.messages.push_back(file.string() + ": too short for a thread header");
+        return false;
+    }
+    std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
+    if (h.magic == 0 && file.filename().string().rfind("thread-spare-", 0) == 0) {
+        out.unusedSpare = true;
+        return false;
+    }
+    if (h.magic != raw::kThreadMagic || !readableVersion(h.version) ||
+        h.recordSize != raw::kRecordSize) {
+        problems.unreadableFiles++;
+        problems.messages.push_back(file.string() + ": bad magic or unsupported raw format");
+        return false;
+    }
+    takeThreadHeader(h, out);
+    return true;
+}
+
+/// The slots worth reading. Only the slots the header accounts for are read: the agent maps
+/// every slot (and counts it in `capacity`) before it writes there. A file longer than that
+/// (extended after the run, a sparse copy, space reserved ahead) is not read past them; a
+/// shorter one (cut short) is read to its end. When the header does not bound the file (its
+/// capacity is beyond the file's end: damaged, or cut short), holes of a sparse file are skipped
+/// rather than read page by page; what a hole covers counts as torn slots, like any other empty
+/// slot.
+SlotRanges slotRanges(const MappedFile& m, const raw::ThreadFileHeader& h, RawProblems& problems) {
     const size_t fileSlots = (m.size() - raw::kHeaderSize) / raw::kRecordSize;
     const size_t slots = size_t(std::min<uint64_t>(h.capacity, fileSlots));
     if (h.capacity > fileSlots) problems.truncatedFiles++;
     if (fileSlots > h.capacity) problems.tailsIgnored++;
-    const char* base = m.data() + raw::kHeaderSize;
-
-    // The slots worth reading. When the header does not bound the file (its capacity is beyond
-    // the file's end: damaged, or cut short), holes of a sparse file are skipped rather than
-    // read page by page; what a hole covers counts as torn slots, like any other empty slot.
-    std::vector<std::pair<size_t, size_t>> ranges; // slot ranges [first, last)
+    SlotRanges ranges;
     if (h.capacity > fileSlots) {
         const size_t fileEnd = raw::kHeaderSize + slots * raw::kRecordSize;
         for (auto [b, e] : m.dataRanges(raw::kHeaderSize, fileEnd))
@@ -213,9 +231,12 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
     } else if (slots > 0) {
         ranges.emplace_back(0, slots);
     }
+    return ranges;
+}
 
-    // Slots after the last committed record were never used; an Empty slot before it was
-    // reserved but never completed (the process died mid-record).
+/// Cuts `ranges` after the last committed record: slots after it were never used (an Empty
+/// slot before it was reserved but never completed: the process died mid-record).
+void trimUnusedSlots(SlotRanges& ranges, const char* base) {
     size_t end = 0;
     while (!ranges.empty()) {
         end = ranges.back().second;
@@ -225,105 +246,157 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
         end = 0;
     }
     if (!ranges.empty()) ranges.back().second = end;
-    // Room for the events. An honest file's slots are nearly all events: up to the default
-    // buffer (HPCPROF_THREAD_BUFFER_MB=1024, 16.7 M slots) the slot count is reserved as it is.
-    // Beyond, the events are counted first (a pass over the kind bytes): a damaged file's slots
-    // may hold anything, and reserving a vast slot count failed with bad_alloc.
+}
+
+/// Room for the events. An honest file's slots are nearly all events: up to the default buffer
+/// (HPCPROF_THREAD_BUFFER_MB=1024, 16.7 M slots) the slot count is reserved as it is. Beyond,
+/// the events are counted first (a pass over the kind bytes): a damaged file's slots may hold
+/// anything, and reserving a vast slot count failed with bad_alloc.
+size_t eventRoom(const SlotRanges& ranges, const char* base) {
     size_t events = 0;
     for (auto [b, e] : ranges) events += e - b;
-    if (events > kReserveUncounted) {
-        events = 0;
-        for (auto [b, e] : ranges)
-            for (size_t i = b; i < e; ++i) {
-                const auto kind = static_cast<raw::RecordKind>(base[i * raw::kRecordSize]);
-                events += kind == raw::RecordKind::Event    ? 1
-                          : kind == raw::RecordKind::Repeat ? raw::kRepeatEntries
-                                                            : 0;
+    if (events <= kReserveUncounted) return events;
+    events = 0;
+    for (auto [b, e] : ranges)
+        for (size_t i = b; i < e; ++i) {
+            const auto kind = static_cast<raw::RecordKind>(base[i * raw::kRecordSize]);
+            events += kind == raw::RecordKind::Event    ? 1
+                      : kind == raw::RecordKind::Repeat ? raw::kRepeatEntries
+                                                        : 0;
+        }
+    return events;
+}
+
+/// Reads the records of a thread file's slots into a ThreadRecords, in file order: events,
+/// strings (reassembled from their pieces), the families' records into their sections, and the
+/// calls Repeat records stand for.
+class SlotReader {
+public:
+    SlotReader(ThreadRecords& out, RawProblems& problems, const RecordRouting& routing)
+        : m_out(out), m_problems(problems), m_routing(routing) {}
+
+    /// Reads the slots of `ranges`; the slots between them (holes) count as torn.
+    void read(const char* base, const SlotRanges& ranges) {
+        size_t previousEnd = 0;
+        for (auto [first, last] : ranges) {
+            first = std::max(first, previousEnd);
+            if (first > previousEnd) {
+                m_problems.tornRecords += int64_t(first - previousEnd); // a hole: never written
+                endRun();                                               // a run does not span it
             }
+            for (size_t i = first; i < last; ++i) readSlot(base + i * raw::kRecordSize);
+            previousEnd = std::max(previousEnd, last);
+        }
+        m_out.incompleteStrings += int64_t(m_pending.size());
     }
-    out.events.reserve(events);
-    std::vector<RawString> pending; // strings whose pieces are still arriving (rarely > 1)
-    // The last two calls read (runCalls[1] the latest), as full records, while the slots since
-    // them are a run a Repeat record may continue (repeatLayout() of each is non-null); empty
-    // (kind 0) otherwise.
-    alignas(8) RawRecordBytes runCalls[2]{};
-    auto endOf = [](const RawRecordBytes& call) {
-        uint64_t end;
-        std::memcpy(&end, call.data() + raw::repeatLayout(call.data())->endOffset, 8);
-        return end;
-    };
-    auto take = [&](const char* rec) {
-        switch (static_cast<raw::RecordKind>(rec[0])) {
-        case raw::RecordKind::Event: {
-            const auto* r = reinterpret_cast<const raw::EventRecord*>(rec);
-            out.events.push_back(RawEvent{r->flags, r->op, r->status, r->start, r->end, r->bytes,
-                                          r->objectId, r->fd, r->peer, r->tag, r->commId, r->seq,
-                                          r->aux});
-            break;
-        }
-        case raw::RecordKind::String: {
-            const auto* r = reinterpret_cast<const raw::StringRecord*>(rec);
-            auto it = std::find_if(pending.begin(), pending.end(),
-                                   [&](const RawString& s) { return s.id == r->id; });
-            if (it == pending.end()) {
-                if (pending.size() == kMaxPendingStrings) {
-                    pending.erase(pending.begin());
-                    out.incompleteStrings++;
-                }
-                it = pending.insert(pending.end(), RawString{r->id, {}});
-            }
-            it->text.append(r->text, std::min<size_t>(r->length, raw::kStringPieceSize));
-            if (r->last) {
-                out.strings.push_back(std::move(*it));
-                pending.erase(it);
-            }
-            break;
-        }
-        default:
-            if (int8_t slot = routing[uint8_t(rec[0])]; slot >= 0)
-                out.sections[size_t(slot)].add(rec, out.events.size());
-            else
-                problems.tornRecords++; // an empty slot (reserved, never completed) or damage
-            break;
-        }
-    };
-    // One slot: a record, or a Repeat record standing for more calls like the ones before it.
-    auto readSlot = [&](const char* rec) {
-        if (static_cast<raw::RecordKind>(rec[0]) != raw::RecordKind::Repeat) {
-            take(rec);
-            runCalls[0] = runCalls[1];
-            if (raw::repeatLayout(rec)) std::memcpy(runCalls[1].data(), rec, raw::kRecordSize);
-            else runCalls[0][0] = runCalls[1][0] = 0;
+
+private:
+    /// One slot: a record, or a Repeat record standing for more calls like the ones before it.
+    void readSlot(const char* rec) {
+        if (static_cast<raw::RecordKind>(rec[0]) == raw::RecordKind::Repeat) {
+            takeRepeat(rec);
             return;
         }
+        take(rec);
+        m_runCalls[0] = m_runCalls[1];
+        if (raw::repeatLayout(rec)) std::memcpy(m_runCalls[1].data(), rec, raw::kRecordSize);
+        else endRun();
+    }
+
+    /// The calls a Repeat record stands for, each taken as if it had its own slot.
+    void takeRepeat(const char* rec) {
         raw::RepeatRecord r;
         std::memcpy(static_cast<void*>(&r), rec, sizeof(r));
         // Each entry repeats the call `period` back: the latest, or the one before it.
         size_t back = r.period == 2 ? 0 : 1;
-        const raw::RepeatLayout* layout = raw::repeatLayout(runCalls[back].data());
-        if (!layout || !raw::repeatLayout(runCalls[1].data()) || r.period > 2) {
-            problems.tornRecords++; // the run's first records were never committed
+        const raw::RepeatLayout* layout = raw::repeatLayout(m_runCalls[back].data());
+        if (!layout || !raw::repeatLayout(m_runCalls[1].data()) || r.period > 2) {
+            m_problems.tornRecords++; // the run's first records were never committed
             return;
         }
         for (uint32_t k = 0; k < raw::kRepeatEntries && r.entries[k] != 0; ++k) {
-            alignas(8) RawRecordBytes call = runCalls[back];
-            expandRepeat(call.data(), *layout, r.step, r.entries[k], endOf(runCalls[1]));
+            alignas(8) RawRecordBytes call = m_runCalls[back];
+            expandRepeat(call.data(), *layout, r.step, r.entries[k], endOf(m_runCalls[1]));
             take(call.data());
-            runCalls[0] = runCalls[1];
-            runCalls[1] = call;
+            m_runCalls[0] = m_runCalls[1];
+            m_runCalls[1] = call;
         }
-    };
-    size_t previousEnd = 0;
-    for (auto [first, last] : ranges) {
-        first = std::max(first, previousEnd);
-        if (first > previousEnd) {
-            problems.tornRecords += int64_t(first - previousEnd); // a hole: never written
-            runCalls[0][0] = runCalls[1][0] = 0;                  // a run does not span it
-        }
-        for (size_t i = first; i < last; ++i) readSlot(base + i * raw::kRecordSize);
-        previousEnd = std::max(previousEnd, last);
     }
-    out.incompleteStrings += int64_t(pending.size());
+
+    static uint64_t endOf(const RawRecordBytes& call) {
+        uint64_t end;
+        std::memcpy(&end, call.data() + raw::repeatLayout(call.data())->endOffset, 8);
+        return end;
+    }
+
+    /// Slots since the last calls no longer form a run a Repeat record may continue.
+    void endRun() { m_runCalls[0][0] = m_runCalls[1][0] = 0; }
+
+    void take(const char* rec) {
+        switch (static_cast<raw::RecordKind>(rec[0])) {
+        case raw::RecordKind::Event:
+            takeEvent(*reinterpret_cast<const raw::EventRecord*>(rec));
+            break;
+        case raw::RecordKind::String:
+            takeString(*reinterpret_cast<const raw::StringRecord*>(rec));
+            break;
+        default: takeFamilyRecord(rec); break;
+        }
+    }
+
+    void takeEvent(const raw::EventRecord& r) {
+        m_out.events.push_back(RawEvent{r.flags, r.op, r.status, r.start, r.end, r.bytes,
+                                        r.objectId, r.fd, r.peer, r.tag, r.commId, r.seq, r.aux});
+    }
+
+    void takeString(const raw::StringRecord& r) {
+        auto it = std::find_if(m_pending.begin(), m_pending.end(),
+                               [&](const RawString& s) { return s.id == r.id; });
+        if (it == m_pending.end()) {
+            if (m_pending.size() == kMaxPendingStrings) {
+                m_pending.erase(m_pending.begin());
+                m_out.incompleteStrings++;
+            }
+            it = m_pending.insert(m_pending.end(), RawString{r.id, {}});
+        }
+        it->text.append(r.text, std::min<size_t>(r.length, raw::kStringPieceSize));
+        if (r.last) {
+            m_out.strings.push_back(std::move(*it));
+            m_pending.erase(it);
+        }
+    }
+
+    void takeFamilyRecord(const char* rec) {
+        if (int8_t slot = m_routing[uint8_t(rec[0])]; slot >= 0)
+            m_out.sections[size_t(slot)].add(rec, m_out.events.size());
+        else
+            m_problems.tornRecords++; // an empty slot (reserved, never completed) or damage
+    }
+
+    ThreadRecords& m_out;
+    RawProblems& m_problems;
+    const RecordRouting& m_routing;
+    std::vector<RawString> m_pending; ///< strings whose pieces are still arriving (rarely > 1)
+    /// The last two calls read (m_runCalls[1] the latest), as full records, while the slots
+    /// since them are a run a Repeat record may continue (repeatLayout() of each is non-null);
+    /// empty (kind 0) otherwise.
+    alignas(8) RawRecordBytes m_runCalls[2]{};
+};
+
+} // namespace
+
+ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
+                             const RecordRouting& routing) {
+    ThreadRecords out;
+    out.sections.resize(sectionCount(routing));
+    MappedFile m(file);
+    raw::ThreadFileHeader h;
+    if (!readThreadHeader(file, m, h, out, problems)) return out;
+    SlotRanges ranges = slotRanges(m, h, problems);
+    const char* base = m.data() + raw::kHeaderSize;
+    trimUnusedSlots(ranges, base);
+    out.events.reserve(eventRoom(ranges, base));
+    SlotReader(out, problems, routing).read(base, ranges);
     return out;
 }
 

@@ -85,6 +85,21 @@ bool isCommCreation(Op op) {
            op == Op::NcclCommSplit;
 }
 
+/// Writes `args` as event_arg rows of event `eventId`.
+void insertArgs(TraceWriter& w, int64_t eventId, const DeviceRecords::Args& args) {
+    for (const auto& [key, value] : args) {
+        if (const auto* i = std::get_if<int64_t>(&value))
+            w.insertEventArg(eventId, key, *i);
+        else
+            w.insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
+    }
+}
+
+/// "x,y,z" of a grid or block size.
+std::string dim3Text(const uint32_t (&d)[3]) {
+    return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+}
+
 } // namespace
 
 DeviceRecords::DeviceRecords(TraceWriter& w, const raw::ProcessHeader& h,
@@ -117,9 +132,24 @@ uint64_t DeviceRecords::ticksFor(int64_t ns) const {
     return t0 + uint64_t(int64_t(double(ns - f0) / nsPerTick + (ns >= f0 ? 0.5 : -0.5)));
 }
 
+// ---- prepare: CPU-side records -> events, in a fixed order (it decides the trace's string ids) --
+
 void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     collectGpu(threads);
-    // The process's last tick, for ranges still open at the end.
+    const uint64_t endTicks = processEndTicks(threads);
+    std::vector<std::pair<int32_t, RawEvent>> moved = cudaApiEvents(threads);
+    collectCategoryNames(threads);
+    for (auto& t : threads) {
+        convertNvtx(t, endTicks);
+        convertNcclCalls(t);
+    }
+    pairStartEnd(threads, endTicks);
+    addToCallers(threads, moved);
+    dropDrainThreads(threads);
+}
+
+// The process's last tick, for ranges still open at the end.
+uint64_t DeviceRecords::processEndTicks(const std::vector<ThreadRecords>& threads) const {
     uint64_t endTicks = m_h.start.ticks;
     for (const auto& t : threads) {
         for (const auto& e : t.events) endTicks = std::max(endTicks, e.end);
@@ -129,10 +159,12 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
             else if (recordKind(d) == raw::RecordKind::Nccl)
                 endTicks = std::max(endTicks, recordAs<raw::NcclRecord>(d).end);
     }
+    return endTicks;
+}
 
-    // CUDA API calls go to the calling thread's track (created if the thread wrote nothing).
-    std::unordered_map<int32_t, size_t> byTid;
-    for (size_t i = 0; i < threads.size(); ++i) byTid[threads[i].tid] = i;
+// CUDA API calls (and the syncs they made) as events of the calling thread (by tid).
+std::vector<std::pair<int32_t, RawEvent>>
+DeviceRecords::cudaApiEvents(const std::vector<ThreadRecords>& threads) {
     std::vector<std::pair<int32_t, RawEvent>> moved;
     for (const auto& t : threads)
         for (const auto& d : sectionRecords(t, m_slot)) {
@@ -143,7 +175,10 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
             else if (g.activity == raw::GpuActivity::Sync && m_apiThread.count(g.correlationId))
                 moved.emplace_back(m_apiThread[g.correlationId], syncEvent(g));
         }
+    return moved;
+}
 
+void DeviceRecords::collectCategoryNames(const std::vector<ThreadRecords>& threads) {
     for (const auto& t : threads)
         for (const auto& d : sectionRecords(t, m_slot))
             if (recordKind(d) == raw::RecordKind::Nvtx) {
@@ -152,28 +187,38 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
                 if (const std::string* s = m_strings(r.nameId))
                     m_categoryNames[{domainName(r.domainId), r.category}] = *s;
             }
-    for (auto& t : threads) {
-        convertNvtx(t, endTicks);
-        std::map<uint32_t, NcclCallRef> groupFirst; // group ordinal -> first call in it
-        for (const auto& d : sectionRecords(t, m_slot)) {
-            if (recordKind(d) != raw::RecordKind::Nccl) continue;
-            auto r = recordAs<raw::NcclRecord>(d);
-            const Extra* converted = convertNccl(t, r);
-            if (!converted) continue;
-            const Extra& x = *converted;
-            NcclCallRef ref{x.communicatorId.value_or(0), x.seq.value_or(-1)};
-            if (r.group && Op(r.op) != Op::NcclGroupEnd && x.communicatorId)
-                groupFirst.try_emplace(r.group, ref);
-            if (Op(r.op) == Op::NcclGroupEnd) {
-                auto it = groupFirst.find(r.group);
-                if (it != groupFirst.end() && r.externalId)
-                    m_ncclByExternal.try_emplace(r.externalId, it->second);
-            } else if (r.externalId && x.communicatorId) {
-                m_ncclByExternal.try_emplace(r.externalId, ref);
-            }
-        }
+}
+
+void DeviceRecords::convertNcclCalls(ThreadRecords& t) {
+    std::map<uint32_t, NcclCallRef> groupFirst; // group ordinal -> first call in it
+    for (const auto& d : sectionRecords(t, m_slot)) {
+        if (recordKind(d) != raw::RecordKind::Nccl) continue;
+        auto r = recordAs<raw::NcclRecord>(d);
+        if (const Extra* converted = convertNccl(t, r)) noteExternalId(r, *converted, groupFirst);
     }
-    pairStartEnd(threads, endTicks);
+}
+
+// The NCCL call that GPU work of external id r.externalId belongs to: the call itself, or for a
+// group's end, the first call of the group.
+void DeviceRecords::noteExternalId(const raw::NcclRecord& r, const Extra& x,
+                                   std::map<uint32_t, NcclCallRef>& groupFirst) {
+    NcclCallRef ref{x.communicatorId.value_or(0), x.seq.value_or(-1)};
+    if (r.group && Op(r.op) != Op::NcclGroupEnd && x.communicatorId)
+        groupFirst.try_emplace(r.group, ref);
+    if (Op(r.op) == Op::NcclGroupEnd) {
+        auto it = groupFirst.find(r.group);
+        if (it != groupFirst.end() && r.externalId)
+            m_ncclByExternal.try_emplace(r.externalId, it->second);
+    } else if (r.externalId && x.communicatorId) {
+        m_ncclByExternal.try_emplace(r.externalId, ref);
+    }
+}
+
+// CUDA API calls go to the calling thread's track (created if the thread wrote nothing).
+void DeviceRecords::addToCallers(std::vector<ThreadRecords>& threads,
+                                 const std::vector<std::pair<int32_t, RawEvent>>& moved) {
+    std::unordered_map<int32_t, size_t> byTid;
+    for (size_t i = 0; i < threads.size(); ++i) byTid[threads[i].tid] = i;
     for (auto& [tid, e] : moved) {
         auto it = byTid.find(tid);
         if (it == byTid.end()) {
@@ -184,7 +229,11 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
         }
         threads[it->second].events.push_back(e);
     }
-    // The CUPTI drain thread carries nothing of its own: no track for it.
+}
+
+// The CUPTI drain thread carries nothing of its own: no track for it. The section's records are
+// all converted now.
+void DeviceRecords::dropDrainThreads(std::vector<ThreadRecords>& threads) {
     std::erase_if(threads, [this](const ThreadRecords& t) {
         const auto& records = sectionRecords(t, m_slot);
         if (!t.events.empty() || records.empty()) return false;
@@ -197,48 +246,14 @@ void DeviceRecords::prepare(std::vector<ThreadRecords>& threads) {
     }
 }
 
+// ---- GPU-side records: correlations, CUPTI's notes, and the activity kept for writeGpuTracks ----
+
 void DeviceRecords::collectGpu(const std::vector<ThreadRecords>& threads) {
     std::vector<uint32_t> gpuCorrelations;
     for (const auto& t : threads)
-        for (const auto& d : sectionRecords(t, m_slot)) {
-            if (recordKind(d) != raw::RecordKind::Gpu) continue;
-            auto g = recordAs<raw::GpuRecord>(d);
-            switch (g.activity) {
-            case raw::GpuActivity::Api: m_apiThread[g.correlationId] = int32_t(g.stream); break;
-            case raw::GpuActivity::ExternalCorrelation:
-                m_externalToCorr.try_emplace(g.u.ext.externalId, g.correlationId);
-                m_corrToExternal[g.correlationId] = g.u.ext.externalId;
-                break;
-            case raw::GpuActivity::Overhead:
-                if (g.end > g.start) m_addStat(Stat::CuptiOverheadNs, int64_t(g.end - g.start));
-                break;
-            case raw::GpuActivity::Dropped:
-                m_addStat(Stat::CuptiRecordsDropped, int64_t(g.u.dropped.count));
-                break;
-            case raw::GpuActivity::Unavailable: {
-                m_addStat(Stat::CuptiUnavailable, 1);
-                const std::string* why = m_strings(g.nameId);
-                m_warnings.push_back("process " + std::to_string(m_h.pid) +
-                                     ": CUDA activity not recorded: " +
-                                     (why ? *why : std::string("CUPTI could not start")));
-                break;
-            }
-            case raw::GpuActivity::Kernel:
-            case raw::GpuActivity::Memcpy:
-            case raw::GpuActivity::MemcpyPeer:
-            case raw::GpuActivity::Memset:
-            case raw::GpuActivity::GraphLaunch:
-            case raw::GpuActivity::Sync:
-                if (g.start == 0 && g.end == 0) {
-                    m_addStat(Stat::GpuUntimedRecords, 1);
-                    break;
-                }
-                if (g.activity != raw::GpuActivity::Sync) gpuCorrelations.push_back(g.correlationId);
-                if (g.activity != raw::GpuActivity::Sync || !m_apiThread.count(g.correlationId))
-                    m_streams[{g.device, g.stream}].push_back(g);
-                break;
-            }
-        }
+        for (const auto& d : sectionRecords(t, m_slot))
+            if (recordKind(d) == raw::RecordKind::Gpu)
+                collectGpuRecord(recordAs<raw::GpuRecord>(d), gpuCorrelations);
     // API records may follow the GPU records they launched in the buffer: check at the end.
     for (uint32_t c : gpuCorrelations)
         if (c == 0 || !m_apiThread.count(c)) m_addStat(Stat::GpuUnmatchedCorrelations, 1);
@@ -247,6 +262,49 @@ void DeviceRecords::collectGpu(const std::vector<ThreadRecords>& threads) {
         std::erase_if(recs, [&](const raw::GpuRecord& g) {
             return g.activity == raw::GpuActivity::Sync && m_apiThread.count(g.correlationId);
         });
+}
+
+void DeviceRecords::collectGpuRecord(const raw::GpuRecord& g,
+                                     std::vector<uint32_t>& gpuCorrelations) {
+    switch (g.activity) {
+    case raw::GpuActivity::Api: m_apiThread[g.correlationId] = int32_t(g.stream); break;
+    case raw::GpuActivity::ExternalCorrelation:
+        m_externalToCorr.try_emplace(g.u.ext.externalId, g.correlationId);
+        m_corrToExternal[g.correlationId] = g.u.ext.externalId;
+        break;
+    case raw::GpuActivity::Overhead:
+        if (g.end > g.start) m_addStat(Stat::CuptiOverheadNs, int64_t(g.end - g.start));
+        break;
+    case raw::GpuActivity::Dropped:
+        m_addStat(Stat::CuptiRecordsDropped, int64_t(g.u.dropped.count));
+        break;
+    case raw::GpuActivity::Unavailable: noteCuptiUnavailable(g); break;
+    case raw::GpuActivity::Kernel:
+    case raw::GpuActivity::Memcpy:
+    case raw::GpuActivity::MemcpyPeer:
+    case raw::GpuActivity::Memset:
+    case raw::GpuActivity::GraphLaunch:
+    case raw::GpuActivity::Sync: keepGpuActivity(g, gpuCorrelations); break;
+    }
+}
+
+void DeviceRecords::noteCuptiUnavailable(const raw::GpuRecord& g) {
+    m_addStat(Stat::CuptiUnavailable, 1);
+    const std::string* why = m_strings(g.nameId);
+    m_warnings.push_back("process " + std::to_string(m_h.pid) + ": CUDA activity not recorded: " +
+                         (why ? *why : std::string("CUPTI could not start")));
+}
+
+// GPU work for its stream's track; a sync whose API call is known goes to the CPU instead.
+void DeviceRecords::keepGpuActivity(const raw::GpuRecord& g,
+                                    std::vector<uint32_t>& gpuCorrelations) {
+    if (g.start == 0 && g.end == 0) {
+        m_addStat(Stat::GpuUntimedRecords, 1);
+        return;
+    }
+    if (g.activity != raw::GpuActivity::Sync) gpuCorrelations.push_back(g.correlationId);
+    if (g.activity != raw::GpuActivity::Sync || !m_apiThread.count(g.correlationId))
+        m_streams[{g.device, g.stream}].push_back(g);
 }
 
 RawEvent DeviceRecords::cudaApiEvent(const raw::GpuRecord& g) {
@@ -354,32 +412,15 @@ void DeviceRecords::pairStartEnd(std::vector<ThreadRecords>& threads, uint64_t e
     m_ends.clear();
 }
 
+// ---- NCCL ----------------------------------------------------------------------------------
+
 const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const raw::NcclRecord& r) {
+    if (takePluginNote(r)) return nullptr;
     Op op = Op(r.op);
     bool plugin = r.flags & raw::kNcclFromPlugin;
-    if (plugin && (r.flags & raw::kNcclDropped)) {
-        m_addStat(Stat::NcclPluginEventsDropped, int64_t(r.count));
-        return nullptr;
-    }
-    if (plugin && (r.flags & raw::kNcclCommInfo)) {
-        if (const std::string* key = m_strings(r.commKeyId)) {
-            m_comms[*key] = {int64_t(r.count), r.peer};
-            m_w.internCommunicator(*key, int64_t(r.count), "nccl");
-        }
-        return nullptr;
-    }
     RawEvent e = spanEvent(r.op, r.start, r.end);
     Extra x;
-    const std::string* key = r.commKeyId ? m_strings(r.commKeyId) : nullptr;
-    if (r.commKeyId && !key) m_addStat(Stat::UnknownStringRefs, 1);
-    CommInfo info;
-    if (key) {
-        if (isCommCreation(op) && r.result == 0) m_comms[*key] = {int64_t(r.count), r.peer};
-        auto it = m_comms.find(*key);
-        if (it != m_comms.end()) info = it->second;
-        x.communicatorId = m_w.internCommunicator(
-            *key, info.size >= 0 ? std::optional<int64_t>(info.size) : std::nullopt, "nccl");
-    }
+    CommInfo info = resolveCommunicator(op, r, x);
     if (r.seq != raw::kNoSeq) x.seq = int64_t(r.seq);
     if (plugin) {
         convertPluginFields(op, r, x);
@@ -387,17 +428,7 @@ const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const r
         x.args.emplace_back("nranks", int64_t(r.count));
         x.args.emplace_back("comm_rank", int64_t(r.peer));
     } else {
-        if (auto b = ncclBytes(op, r.datatype, r.count, info.size, info.rank, r.peer)) x.bytes = *b;
-        if (r.peer >= 0) x.peer = r.peer;
-        if (r.datatype < std::size(kDataTypes))
-            x.args.emplace_back("datatype", std::string(kDataTypes[r.datatype].name));
-        if (r.redop != 255) x.args.emplace_back("op", std::string(nameOr(kRedOps, r.redop)));
-        bool teardown = op == Op::NcclCommFinalize || op == Op::NcclCommDestroy ||
-                        op == Op::NcclCommAbort;
-        if (op != Op::NcclGroupStart && op != Op::NcclGroupEnd && !teardown) {
-            x.args.emplace_back("count", int64_t(r.count));
-            x.args.emplace_back("stream", int64_t(r.stream));
-        }
+        convertCallFields(op, r, info, x);
     }
     if (r.group && !plugin) x.args.emplace_back("group", int64_t(r.group));
     if (r.result != 0) x.args.emplace_back("result", int64_t(r.result));
@@ -408,6 +439,56 @@ const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const r
     own(e, addExtra(std::move(x)));
     t.events.push_back(e);
     return &m_extras.back();
+}
+
+// Profiler-plugin records that are no event: the events it dropped, a communicator's size and
+// rank. True when `r` is one (and taken).
+bool DeviceRecords::takePluginNote(const raw::NcclRecord& r) {
+    if (!(r.flags & raw::kNcclFromPlugin)) return false;
+    if (r.flags & raw::kNcclDropped) {
+        m_addStat(Stat::NcclPluginEventsDropped, int64_t(r.count));
+        return true;
+    }
+    if (r.flags & raw::kNcclCommInfo) {
+        if (const std::string* key = m_strings(r.commKeyId)) {
+            m_comms[*key] = {int64_t(r.count), r.peer};
+            m_w.internCommunicator(*key, int64_t(r.count), "nccl");
+        }
+        return true;
+    }
+    return false;
+}
+
+// The communicator of `r` into x.communicatorId (a creation call records its size and this
+// rank); its size and this rank as far as known.
+DeviceRecords::CommInfo DeviceRecords::resolveCommunicator(Op op, const raw::NcclRecord& r,
+                                                           Extra& x) {
+    const std::string* key = r.commKeyId ? m_strings(r.commKeyId) : nullptr;
+    if (r.commKeyId && !key) m_addStat(Stat::UnknownStringRefs, 1);
+    CommInfo info;
+    if (!key) return info;
+    if (isCommCreation(op) && r.result == 0) m_comms[*key] = {int64_t(r.count), r.peer};
+    auto it = m_comms.find(*key);
+    if (it != m_comms.end()) info = it->second;
+    x.communicatorId = m_w.internCommunicator(
+        *key, info.size >= 0 ? std::optional<int64_t>(info.size) : std::nullopt, "nccl");
+    return info;
+}
+
+// A call the agent's own hooks recorded (collectives, point-to-point, groups, teardown).
+void DeviceRecords::convertCallFields(Op op, const raw::NcclRecord& r, const CommInfo& info,
+                                      Extra& x) {
+    if (auto b = ncclBytes(op, r.datatype, r.count, info.size, info.rank, r.peer)) x.bytes = *b;
+    if (r.peer >= 0) x.peer = r.peer;
+    if (r.datatype < std::size(kDataTypes))
+        x.args.emplace_back("datatype", std::string(kDataTypes[r.datatype].name));
+    if (r.redop != 255) x.args.emplace_back("op", std::string(nameOr(kRedOps, r.redop)));
+    bool teardown =
+        op == Op::NcclCommFinalize || op == Op::NcclCommDestroy || op == Op::NcclCommAbort;
+    if (op != Op::NcclGroupStart && op != Op::NcclGroupEnd && !teardown) {
+        x.args.emplace_back("count", int64_t(r.count));
+        x.args.emplace_back("stream", int64_t(r.stream));
+    }
 }
 
 // Profiler-plugin records: `group` holds NCCL's function name; ProxyOp/KernelCh reuse fields
@@ -459,115 +540,128 @@ void DeviceRecords::decorate(const RawEvent& e, EventRow& row) {
 }
 
 void DeviceRecords::addArgs(const RawEvent& e, int64_t eventId) {
-    for (const auto& [key, value] : m_extras.at(e.familyIndex - 1).args) {
-        if (const auto* i = std::get_if<int64_t>(&value))
-            m_w.insertEventArg(eventId, key, *i);
-        else
-            m_w.insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
-    }
+    insertArgs(m_w, eventId, m_extras.at(e.familyIndex - 1).args);
 }
 
+// ---- GPU stream tracks -----------------------------------------------------------------------
+
 Status DeviceRecords::writeGpuTracks(int64_t processId, int64_t& lastEnd) {
-    std::unordered_map<uint32_t, int64_t> kernelNames; // process string id -> trace string id
+    KernelNames kernelNames;
     for (auto& [key, recs] : m_streams) {
         if (recs.empty()) continue;
-        auto [device, stream] = key;
-        std::stable_sort(recs.begin(), recs.end(),
-                         [](const raw::GpuRecord& a, const raw::GpuRecord& b) {
-                             return a.start < b.start;
-                         });
-        int64_t trackId = m_w.insertTrack(processId, std::nullopt, "gpu_stream",
-                                          "GPU " + std::to_string(device) + " stream " +
-                                              std::to_string(stream),
-                                          int64_t(device), int64_t(stream));
-        NestingDepth depth;
-        int64_t first = 0, last = 0, count = 0;
-        for (const auto& g : recs) {
-            EventRow row;
-            row.trackId = trackId;
-            row.ts = m_toTrace(int64_t(g.start));
-            row.dur = g.end >= g.start ? int64_t(g.end - g.start) : 0;
-            if (g.end < g.start) m_addStat(Stat::NegativeDurations, 1);
-            const schema::OpInfo* info = schema::findOp(g.op);
-            row.categoryId = int64_t(info ? info->category : Category::GpuKernel);
-            if (g.correlationId) row.correlationId = int64_t(g.correlationId);
-            std::vector<std::pair<const char*, ArgValue>> args;
-            switch (g.activity) {
-            case raw::GpuActivity::Kernel: {
-                auto it = kernelNames.find(g.nameId);
-                std::string name;
-                if (it == kernelNames.end()) {
-                    const std::string* s = g.nameId ? m_strings(g.nameId) : nullptr;
-                    if (g.nameId && !s) m_addStat(Stat::UnknownStringRefs, 1);
-                    name = demangle(s ? *s : std::string("<unknown kernel>"));
-                    it = kernelNames.emplace(g.nameId, m_w.internString(name)).first;
-                    if (isNcclKernelName(name)) m_ncclKernelNames.insert(it->second);
-                }
-                row.nameId = it->second;
-                bool comm = m_ncclKernelNames.count(it->second) > 0;
-                if (auto ext = m_corrToExternal.find(g.correlationId); ext != m_corrToExternal.end())
-                    if (auto call = m_ncclByExternal.find(ext->second);
-                        call != m_ncclByExternal.end()) {
-                        comm = true;
-                        row.communicatorId = call->second.communicatorId;
-                        if (call->second.seq >= 0) row.seq = call->second.seq;
-                    }
-                if (comm) row.categoryId = int64_t(Category::GpuCommKernel);
-                const auto& k = g.u.kernel;
-                args.emplace_back("grid", std::to_string(k.grid[0]) + "," +
-                                              std::to_string(k.grid[1]) + "," +
-                                              std::to_string(k.grid[2]));
-                args.emplace_back("block", std::to_string(k.block[0]) + "," +
-                                               std::to_string(k.block[1]) + "," +
-                                               std::to_string(k.block[2]));
-                break;
-            }
-            case raw::GpuActivity::Memcpy:
-            case raw::GpuActivity::MemcpyPeer: {
-                const auto& c = g.u.copy;
-                row.nameId = m_w.internString(
-                    std::string("memcpy ") + nameOr(kCopyKinds, c.copyKind));
-                row.bytes = c.bytes;
-                args.emplace_back("copy_kind", std::string(nameOr(kCopyKinds, c.copyKind)));
-                args.emplace_back("src_kind", std::string(nameOr(kMemoryKinds, c.srcKind)));
-                args.emplace_back("dst_kind", std::string(nameOr(kMemoryKinds, c.dstKind)));
-                if (g.activity == raw::GpuActivity::MemcpyPeer) {
-                    args.emplace_back("src_device", int64_t(c.srcDevice));
-                    args.emplace_back("dst_device", int64_t(c.dstDevice));
-                }
-                break;
-            }
-            case raw::GpuActivity::Memset:
-                row.nameId = m_w.internString("memset");
-                row.bytes = g.u.copy.bytes;
-                args.emplace_back("dst_kind", std::string(nameOr(kMemoryKinds, g.u.copy.dstKind)));
-                break;
-            case raw::GpuActivity::Sync:
-                row.nameId = m_w.internString(nameOr(kSyncTypes, g.u.sync.syncType));
-                break;
-            case raw::GpuActivity::GraphLaunch:
-                row.nameId = m_w.internString("cuda_graph " + std::to_string(g.graphId));
-                break;
-            default: continue;
-            }
-            if (g.graphId) args.emplace_back("graph_id", int64_t(g.graphId));
-            row.depth = depth.next(row.ts, row.dur);
-            int64_t id = m_w.insertEvent(row);
-            for (const auto& [k, v] : args) {
-                if (const auto* i = std::get_if<int64_t>(&v))
-                    m_w.insertEventArg(id, k, *i);
-                else
-                    m_w.insertEventArg(id, k, std::string_view(std::get<std::string>(v)));
-            }
-            if (count == 0) first = id;
-            last = id;
-            ++count;
-            lastEnd = std::max(lastEnd, row.ts + row.dur);
-        }
-        HPCPROF_RETURN_IF_ERROR(m_w.finishTrack(trackId, first, last, count));
+        HPCPROF_RETURN_IF_ERROR(
+            writeGpuStream(processId, key.first, key.second, recs, kernelNames, lastEnd));
     }
     m_streams.clear();
     return m_w.error();
+}
+
+Status DeviceRecords::writeGpuStream(int64_t processId, uint32_t device, uint32_t stream,
+                                     std::vector<raw::GpuRecord>& recs, KernelNames& kernelNames,
+                                     int64_t& lastEnd) {
+    std::stable_sort(recs.begin(), recs.end(),
+                     [](const raw::GpuRecord& a, const raw::GpuRecord& b) {
+                         return a.start < b.start;
+                     });
+    int64_t trackId = m_w.insertTrack(processId, std::nullopt, "gpu_stream",
+                                      "GPU " + std::to_string(device) + " stream " +
+                                          std::to_string(stream),
+                                      int64_t(device), int64_t(stream));
+    NestingDepth depth;
+    int64_t first = 0, last = 0, count = 0;
+    for (const auto& g : recs) {
+        EventRow row;
+        row.trackId = trackId;
+        Args args;
+        if (!gpuRow(g, kernelNames, row, args)) continue;
+        row.depth = depth.next(row.ts, row.dur);
+        int64_t id = m_w.insertEvent(row);
+        insertArgs(m_w, id, args);
+        if (count == 0) first = id;
+        last = id;
+        ++count;
+        lastEnd = std::max(lastEnd, row.ts + row.dur);
+    }
+    return m_w.finishTrack(trackId, first, last, count);
+}
+
+// The row and event_args of GPU activity `g`; false for activity that has no row.
+bool DeviceRecords::gpuRow(const raw::GpuRecord& g, KernelNames& kernelNames, EventRow& row,
+                           Args& args) {
+    row.ts = m_toTrace(int64_t(g.start));
+    row.dur = g.end >= g.start ? int64_t(g.end - g.start) : 0;
+    if (g.end < g.start) m_addStat(Stat::NegativeDurations, 1);
+    const schema::OpInfo* info = schema::findOp(g.op);
+    row.categoryId = int64_t(info ? info->category : Category::GpuKernel);
+    if (g.correlationId) row.correlationId = int64_t(g.correlationId);
+    switch (g.activity) {
+    case raw::GpuActivity::Kernel: describeKernel(g, kernelNames, row, args); break;
+    case raw::GpuActivity::Memcpy:
+    case raw::GpuActivity::MemcpyPeer: describeCopy(g, row, args); break;
+    case raw::GpuActivity::Memset:
+        row.nameId = m_w.internString("memset");
+        row.bytes = g.u.copy.bytes;
+        args.emplace_back("dst_kind", std::string(nameOr(kMemoryKinds, g.u.copy.dstKind)));
+        break;
+    case raw::GpuActivity::Sync:
+        row.nameId = m_w.internString(nameOr(kSyncTypes, g.u.sync.syncType));
+        break;
+    case raw::GpuActivity::GraphLaunch:
+        row.nameId = m_w.internString("cuda_graph " + std::to_string(g.graphId));
+        break;
+    default: return false;
+    }
+    if (g.graphId) args.emplace_back("graph_id", int64_t(g.graphId));
+    return true;
+}
+
+// A kernel: its demangled name, and a communication kernel (with its NCCL call's communicator
+// and seq) when its name says so or its launch ties it to an NCCL call.
+void DeviceRecords::describeKernel(const raw::GpuRecord& g, KernelNames& kernelNames,
+                                   EventRow& row, Args& args) {
+    row.nameId = kernelNameId(g.nameId, kernelNames);
+    bool comm = m_ncclKernelNames.count(row.nameId) > 0;
+    if (const NcclCallRef* call = ncclCallOf(g.correlationId)) {
+        comm = true;
+        row.communicatorId = call->communicatorId;
+        if (call->seq >= 0) row.seq = call->seq;
+    }
+    if (comm) row.categoryId = int64_t(Category::GpuCommKernel);
+    args.emplace_back("grid", dim3Text(g.u.kernel.grid));
+    args.emplace_back("block", dim3Text(g.u.kernel.block));
+}
+
+// The trace string id of a kernel's demangled name (demangled once per process string id).
+int64_t DeviceRecords::kernelNameId(uint32_t nameId, KernelNames& kernelNames) {
+    auto it = kernelNames.find(nameId);
+    if (it != kernelNames.end()) return it->second;
+    const std::string* s = nameId ? m_strings(nameId) : nullptr;
+    if (nameId && !s) m_addStat(Stat::UnknownStringRefs, 1);
+    std::string name = demangle(s ? *s : std::string("<unknown kernel>"));
+    it = kernelNames.emplace(nameId, m_w.internString(name)).first;
+    if (isNcclKernelName(name)) m_ncclKernelNames.insert(it->second);
+    return it->second;
+}
+
+// The NCCL call that launched the GPU work of `correlationId`; nullptr if none is known.
+const DeviceRecords::NcclCallRef* DeviceRecords::ncclCallOf(uint32_t correlationId) const {
+    auto ext = m_corrToExternal.find(correlationId);
+    if (ext == m_corrToExternal.end()) return nullptr;
+    auto call = m_ncclByExternal.find(ext->second);
+    return call != m_ncclByExternal.end() ? &call->second : nullptr;
+}
+
+void DeviceRecords::describeCopy(const raw::GpuRecord& g, EventRow& row, Args& args) {
+    const auto& c = g.u.copy;
+    row.nameId = m_w.internString(std::string("memcpy ") + nameOr(kCopyKinds, c.copyKind));
+    row.bytes = c.bytes;
+    args.emplace_back("copy_kind", std::string(nameOr(kCopyKinds, c.copyKind)));
+    args.emplace_back("src_kind", std::string(nameOr(kMemoryKinds, c.srcKind)));
+    args.emplace_back("dst_kind", std::string(nameOr(kMemoryKinds, c.dstKind)));
+    if (g.activity == raw::GpuActivity::MemcpyPeer) {
+        args.emplace_back("src_device", int64_t(c.srcDevice));
+        args.emplace_back("dst_device", int64_t(c.dstDevice));
+    }
 }
 
 } // namespace hpcprof::store

@@ -65,12 +65,14 @@ public:
 
     /// Argument value of an event_arg row.
     using ArgValue = std::variant<int64_t, std::string>;
+    /// event_arg rows of one event (key, value).
+    using Args = std::vector<std::pair<const char*, ArgValue>>;
 
 private:
     struct Extra {
         std::optional<int64_t> nameId, correlationId, communicatorId, seq, bytes, peer;
         std::optional<int64_t> category; ///< overrides the op's category
-        std::vector<std::pair<const char*, ArgValue>> args;
+        Args args;
     };
 
     uint32_t addExtra(Extra&& x);
@@ -129,6 +131,42 @@ private:
     std::unordered_map<uint64_t, NcclCallRef> m_ncclByExternal; ///< external id -> NCCL call
     std::map<std::pair<uint32_t, uint32_t>, std::vector<schema::raw::GpuRecord>> m_streams;
     std::unordered_set<int64_t> m_ncclKernelNames; ///< trace string ids of NCCL kernels
+
+    // prepare()'s steps, in the order it takes them.
+    uint64_t processEndTicks(const std::vector<ThreadRecords>& threads) const;
+    std::vector<std::pair<int32_t, RawEvent>>
+    cudaApiEvents(const std::vector<ThreadRecords>& threads);
+    void collectCategoryNames(const std::vector<ThreadRecords>& threads);
+    void convertNcclCalls(ThreadRecords& t);
+    void noteExternalId(const schema::raw::NcclRecord& r, const Extra& x,
+                        std::map<uint32_t, NcclCallRef>& groupFirst);
+    void addToCallers(std::vector<ThreadRecords>& threads,
+                      const std::vector<std::pair<int32_t, RawEvent>>& moved);
+    void dropDrainThreads(std::vector<ThreadRecords>& threads);
+
+    // collectGpu()'s, per GPU record.
+    void collectGpuRecord(const schema::raw::GpuRecord& g, std::vector<uint32_t>& gpuCorrelations);
+    void noteCuptiUnavailable(const schema::raw::GpuRecord& g);
+    void keepGpuActivity(const schema::raw::GpuRecord& g, std::vector<uint32_t>& gpuCorrelations);
+
+    // convertNccl()'s.
+    bool takePluginNote(const schema::raw::NcclRecord& r);
+    CommInfo resolveCommunicator(schema::Op op, const schema::raw::NcclRecord& r, Extra& x);
+    static void convertCallFields(schema::Op op, const schema::raw::NcclRecord& r,
+                                  const CommInfo& info, Extra& x);
+
+    // writeGpuTracks()'s.
+    using KernelNames = std::unordered_map<uint32_t, int64_t>; ///< process string id -> trace's
+    Status writeGpuStream(int64_t processId, uint32_t device, uint32_t stream,
+                          std::vector<schema::raw::GpuRecord>& recs, KernelNames& kernelNames,
+                          int64_t& lastEnd);
+    bool gpuRow(const schema::raw::GpuRecord& g, KernelNames& kernelNames, EventRow& row,
+                Args& args);
+    void describeKernel(const schema::raw::GpuRecord& g, KernelNames& kernelNames, EventRow& row,
+                        Args& args);
+    int64_t kernelNameId(uint32_t nameId, KernelNames& kernelNames);
+    const NcclCallRef* ncclCallOf(uint32_t correlationId) const;
+    void describeCopy(const schema::raw::GpuRecord& g, EventRow& row, Args& args);
 };
 
 } // namespace hpcprof::store

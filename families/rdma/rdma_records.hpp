@@ -116,7 +116,22 @@ private:
     using FoldedBuckets = std::map<int64_t, FoldedBucket>; ///< by bucket (ts / kBucketNs)
     using AgentAggregates = std::vector<const AgentAggregate*>;
 
+    // convertThread(): each record by the handler of its action, the one-record forms
+    // (PostOne, PollOne) as the records they stand for.
+    struct ThreadState;
     void convertThread(ThreadRecords& t);
+    void convert(const schema::raw::RdmaRecord& r, ThreadState& state);
+    void takeDevice(const schema::raw::RdmaRecord& r);
+    void takePort(const schema::raw::RdmaRecord& r);
+    void takeResource(const schema::raw::RdmaRecord& r, CallFacts* call);
+    void takeQpState(const schema::raw::RdmaRecord& r, CallFacts* call);
+    void takeCall(const schema::raw::RdmaRecord& r, ThreadState& state);
+    void addCallArgs(const schema::raw::RdmaRecord& r, Args& args) const;
+    void settleBatch(const schema::raw::RdmaRecord& r, bool posted, ThreadState& state);
+    void takeWorkRequest(const schema::raw::RdmaRecord& r, ThreadState& state);
+    void takeCompletion(const schema::raw::RdmaRecord& r);
+    void takeAggregate(const schema::raw::RdmaRecord& r);
+
     void attribute(ThreadRecords& t, size_t firstCall);
     void pairCompletions();
     /// Adds the agent's Aggregate records of one lane to its buckets (that of their first post).
@@ -125,6 +140,21 @@ private:
     /// thread than the posting one), counting them in `folded`.
     void absorbCompletions(const AgentAggregates& aggregates, std::vector<const Completion*>& unmatched,
                            FoldedBuckets& folded) const;
+
+    // writeNicTracks(): the lanes, then each lane's rows and track.
+    struct NicLanes;
+    struct NicRow;
+    NicLanes collectLanes() const;
+    Status writeLane(int64_t processId, uint16_t device, uint32_t qpNum, uint64_t srq,
+                     std::vector<const Wr*>& wrs, NicLanes& lanes, int64_t& lastEnd);
+    std::vector<NicRow> workRequestRows(uint16_t device, uint32_t qpNum,
+                                        const std::vector<const Wr*>& wrs, FoldedBuckets& folded);
+    NicRow workRequestRow(const Wr& w, int64_t ts, int64_t latency, const Qp* qp);
+    int64_t addFoldedRows(const FoldedBuckets& folded, std::vector<NicRow>& rows);
+    void addUnmatchedRows(const std::vector<const Completion*>& unmatched,
+                          std::vector<NicRow>& rows);
+    Status insertLane(int64_t processId, uint16_t device, uint32_t qpNum, uint64_t srq,
+                      std::vector<NicRow>& rows, int64_t& lastEnd);
 
     TraceWriter& m_w;
     TicksToTrace m_toTrace;
