@@ -86,14 +86,6 @@ bool isCommCreation(Op op) {
 }
 
 /// Writes `args` as event_arg rows of event `eventId`.
-void insertArgs(TraceWriter& w, int64_t eventId, const DeviceRecords::Args& args) {
-    for (const auto& [key, value] : args) {
-        if (const auto* i = std::get_if<int64_t>(&value))
-            w.insertEventArg(eventId, key, *i);
-        else
-            w.insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
-    }
-}
 
 /// "x,y,z" of a grid or block size.
 std::string dim3Text(const uint32_t (&d)[3]) {
@@ -540,7 +532,7 @@ void DeviceRecords::decorate(const RawEvent& e, EventRow& row) {
 }
 
 void DeviceRecords::addArgs(const RawEvent& e, int64_t eventId) {
-    insertArgs(m_w, eventId, m_extras.at(e.familyIndex - 1).args);
+    m_w.insertEventArgs(eventId, m_extras.at(e.familyIndex - 1).args);
 }
 
 // ---- GPU stream tracks -----------------------------------------------------------------------
@@ -576,7 +568,7 @@ Status DeviceRecords::writeGpuStream(int64_t processId, uint32_t device, uint32_
         if (!gpuRow(g, kernelNames, row, args)) continue;
         row.depth = depth.next(row.ts, row.dur);
         int64_t id = m_w.insertEvent(row);
-        insertArgs(m_w, id, args);
+        m_w.insertEventArgs(id, args);
         if (count == 0) first = id;
         last = id;
         ++count;

@@ -52,14 +52,6 @@ bool isCommunication(Category c) {
 }
 
 /// Writes `args` as event_arg rows of event `eventId`.
-void insertArgs(TraceWriter& w, int64_t eventId, const RdmaRecords::Args& args) {
-    for (const auto& [key, value] : args) {
-        if (const auto* i = std::get_if<int64_t>(&value))
-            w.insertEventArg(eventId, key, *i);
-        else
-            w.insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
-    }
-}
 
 // ---- The one-record forms (PollOne, PostOne) as the records they stand for --------------------
 
@@ -457,7 +449,7 @@ void RdmaRecords::pairCompletions() {
 
 void RdmaRecords::addArgs(const RawEvent& e, int64_t eventId) {
     if (e.familyIndex == 0 || e.familyIndex > m_calls.size()) return;
-    insertArgs(m_w, eventId, m_calls[e.familyIndex - 1].args);
+    m_w.insertEventArgs(eventId, m_calls[e.familyIndex - 1].args);
 }
 
 namespace {
@@ -712,7 +704,7 @@ Status RdmaRecords::insertLane(int64_t processId, uint16_t device, uint32_t qpNu
         r.row.trackId = trackId;
         r.row.depth = depth.next(r.row.ts, r.row.dur);
         int64_t id = m_w.insertEvent(r.row);
-        insertArgs(m_w, id, r.args);
+        m_w.insertEventArgs(id, r.args);
         if (count == 0) first = id;
         last = id;
         ++count;

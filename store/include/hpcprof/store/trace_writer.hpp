@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "hpcprof/schema/catalog.hpp"
@@ -98,6 +99,16 @@ public:
     void insertEventArg(int64_t eventId, std::string_view key, int64_t value);
     void insertEventArg(int64_t eventId, std::string_view key, double value);
     void insertEventArg(int64_t eventId, std::string_view key, std::string_view value);
+    /// event_arg rows of (key, integer-or-text) pairs, as the families collect them.
+    template <typename Key, typename Value>
+    void insertEventArgs(int64_t eventId, const std::vector<std::pair<Key, Value>>& args) {
+        for (const auto& [key, value] : args) {
+            if (const auto* i = std::get_if<int64_t>(&value))
+                insertEventArg(eventId, key, *i);
+            else
+                insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
+        }
+    }
     /// Adds a row to mpi_completion.
     void insertMpiCompletion(const MpiCompletionRow& c);
     Status finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId, int64_t count);
