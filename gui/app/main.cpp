@@ -71,9 +71,11 @@ std::string rawArgument(int argc, char** argv, const QString& decoded) {
     return QFile::encodeName(decoded).toStdString();
 }
 
-} // namespace
+// ---- before Qt starts ----------------------------------------------------------------
 
-int main(int argc, char** argv) {
+/// Chooses the platform before Qt looks for one; false (after one line) when the window would
+/// need a display and there is none.
+bool prepareQtPlatform(int argc, char** argv) {
     // Screenshots need no display: choose the offscreen platform before Qt looks for one.
     const bool screenshot = hasArg(argc, argv, {"--screenshot"});
     // Neither do --help and --version, which print and exit.
@@ -89,8 +91,95 @@ int main(int argc, char** argv) {
         printLine(QStringLiteral("no display (DISPLAY and WAYLAND_DISPLAY are not set): run it in "
                                  "a graphical session (ssh -X), or render offscreen with "
                                  "--screenshot FILE.png"));
+        return false;
+    }
+    return true;
+}
+
+// ---- the command line ----------------------------------------------------------------
+
+struct Options {
+    QCommandLineOption shot{QStringLiteral("screenshot"),
+                            QStringLiteral("Render the window to a PNG and exit"),
+                            QStringLiteral("out.png")};
+    QCommandLineOption window{QStringLiteral("window"),
+                              QStringLiteral("Show only T0:T1 (ns, or with a unit ns|us|ms|s)"),
+                              QStringLiteral("T0:T1")};
+    QCommandLineOption size{QStringLiteral("size"),
+                            QStringLiteral("Window size for --screenshot (default 1600x1000)"),
+                            QStringLiteral("WxH")};
+};
+
+void setUpParser(QCommandLineParser& parser, const Options& opts) {
+    parser.setApplicationDescription(QStringLiteral("Timeline and analysis of an hpcprof trace"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("Trace file (.hpcprof) to open"));
+    parser.addOptions({opts.shot, opts.window, opts.size});
+}
+
+/// --screenshot: renders the one trace offscreen and returns the exit code.
+int screenshotCommand(int argc, char** argv, const QCommandLineParser& parser,
+                      const Options& opts) {
+    const QStringList args = parser.positionalArguments();
+    if (args.size() != 1) {
+        std::fprintf(stderr, "hpcprof-gui: --screenshot needs exactly one trace\n");
         return 2;
     }
+    hpcprof::gui::ScreenshotOptions o;
+    o.trace = rawArgument(argc, argv, args.front());
+    o.output = parser.value(opts.shot);
+    o.window = parser.value(opts.window);
+    if (parser.isSet(opts.size)) {
+        const QStringList wh = parser.value(opts.size).split(QLatin1Char('x'));
+        if (wh.size() == 2 && wh[0].toInt() > 100 && wh[1].toInt() > 100) o.size = {wh[0].toInt(), wh[1].toInt()};
+    }
+    s_starting = false;
+    return hpcprof::gui::runScreenshot(o);
+}
+
+/// The --window option as a time range (none when not given); false (after one line) when
+/// it is not one.
+bool parseWindowOption(const QCommandLineParser& parser, const Options& opts,
+                       std::optional<hpcprof::analyzer::WindowSpec>& spec) {
+    if (!parser.isSet(opts.window)) return true;
+    const QString text = parser.value(opts.window);
+    auto parsed = hpcprof::analyzer::parseWindow(text.toStdString());
+    if (!parsed || parsed->kind != hpcprof::analyzer::WindowSpec::Kind::TimeRange) {
+        printLine(QStringLiteral("bad --window '%1' (want T0:T1, e.g. 1.5s:2s)").arg(text));
+        return false;
+    }
+    spec = *parsed;
+    return true;
+}
+
+// ---- the window ----------------------------------------------------------------------
+
+/// Once the trace is open, shows `spec` (given on the command line as `text`). A window that
+/// misses the trace is an error, as in every hpcprof command: the axis would slide it onto the
+/// whole run.
+void showWindowWhenOpened(hpcprof::gui::MainWindow& w, hpcprof::analyzer::WindowSpec spec,
+                          const QString& text) {
+    auto showOrRefuse = [&w, spec, text] {
+        const hpcprof::gui::TimeWindow bounds = w.session().data()->bounds;
+        if (spec.end <= bounds.begin || spec.begin >= bounds.end) {
+            printLine(QStringLiteral("--window %1 does not overlap the trace (%2..%3 ns)")
+                          .arg(text)
+                          .arg(bounds.begin)
+                          .arg(bounds.end));
+            QApplication::exit(2);
+            return;
+        }
+        w.timeline()->showWindow({spec.begin, spec.end}, true);
+    };
+    QObject::connect(&w.session(), &hpcprof::gui::TraceSession::opened, &w, showOrRefuse,
+                     Qt::SingleShotConnection);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (!prepareQtPlatform(argc, argv)) return 2;
     s_qtHandler = qInstallMessageHandler(onQtMessage);
 
     QApplication app(argc, argv);
@@ -99,73 +188,23 @@ int main(int argc, char** argv) {
     QApplication::setApplicationVersion(QStringLiteral(HPCPROF_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Timeline and analysis of an hpcprof trace"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("Trace file (.hpcprof) to open"));
-    QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to a PNG and exit"),
-                            QStringLiteral("out.png"));
-    QCommandLineOption window(QStringLiteral("window"),
-                              QStringLiteral("Show only T0:T1 (ns, or with a unit ns|us|ms|s)"), QStringLiteral("T0:T1"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)"),
-                            QStringLiteral("WxH"));
-    parser.addOptions({shot, window, size});
+    const Options opts;
+    setUpParser(parser, opts);
     parser.process(app);
-    const QStringList args = parser.positionalArguments();
-
-    if (parser.isSet(shot)) {
-        if (args.size() != 1) {
-            std::fprintf(stderr, "hpcprof-gui: --screenshot needs exactly one trace\n");
-            return 2;
-        }
-        hpcprof::gui::ScreenshotOptions o;
-        o.trace = rawArgument(argc, argv, args.front());
-        o.output = parser.value(shot);
-        o.window = parser.value(window);
-        if (parser.isSet(size)) {
-            const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-            if (wh.size() == 2 && wh[0].toInt() > 100 && wh[1].toInt() > 100) o.size = {wh[0].toInt(), wh[1].toInt()};
-        }
-        s_starting = false;
-        return hpcprof::gui::runScreenshot(o);
-    }
+    if (parser.isSet(opts.shot)) return screenshotCommand(argc, argv, parser, opts);
 
     std::optional<hpcprof::analyzer::WindowSpec> spec;
-    if (parser.isSet(window)) {
-        const QString text = parser.value(window);
-        auto parsed = hpcprof::analyzer::parseWindow(text.toStdString());
-        if (!parsed || parsed->kind != hpcprof::analyzer::WindowSpec::Kind::TimeRange) {
-            printLine(QStringLiteral("bad --window '%1' (want T0:T1, e.g. 1.5s:2s)").arg(text));
-            return 2;
-        }
-        spec = *parsed;
-    }
+    if (!parseWindowOption(parser, opts, spec)) return 2;
     s_starting = false;
+    // What Qt said while starting, now that the command line is found valid.
     for (const QString& m : std::as_const(s_startupMessages))
         if (s_qtHandler) s_qtHandler(QtWarningMsg, QMessageLogContext(), m);
     hpcprof::gui::MainWindow w;
     w.show();
+    const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) {
         w.openTraceFile(rawArgument(argc, argv, args.front()));
-        if (spec) {
-            const QString text = parser.value(window);
-            // A window that misses the trace is an error, as in every hpcprof command: the axis
-            // would slide it onto the whole run.
-            auto showOrRefuse = [&w, spec, text] {
-                const hpcprof::gui::TimeWindow bounds = w.session().data()->bounds;
-                if (spec->end <= bounds.begin || spec->begin >= bounds.end) {
-                    printLine(QStringLiteral("--window %1 does not overlap the trace (%2..%3 ns)")
-                                  .arg(text)
-                                  .arg(bounds.begin)
-                                  .arg(bounds.end));
-                    QApplication::exit(2);
-                    return;
-                }
-                w.timeline()->showWindow({spec->begin, spec->end}, true);
-            };
-            QObject::connect(&w.session(), &hpcprof::gui::TraceSession::opened, &w, showOrRefuse,
-                             Qt::SingleShotConnection);
-        }
+        if (spec) showWindowWhenOpened(w, *spec, parser.value(opts.window));
     }
     return app.exec();
 }

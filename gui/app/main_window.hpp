@@ -48,9 +48,13 @@ protected:
     void dropEvent(QDropEvent*) override;
 
 private:
+    void buildCentral();
+    void buildStatusBar();
     void buildMenus();
     void buildToolbar();
     void buildViews();
+    void connectSession();
+    void connectNavigation();
     void traceOpened(TraceDataPtr data);
     void analysisReady(AnalysisPtr a);
     void showError(const QString& message);
