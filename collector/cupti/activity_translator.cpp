@@ -155,7 +155,7 @@ void ActivityTranslator::translate(const CUpti_Activity* record) {
         raw::GpuRecord* r = begin(raw::GpuActivity::Api,
                                   runtime ? Op::CudaRuntimeApi : Op::CudaDriverApi);
         if (!r) return;
-        r->stream = a.threadId; // the calling thread (system tid: cuptiSetThreadIdType)
+        r->callerTid = a.threadId; // the calling thread (system tid: cuptiSetThreadIdType)
         r->correlationId = a.correlationId;
         r->start = a.start;
         r->end = a.end;

@@ -163,7 +163,7 @@ DeviceRecords::cudaApiEvents(const std::vector<ThreadRecords>& threads) {
             if (recordKind(d) != raw::RecordKind::Gpu) continue;
             auto g = recordAs<raw::GpuRecord>(d);
             if (g.activity == raw::GpuActivity::Api)
-                moved.emplace_back(int32_t(g.stream), cudaApiEvent(g));
+                moved.emplace_back(int32_t(g.callerTid), cudaApiEvent(g));
             else if (g.activity == raw::GpuActivity::Sync && m_apiThread.count(g.correlationId))
                 moved.emplace_back(m_apiThread[g.correlationId], syncEvent(g));
         }
@@ -259,7 +259,7 @@ void DeviceRecords::collectGpu(const std::vector<ThreadRecords>& threads) {
 void DeviceRecords::collectGpuRecord(const raw::GpuRecord& g,
                                      std::vector<uint32_t>& gpuCorrelations) {
     switch (g.activity) {
-    case raw::GpuActivity::Api: m_apiThread[g.correlationId] = int32_t(g.stream); break;
+    case raw::GpuActivity::Api: m_apiThread[g.correlationId] = int32_t(g.callerTid); break;
     case raw::GpuActivity::ExternalCorrelation:
         m_externalToCorr.try_emplace(g.u.ext.externalId, g.correlationId);
         m_corrToExternal[g.correlationId] = g.u.ext.externalId;
@@ -417,7 +417,7 @@ const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const r
     if (plugin) {
         convertPluginFields(op, r, x);
     } else if (isCommCreation(op)) {
-        x.args.emplace_back("nranks", int64_t(r.count));
+        x.args.emplace_back("nranks", int64_t(r.u.init.nranks));
         x.args.emplace_back("comm_rank", int64_t(r.peer));
     } else {
         convertCallFields(op, r, info, x);
@@ -438,13 +438,13 @@ const DeviceRecords::Extra* DeviceRecords::convertNccl(ThreadRecords& t, const r
 bool DeviceRecords::takePluginNote(const raw::NcclRecord& r) {
     if (!(r.flags & raw::kNcclFromPlugin)) return false;
     if (r.flags & raw::kNcclDropped) {
-        m_addStat(Stat::NcclPluginEventsDropped, int64_t(r.count));
+        m_addStat(Stat::NcclPluginEventsDropped, int64_t(r.u.dropped.events));
         return true;
     }
     if (r.flags & raw::kNcclCommInfo) {
         if (const std::string* key = m_strings(r.commKeyId)) {
-            m_comms[*key] = {int64_t(r.count), r.peer};
-            m_w.internCommunicator(*key, int64_t(r.count), "nccl");
+            m_comms[*key] = {int64_t(r.u.init.nranks), r.peer};
+            m_w.internCommunicator(*key, int64_t(r.u.init.nranks), "nccl");
         }
         return true;
     }
@@ -459,7 +459,7 @@ DeviceRecords::CommInfo DeviceRecords::resolveCommunicator(Op op, const raw::Ncc
     if (r.commKeyId && !key) m_addStat(Stat::UnknownStringRefs, 1);
     CommInfo info;
     if (!key) return info;
-    if (isCommCreation(op) && r.result == 0) m_comms[*key] = {int64_t(r.count), r.peer};
+    if (isCommCreation(op) && r.result == 0) m_comms[*key] = {int64_t(r.u.init.nranks), r.peer};
     auto it = m_comms.find(*key);
     if (it != m_comms.end()) info = it->second;
     x.communicatorId = m_w.internCommunicator(
@@ -470,7 +470,7 @@ DeviceRecords::CommInfo DeviceRecords::resolveCommunicator(Op op, const raw::Ncc
 // A call the agent's own hooks recorded (collectives, point-to-point, groups, teardown).
 void DeviceRecords::convertCallFields(Op op, const raw::NcclRecord& r, const CommInfo& info,
                                       Extra& x) {
-    if (auto b = ncclBytes(op, r.datatype, r.count, info.size, info.rank, r.peer)) x.bytes = *b;
+    if (auto b = ncclBytes(op, r.datatype, r.u.call.count, info.size, info.rank, r.peer)) x.bytes = *b;
     if (r.peer >= 0) x.peer = r.peer;
     if (r.datatype < std::size(kDataTypes))
         x.args.emplace_back("datatype", std::string(kDataTypes[r.datatype].name));
@@ -478,46 +478,46 @@ void DeviceRecords::convertCallFields(Op op, const raw::NcclRecord& r, const Com
     bool teardown =
         op == Op::NcclCommFinalize || op == Op::NcclCommDestroy || op == Op::NcclCommAbort;
     if (op != Op::NcclGroupStart && op != Op::NcclGroupEnd && !teardown) {
-        x.args.emplace_back("count", int64_t(r.count));
-        x.args.emplace_back("stream", int64_t(r.stream));
+        x.args.emplace_back("count", int64_t(r.u.call.count));
+        x.args.emplace_back("stream", int64_t(r.u.call.stream));
     }
 }
 
-// Profiler-plugin records: `group` holds NCCL's function name; ProxyOp/KernelCh reuse fields
-// (raw_format.hpp, NcclRecord).
+// Profiler-plugin records: `group` holds NCCL's function name; the payload member is the op's
+// (raw/gpu.hpp, NcclPayload).
 void DeviceRecords::convertPluginFields(Op op, const raw::NcclRecord& r, Extra& x) {
     x.args.emplace_back("source", std::string("plugin"));
     if (r.group)
         if (const std::string* func = m_strings(r.group)) x.args.emplace_back("func", *func);
     if (op == Op::NcclPluginProxyOp) {
-        x.bytes = int64_t(r.count);
-        x.args.emplace_back("channel", int64_t(r.stream));
-        x.args.emplace_back("is_send", int64_t(r.redop));
+        x.bytes = int64_t(r.u.proxyOp.bytes);
+        x.args.emplace_back("channel", int64_t(r.u.proxyOp.channel));
+        x.args.emplace_back("is_send", int64_t(r.isSend));
         if (r.peer >= 0) x.peer = r.peer;
         return;
     }
     if (op == Op::NcclPluginKernelCh) {
-        x.args.emplace_back("channel", int64_t(r.stream));
-        x.args.emplace_back("gpu_timer_start", int64_t(r.count));
+        x.args.emplace_back("channel", int64_t(r.u.kernelCh.channel));
+        x.args.emplace_back("gpu_timer_start", int64_t(r.u.kernelCh.gpuStartTimer));
         return;
     }
     if (r.peer >= 0) x.peer = r.peer;
     if (op == Op::NcclPluginGroupApi) {
-        x.args.emplace_back("group_depth", int64_t(r.count));
+        x.args.emplace_back("group_depth", int64_t(r.u.group.depth));
         return;
     }
     if (op == Op::NcclPluginKernelLaunch) {
-        x.args.emplace_back("stream", int64_t(r.stream));
+        x.args.emplace_back("stream", int64_t(r.u.call.stream));
         return;
     }
     if (op == Op::NcclPluginGroup) return;
     if (r.datatype < std::size(kDataTypes)) {
-        x.bytes = kDataTypes[r.datatype].size * int64_t(r.count);
+        x.bytes = kDataTypes[r.datatype].size * int64_t(r.u.call.count);
         x.args.emplace_back("datatype", std::string(kDataTypes[r.datatype].name));
     }
-    x.args.emplace_back("count", int64_t(r.count));
+    x.args.emplace_back("count", int64_t(r.u.call.count));
     if (op == Op::NcclPluginCollApi || op == Op::NcclPluginP2pApi)
-        x.args.emplace_back("stream", int64_t(r.stream));
+        x.args.emplace_back("stream", int64_t(r.u.call.stream));
 }
 
 void DeviceRecords::decorate(const RawEvent& e, EventRow& row) {

@@ -35,12 +35,13 @@ thread_local uint32_t t_currentGroup = 0;
 struct Call {
     Op op;
     ncclComm_t comm = nullptr;
-    uint64_t count = 0;
+    uint64_t count = 0; ///< element count of a call
     int datatype = -1;
     int redop = -1;
     int32_t peer = -1;
     cudaStream_t stream = nullptr;
     bool collective = false;
+    uint64_t nranks = 0; ///< communicator creation: its size (the record's init payload)
 };
 
 uint8_t small(int v) { return v < 0 ? 255 : uint8_t(v); }
@@ -57,8 +58,10 @@ void write(const Call& c, const CommState* st, uint32_t seq, uint64_t t0, uint64
     r->flags = 0;
     r->start = t0;
     r->end = t1;
-    r->count = c.count;
-    r->stream = uint64_t(reinterpret_cast<uintptr_t>(c.stream));
+    if (c.nranks)
+        r->u.init = {c.nranks, 0};
+    else
+        r->u.call = {c.count, uint64_t(reinterpret_cast<uintptr_t>(c.stream))};
     r->externalId = externalId;
     r->commKeyId = st ? st->keyId : 0;
     r->seq = seq;
@@ -103,7 +106,7 @@ ncclResult_t tracedCreate(Op op, F&& call, ncclComm_t* out, auto&& keyAndShape) 
     if (created(r) && out && *out) {
         auto [hash, rank, size] = keyAndShape();
         st = addComm(*out, hash, rank, size);
-        c.count = uint64_t(size);
+        c.nranks = uint64_t(size);
         c.peer = rank;
     }
     write(c, st, raw::kNoSeq, t0, t1, r, 0);
@@ -204,7 +207,7 @@ HPCPROF_HOOK ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int
     for (int i = 0; created(r) && i < ndev; ++i) {
         Call c{Op::NcclCommInitAll};
         CommState* st = addComm(comms[i], hash, i, ndev);
-        c.count = uint64_t(ndev);
+        c.nranks = uint64_t(ndev);
         c.peer = i;
         write(c, st, raw::kNoSeq, t0, t1, r, 0);
     }

@@ -39,8 +39,7 @@ struct Context {
 
 struct Handle {
     uint64_t start;
-    uint64_t count;
-    uint64_t stream;
+    raw::NcclPayload payload;
     uint64_t externalId;
     const Context* ctx;
     uint32_t funcId;
@@ -104,7 +103,7 @@ uint32_t funcId(const char* func) {
 }
 
 void writeRecord(uint16_t op, uint8_t flags, const Context* ctx, uint64_t start, uint64_t end,
-                 uint64_t count, uint64_t stream, uint32_t seq, int32_t peer, uint32_t func,
+                 const raw::NcclPayload& payload, uint32_t seq, int32_t peer, uint32_t func,
                  uint8_t datatype, uint8_t aux, uint64_t externalId) {
     auto* r = reinterpret_cast<raw::NcclRecord*>(collector::reserveEvent());
     if (!r) return;
@@ -116,8 +115,7 @@ void writeRecord(uint16_t op, uint8_t flags, const Context* ctx, uint64_t start,
     r->flags = uint8_t(raw::kNcclFromPlugin | flags);
     r->start = start;
     r->end = end;
-    r->count = count;
-    r->stream = stream;
+    r->u = payload;
     r->externalId = externalId;
     r->commKeyId = ctx ? ctx->commKeyId : 0;
     r->seq = seq;
@@ -145,8 +143,10 @@ ncclResult_t initCommon(void** context, uint64_t commId, int* mask, int nranks, 
     ctx->nranks = nranks;
     *mask = int(collector::numberSetting(collector::Setting::NcclPluginMask));
     uint64_t t = collector::now();
-    writeRecord(uint16_t(Op::NcclPluginGroup), raw::kNcclCommInfo, ctx, t, t, uint64_t(nranks),
-                0, raw::kNoSeq, rank, 0, 255, 255, 0);
+    raw::NcclPayload info{};
+    info.init.nranks = uint64_t(nranks);
+    writeRecord(uint16_t(Op::NcclPluginGroup), raw::kNcclCommInfo, ctx, t, t, info, raw::kNoSeq,
+                rank, 0, 255, 255, 0);
     *context = ctx;
     return ncclSuccess;
 }
@@ -154,8 +154,7 @@ ncclResult_t initCommon(void** context, uint64_t commId, int* mask, int nranks, 
 /// Fields common to both descriptor versions, filled by the version adapters.
 struct Start {
     uint16_t op = 0;
-    uint64_t count = 0;
-    uint64_t stream = 0;
+    raw::NcclPayload payload{}; ///< the member of the op (raw/gpu.hpp)
     uint32_t seq = raw::kNoSeq;
     int32_t peer = -1;
     const char* func = nullptr;
@@ -171,13 +170,14 @@ ncclResult_t startCommon(void* context, void** eHandle, const Start& s) {
     const auto* ctx = static_cast<const Context*>(context);
     if (!h) {
         uint64_t t = collector::now();
-        writeRecord(s.op, raw::kNcclDropped, ctx, t, t, 1, 0, raw::kNoSeq, -1, 0, 255, 255, 0);
+        raw::NcclPayload dropped{};
+        dropped.dropped.events = 1;
+        writeRecord(s.op, raw::kNcclDropped, ctx, t, t, dropped, raw::kNoSeq, -1, 0, 255, 255, 0);
         return ncclSuccess;
     }
     h->ctx = ctx;
     h->op = s.op;
-    h->count = s.count;
-    h->stream = s.stream;
+    h->payload = s.payload;
     h->seq = s.seq;
     h->peer = s.peer;
     h->funcId = funcId(s.func);
@@ -198,7 +198,7 @@ ncclResult_t stopEvent(void* eHandle) {
     auto* h = static_cast<Handle*>(eHandle);
     uint64_t end = collector::now();
     if (h->externalId) collector::cupti::popExternalId();
-    writeRecord(h->op, 0, h->ctx, h->start, end, h->count, h->stream, h->seq, h->peer, h->funcId,
+    writeRecord(h->op, 0, h->ctx, h->start, end, h->payload, h->seq, h->peer, h->funcId,
                 h->datatype, h->aux, h->externalId);
     freeHandle(h);
     return ncclSuccess;
@@ -216,26 +216,26 @@ Start fromV5(const abi::DescrV5& d) {
     switch (d.type) {
     case abi::kGroupApi:
         s.op = uint16_t(Op::NcclPluginGroupApi);
-        s.count = uint64_t(d.groupApi.groupDepth);
+        s.payload.group.depth = uint64_t(d.groupApi.groupDepth);
         break;
     case abi::kCollApi:
         s.op = uint16_t(Op::NcclPluginCollApi);
         s.func = d.collApi.func;
-        s.count = d.collApi.count;
+        s.payload.call.count = d.collApi.count;
         s.datatype = d.collApi.datatype;
         s.peer = d.collApi.root;
-        s.stream = uint64_t(reinterpret_cast<uintptr_t>(d.collApi.stream));
+        s.payload.call.stream = uint64_t(reinterpret_cast<uintptr_t>(d.collApi.stream));
         break;
     case abi::kP2pApi:
         s.op = uint16_t(Op::NcclPluginP2pApi);
         s.func = d.p2pApi.func;
-        s.count = d.p2pApi.count;
+        s.payload.call.count = d.p2pApi.count;
         s.datatype = d.p2pApi.datatype;
-        s.stream = uint64_t(reinterpret_cast<uintptr_t>(d.p2pApi.stream));
+        s.payload.call.stream = uint64_t(reinterpret_cast<uintptr_t>(d.p2pApi.stream));
         break;
     case abi::kKernelLaunch:
         s.op = uint16_t(Op::NcclPluginKernelLaunch);
-        s.stream = uint64_t(reinterpret_cast<uintptr_t>(d.kernelLaunch.stream));
+        s.payload.call.stream = uint64_t(reinterpret_cast<uintptr_t>(d.kernelLaunch.stream));
         s.launch = true;
         break;
     case abi::kGroup: s.op = uint16_t(Op::NcclPluginGroup); break;
@@ -243,14 +243,14 @@ Start fromV5(const abi::DescrV5& d) {
         s.op = uint16_t(Op::NcclPluginColl);
         s.seq = uint32_t(d.coll.seqNumber);
         s.func = d.coll.func;
-        s.count = d.coll.count;
+        s.payload.call.count = d.coll.count;
         s.peer = d.coll.root;
         s.datatype = d.coll.datatype;
         break;
     case abi::kP2p:
         s.op = uint16_t(Op::NcclPluginP2p);
         s.func = d.p2p.func;
-        s.count = d.p2p.count;
+        s.payload.call.count = d.p2p.count;
         s.datatype = d.p2p.datatype;
         s.peer = d.p2p.peer;
         break;
@@ -258,15 +258,15 @@ Start fromV5(const abi::DescrV5& d) {
         // PXN: the op may belong to another process; only its own fields are read (never
         // parentObj), so that is safe.
         s.op = uint16_t(Op::NcclPluginProxyOp);
-        s.count = uint64_t(d.proxyOp.nSteps) * uint64_t(d.proxyOp.chunkSize);
-        s.stream = d.proxyOp.channelId;
+        s.payload.proxyOp.bytes = uint64_t(d.proxyOp.nSteps) * uint64_t(d.proxyOp.chunkSize);
+        s.payload.proxyOp.channel = d.proxyOp.channelId;
         s.peer = d.proxyOp.peer;
         s.aux = d.proxyOp.isSend ? 1 : 0;
         break;
     case abi::kKernelCh:
         s.op = uint16_t(Op::NcclPluginKernelCh);
-        s.stream = d.kernelCh.channelId;
-        s.count = d.kernelCh.pTimer;
+        s.payload.kernelCh.channel = d.kernelCh.channelId;
+        s.payload.kernelCh.gpuStartTimer = d.kernelCh.pTimer;
         break;
     default: break; // ProxyStep, ProxyCtrl, NetPlugin: not requested by the default mask
     }

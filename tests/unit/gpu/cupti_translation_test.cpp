@@ -204,7 +204,7 @@ std::filesystem::path buildCapture(const TempDir& dir, uint64_t* ignored) {
     init.datatype = init.redop = 255;
     init.start = 1'020'000;
     init.end = 1'030'000;
-    init.count = 2; // nranks
+    init.u.init.nranks = 2;
     init.peer = 0;  // this rank
     init.commKeyId = 1;
     init.seq = raw::kNoSeq;
@@ -215,7 +215,7 @@ std::filesystem::path buildCapture(const TempDir& dir, uint64_t* ignored) {
     ar.redop = 0;
     ar.start = 1'499'000;
     ar.end = 1'502'000;
-    ar.count = 256;
+    ar.u.call = {256, 0};
     ar.peer = -1;
     ar.seq = 0;
     ar.externalId = 77;

@@ -35,7 +35,7 @@
 // __atomic_store_n(..., __ATOMIC_RELEASE). NVTX and NCCL records are written by the application
 // thread that made the call (timestamps in raw ticks). GpuRecords are written by the CUPTI drain thread into its
 // own thread file; their timestamps are CLOCK_MONOTONIC ns (CUPTI's timestamp callback must
-// return ns), and CUDA API records name the calling thread in `stream` so the store can move them
+// return ns), and CUDA API records name the calling thread in `callerTid` so the store can move them
 // onto that thread's track. NVTX push/pop and start/end are separate records that the store pairs
 // (per thread and domain / by range id), so a range open when the process dies is still seen.
 #pragma once

@@ -37,33 +37,68 @@ struct NvtxRecord {
     uint8_t reserved[16];
 };
 
-/// An NCCL API call or a profiler-plugin event (interpose/nccl). Plugin ProxyOp records carry
-/// channel in `stream`, isSend in `redop` and nSteps*chunkSize in `count`; KernelCh records the
-/// channel in `stream` and the GPU start timer in `count`.
-/// For communicator creation ops count = nranks and peer = this rank in the communicator.
+/// The 16 bytes of an NcclRecord after its times, named by what the record is.
+union NcclPayload {
+    /// API calls (hooks), plugin CollApi, P2pApi, Coll, P2p (count) and KernelLaunch (stream).
+    struct {
+        uint64_t count;  ///< element count
+        uint64_t stream; ///< cudaStream_t value
+    } call;
+    /// Communicator creation (this rank in NcclRecord::peer); plugin kNcclCommInfo notes.
+    struct {
+        uint64_t nranks;
+        uint64_t reserved;
+    } init;
+    /// Plugin GroupApi: the ncclGroupStart nesting depth.
+    struct {
+        uint64_t depth;
+        uint64_t reserved;
+    } group;
+    /// Plugin ProxyOp: bytes the proxy moves (nSteps x chunkSize) on `channel` (isSend in the
+    /// record's isSend).
+    struct {
+        uint64_t bytes;
+        uint64_t channel;
+    } proxyOp;
+    /// Plugin KernelCh: the channel's GPU start timer.
+    struct {
+        uint64_t gpuStartTimer;
+        uint64_t channel;
+    } kernelCh;
+    /// Plugin kNcclDropped: events the plugin's pool could not hold.
+    struct {
+        uint64_t events;
+        uint64_t reserved;
+    } dropped;
+};
+static_assert(sizeof(NcclPayload) == 16);
+
+/// An NCCL API call or a profiler-plugin event (interpose/nccl).
 struct NcclRecord {
     RecordKind kind; ///< stored last: __atomic_store_n(&r->kind, ..., __ATOMIC_RELEASE)
     uint8_t result;     ///< ncclResult_t of the call (0 = success)
     uint16_t op;        ///< Op id from ops.def (NCCL range)
     uint8_t datatype;   ///< ncclDataType_t, 255 = n/a
-    uint8_t redop;      ///< ncclRedOp_t (0 sum .. 4 avg, 5 = user-defined), 255 = n/a
+    union {
+        uint8_t redop;  ///< ncclRedOp_t (0 sum .. 4 avg, 5 = user-defined), 255 = n/a
+        uint8_t isSend; ///< plugin ProxyOp: 1 = a send
+    };
     uint8_t groupDepth; ///< ncclGroupStart nesting at the call (0 = not in a group)
     uint8_t flags;      ///< kNcclFromPlugin
     uint64_t start;     ///< raw ticks
     uint64_t end;       ///< raw ticks
-    uint64_t count;     ///< element count (init ops: nranks)
-    uint64_t stream;    ///< cudaStream_t value
+    NcclPayload u;      ///< what the record is about (its op and flags say which member)
     uint64_t externalId; ///< CUPTI external correlation id pushed around the call, 0 = none
     uint32_t commKeyId; ///< string id of the communicator key ("nccl:<hash>"), 0 = none
     uint32_t seq;       ///< per-communicator collective instance, kNoSeq for other ops
-    int32_t peer;       ///< root (rooted collectives), peer (p2p), rank (init ops), -1 = none
+    int32_t peer;       ///< root (rooted collectives), peer (p2p), rank (creation), -1 = none
     uint32_t group;     ///< per-thread group ordinal (0 = none); plugin: NCCL's function name id
 };
 
 constexpr uint32_t kNoSeq = 0xffffffffu;
 constexpr uint8_t kNcclFromPlugin = 0x01;
-constexpr uint8_t kNcclCommInfo = 0x02; ///< plugin init: count = nranks, peer = rank; not an event
-constexpr uint8_t kNcclDropped = 0x04;  ///< plugin pool exhausted: `count` events were not recorded
+constexpr uint8_t kNcclCommInfo = 0x02; ///< plugin init: u.init.nranks, peer = rank; not an event
+constexpr uint8_t kNcclDropped = 0x04;  ///< plugin pool exhausted: u.dropped.events were not recorded
 
 /// Which CUPTI activity a GpuRecord carries.
 enum class GpuActivity : uint8_t {
@@ -85,7 +120,10 @@ struct GpuRecord {
     GpuActivity activity;
     uint16_t op;            ///< Op id from ops.def (GPU range)
     uint32_t device;        ///< device index
-    uint32_t stream;        ///< CUPTI stream id (Api: calling thread's tid)
+    union {
+        uint32_t stream;    ///< CUPTI stream id
+        uint32_t callerTid; ///< Api: the calling thread's tid (the store moves the call there)
+    };
     uint32_t correlationId; ///< CUPTI correlation id, 0 = none
     uint64_t start;         ///< CLOCK_MONOTONIC ns
     uint64_t end;           ///< CLOCK_MONOTONIC ns
