@@ -402,7 +402,7 @@ bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, Proc
     return true;
 }
 
-std::optional<int64_t> FileImporter::namedStart(const ParsedEvent& e) {
+inline std::optional<int64_t> FileImporter::namedStart(const ParsedEvent& e) {
     auto ts = timeNs(e.ts);
     if (ts && e.hasName) return ts;
     if (e.hasName)
