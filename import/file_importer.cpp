@@ -402,6 +402,7 @@ bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, Proc
     return true;
 }
 
+// namedStart and onComplete (most events) are inline: the split per event type costs no time.
 inline std::optional<int64_t> FileImporter::namedStart(const ParsedEvent& e) {
     auto ts = timeNs(e.ts);
     if (ts && e.hasName) return ts;
@@ -412,7 +413,7 @@ inline std::optional<int64_t> FileImporter::namedStart(const ParsedEvent& e) {
     return std::nullopt;
 }
 
-void FileImporter::onComplete(const ParsedEvent& e) {
+inline void FileImporter::onComplete(const ParsedEvent& e) {
     auto ts = namedStart(e);
     if (!ts) return;
     int64_t dur = 0;

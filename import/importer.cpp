@@ -298,6 +298,7 @@ struct FinalTimes {
     std::vector<std::pair<int64_t, int64_t>> shifts; ///< process id, ns to add to its times
 };
 
+/// The final origin and the shifts, with --align collectives' offsets (and its report).
 FinalTimes finalTimes(Session& session, ImportResult& result, const ImportOptions& options) {
     std::vector<int64_t> offsets(session.m_placed.size(), 0);
     if (options.align == ClockAlignment::Collectives) offsets = alignmentOffsets(session, result);

@@ -141,8 +141,8 @@ std::optional<int64_t> roundedValue(const Decimal& d, int64_t scale) {
     if (intDigits > 19) return std::nullopt;
     int64_t value = 0;
     for (int64_t k = 0; k < intDigits; ++k) {
-        int digit = k < int64_t(digits.size()) ? digits[size_t(k)] - '0' : 0;
-        if (mulOverflows(value, 10, value) || addOverflows(value, digit, value)) return std::nullopt;
+        int d = k < int64_t(digits.size()) ? digits[size_t(k)] - '0' : 0;
+        if (mulOverflows(value, 10, value) || addOverflows(value, d, value)) return std::nullopt;
     }
     if (intDigits >= 0 && intDigits < int64_t(digits.size()) && digits[size_t(intDigits)] >= '5')
         if (addOverflows(value, 1, value)) return std::nullopt;
