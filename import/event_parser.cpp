@@ -20,13 +20,9 @@ namespace {
 
 constexpr size_t kMaxDepth = 512;
 
-/// A JSON number token read the way nlohmann's lexer reads it, so both parsers give the same
-/// ArgValue: integers that fit int64 are Int, everything else Real with its literal text.
-/// False if the token is not a JSON number. The double of a Real is only computed when
-/// `needDouble` (event fields and array items use the literal text).
-bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
-    const char* p = tok.data();
-    const char* end = p + tok.size();
+/// Checks that [p, end) is one JSON number: false if not; else whether it is an integer (no
+/// fraction or exponent) and whether it has an exponent.
+bool numberShape(const char* p, const char* end, bool& integer, bool& exponent) {
     const char* q = p;
     if (q < end && *q == '-') ++q;
     if (q == end) return false;
@@ -37,7 +33,8 @@ bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
     } else {
         return false;
     }
-    bool integer = true, exponent = false;
+    integer = true;
+    exponent = false;
     if (q < end && *q == '.') {
         integer = false;
         const char* digits = ++q;
@@ -53,7 +50,18 @@ bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
         while (q < end && unsigned(*q - '0') < 10) ++q;
         if (q == digits) return false;
     }
-    if (q != end) return false;
+    return q == end;
+}
+
+/// A JSON number token read the way nlohmann's lexer reads it, so both parsers give the same
+/// ArgValue: integers that fit int64 are Int, everything else Real with its literal text.
+/// False if the token is not a JSON number. The double of a Real is only computed when
+/// `needDouble` (event fields and array items use the literal text).
+bool readNumber(std::string_view tok, Scalar& out, bool needDouble) {
+    const char* p = tok.data();
+    const char* end = p + tok.size();
+    bool integer = false, exponent = false;
+    if (!numberShape(p, end, integer, exponent)) return false;
     if (integer) {
         int64_t v = 0;
         auto r = std::from_chars(p, end, v);
@@ -208,32 +216,40 @@ public:
             case 'n': scratch += '\n'; break;
             case 'r': scratch += '\r'; break;
             case 't': scratch += '\t'; break;
-            case 'u': {
-                if (m_end - p < 4) break;
-                int32_t cp = hex4(p);
-                if (cp < 0) return failAt(p, "invalid string: '\\u' must be followed by 4 hex digits");
-                p += 4;
-                if (cp >= 0xd800 && cp <= 0xdbff) {
-                    if (m_end - p < 6) break;
-                    int32_t lo = p + 1 < m_end && p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
-                    if (lo < 0xdc00 || lo > 0xdfff)
-                        return failAt(p, "invalid string: surrogate U+D800..U+DBFF must be "
-                                         "followed by U+DC00..U+DFFF");
-                    p += 6;
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-                    return failAt(p, "invalid string: surrogate U+DC00..U+DFFF must follow "
-                                     "U+D800..U+DBFF");
-                }
-                appendUtf8(scratch, uint32_t(cp));
+            case 'u':
+                if (!unicodeEscape(p, scratch)) return false;
                 break;
-            }
             default: return failAt(p - 1, "invalid string: forbidden character after backslash");
             }
         }
         m_p = m_end;
         m_hitEnd = true;
         return fail("syntax error: unexpected end of input");
+    }
+
+    /// The code point of a "\\u" escape at `p` (after the 'u'; with the low surrogate a high
+    /// one needs) appended to `scratch` as UTF-8, `p` moved past it. False when invalid (the
+    /// error is set). An escape cut by the end of the block is left for the caller to reach
+    /// that end: `p` stays, or moves past a high surrogate, and nothing is appended.
+    bool unicodeEscape(const char*& p, std::string& scratch) {
+        if (m_end - p < 4) return true;
+        int32_t cp = hex4(p);
+        if (cp < 0) return failAt(p, "invalid string: '\\u' must be followed by 4 hex digits");
+        p += 4;
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (m_end - p < 6) return true;
+            int32_t lo = p + 1 < m_end && p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
+            if (lo < 0xdc00 || lo > 0xdfff)
+                return failAt(p, "invalid string: surrogate U+D800..U+DBFF must be "
+                                 "followed by U+DC00..U+DFFF");
+            p += 6;
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+            return failAt(p, "invalid string: surrogate U+DC00..U+DFFF must follow "
+                             "U+D800..U+DBFF");
+        }
+        appendUtf8(scratch, uint32_t(cp));
+        return true;
     }
 
     /// A scalar at m_p whose first byte is `c` (not '{' or '[').

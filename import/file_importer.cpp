@@ -277,42 +277,57 @@ void FileImporter::fillKinetoFacts(const ParsedEvent& e, PendingEvent& pe, Proce
     }
 }
 
+namespace {
+
+/// An integer hpcprof column of an export into the event or its extra; true when it puts a
+/// fact into the extra (the event then needs one).
+bool setIntColumn(std::string_view k, int64_t v, PendingEvent& pe, EventExtra& x) {
+    if (k == "bytes") {
+        pe.bytes = v;
+    } else if (k == "correlation") {
+        pe.correlation = v;
+    } else if (k == "communicator_size") {
+        x.communicatorSize = v;
+    } else if (k == "peer" || k == "seq" || k == "count") {
+        (k == "peer" ? x.peer : k == "seq" ? x.seq : x.count) = v;
+        return true;
+    } else if (k == "offset" || k == "errno" || k == "fd" || k == "tag") {
+        auto& d = x.detail;
+        (k == "offset" ? d.offset : k == "errno" ? d.errnoValue : k == "fd" ? d.fd : d.tag) = v;
+        return true;
+    }
+    return false;
+}
+
+/// A text hpcprof column of an export into the extra; true when it puts a fact there.
+bool setTextColumn(std::string_view k, const std::string& v, EventExtra& x) {
+    if (k == "communicator") {
+        x.communicator = v;
+        return true;
+    }
+    if (k == "object") {
+        x.object = v;
+        return true;
+    }
+    if (k == "communicator_kind") x.communicatorKind = v;
+    return false;
+}
+
+} // namespace
+
 void FileImporter::fillExportFacts(const ParsedEvent& e, PendingEvent& pe, ProcessBuilder& b) {
     EventExtra x;
     bool any = false;
     for (size_t i = 0; i < e.argCount; ++i) {
         const auto& [k, v] = e.args[i];
-        bool isInt = v.kind == ArgValue::Kind::Int;
+        // A column arg of the wrong type is dropped, as the exporter never writes one.
         if (!isColumnArg(k)) {
             x.args.emplace_back(k, v);
             any = true;
-        } else if (k == "bytes" && isInt) {
-            pe.bytes = v.i;
-        } else if (k == "correlation" && isInt) {
-            pe.correlation = v.i;
-        } else if (k == "peer" && isInt) {
-            x.peer = v.i;
-            any = true;
-        } else if (k == "seq" && isInt) {
-            x.seq = v.i;
-            any = true;
-        } else if (k == "count" && isInt) {
-            x.count = v.i;
-            any = true;
-        } else if (k == "communicator" && v.kind == ArgValue::Kind::Text) {
-            x.communicator = v.text;
-            any = true;
-        } else if (k == "communicator_size" && isInt) {
-            x.communicatorSize = v.i;
-        } else if (k == "communicator_kind" && v.kind == ArgValue::Kind::Text) {
-            x.communicatorKind = v.text;
-        } else if (k == "object" && v.kind == ArgValue::Kind::Text) {
-            x.object = v.text;
-            any = true;
-        } else if (isInt && (k == "offset" || k == "errno" || k == "fd" || k == "tag")) {
-            auto& d = x.detail;
-            (k == "offset" ? d.offset : k == "errno" ? d.errnoValue : k == "fd" ? d.fd : d.tag) = v.i;
-            any = true;
+        } else if (v.kind == ArgValue::Kind::Int) {
+            any |= setIntColumn(k, v.i, pe, x);
+        } else if (v.kind == ArgValue::Kind::Text) {
+            any |= setTextColumn(k, v.text, x);
         }
     }
     if (pe.category == uint8_t(Category::GpuCommKernel)) {
@@ -387,90 +402,94 @@ bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, Proc
     return true;
 }
 
+// namedStart and onComplete (most events) are inline: the split per event type costs no time.
+inline std::optional<int64_t> FileImporter::namedStart(const ParsedEvent& e) {
+    auto ts = timeNs(e.ts);
+    if (ts && e.hasName) return ts;
+    if (e.hasName)
+        countBadTime(e.ts);
+    else
+        countFileStat(Stat::ImportEventsMalformed);
+    return std::nullopt;
+}
+
+inline void FileImporter::onComplete(const ParsedEvent& e) {
+    auto ts = namedStart(e);
+    if (!ts) return;
+    int64_t dur = 0;
+    auto d = timeNs(e.dur);
+    bool invalid = !d || *d < 0;
+    if (!invalid) dur = *d;
+    ProcessBuilder* b = nullptr;
+    PendingTrack* t = nullptr;
+    makeEvent(e, *ts, dur, b, t);
+    if (invalid) b->count(Stat::ImportDurationsInvalid);
+}
+
+void FileImporter::onBegin(const ParsedEvent& e) {
+    auto ts = namedStart(e);
+    if (!ts) return;
+    ProcessBuilder* b = nullptr;
+    PendingTrack* t = nullptr;
+    makeEvent(e, *ts, 0, b, t);
+    m_open[{idKey(e.pid), idKey(e.tid)}].push_back({b, t, uint32_t(t->pending.size() - 1)});
+}
+
+void FileImporter::onEnd(const ParsedEvent& e) {
+    auto ts = timeNs(e.ts);
+    if (!ts) return countBadTime(e.ts);
+    auto it = m_open.find({idKey(e.pid), idKey(e.tid)});
+    if (it == m_open.end() || it->second.empty()) {
+        countFileStat(Stat::ImportUnmatchedBeginEnd);
+        return;
+    }
+    OpenBegin ob = it->second.back();
+    it->second.pop_back();
+    PendingEvent& pe = ob.track->pending[ob.index];
+    int64_t dur = *ts - pe.ts;
+    if (dur < 0) {
+        ob.builder->count(Stat::ImportDurationsInvalid);
+        dur = 0;
+    }
+    pe.dur = dur;
+}
+
+void FileImporter::onInstant(const ParsedEvent& e) {
+    auto ts = namedStart(e);
+    if (!ts) return;
+    ProcessBuilder* b = nullptr;
+    PendingTrack* t = nullptr;
+    makeEvent(e, *ts, 0, b, t);
+}
+
+void FileImporter::onFlowPoint(const ParsedEvent& e) {
+    auto ts = timeNs(e.ts);
+    if (!ts) return countBadTime(e.ts);
+    onFlow(e, idKey(e.pid), idKey(e.tid), *ts);
+}
+
 void FileImporter::onEvent(const ParsedEvent& e) {
     if (e.typeError) {
         countFileStat(Stat::ImportEventsMalformed);
         return;
     }
-    ProcessBuilder* b = nullptr;
-    PendingTrack* t = nullptr;
     switch (e.ph) {
-    case 'X': {
-        auto ts = timeNs(e.ts);
-        if (!ts && e.hasName) return countBadTime(e.ts);
-        if (!ts || !e.hasName) {
-            countFileStat(Stat::ImportEventsMalformed);
-            return;
-        }
-        int64_t dur = 0;
-        auto d = timeNs(e.dur);
-        bool invalid = !d || *d < 0;
-        if (!invalid) dur = *d;
-        makeEvent(e, *ts, dur, b, t);
-        if (invalid) b->count(Stat::ImportDurationsInvalid);
-        return;
-    }
-    case 'B': {
-        auto ts = timeNs(e.ts);
-        if (!ts && e.hasName) return countBadTime(e.ts);
-        if (!ts || !e.hasName) {
-            countFileStat(Stat::ImportEventsMalformed);
-            return;
-        }
-        makeEvent(e, *ts, 0, b, t);
-        m_open[{idKey(e.pid), idKey(e.tid)}].push_back({b, t, uint32_t(t->pending.size() - 1)});
-        return;
-    }
-    case 'E': {
-        auto ts = timeNs(e.ts);
-        if (!ts) return countBadTime(e.ts);
-        auto it = m_open.find({idKey(e.pid), idKey(e.tid)});
-        if (it == m_open.end() || it->second.empty()) {
-            countFileStat(Stat::ImportUnmatchedBeginEnd);
-            return;
-        }
-        OpenBegin ob = it->second.back();
-        it->second.pop_back();
-        PendingEvent& pe = ob.track->pending[ob.index];
-        int64_t dur = *ts - pe.ts;
-        if (dur < 0) {
-            ob.builder->count(Stat::ImportDurationsInvalid);
-            dur = 0;
-        }
-        pe.dur = dur;
-        return;
-    }
+    case 'X': return onComplete(e);
+    case 'B': return onBegin(e);
+    case 'E': return onEnd(e);
     case 'i':
     case 'I':
-    case 'R': {
-        auto ts = timeNs(e.ts);
-        if (!ts && e.hasName) return countBadTime(e.ts);
-        if (!ts || !e.hasName) {
-            countFileStat(Stat::ImportEventsMalformed);
-            return;
-        }
-        makeEvent(e, *ts, 0, b, t);
-        return;
-    }
-    case 'M': onMetadata(e, idKey(e.pid), idKey(e.tid)); return;
+    case 'R': return onInstant(e);
+    case 'M': return onMetadata(e, idKey(e.pid), idKey(e.tid));
     case 's':
     case 't':
-    case 'f': {
-        auto ts = timeNs(e.ts);
-        if (!ts) return countBadTime(e.ts);
-        onFlow(e, idKey(e.pid), idKey(e.tid), *ts);
-        return;
-    }
-    case 0: countFileStat(Stat::ImportEventsMalformed); return;
-    default: countFileStat(Stat::ImportEventsUnsupported); return;
+    case 'f': return onFlowPoint(e);
+    case 0: return countFileStat(Stat::ImportEventsMalformed);
+    default: return countFileStat(Stat::ImportEventsUnsupported);
     }
 }
 
-Status FileImporter::flush(int64_t pidKey, bool truncated) {
-    auto it = m_builders.find(pidKey);
-    if (it == m_builders.end()) return {};
-    ProcessBuilder& b = *it->second;
-    // B events of this process that never saw their E.
+void FileImporter::closeOpenBegins(ProcessBuilder& b) {
     for (auto& [key, stack] : m_open)
         for (size_t i = 0; i < stack.size();) {
             if (stack[i].builder == &b) {
@@ -481,6 +500,100 @@ Status FileImporter::flush(int64_t pidKey, bool truncated) {
                 ++i;
             }
         }
+}
+
+void FileImporter::exportProcessFacts(int64_t pidKey, ProcessBuilder& b) {
+    ProcessFacts& f = b.facts();
+    const auto& meta = m_processMeta[pidKey];
+    f.rank = intOf(meta, "hpcprof_rank");
+    f.rankSource = textOf(meta, "hpcprof_rank_source");
+    f.worldSize = intOf(meta, "hpcprof_world_size");
+    f.host = textOf(meta, "hpcprof_host");
+    f.pid = intOf(meta, "hpcprof_pid").value_or(0);
+    f.command = textOf(meta, "hpcprof_command");
+}
+
+void FileImporter::exportTracks(int64_t pidKey, ProcessBuilder& b) {
+    // Tracks the export listed keep existing even when they hold no events.
+    for (const auto& [key, meta] : m_trackMeta)
+        if (key.first == pidKey) {
+            if (meta.kind == "gpu_stream") {
+                PendingTrack& t = b.gpuTrack(meta.device.value_or(0), meta.stream.value_or(0));
+                if (t.name.empty()) t.name = meta.name;
+            } else {
+                b.cpuTrack(key.first, key.second);
+            }
+        }
+    b.forEachCpuTrack([&](int64_t p, int64_t t, PendingTrack& track) {
+        auto mt = m_trackMeta.find({p, t});
+        if (mt == m_trackMeta.end()) {
+            track.tid = isSynthetic(t) ? 0 : t;
+            return;
+        }
+        const TrackMeta& meta = mt->second;
+        track.name = meta.name;
+        track.tid = meta.tid.value_or(0);
+        track.threadName = meta.threadName;
+        track.explicitThread = meta.tid.has_value();
+        if (meta.kind != "cpu_thread") track.kindName = meta.kind;
+        if (meta.device || meta.stream) {
+            track.hasDevice = true;
+            track.device = meta.device.value_or(0);
+            track.stream = meta.stream.value_or(0);
+        }
+    });
+}
+
+void FileImporter::kinetoProcessFacts(ProcessBuilder& b, ProcessPlacement& place) {
+    ProcessFacts& f = b.facts();
+    std::string fileName = std::filesystem::path(m_path).filename().string();
+    if (m_distRank) {
+        f.rank = m_distRank;
+        f.rankSource = "distributedInfo";
+        place.rankFinal = true;
+    } else if (auto r = rankFromFileName(fileName)) {
+        f.rank = r;
+        f.rankSource = "file name";
+        place.rankFinal = true;
+    }
+    f.worldSize = m_distWorldSize;
+    f.pid = m_cpuPid.value_or(0);
+    if (m_cpuPid)
+        if (auto pn = m_processNames.find(*m_cpuPid); pn != m_processNames.end())
+            f.command = pn->second;
+}
+
+void FileImporter::kinetoTracks(ProcessBuilder& b) {
+    b.forEachCpuTrack([&](int64_t p, int64_t t, PendingTrack& track) {
+        auto tn = m_threadNames.find({p, t});
+        if (isSynthetic(t)) {
+            track.tid = 0;
+            track.threadName = m_syntheticNames[size_t(t - kSyntheticBase)];
+        } else {
+            track.tid = t;
+            if (tn != m_threadNames.end()) track.threadName = tn->second;
+        }
+        if (tn != m_threadNames.end()) track.name = tn->second;
+    });
+}
+
+void FileImporter::attachLateFlows(ProcessBuilder& b) {
+    for (const auto& lf : m_lateFlows) {
+        PendingTrack* t = b.findTrack(true, lf.pidKey, lf.tidKey);
+        if (!t) t = b.findTrack(false, lf.pidKey, lf.tidKey);
+        if (t)
+            t->flows.push_back(lf.point);
+        else
+            b.count(Stat::ImportFlowsUnmatched);
+    }
+    m_lateFlows.clear();
+}
+
+Status FileImporter::flush(int64_t pidKey, bool truncated) {
+    auto it = m_builders.find(pidKey);
+    if (it == m_builders.end()) return {};
+    ProcessBuilder& b = *it->second;
+    closeOpenBegins(b); // B events of this process that never saw their E
     for (size_t s = 0; s < m_pendingStats.size(); ++s) b.stats()[s] += m_pendingStats[s];
     m_pendingStats = {};
     if (truncated) b.count(Stat::ImportFilesTruncated);
@@ -490,84 +603,19 @@ Status FileImporter::flush(int64_t pidKey, bool truncated) {
     b.count(Stat::ImportTimesOutOfRange,
             b.dropEventsOutside(-kTimeLimitNs - base, kTimeLimitNs - base));
 
-    ProcessFacts& f = b.facts();
-    f.sourceFile = m_path;
+    b.facts().sourceFile = m_path;
     ProcessPlacement place;
     place.baseNs = m_baseNs;
     place.declaredOriginNs = m_declaredOrigin;
     place.fileIndex = m_fileIndex;
     if (m_exportMode) {
-        const auto& meta = m_processMeta[pidKey];
-        f.rank = intOf(meta, "hpcprof_rank");
-        f.rankSource = textOf(meta, "hpcprof_rank_source");
-        f.worldSize = intOf(meta, "hpcprof_world_size");
-        f.host = textOf(meta, "hpcprof_host");
-        f.pid = intOf(meta, "hpcprof_pid").value_or(0);
-        f.command = textOf(meta, "hpcprof_command");
+        exportProcessFacts(pidKey, b);
         place.rankFinal = true;
-        // Tracks the export listed keep existing even when they hold no events.
-        for (const auto& [key, meta] : m_trackMeta)
-            if (key.first == pidKey) {
-                if (meta.kind == "gpu_stream") {
-                    PendingTrack& t = b.gpuTrack(meta.device.value_or(0), meta.stream.value_or(0));
-                    if (t.name.empty()) t.name = meta.name;
-                } else {
-                    b.cpuTrack(key.first, key.second);
-                }
-            }
-        b.forEachCpuTrack([&](int64_t p, int64_t t, PendingTrack& track) {
-            auto mt = m_trackMeta.find({p, t});
-            if (mt == m_trackMeta.end()) {
-                track.tid = isSynthetic(t) ? 0 : t;
-                return;
-            }
-            track.name = mt->second.name;
-            track.tid = mt->second.tid.value_or(0);
-            track.threadName = mt->second.threadName;
-            track.explicitThread = mt->second.tid.has_value();
-            if (mt->second.kind != "cpu_thread") track.kindName = mt->second.kind;
-            if (mt->second.device || mt->second.stream) {
-                track.hasDevice = true;
-                track.device = mt->second.device.value_or(0);
-                track.stream = mt->second.stream.value_or(0);
-            }
-        });
+        exportTracks(pidKey, b);
     } else {
-        std::string fileName = std::filesystem::path(m_path).filename().string();
-        if (m_distRank) {
-            f.rank = m_distRank;
-            f.rankSource = "distributedInfo";
-            place.rankFinal = true;
-        } else if (auto r = rankFromFileName(fileName)) {
-            f.rank = r;
-            f.rankSource = "file name";
-            place.rankFinal = true;
-        }
-        f.worldSize = m_distWorldSize;
-        f.pid = m_cpuPid.value_or(0);
-        if (m_cpuPid)
-            if (auto pn = m_processNames.find(*m_cpuPid); pn != m_processNames.end())
-                f.command = pn->second;
-        b.forEachCpuTrack([&](int64_t p, int64_t t, PendingTrack& track) {
-            auto tn = m_threadNames.find({p, t});
-            if (isSynthetic(t)) {
-                track.tid = 0;
-                track.threadName = m_syntheticNames[size_t(t - kSyntheticBase)];
-            } else {
-                track.tid = t;
-                if (tn != m_threadNames.end()) track.threadName = tn->second;
-            }
-            if (tn != m_threadNames.end()) track.name = tn->second;
-        });
-        for (const auto& lf : m_lateFlows) {
-            PendingTrack* t = b.findTrack(true, lf.pidKey, lf.tidKey);
-            if (!t) t = b.findTrack(false, lf.pidKey, lf.tidKey);
-            if (t)
-                t->flows.push_back(lf.point);
-            else
-                b.count(Stat::ImportFlowsUnmatched);
-        }
-        m_lateFlows.clear();
+        kinetoProcessFacts(b, place);
+        kinetoTracks(b);
+        attachLateFlows(b);
     }
     Status s = m_session.writeProcess(b, place);
     m_builders.erase(it);

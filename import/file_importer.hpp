@@ -75,6 +75,15 @@ private:
     void countBadTime(const TimeField& f);
     /// Refuses the file for a base time no trace can hold (`key` = `v`).
     void refuseBase(const std::string& key, const ArgValue& v);
+    /// The start of an event that needs a time and a name; empty (counted) when either is
+    /// missing or the time is out of range.
+    std::optional<int64_t> namedStart(const ParsedEvent& e);
+    // One per event type (ph): X, B, E, i/I/R, s/t/f.
+    void onComplete(const ParsedEvent& e);
+    void onBegin(const ParsedEvent& e);
+    void onEnd(const ParsedEvent& e);
+    void onInstant(const ParsedEvent& e);
+    void onFlowPoint(const ParsedEvent& e);
     void onMetadata(const ParsedEvent& e, int64_t pidKey, int64_t tidKey);
     void onFlow(const ParsedEvent& e, int64_t pidKey, int64_t tidKey, int64_t ts);
     PendingTrack& trackFor(ProcessBuilder& b, const ParsedEvent& e, int64_t pidKey,
@@ -86,7 +95,21 @@ private:
     CategoryMapping cachedCategory(const ParsedEvent& e);
     void fillKinetoFacts(const ParsedEvent& e, PendingEvent& pe, ProcessBuilder& b);
     void fillExportFacts(const ParsedEvent& e, PendingEvent& pe, ProcessBuilder& b);
+    /// Writes the process of `pidKey` (if held) and forgets it.
     Status flush(int64_t pidKey, bool truncated);
+    // Steps of flush().
+    /// B events of `b` that never saw their E: zero duration, counted as unmatched.
+    void closeOpenBegins(ProcessBuilder& b);
+    /// An export's process: the process row its process_name metadata carries.
+    void exportProcessFacts(int64_t pidKey, ProcessBuilder& b);
+    /// An export's process: its listed tracks, with their names, kinds and devices restored.
+    void exportTracks(int64_t pidKey, ProcessBuilder& b);
+    /// A Kineto file: rank (distributedInfo, else the file name), world size, pid, command.
+    void kinetoProcessFacts(ProcessBuilder& b, ProcessPlacement& place);
+    /// A Kineto file: thread ids and names of the CPU tracks.
+    void kinetoTracks(ProcessBuilder& b);
+    /// A Kineto file: flow points that came before their track, now that all tracks exist.
+    void attachLateFlows(ProcessBuilder& b);
     void countFileStat(schema::Stat s);
 
     ImportSession& m_session;

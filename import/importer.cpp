@@ -247,6 +247,99 @@ std::vector<int64_t> alignmentOffsets(Session& session, ImportResult& result) {
     return offsets;
 }
 
+/// Refuses what the reader got from `path` where it is no trace or damaged beyond what the
+/// options allow; notes the damage --keep-partial accepts.
+Status checkOutcome(const std::string& path, const ReadOutcome& outcome, const FileImporter& fi,
+                    const ImportOptions& options, ImportResult& result) {
+    // JSON that is not a trace (a number, a PyTorch execution trace, ...) is refused by
+    // name rather than imported as a rank without events.
+    if (!outcome.notATrace.empty())
+        return Status::error(path + ": not a trace: the file is " + outcome.notATrace);
+    // Damage before any event array: nothing says it is a trace, even with
+    // --keep-partial (which keeps what a trace held before its damage).
+    if (!outcome.complete && !outcome.eventArray)
+        return Status::error(path + ": " + outcome.error +
+                             " (not a trace: no traceEvents before it)");
+    if (!fi.error().ok()) return fi.error();
+    if (!outcome.complete) {
+        if (!options.keepPartial)
+            return Status::error(path + ": " + outcome.error +
+                                 " (use --keep-partial to import the events read "
+                                 "before the damage)");
+        result.warnings.push_back(path + ": " + outcome.error +
+                                  "; kept the events read before it");
+    }
+    return {};
+}
+
+/// Reads input `i` of `list` into the session: one process, or an export's processes.
+Status importFile(Session& session, const std::vector<fs::path>& list, size_t i,
+                  const ImportOptions& options, ImportResult& result) {
+    std::error_code ec;
+    const std::string path = list[i].string();
+    uint64_t size = fs::file_size(list[i], ec);
+    FileImporter fi(session, path, i);
+    ProgressFn progress;
+    if (options.progress)
+        progress = [&](uint64_t, uint64_t fileBytes) {
+            options.progress({i, list.size(), path, fileBytes, size});
+        };
+    auto outcome = readChromeTrace(path, fi, progress);
+    if (!outcome) return outcome.status();
+    HPCPROF_RETURN_IF_ERROR(checkOutcome(path, *outcome, fi, options, result));
+    HPCPROF_RETURN_IF_ERROR(fi.finish(!outcome->complete));
+    result.files++;
+    return {};
+}
+
+/// Where every process's times go once all files are read.
+struct FinalTimes {
+    std::optional<int64_t> origin; ///< the earliest (aligned) start, absolute ns
+    std::vector<std::pair<int64_t, int64_t>> shifts; ///< process id, ns to add to its times
+};
+
+/// The final origin and the shifts, with --align collectives' offsets (and its report).
+FinalTimes finalTimes(Session& session, ImportResult& result, const ImportOptions& options) {
+    std::vector<int64_t> offsets(session.m_placed.size(), 0);
+    if (options.align == ClockAlignment::Collectives) offsets = alignmentOffsets(session, result);
+    // Final origin: the earliest (aligned) start; every process is shifted from the
+    // provisional origin it was written against.
+    FinalTimes out;
+    std::optional<int64_t>& origin = out.origin;
+    for (size_t i = 0; i < session.m_placed.size(); ++i)
+        if (auto c = session.m_placed[i].candidate)
+            origin = origin ? std::min(*origin, *c + offsets[i]) : *c + offsets[i];
+    int64_t provisional = session.m_origin.value_or(0);
+    for (size_t i = 0; i < session.m_placed.size(); ++i)
+        out.shifts.emplace_back(session.m_placed[i].processId,
+                                provisional - origin.value_or(provisional) + offsets[i]);
+    return out;
+}
+
+/// Some data is known to be missing: a stat above severity info was counted.
+bool knownPartial(const store::StatCounts& stats) {
+    for (size_t i = 0; i < stats.size(); ++i)
+        if (stats[i] > 0 && schema::kStats[i].severity != schema::Severity::Info) return true;
+    return false;
+}
+
+/// The trace's metadata and stats, then the end of the load.
+Status finishTrace(store::TraceWriter& w, const Session& session, const ImportResult& result,
+                   const ImportOptions& options, std::optional<int64_t> origin) {
+    const std::pair<std::string_view, std::string> metadata[] = {
+        {schema::meta::kTimeOriginRealtimeNs, std::to_string(origin.value_or(0))},
+        {schema::meta::kClockMethod, result.clockMethod},
+        {schema::meta::kSchemaVersion, std::to_string(schema::kSchemaVersion)},
+        {schema::meta::kHpcprofVersion, HPCPROF_VERSION},
+        {schema::meta::kCreatedBy, "hpcprof import"},
+        {schema::meta::kCommand, options.command},
+        {schema::meta::kPartial, result.partial ? "true" : "false"},
+    };
+    for (const auto& [key, value] : metadata) HPCPROF_RETURN_IF_ERROR(w.setMetadata(key, value));
+    HPCPROF_RETURN_IF_ERROR(w.writeStats(result.stats, session.m_perProcess));
+    return w.finish();
+}
+
 } // namespace
 
 Result<std::vector<fs::path>> listInputs(const std::vector<fs::path>& in) {
@@ -275,7 +368,6 @@ Result<std::vector<fs::path>> listInputs(const std::vector<fs::path>& in) {
 }
 
 Result<ImportResult> importTraces(const ImportOptions& options) {
-    std::error_code ec;
     // Checked before the inputs are read; the pending output removes its temporary file on
     // every failure below.
     auto pending = schema::PendingOutput::begin(options.output, options.force);
@@ -287,80 +379,22 @@ Result<ImportResult> importTraces(const ImportOptions& options) {
     ImportResult result;
     result.clockMethod = options.align == ClockAlignment::Collectives ? "nccl_collectives"
                                                                       : "recorded";
-    std::vector<std::pair<int64_t, int64_t>> shifts;
+    FinalTimes times;
     {
         auto writer = store::TraceWriter::create(tmp);
         if (!writer) return writer.status();
         store::TraceWriter& w = writer.value();
         Session session(w, result);
-        const auto& list = files.value();
-        for (size_t i = 0; i < list.size(); ++i) {
-            const std::string path = list[i].string();
-            uint64_t size = fs::file_size(list[i], ec);
-            FileImporter fi(session, path, i);
-            ProgressFn progress;
-            if (options.progress)
-                progress = [&](uint64_t, uint64_t fileBytes) {
-                    options.progress({i, list.size(), path, fileBytes, size});
-                };
-            auto outcome = readChromeTrace(path, fi, progress);
-            if (!outcome) return outcome.status();
-            // JSON that is not a trace (a number, a PyTorch execution trace, ...) is refused by
-            // name rather than imported as a rank without events.
-            if (!outcome->notATrace.empty())
-                return Status::error(path + ": not a trace: the file is " + outcome->notATrace);
-            // Damage before any event array: nothing says it is a trace, even with
-            // --keep-partial (which keeps what a trace held before its damage).
-            if (!outcome->complete && !outcome->eventArray)
-                return Status::error(path + ": " + outcome->error +
-                                     " (not a trace: no traceEvents before it)");
-            if (!fi.error().ok()) return fi.error();
-            if (!outcome->complete) {
-                if (!options.keepPartial)
-                    return Status::error(path + ": " + outcome->error +
-                                         " (use --keep-partial to import the events read "
-                                         "before the damage)");
-                result.warnings.push_back(path + ": " + outcome->error +
-                                          "; kept the events read before it");
-            }
-            Status s = fi.finish(!outcome->complete);
-            if (!s.ok()) return s;
-            result.files++;
-        }
-
-        std::vector<int64_t> offsets(session.m_placed.size(), 0);
-        if (options.align == ClockAlignment::Collectives)
-            offsets = alignmentOffsets(session, result);
-        // Final origin: the earliest (aligned) start; every process is shifted from the
-        // provisional origin it was written against.
-        std::optional<int64_t> origin;
-        for (size_t i = 0; i < session.m_placed.size(); ++i)
-            if (auto c = session.m_placed[i].candidate)
-                origin = origin ? std::min(*origin, *c + offsets[i]) : *c + offsets[i];
-        int64_t provisional = session.m_origin.value_or(0);
-        for (size_t i = 0; i < session.m_placed.size(); ++i)
-            shifts.emplace_back(session.m_placed[i].processId,
-                                provisional - origin.value_or(provisional) + offsets[i]);
-
-        for (size_t i = 0; i < result.stats.size(); ++i)
-            if (result.stats[i] > 0 && schema::kStats[i].severity != schema::Severity::Info)
-                result.partial = true;
-        Status s = w.setMetadata(schema::meta::kTimeOriginRealtimeNs,
-                                 std::to_string(origin.value_or(0)));
-        if (s.ok()) s = w.setMetadata(schema::meta::kClockMethod, result.clockMethod);
-        if (s.ok())
-            s = w.setMetadata(schema::meta::kSchemaVersion, std::to_string(schema::kSchemaVersion));
-        if (s.ok()) s = w.setMetadata(schema::meta::kHpcprofVersion, HPCPROF_VERSION);
-        if (s.ok()) s = w.setMetadata(schema::meta::kCreatedBy, "hpcprof import");
-        if (s.ok()) s = w.setMetadata(schema::meta::kCommand, options.command);
-        if (s.ok()) s = w.setMetadata(schema::meta::kPartial, result.partial ? "true" : "false");
-        if (s.ok()) s = w.writeStats(result.stats, session.m_perProcess);
-        if (s.ok()) s = w.finish();
+        for (size_t i = 0; i < files->size(); ++i)
+            HPCPROF_RETURN_IF_ERROR(importFile(session, files.value(), i, options, result));
+        times = finalTimes(session, result, options);
+        result.partial = knownPartial(result.stats);
+        Status s = finishTrace(w, session, result, options, times.origin);
         if (!s.ok())
             return Status::error("cannot write trace " + options.output.string() + ": " +
                                  s.message());
     }
-    Status s = applyShifts(tmp, shifts, result);
+    Status s = applyShifts(tmp, times.shifts, result);
     if (!s.ok())
         return Status::error("cannot write trace " + options.output.string() + ": " +
                              s.message());

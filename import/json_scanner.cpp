@@ -172,26 +172,43 @@ size_t utf8CompletePrefix(const char* data, size_t size) {
     return size; // no lead byte nearby: invalid anyway, let the check find it
 }
 
+namespace {
+
+/// Well-formed UTF-8 sequences by their first byte (Unicode's table 3-7): the length, and the
+/// range of the second byte (the later ones are 80..BF).
+struct Utf8Lead {
+    unsigned char first, last; ///< range of the first byte
+    unsigned char length;
+    unsigned char secondLo, secondHi;
+};
+constexpr Utf8Lead kUtf8Leads[] = {
+    {0x00, 0x7f, 1, 0, 0},       {0xc2, 0xdf, 2, 0x80, 0xbf}, {0xe0, 0xe0, 3, 0xa0, 0xbf},
+    {0xe1, 0xec, 3, 0x80, 0xbf}, {0xed, 0xed, 3, 0x80, 0x9f}, {0xee, 0xef, 3, 0x80, 0xbf},
+    {0xf0, 0xf0, 4, 0x90, 0xbf}, {0xf1, 0xf3, 4, 0x80, 0xbf}, {0xf4, 0xf4, 4, 0x80, 0x8f},
+};
+
+/// Length of the well-formed sequence at s[i] (within s[0, size)); 0 when there is none.
+size_t utf8SequenceAt(const unsigned char* s, size_t size, size_t i) {
+    for (const Utf8Lead& l : kUtf8Leads) {
+        if (s[i] < l.first || s[i] > l.last) continue;
+        for (size_t k = 1; k < l.length; ++k) {
+            unsigned char lo = k == 1 ? l.secondLo : 0x80, hi = k == 1 ? l.secondHi : 0xbf;
+            if (i + k >= size || s[i + k] < lo || s[i + k] > hi) return 0;
+        }
+        return l.length;
+    }
+    return 0;
+}
+
+} // namespace
+
 size_t findInvalidUtf8(const char* data, size_t size) {
     if (simdjson::validate_utf8(data, size)) return size;
+    // Invalid somewhere: walk the sequences to the first byte that starts none.
     const auto* s = reinterpret_cast<const unsigned char*>(data);
     size_t i = 0;
-    auto cont = [&](size_t k, unsigned char lo, unsigned char hi) {
-        return i + k < size && s[i + k] >= lo && s[i + k] <= hi;
-    };
     while (i < size) {
-        unsigned char c = s[i];
-        size_t n = 0;
-        if (c < 0x80) n = 1;
-        else if (c >= 0xc2 && c <= 0xdf) n = cont(1, 0x80, 0xbf) ? 2 : 0;
-        else if (c == 0xe0) n = cont(1, 0xa0, 0xbf) && cont(2, 0x80, 0xbf) ? 3 : 0;
-        else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef)
-            n = cont(1, 0x80, 0xbf) && cont(2, 0x80, 0xbf) ? 3 : 0;
-        else if (c == 0xed) n = cont(1, 0x80, 0x9f) && cont(2, 0x80, 0xbf) ? 3 : 0;
-        else if (c == 0xf0) n = cont(1, 0x90, 0xbf) && cont(2, 0x80, 0xbf) && cont(3, 0x80, 0xbf) ? 4 : 0;
-        else if (c >= 0xf1 && c <= 0xf3)
-            n = cont(1, 0x80, 0xbf) && cont(2, 0x80, 0xbf) && cont(3, 0x80, 0xbf) ? 4 : 0;
-        else if (c == 0xf4) n = cont(1, 0x80, 0x8f) && cont(2, 0x80, 0xbf) && cont(3, 0x80, 0xbf) ? 4 : 0;
+        size_t n = utf8SequenceAt(s, size, i);
         if (n == 0) return i;
         i += n;
     }

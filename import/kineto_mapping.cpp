@@ -66,74 +66,78 @@ std::optional<int64_t> simpleDecimalToNs(std::string_view text, int64_t nsPerUni
     return negative ? -int64_t(value) : int64_t(value);
 }
 
-} // namespace
-
-std::optional<int64_t> decimalToNs(std::string_view text, int64_t nsPerUnit) {
-    if (auto fast = simpleDecimalToNs(text, nsPerUnit)) return fast;
-    size_t i = 0;
-    bool negative = false;
-    if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
-    // Collect the significant digits and the decimal exponent: value = digits * 10^exp10.
-    // Timestamps have about 20 digits; the buffer only grows for absurdly long numbers.
-    struct Digits {
-        char local[48];
-        std::string more;
-        size_t n = 0;
-        bool empty() const { return n == 0; }
-        size_t size() const { return n; }
-        void operator+=(char c) {
-            if (n < sizeof local) {
-                local[n++] = c;
-                return;
-            }
-            if (more.empty()) more.assign(local, sizeof local);
-            more += c;
-            ++n;
+/// The significant digits of a number. Timestamps have about 20; the buffer only grows for
+/// absurdly long numbers.
+struct Digits {
+    char local[48];
+    std::string more;
+    size_t n = 0;
+    bool empty() const { return n == 0; }
+    size_t size() const { return n; }
+    void operator+=(char c) {
+        if (n < sizeof local) {
+            local[n++] = c;
+            return;
         }
-        char operator[](size_t i) const { return n <= sizeof local ? local[i] : more[i]; }
-    } digits;
+        if (more.empty()) more.assign(local, sizeof local);
+        more += c;
+        ++n;
+    }
+    char operator[](size_t i) const { return n <= sizeof local ? local[i] : more[i]; }
+};
+
+/// A decimal number as digits * 10^exp10, its sign apart.
+struct Decimal {
+    bool negative = false;
+    Digits digits;
     int64_t exp10 = 0;
+};
+
+/// Reads "digits[.digits]" from text[i]; false when it holds no digit.
+bool readMantissa(std::string_view text, size_t& i, Decimal& d) {
     bool any = false, dot = false;
     for (; i < text.size(); ++i) {
         char c = text[i];
         if (c >= '0' && c <= '9') {
             any = true;
-            if (digits.empty() && c == '0') { // leading zeros carry no value
-                if (dot) --exp10;
+            if (d.digits.empty() && c == '0') { // leading zeros carry no value
+                if (dot) --d.exp10;
                 continue;
             }
-            digits += c;
-            if (dot) --exp10;
+            d.digits += c;
+            if (dot) --d.exp10;
         } else if (c == '.' && !dot) {
             dot = true;
         } else {
             break;
         }
     }
-    if (!any) return std::nullopt;
-    if (i < text.size()) {
-        if (text[i] != 'e' && text[i] != 'E') return std::nullopt;
-        ++i;
-        bool expNeg = false;
-        if (i < text.size() && (text[i] == '-' || text[i] == '+')) expNeg = text[i++] == '-';
-        int64_t e = 0;
-        bool expDigits = false;
-        for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-            expDigits = true;
-            if (e < 100000) e = e * 10 + (text[i] - '0');
-        }
-        if (!expDigits || i != text.size()) return std::nullopt;
-        exp10 += expNeg ? -e : e;
+    return any;
+}
+
+/// Reads "e[+-]digits" from text[i] to the end of the text into `exp10`; false when malformed.
+bool readExponent(std::string_view text, size_t& i, int64_t& exp10) {
+    if (text[i] != 'e' && text[i] != 'E') return false;
+    ++i;
+    bool expNeg = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) expNeg = text[i++] == '-';
+    int64_t e = 0;
+    bool expDigits = false;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+        expDigits = true;
+        if (e < 100000) e = e * 10 + (text[i] - '0');
     }
-    // Fold nsPerUnit (a power of ten: 1, 1000, ...) into the exponent.
-    int64_t scale = nsPerUnit;
-    while (scale >= 10 && scale % 10 == 0) {
-        scale /= 10;
-        ++exp10;
-    }
-    if (digits.empty()) return 0;
+    if (!expDigits || i != text.size()) return false;
+    exp10 += expNeg ? -e : e;
+    return true;
+}
+
+/// The integer part of `d` (digits present), rounded on the first dropped digit, times
+/// `scale`; empty on overflow.
+std::optional<int64_t> roundedValue(const Decimal& d, int64_t scale) {
     // Integer part = digits[0 .. digits.size()+exp10), rounding on the first dropped digit.
-    int64_t intDigits = int64_t(digits.size()) + exp10;
+    const Digits& digits = d.digits;
+    int64_t intDigits = int64_t(digits.size()) + d.exp10;
     if (intDigits > 19) return std::nullopt;
     int64_t value = 0;
     for (int64_t k = 0; k < intDigits; ++k) {
@@ -143,7 +147,26 @@ std::optional<int64_t> decimalToNs(std::string_view text, int64_t nsPerUnit) {
     if (intDigits >= 0 && intDigits < int64_t(digits.size()) && digits[size_t(intDigits)] >= '5')
         if (addOverflows(value, 1, value)) return std::nullopt;
     if (scale != 1 && mulOverflows(value, scale, value)) return std::nullopt;
-    return negative ? -value : value;
+    return d.negative ? -value : value;
+}
+
+} // namespace
+
+std::optional<int64_t> decimalToNs(std::string_view text, int64_t nsPerUnit) {
+    if (auto fast = simpleDecimalToNs(text, nsPerUnit)) return fast;
+    Decimal d;
+    size_t i = 0;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) d.negative = text[i++] == '-';
+    if (!readMantissa(text, i, d)) return std::nullopt;
+    if (i < text.size() && !readExponent(text, i, d.exp10)) return std::nullopt;
+    // Fold nsPerUnit (a power of ten: 1, 1000, ...) into the exponent.
+    int64_t scale = nsPerUnit;
+    while (scale >= 10 && scale % 10 == 0) {
+        scale /= 10;
+        ++d.exp10;
+    }
+    if (d.digits.empty()) return 0;
+    return roundedValue(d, scale);
 }
 
 bool isNcclKernelName(std::string_view name) {
@@ -185,38 +208,55 @@ int64_t dtypeSize(std::string_view t) {
     return 0;
 }
 
+namespace {
+
+/// Kineto's categories, old and new spellings (compared without case); "kernel" is apart, as
+/// the event decides whether it is an NCCL kernel.
+struct KinetoCategory {
+    std::string_view cat;
+    Category category;
+    Lane lane;
+};
+constexpr KinetoCategory kKinetoCategories[] = {
+    {"gpu_memcpy", Category::GpuMemcpy, Lane::Gpu},
+    {"memcpy", Category::GpuMemcpy, Lane::Gpu},
+    {"gpu_memset", Category::GpuMemset, Lane::Gpu},
+    {"memset", Category::GpuMemset, Lane::Gpu},
+    {"gpu_user_annotation", Category::UserRange, Lane::Gpu},
+    {"cuda_sync", Category::GpuSync, Lane::Gpu},
+    {"cuda_runtime", Category::CudaApi, Lane::Cpu},
+    {"runtime", Category::CudaApi, Lane::Cpu},
+    {"cuda_driver", Category::CudaApi, Lane::Cpu},
+    {"cpu_op", Category::CpuOp, Lane::Cpu},
+    {"operator", Category::CpuOp, Lane::Cpu},
+    {"python_function", Category::CpuOp, Lane::Cpu},
+    {"python", Category::CpuOp, Lane::Cpu},
+    {"cpu_instant_event", Category::CpuOp, Lane::Cpu},
+    {"user_annotation", Category::UserRange, Lane::Cpu},
+    {"trace", Category::UserRange, Lane::Cpu},
+    {"cuda_profiler_range", Category::UserRange, Lane::Cpu},
+};
+
+/// The lane of an hpcprof category: GPU kernels, copies and sets run on a stream.
+Lane laneOf(Category c) {
+    bool gpu = c == Category::GpuKernel || c == Category::GpuCommKernel ||
+               c == Category::GpuMemcpy || c == Category::GpuMemset;
+    return gpu ? Lane::Gpu : Lane::Cpu;
+}
+
+} // namespace
+
 CategoryMapping mapCategory(std::string_view cat, std::string_view name, bool hasCollectiveArgs) {
-    auto gpuKernel = [&]() -> CategoryMapping {
+    if (cat.empty()) return {Category::CpuOp, Lane::Cpu, true}; // plain Chrome traces have none
+    if (iequals(cat, "kernel")) {
         bool comm = hasCollectiveArgs || isNcclKernelName(name);
         return {comm ? Category::GpuCommKernel : Category::GpuKernel, Lane::Gpu, true};
-    };
-    if (cat.empty()) return {Category::CpuOp, Lane::Cpu, true}; // plain Chrome traces have none
-    if (iequals(cat, "kernel")) return gpuKernel();
-    if (iequals(cat, "gpu_memcpy") || iequals(cat, "memcpy"))
-        return {Category::GpuMemcpy, Lane::Gpu, true};
-    if (iequals(cat, "gpu_memset") || iequals(cat, "memset"))
-        return {Category::GpuMemset, Lane::Gpu, true};
-    if (iequals(cat, "gpu_user_annotation")) return {Category::UserRange, Lane::Gpu, true};
-    if (iequals(cat, "cuda_sync")) return {Category::GpuSync, Lane::Gpu, true};
-    if (iequals(cat, "cuda_runtime") || iequals(cat, "runtime") || iequals(cat, "cuda_driver"))
-        return {Category::CudaApi, Lane::Cpu, true};
-    if (iequals(cat, "cpu_op") || iequals(cat, "operator") || iequals(cat, "python_function") ||
-        iequals(cat, "python") || iequals(cat, "cpu_instant_event"))
-        return {Category::CpuOp, Lane::Cpu, true};
-    if (iequals(cat, "user_annotation") || iequals(cat, "trace") ||
-        iequals(cat, "cuda_profiler_range"))
-        return {Category::UserRange, Lane::Cpu, true};
+    }
+    for (const auto& k : kKinetoCategories)
+        if (iequals(cat, k.cat)) return {k.category, k.lane, true};
     // hpcprof's own category names (an exported trace, or a hand-written one).
     for (const auto& info : schema::kCategories)
-        if (iequals(cat, info.name)) {
-            Lane lane = info.category == Category::GpuKernel ||
-                                info.category == Category::GpuCommKernel ||
-                                info.category == Category::GpuMemcpy ||
-                                info.category == Category::GpuMemset
-                            ? Lane::Gpu
-                            : Lane::Cpu;
-            return {info.category, lane, true};
-        }
+        if (iequals(cat, info.name)) return {info.category, laneOf(info.category), true};
     return {Category::CpuOp, Lane::Cpu, false};
 }
 

@@ -184,96 +184,109 @@ void insertArg(store::TraceWriter& w, int64_t id, const std::string& key, const 
     }
 }
 
+/// A track's order: by start, longer first on ties (parents before children), then arrival.
+struct StartsBefore {
+    bool operator()(const PendingEvent& a, const PendingEvent& b) const {
+        if (a.ts != b.ts) return a.ts < b.ts;
+        if (a.dur != b.dur) return a.dur > b.dur;
+        return a.order < b.order;
+    }
+};
+
+/// The track's display name: its own, else "GPU d stream s", the thread's name or "thread T".
+std::string displayName(const PendingTrack& t) {
+    if (!t.name.empty()) return t.name;
+    if (t.gpu) return "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
+    return !t.threadName.empty() ? t.threadName : "thread " + std::to_string(t.tid);
+}
+
+/// The event row's columns that come from the event's extra facts.
+void extraColumns(store::TraceWriter& w, const EventExtra& x, store::EventRow& row) {
+    row.peer = x.peer;
+    row.seq = x.seq;
+    row.count = x.count;
+    if (!x.communicator.empty())
+        row.communicatorId =
+            w.internCommunicator(x.communicator, x.communicatorSize, x.communicatorKind);
+    if (!x.object.empty()) row.objectId = w.internObject(w.internString(x.object), x.object);
+}
+
+/// Writes one event of track `trackId` (events in start order, for `depth`) and its args;
+/// returns its id. Runs for every imported event.
+int64_t writeEvent(store::TraceWriter& w, const PendingEvent& e, const EventExtra* x,
+                   int64_t trackId, int64_t originNs, store::NestingDepth& depth) {
+    store::EventRow row;
+    row.trackId = trackId;
+    row.ts = e.ts - originNs;
+    row.dur = e.dur;
+    row.categoryId = e.category;
+    row.nameId = e.nameId;
+    row.depth = depth.next(e.ts, e.dur);
+    if (e.bytes != kNoValue) row.bytes = e.bytes;
+    if (e.correlation != kNoValue) row.correlationId = e.correlation;
+    if (x) extraColumns(w, *x, row);
+    int64_t id = x ? w.insertEvent(row, x->detail) : w.insertEvent(row);
+    if (e.copyKind) w.insertEventArg(id, "copy_kind", std::string_view(kCopyKinds[e.copyKind]));
+    if (e.srcKind) w.insertEventArg(id, "src_kind", std::string_view(kMemoryKinds[e.srcKind]));
+    if (e.dstKind) w.insertEventArg(id, "dst_kind", std::string_view(kMemoryKinds[e.dstKind]));
+    if (x)
+        for (const auto& [k, v] : x->args) insertArg(w, id, k, v);
+    return id;
+}
+
 } // namespace
 
-Result<WrittenProcess> ProcessBuilder::write(store::TraceWriter& w, int64_t processId,
-                                             int64_t originNs) {
-    WrittenProcess out;
-    out.processId = processId;
-    out.rank = m_facts.rank;
-    out.minTs = INT64_MAX;
-    out.maxEnd = INT64_MIN;
+void ProcessBuilder::sortTracks(WrittenProcess& out) {
     for (auto& [key, t] : m_tracks) {
         t->pending.moveTo(t->events);
-        auto before = [](const PendingEvent& a, const PendingEvent& b) {
-            if (a.ts != b.ts) return a.ts < b.ts;
-            if (a.dur != b.dur) return a.dur > b.dur;
-            return a.order < b.order;
-        };
         // Tracks often arrive in order already; `order` makes the key unique, so a sorted
         // track is left exactly as the sort would leave it.
-        if (!std::is_sorted(t->events.begin(), t->events.end(), before))
-            std::sort(t->events.begin(), t->events.end(), before);
+        if (!std::is_sorted(t->events.begin(), t->events.end(), StartsBefore()))
+            std::sort(t->events.begin(), t->events.end(), StartsBefore());
         for (const auto& e : t->events) {
             out.minTs = std::min(out.minTs, e.ts);
             out.maxEnd = std::max(out.maxEnd, e.ts + e.dur);
         }
         if (!t->flows.empty()) resolveFlows(*t);
     }
-    numberCollectives(out);
+}
 
-    store::NestingDepth depth;
-    for (auto& [key, tp] : m_tracks) {
-        PendingTrack& t = *tp;
-        std::optional<int64_t> threadId;
-        std::string name = t.name;
-        if (t.gpu) {
-            if (name.empty())
-                name = "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
-        } else {
-            if (t.explicitThread) threadId = w.insertThread(processId, t.tid, t.threadName);
-            if (name.empty())
-                name = !t.threadName.empty() ? t.threadName : "thread " + std::to_string(t.tid);
-        }
-        bool withDevice = t.gpu || t.hasDevice;
-        std::string kind = !t.kindName.empty() ? t.kindName : t.gpu ? "gpu_stream" : "cpu_thread";
-        int64_t trackId = w.insertTrack(processId, threadId, kind, name,
-                                        withDevice ? std::optional<int64_t>(t.device) : std::nullopt,
-                                        withDevice ? std::optional<int64_t>(t.stream) : std::nullopt);
-        int64_t first = 0, last = 0, n = 0;
-        depth.clear();
-        for (const PendingEvent& e : t.events) {
-            store::EventRow row;
-            row.trackId = trackId;
-            row.ts = e.ts - originNs;
-            row.dur = e.dur;
-            row.categoryId = e.category;
-            row.nameId = e.nameId;
-            row.depth = depth.next(e.ts, e.dur);
-            if (e.bytes != kNoValue) row.bytes = e.bytes;
-            if (e.correlation != kNoValue) row.correlationId = e.correlation;
-            const EventExtra* x = e.extra >= 0 ? &m_extras[size_t(e.extra)] : nullptr;
-            if (x) {
-                row.peer = x->peer;
-                row.seq = x->seq;
-                row.count = x->count;
-                if (!x->communicator.empty())
-                    row.communicatorId =
-                        w.internCommunicator(x->communicator, x->communicatorSize, x->communicatorKind);
-                if (!x->object.empty())
-                    row.objectId = w.internObject(w.internString(x->object), x->object);
-            }
-            int64_t id = x ? w.insertEvent(row, x->detail) : w.insertEvent(row);
-            if (e.copyKind) w.insertEventArg(id, "copy_kind", std::string_view(kCopyKinds[e.copyKind]));
-            if (e.srcKind) w.insertEventArg(id, "src_kind", std::string_view(kMemoryKinds[e.srcKind]));
-            if (e.dstKind) w.insertEventArg(id, "dst_kind", std::string_view(kMemoryKinds[e.dstKind]));
-            if (x)
-                for (const auto& [k, v] : x->args) insertArg(w, id, k, v);
-            if (n == 0) first = id;
-            last = id;
-            ++n;
-        }
-        out.events += n;
-        HPCPROF_RETURN_IF_ERROR(w.finishTrack(trackId, first, last, n));
-        t.events.clear();
-        t.events.shrink_to_fit();
+int64_t ProcessBuilder::insertTrack(store::TraceWriter& w, int64_t processId,
+                                    const PendingTrack& t) {
+    std::optional<int64_t> threadId;
+    if (!t.gpu && t.explicitThread) threadId = w.insertThread(processId, t.tid, t.threadName);
+    bool withDevice = t.gpu || t.hasDevice;
+    std::string kind = !t.kindName.empty() ? t.kindName : t.gpu ? "gpu_stream" : "cpu_thread";
+    return w.insertTrack(processId, threadId, kind, displayName(t),
+                         withDevice ? std::optional<int64_t>(t.device) : std::nullopt,
+                         withDevice ? std::optional<int64_t>(t.stream) : std::nullopt);
+}
+
+Status ProcessBuilder::writeTrack(store::TraceWriter& w, int64_t processId, int64_t originNs,
+                                  store::NestingDepth& depth, PendingTrack& t,
+                                  WrittenProcess& out) {
+    int64_t trackId = insertTrack(w, processId, t);
+    int64_t first = 0, last = 0, n = 0;
+    depth.clear();
+    for (const PendingEvent& e : t.events) {
+        const EventExtra* x = e.extra >= 0 ? &m_extras[size_t(e.extra)] : nullptr;
+        int64_t id = writeEvent(w, e, x, trackId, originNs, depth);
+        if (n == 0) first = id;
+        last = id;
+        ++n;
     }
-    m_extras.clear();
-    m_extras.shrink_to_fit();
+    out.events += n;
+    HPCPROF_RETURN_IF_ERROR(w.finishTrack(trackId, first, last, n));
+    t.events.clear();
+    t.events.shrink_to_fit();
+    return {};
+}
 
+Status ProcessBuilder::insertProcess(store::TraceWriter& w, const WrittenProcess& out,
+                                     int64_t originNs) {
     bool any = out.minTs <= out.maxEnd;
     store::ProcessRow p;
-    p.id = processId;
+    p.id = out.processId;
     p.rank = m_facts.rank;
     p.worldSize = m_facts.worldSize;
     p.rankSource = m_facts.rankSource;
@@ -286,7 +299,24 @@ Result<WrittenProcess> ProcessBuilder::write(store::TraceWriter& w, int64_t proc
     p.endState = "exited";
     p.clockMethod = "recorded";
     p.rawDir = m_facts.sourceFile;
-    HPCPROF_RETURN_IF_ERROR(w.insertProcess(p));
+    return w.insertProcess(p);
+}
+
+Result<WrittenProcess> ProcessBuilder::write(store::TraceWriter& w, int64_t processId,
+                                             int64_t originNs) {
+    WrittenProcess out;
+    out.processId = processId;
+    out.rank = m_facts.rank;
+    out.minTs = INT64_MAX;
+    out.maxEnd = INT64_MIN;
+    sortTracks(out);
+    numberCollectives(out);
+    store::NestingDepth depth;
+    for (auto& [key, t] : m_tracks)
+        HPCPROF_RETURN_IF_ERROR(writeTrack(w, processId, originNs, depth, *t, out));
+    m_extras.clear();
+    m_extras.shrink_to_fit();
+    HPCPROF_RETURN_IF_ERROR(insertProcess(w, out, originNs));
     if (!w.error().ok()) return w.error();
     return out;
 }

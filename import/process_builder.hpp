@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "chrome_reader.hpp"
+#include "hpcprof/store/nesting_depth.hpp"
 #include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::import {
@@ -183,8 +184,17 @@ public:
     Result<WrittenProcess> write(store::TraceWriter& w, int64_t processId, int64_t originNs);
 
 private:
+    // Steps of write().
+    /// Moves each track's events into one sorted vector; the process's time span into `out`.
+    void sortTracks(WrittenProcess& out);
     void resolveFlows(PendingTrack& t);
     void numberCollectives(WrittenProcess& out);
+    /// The track row (and its thread row, for a CPU thread); returns the track id.
+    int64_t insertTrack(store::TraceWriter& w, int64_t processId, const PendingTrack& t);
+    /// The track and its events (then released); counts them into `out`.
+    Status writeTrack(store::TraceWriter& w, int64_t processId, int64_t originNs,
+                      store::NestingDepth& depth, PendingTrack& t, WrittenProcess& out);
+    Status insertProcess(store::TraceWriter& w, const WrittenProcess& out, int64_t originNs);
 
     std::map<std::tuple<bool, int64_t, int64_t>, std::unique_ptr<PendingTrack>> m_tracks;
     PendingTrack* m_lastTrack = nullptr;
