@@ -29,42 +29,86 @@ std::optional<int64_t> percentile(std::vector<int64_t>& v, double p) {
 
 double gbps(int64_t bytes, int64_t ns) { return ns > 0 ? double(bytes) * 8.0 / double(ns) : 0; }
 
-} // namespace
+/// Most traces have no RDMA: decided with the small track table before anything scans.
+Result<bool> hasNicQueues(sqlite3* db) {
+    schema::Statement any(db, "SELECT EXISTS(SELECT 1 FROM track WHERE kind = 'nic_queue' AND event_count > 0)");
+    if (!any.step()) return any.error().ok() ? Status::error("RDMA analysis: cannot read tracks") : any.error();
+    return any.int64(0) != 0;
+}
 
-Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
-    RdmaAnalysis out;
-    sqlite3* db = detail::db(trace);
-    {
-        // Most traces have no RDMA: decide with the small track table before anything scans.
-        schema::Statement any(db, "SELECT EXISTS(SELECT 1 FROM track WHERE kind = 'nic_queue' AND event_count > 0)");
-        if (!any.step()) return any.error().ok() ? Status::error("RDMA analysis: cannot read tracks") : any.error();
-        if (any.int64(0) == 0) return out;
-    }
+/// The time bins of the bandwidth-over-time series: from the first process start, `bins` of
+/// them over the span of the processes.
+struct Bins {
+    int64_t t0 = 0;
+    int64_t binNs = 0; ///< 0 = no series
+    size_t count = 0;
+};
+
+Bins timeBins(sqlite3* db, int bins) {
     int64_t t0 = 0, t1 = 0;
-    {
-        schema::Statement s(db, "SELECT MIN(start_ts), MAX(COALESCE(end_ts, start_ts)) FROM process");
-        if (s.step()) {
-            t0 = s.int64(0);
-            t1 = s.int64(1);
+    schema::Statement s(db, "SELECT MIN(start_ts), MAX(COALESCE(end_ts, start_ts)) FROM process");
+    if (s.step()) {
+        t0 = s.int64(0);
+        t1 = s.int64(1);
+    }
+    Bins b;
+    b.t0 = t0;
+    b.binNs = bins > 0 ? std::max<int64_t>(1, (t1 - t0 + bins - 1) / bins) : 0;
+    b.count = b.binNs > 0 ? size_t(bins) : 0;
+    return b;
+}
+
+/// Link rate per process: fastest device opened there (ibv_open_device's link_rate_mbps).
+/// From the (small) set of link_rate_mbps arguments, so the event table is not scanned.
+Result<std::map<int64_t, int64_t>> linkRates(sqlite3* db) {
+    std::map<int64_t, int64_t> linkRate;
+    schema::Statement s(db, "SELECT t.process_id, MAX(CAST(a.value AS INTEGER)) FROM event_arg a"
+                            " JOIN event e ON e.id = a.event_id JOIN track t ON t.id = e.track_id"
+                            " JOIN string n ON n.id = e.name_id WHERE a.key = 'link_rate_mbps'"
+                            " AND n.value = 'ibv_open_device' GROUP BY t.process_id");
+    while (s.step()) linkRate[s.int64(0)] = s.int64(1);
+    if (!s.error().ok()) return s.error();
+    return linkRate;
+}
+
+/// Sums one queue's work-request events (the current binding of `ev`) into `q`, their bytes
+/// into `binBytes` by posting time, and collects their latencies.
+void scanQueueEvents(schema::Statement& ev, const Bins& bins, RdmaQueueStats& q, std::vector<int64_t>& binBytes,
+                     std::vector<int64_t>& latencies) {
+    bool first = true;
+    while (ev.step()) {
+        int64_t ts = ev.int64(0), dur = ev.int64(1), bytes = ev.int64(2), count = ev.int64(3);
+        q.workRequests += count;
+        q.bytes += bytes;
+        if (bytes < kRdmaSmallBytes * count) q.smallWorkRequests += count;
+        if (!ev.isNull(4)) latencies.push_back(ev.int64(4));
+        if (first || ts < q.firstTs) q.firstTs = ts;
+        q.lastEnd = std::max(q.lastEnd, ts + dur);
+        first = false;
+        if (!binBytes.empty()) {
+            size_t b = size_t(std::clamp<int64_t>((ts - bins.t0) / bins.binNs, 0, int64_t(binBytes.size()) - 1));
+            binBytes[b] += bytes;
         }
     }
-    out.binNs = bins > 0 ? std::max<int64_t>(1, (t1 - t0 + bins - 1) / bins) : 0;
-    // Link rate per process: fastest device opened there (ibv_open_device's link_rate_mbps).
-    // From the (small) set of link_rate_mbps arguments, so the event table is not scanned.
-    std::map<int64_t, int64_t> linkRate;
-    {
-        schema::Statement s(db, "SELECT t.process_id, MAX(CAST(a.value AS INTEGER)) FROM event_arg a"
-                                " JOIN event e ON e.id = a.event_id JOIN track t ON t.id = e.track_id"
-                                " JOIN string n ON n.id = e.name_id WHERE a.key = 'link_rate_mbps'"
-                                " AND n.value = 'ibv_open_device' GROUP BY t.process_id");
-        while (s.step()) linkRate[s.int64(0)] = s.int64(1);
-        if (!s.error().ok()) return s.error();
+}
+
+/// The rates and latency percentiles of a scanned queue.
+void finishQueue(const Bins& bins, const std::vector<int64_t>& binBytes, std::vector<int64_t>& latencies,
+                 RdmaQueueStats& q) {
+    q.achievedGbps = gbps(q.bytes, q.lastEnd - q.firstTs);
+    for (size_t b = 0; b < binBytes.size(); ++b) {
+        q.gbpsOverTime[b] = gbps(binBytes[b], bins.binNs);
+        q.peakBinGbps = std::max(q.peakBinGbps, q.gbpsOverTime[b]);
     }
-    struct CauseTotals {
-        std::set<int64_t> seqs;
-        int64_t workRequests = 0, bytes = 0;
-    };
-    std::map<std::pair<std::string, std::string>, CauseTotals> causes; // (call, communicator)
+    q.latencyP50Ns = percentile(latencies, 0.50);
+    q.latencyP90Ns = percentile(latencies, 0.90);
+    q.latencyP99Ns = percentile(latencies, 0.99);
+    if (!latencies.empty()) q.latencyMaxNs = *std::max_element(latencies.begin(), latencies.end());
+}
+
+/// Every nic_queue track with events, by rank then track id.
+Status queueStats(sqlite3* db, const Bins& bins, const std::map<int64_t, int64_t>& linkRate,
+                  std::vector<RdmaQueueStats>& queues) {
     schema::Statement tracks(db, "SELECT t.id, t.process_id, p.rank, t.name, t.first_event_id,"
                                  " t.last_event_id FROM track t JOIN process p ON p.id = t.process_id"
                                  " WHERE t.kind = 'nic_queue' AND t.event_count > 0 ORDER BY p.rank, t.id");
@@ -77,43 +121,31 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
         q.processId = tracks.int64(1);
         if (!tracks.isNull(2)) q.rank = tracks.int64(2);
         q.name = tracks.text(3);
-        q.linkRateMbps = linkRate.count(q.processId) ? linkRate[q.processId] : 0;
-        if (out.binNs > 0) q.gbpsOverTime.assign(size_t(bins), 0.0);
-        std::vector<int64_t> binBytes(q.gbpsOverTime.size(), 0);
+        auto rate = linkRate.find(q.processId);
+        q.linkRateMbps = rate != linkRate.end() ? rate->second : 0;
+        q.gbpsOverTime.assign(bins.count, 0.0);
+        std::vector<int64_t> binBytes(bins.count, 0);
         std::vector<int64_t> latencies;
         ev.reset();
         ev.bind(1, tracks.int64(4));
         ev.bind(2, tracks.int64(5));
         ev.bind(3, q.trackId);
-        bool first = true;
-        while (ev.step()) {
-            int64_t ts = ev.int64(0), dur = ev.int64(1), bytes = ev.int64(2), count = ev.int64(3);
-            q.workRequests += count;
-            q.bytes += bytes;
-            if (bytes < kRdmaSmallBytes * count) q.smallWorkRequests += count;
-            if (!ev.isNull(4)) latencies.push_back(ev.int64(4));
-            if (first || ts < q.firstTs) q.firstTs = ts;
-            q.lastEnd = std::max(q.lastEnd, ts + dur);
-            first = false;
-            if (!binBytes.empty()) {
-                size_t b = size_t(std::clamp<int64_t>((ts - t0) / out.binNs, 0, int64_t(binBytes.size()) - 1));
-                binBytes[b] += bytes;
-            }
-        }
+        scanQueueEvents(ev, bins, q, binBytes, latencies);
         if (!ev.error().ok()) return ev.error();
-        q.achievedGbps = gbps(q.bytes, q.lastEnd - q.firstTs);
-        for (size_t b = 0; b < binBytes.size(); ++b) {
-            q.gbpsOverTime[b] = gbps(binBytes[b], out.binNs);
-            q.peakBinGbps = std::max(q.peakBinGbps, q.gbpsOverTime[b]);
-        }
-        q.latencyP50Ns = percentile(latencies, 0.50);
-        q.latencyP90Ns = percentile(latencies, 0.90);
-        q.latencyP99Ns = percentile(latencies, 0.99);
-        if (!latencies.empty()) q.latencyMaxNs = *std::max_element(latencies.begin(), latencies.end());
-        out.queues.push_back(std::move(q));
+        finishQueue(bins, binBytes, latencies, q);
+        queues.push_back(std::move(q));
     }
-    if (!tracks.error().ok()) return tracks.error();
-    // Posting calls on the threads of processes with RDMA lanes (each call's track range only).
+    return tracks.error();
+}
+
+/// Work requests per (posting call's cause, communicator), bytes descending: the posting calls on
+/// the threads of processes with RDMA lanes (each call's track range only).
+Result<std::vector<RdmaCause>> causeTotals(sqlite3* db) {
+    struct CauseTotals {
+        std::set<int64_t> seqs;
+        int64_t workRequests = 0, bytes = 0;
+    };
+    std::map<std::pair<std::string, std::string>, CauseTotals> causes; // (call, communicator)
     schema::Statement posts(
         db, "SELECT (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by'),"
             " (SELECT value FROM event_arg a WHERE a.event_id = e.id AND a.key = 'caused_by_communicator'),"
@@ -134,14 +166,18 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
         if (!posts.isNull(0) && !posts.isNull(2)) c.seqs.insert(posts.int64(2));
     }
     if (!posts.error().ok()) return posts.error();
+    std::vector<RdmaCause> out;
     for (auto& [key, c] : causes)
-        out.causes.push_back({key.first, key.second, int64_t(c.seqs.size()), c.workRequests, c.bytes});
-    std::stable_sort(out.causes.begin(), out.causes.end(),
-                     [](const RdmaCause& a, const RdmaCause& b) { return a.bytes > b.bytes; });
-    // Per rank (per process): sums over its queues; rates over the span of its RDMA activity.
+        out.push_back({key.first, key.second, int64_t(c.seqs.size()), c.workRequests, c.bytes});
+    std::stable_sort(out.begin(), out.end(), [](const RdmaCause& a, const RdmaCause& b) { return a.bytes > b.bytes; });
+    return out;
+}
+
+/// Per rank (per process): sums over its queues; rates over the span of its RDMA activity.
+std::vector<RdmaRankStats> rankStats(const std::vector<RdmaQueueStats>& queues) {
     std::map<int64_t, RdmaRankStats> ranks;
     std::map<int64_t, std::pair<int64_t, int64_t>> span;
-    for (const auto& q : out.queues) {
+    for (const auto& q : queues) {
         RdmaRankStats& r = ranks[q.processId];
         r.rank = q.rank;
         r.processId = q.processId;
@@ -155,12 +191,33 @@ Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
             it->second.second = std::max(it->second.second, q.lastEnd);
         }
     }
+    std::vector<RdmaRankStats> out;
     for (auto& [pid, r] : ranks) {
         int64_t ns = span[pid].second - span[pid].first;
         r.achievedGbps = gbps(r.bytes, ns);
         r.smallMessageRatePerS = ns > 0 ? double(r.smallWorkRequests) * 1e9 / double(ns) : 0;
-        out.ranks.push_back(r);
+        out.push_back(r);
     }
+    return out;
+}
+
+} // namespace
+
+Result<RdmaAnalysis> analyzeRdma(const Trace& trace, int bins) {
+    RdmaAnalysis out;
+    sqlite3* db = detail::db(trace);
+    Result<bool> any = hasNicQueues(db);
+    if (!any.ok()) return any.status();
+    if (!any.value()) return out;
+    const Bins timeBinning = timeBins(db, bins);
+    out.binNs = timeBinning.binNs;
+    auto linkRate = linkRates(db);
+    if (!linkRate.ok()) return linkRate.status();
+    HPCPROF_RETURN_IF_ERROR(queueStats(db, timeBinning, *linkRate, out.queues));
+    auto causes = causeTotals(db);
+    if (!causes.ok()) return causes.status();
+    out.causes = std::move(*causes);
+    out.ranks = rankStats(out.queues);
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 namespace hpcprof::report {
 
@@ -58,7 +59,9 @@ Result<Gate> parseGate(const std::string& text) {
     size_t used = 0;
     try {
         g.threshold = std::stod(number, &used);
-    } catch (...) {
+    } catch (const std::invalid_argument&) { // no number
+        return bad("'" + number + "' is not a number");
+    } catch (const std::out_of_range&) { // beyond double
         return bad("'" + number + "' is not a number");
     }
     if (used != number.size() || !std::isfinite(g.threshold)) return bad("'" + number + "' is not a number");
