@@ -92,7 +92,8 @@ inline void appendAscii(std::string& out, unsigned char c) {
 /// no overlongs or surrogates), else 0.
 inline size_t validUtf8Length(std::string_view s, size_t i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    // Lead bytes: C2-DF two bytes, E0-EF three, F0-F4 four; C0, C1 and F5-FF never lead.
+    const size_t len = c >= 0xF5 ? 0 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
     if (len == 0 || i + len > s.size()) return 0;
     for (size_t k = 1; k < len; ++k)
         if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
