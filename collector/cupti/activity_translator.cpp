@@ -71,120 +71,129 @@ raw::GpuRecord* ActivityTranslator::begin(raw::GpuActivity activity, Op op) {
     return r;
 }
 
+void ActivityTranslator::translateKernel(const CUpti_Activity* record) {
+    const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+    m_contextDevice[k.contextId] = k.deviceId;
+    uint32_t name = nameId(k.name);
+    raw::GpuRecord* r = begin(raw::GpuActivity::Kernel, Op::GpuKernel);
+    if (!r) return;
+    fillDeviceSpan(r, k);
+    r->nameId = name;
+    r->u.kernel.grid[0] = uint32_t(k.gridX);
+    r->u.kernel.grid[1] = uint32_t(k.gridY);
+    r->u.kernel.grid[2] = uint32_t(k.gridZ);
+    r->u.kernel.block[0] = uint32_t(k.blockX);
+    r->u.kernel.block[1] = uint32_t(k.blockY);
+    r->u.kernel.block[2] = uint32_t(k.blockZ);
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateMemcpy(const CUpti_Activity* record) {
+    const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+    m_contextDevice[m.contextId] = m.deviceId;
+    raw::GpuRecord* r = begin(raw::GpuActivity::Memcpy, Op::GpuMemcpy);
+    if (!r) return;
+    fillDeviceSpan(r, m);
+    fillCopy(r, m);
+    // The runtime call (cudaMemcpyAsync) is what the program made; fall back to the driver's.
+    r->correlationId = m.runtimeCorrelationId ? m.runtimeCorrelationId : m.correlationId;
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateMemcpyPeer(const CUpti_Activity* record) {
+    const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+    raw::GpuRecord* r = begin(raw::GpuActivity::MemcpyPeer, Op::GpuMemcpyPeer);
+    if (!r) return;
+    fillDeviceSpan(r, m);
+    fillCopy(r, m);
+    r->u.copy.srcDevice = m.srcDeviceId;
+    r->u.copy.dstDevice = m.dstDeviceId;
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateMemset(const CUpti_Activity* record) {
+    const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+    m_contextDevice[m.contextId] = m.deviceId;
+    raw::GpuRecord* r = begin(raw::GpuActivity::Memset, Op::GpuMemset);
+    if (!r) return;
+    fillDeviceSpan(r, m);
+    r->u.copy.bytes = int64_t(m.bytes);
+    r->u.copy.dstKind = uint8_t(m.memoryKind);
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateSync(const CUpti_Activity* record) {
+    const auto& s = *reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+    raw::GpuRecord* r = begin(raw::GpuActivity::Sync, Op::GpuSync);
+    if (!r) return;
+    auto dev = m_contextDevice.find(s.contextId);
+    r->device = dev != m_contextDevice.end() ? dev->second : 0;
+    r->stream = s.streamId;
+    r->correlationId = s.correlationId;
+    r->start = s.start;
+    r->end = s.end;
+    r->u.sync.syncType = uint32_t(s.type);
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateGraphLaunch(const CUpti_Activity* record) {
+    const auto& g = *reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
+    raw::GpuRecord* r = begin(raw::GpuActivity::GraphLaunch, Op::GpuGraphLaunch);
+    if (!r) return;
+    fillDeviceSpan(r, g);
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateApi(const CUpti_Activity* record) {
+    const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
+    bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+    uint32_t name = apiNameId(runtime, a.cbid);
+    raw::GpuRecord* r = begin(raw::GpuActivity::Api,
+                              runtime ? Op::CudaRuntimeApi : Op::CudaDriverApi);
+    if (!r) return;
+    r->callerTid = a.threadId; // the calling thread (system tid: cuptiSetThreadIdType)
+    r->correlationId = a.correlationId;
+    r->start = a.start;
+    r->end = a.end;
+    r->nameId = name;
+    r->u.api.result = int32_t(a.returnValue);
+    r->u.api.cbid = a.cbid;
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateExternalCorrelation(const CUpti_Activity* record) {
+    const auto& e = *reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+    raw::GpuRecord* r = begin(raw::GpuActivity::ExternalCorrelation, Op::GpuKernel);
+    if (!r) return;
+    r->correlationId = e.correlationId;
+    r->u.ext.externalId = e.externalId;
+    r->u.ext.externalKind = uint32_t(e.externalKind);
+    m_sink.commit(r);
+}
+
+void ActivityTranslator::translateOverhead(const CUpti_Activity* record) {
+    const auto& o = *reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
+    raw::GpuRecord* r = begin(raw::GpuActivity::Overhead, Op::GpuKernel);
+    if (!r) return;
+    r->start = o.start;
+    r->end = o.end;
+    r->u.api.cbid = uint32_t(o.overheadKind);
+    m_sink.commit(r);
+}
+
 void ActivityTranslator::translate(const CUpti_Activity* record) {
     switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL: {
-        const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        m_contextDevice[k.contextId] = k.deviceId;
-        uint32_t name = nameId(k.name);
-        raw::GpuRecord* r = begin(raw::GpuActivity::Kernel, Op::GpuKernel);
-        if (!r) return;
-        fillDeviceSpan(r, k);
-        r->nameId = name;
-        r->u.kernel.grid[0] = uint32_t(k.gridX);
-        r->u.kernel.grid[1] = uint32_t(k.gridY);
-        r->u.kernel.grid[2] = uint32_t(k.gridZ);
-        r->u.kernel.block[0] = uint32_t(k.blockX);
-        r->u.kernel.block[1] = uint32_t(k.blockY);
-        r->u.kernel.block[2] = uint32_t(k.blockZ);
-        m_sink.commit(r);
-        return;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        m_contextDevice[m.contextId] = m.deviceId;
-        raw::GpuRecord* r = begin(raw::GpuActivity::Memcpy, Op::GpuMemcpy);
-        if (!r) return;
-        fillDeviceSpan(r, m);
-        fillCopy(r, m);
-        // The runtime call (cudaMemcpyAsync) is what the program made; fall back to the driver's.
-        r->correlationId = m.runtimeCorrelationId ? m.runtimeCorrelationId : m.correlationId;
-        m_sink.commit(r);
-        return;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-        raw::GpuRecord* r = begin(raw::GpuActivity::MemcpyPeer, Op::GpuMemcpyPeer);
-        if (!r) return;
-        fillDeviceSpan(r, m);
-        fillCopy(r, m);
-        r->u.copy.srcDevice = m.srcDeviceId;
-        r->u.copy.dstDevice = m.dstDeviceId;
-        m_sink.commit(r);
-        return;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        m_contextDevice[m.contextId] = m.deviceId;
-        raw::GpuRecord* r = begin(raw::GpuActivity::Memset, Op::GpuMemset);
-        if (!r) return;
-        fillDeviceSpan(r, m);
-        r->u.copy.bytes = int64_t(m.bytes);
-        r->u.copy.dstKind = uint8_t(m.memoryKind);
-        m_sink.commit(r);
-        return;
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        const auto& s = *reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-        raw::GpuRecord* r = begin(raw::GpuActivity::Sync, Op::GpuSync);
-        if (!r) return;
-        auto dev = m_contextDevice.find(s.contextId);
-        r->device = dev != m_contextDevice.end() ? dev->second : 0;
-        r->stream = s.streamId;
-        r->correlationId = s.correlationId;
-        r->start = s.start;
-        r->end = s.end;
-        r->u.sync.syncType = uint32_t(s.type);
-        m_sink.commit(r);
-        return;
-    }
-    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
-        const auto& g = *reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
-        raw::GpuRecord* r = begin(raw::GpuActivity::GraphLaunch, Op::GpuGraphLaunch);
-        if (!r) return;
-        fillDeviceSpan(r, g);
-        m_sink.commit(r);
-        return;
-    }
+    case CUPTI_ACTIVITY_KIND_KERNEL: translateKernel(record); return;
+    case CUPTI_ACTIVITY_KIND_MEMCPY: translateMemcpy(record); return;
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: translateMemcpyPeer(record); return;
+    case CUPTI_ACTIVITY_KIND_MEMSET: translateMemset(record); return;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: translateSync(record); return;
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: translateGraphLaunch(record); return;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-        const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
-        bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-        uint32_t name = apiNameId(runtime, a.cbid);
-        raw::GpuRecord* r = begin(raw::GpuActivity::Api,
-                                  runtime ? Op::CudaRuntimeApi : Op::CudaDriverApi);
-        if (!r) return;
-        r->callerTid = a.threadId; // the calling thread (system tid: cuptiSetThreadIdType)
-        r->correlationId = a.correlationId;
-        r->start = a.start;
-        r->end = a.end;
-        r->nameId = name;
-        r->u.api.result = int32_t(a.returnValue);
-        r->u.api.cbid = a.cbid;
-        m_sink.commit(r);
-        return;
-    }
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-        const auto& e = *reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-        raw::GpuRecord* r = begin(raw::GpuActivity::ExternalCorrelation, Op::GpuKernel);
-        if (!r) return;
-        r->correlationId = e.correlationId;
-        r->u.ext.externalId = e.externalId;
-        r->u.ext.externalKind = uint32_t(e.externalKind);
-        m_sink.commit(r);
-        return;
-    }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-        const auto& o = *reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
-        raw::GpuRecord* r = begin(raw::GpuActivity::Overhead, Op::GpuKernel);
-        if (!r) return;
-        r->start = o.start;
-        r->end = o.end;
-        r->u.api.cbid = uint32_t(o.overheadKind);
-        m_sink.commit(r);
-        return;
-    }
+    case CUPTI_ACTIVITY_KIND_DRIVER: translateApi(record); return;
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: translateExternalCorrelation(record); return;
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: translateOverhead(record); return;
     default: ++m_ignored; return;
     }
 }

@@ -50,6 +50,16 @@ private:
     uint32_t nameId(const char* name);
     uint32_t apiNameId(bool runtime, uint32_t cbid);
     schema::raw::GpuRecord* begin(schema::raw::GpuActivity activity, schema::Op op);
+    // One translation per activity kind (translate() dispatches).
+    void translateKernel(const CUpti_Activity* record);
+    void translateMemcpy(const CUpti_Activity* record);
+    void translateMemcpyPeer(const CUpti_Activity* record);
+    void translateMemset(const CUpti_Activity* record);
+    void translateSync(const CUpti_Activity* record);
+    void translateGraphLaunch(const CUpti_Activity* record);
+    void translateApi(const CUpti_Activity* record);
+    void translateExternalCorrelation(const CUpti_Activity* record);
+    void translateOverhead(const CUpti_Activity* record);
 
     RecordSink& m_sink;
     std::unordered_map<std::string, uint32_t> m_names;

@@ -93,9 +93,7 @@ std::optional<Judgement> straggler(const Analysis& a) {
     return j;
 }
 
-} // namespace
-
-std::vector<RuleSpec> communicationRules() {
+RuleSpec exposedCommunicationRule() {
     RuleSpec exposed;
     exposed.info = {
         "exposed-communication", "communication",
@@ -115,7 +113,10 @@ std::vector<RuleSpec> communicationRules() {
     };
     exposed.loss = exposedComm;
     exposed.evidence = exposedCommEvidence;
+    return exposed;
+}
 
+RuleSpec smallMessagesRule() {
     RuleSpec small;
     small.info = {
         "small-messages", "communication", "Many small messages or collectives (latency-bound)",
@@ -134,7 +135,10 @@ std::vector<RuleSpec> communicationRules() {
     small.loss = smallMessageTime;
     small.evidence = smallMessageEvidence;
     small.exampleKeys = {"small_comm"};
+    return small;
+}
 
+RuleSpec lowCollectiveBandwidthRule() {
     RuleSpec bandwidth;
     bandwidth.info = {
         "low-collective-bandwidth", "communication",
@@ -157,6 +161,10 @@ std::vector<RuleSpec> communicationRules() {
     bandwidth.loss = bandwidthLoss;
     bandwidth.evidence = bandwidthEvidence;
     bandwidth.exampleKeys = {"large_collective"};
+    return bandwidth;
+}
+
+RuleSpec stragglerRule() {
     RuleSpec late;
     late.info = {
         "straggler", "balance", "A rank arrives late and the others wait for it",
@@ -171,7 +179,11 @@ std::vector<RuleSpec> communicationRules() {
         {"rank", "times_last", "instances", "inflicted_wait_ns", "max_instance_wait_ns"},
         {{"min_wait_per_other_rank", kMinWaitPerOtherRank, "share"}}};
     late.judge = straggler;
-    return {exposed, small, bandwidth, late};
+    return late;
 }
+
+} // namespace
+
+std::vector<RuleSpec> communicationRules() { return {exposedCommunicationRule(), smallMessagesRule(), lowCollectiveBandwidthRule(), stragglerRule()}; }
 
 } // namespace hpcprof::analyzer::advice

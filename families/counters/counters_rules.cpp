@@ -91,9 +91,7 @@ std::optional<Judgement> sharedCores(const Analysis& a) {
     return j;
 }
 
-} // namespace
-
-std::vector<RuleSpec> counterRules() {
+RuleSpec oversubscriptionRule() {
     RuleSpec over;
     over.info = {
         "oversubscription", "counters", "More busy threads than CPUs: ranks wait for a core",
@@ -113,7 +111,10 @@ std::vector<RuleSpec> counterRules() {
          {"min_busy_span_ns", double(threshold::kMinBusySpanNs), "ns"},
          {"busy_involuntary_per_s", threshold::kBusyInvoluntaryPerS, "per_s"}}};
     over.judge = oversubscription;
+    return over;
+}
 
+RuleSpec lowIpcRule() {
     RuleSpec ipc;
     ipc.info = {
         "low-ipc", "counters", "Compute phases retire few instructions per cycle",
@@ -129,7 +130,10 @@ std::vector<RuleSpec> counterRules() {
          {"min_compute_share", kMinComputeShare, "share"},
          {"reachable_ipc", kReachableIpc, "ratio"}}};
     ipc.judge = lowIpc;
+    return ipc;
+}
 
+RuleSpec sharedCoresRule() {
     RuleSpec shared;
     shared.info = {
         "shared-cores", "counters", "Ranks compute slowly because they share their cores",
@@ -147,7 +151,11 @@ std::vector<RuleSpec> counterRules() {
          {"starved_utilization", kStarvedUtilization, "share"},
          {"starved_involuntary_per_s", kStarvedInvoluntaryPerS, "per_s"}}};
     shared.judge = sharedCores;
-    return {over, ipc, shared};
+    return shared;
 }
+
+} // namespace
+
+std::vector<RuleSpec> counterRules() { return {oversubscriptionRule(), lowIpcRule(), sharedCoresRule()}; }
 
 } // namespace hpcprof::analyzer::advice

@@ -109,9 +109,7 @@ std::vector<Evidence> fp32GemmEvidence(const Analysis& a) {
             {"share_of_kernel_time_pct", 100.0 * share(ns, kernelNs), "pct"}};
 }
 
-} // namespace
-
-std::vector<RuleSpec> gpuRules() {
+RuleSpec frequentSyncRule() {
     RuleSpec sync;
     sync.info = {
         "frequent-sync", "gpu", "Frequent synchronization serializes host and device",
@@ -127,7 +125,10 @@ std::vector<RuleSpec> gpuRules() {
     sync.loss = syncTime;
     sync.evidence = syncEvidence;
     sync.exampleKeys = {"sync"};
+    return sync;
+}
 
+RuleSpec gpuIdleRule() {
     RuleSpec idle;
     idle.info = {
         "gpu-idle", "gpu", "GPUs are idle for a large share of the run",
@@ -143,7 +144,10 @@ std::vector<RuleSpec> gpuRules() {
         {{"min_gpu_idle_share", kMinGpuIdleShare, "share"}}};
     idle.loss = gpuIdleTime;
     idle.evidence = gpuIdleEvidence;
+    return idle;
+}
 
+RuleSpec launchBoundRule() {
     RuleSpec launch;
     launch.info = {
         "launch-bound", "gpu", "Launch-bound: many tiny kernels with gaps between them",
@@ -164,7 +168,10 @@ std::vector<RuleSpec> gpuRules() {
          {"min_short_gap_span_share", kMinShortGapSpanShare, "share"}}};
     launch.loss = launchGapTime;
     launch.evidence = launchEvidence;
+    return launch;
+}
 
+RuleSpec hostDeviceCopiesRule() {
     RuleSpec copies;
     copies.info = {
         "host-device-copies", "gpu", "Synchronous or pageable host-device copies",
@@ -181,7 +188,10 @@ std::vector<RuleSpec> gpuRules() {
     copies.loss = copyTime;
     copies.evidence = copyEvidence;
     copies.exampleKeys = {"pageable_copy", "sync_copy"};
+    return copies;
+}
 
+RuleSpec fp32GemmRule() {
     RuleSpec gemm;
     gemm.info = {
         "fp32-gemm", "gpu", "FP32 matrix multiplications where mixed precision would help",
@@ -202,7 +212,11 @@ std::vector<RuleSpec> gpuRules() {
     gemm.gainScale = kFp32GemmGainShare;
     gemm.evidence = fp32GemmEvidence;
     gemm.exampleKeys = {"fp32_gemm"};
-    return {sync, idle, launch, copies, gemm};
+    return gemm;
 }
+
+} // namespace
+
+std::vector<RuleSpec> gpuRules() { return {frequentSyncRule(), gpuIdleRule(), launchBoundRule(), hostDeviceCopiesRule(), fp32GemmRule()}; }
 
 } // namespace hpcprof::analyzer::advice

@@ -46,9 +46,7 @@ std::vector<Evidence> smallRequestEvidence(const Analysis& a) {
             {"threshold_bytes", double(kSmallRequestBytes), "bytes"}};
 }
 
-} // namespace
-
-std::vector<RuleSpec> ioRules() {
+RuleSpec ioBoundRule() {
     RuleSpec bound;
     bound.info = {
         "io-bound", "io", "Exposed I/O: ranks wait for file reads and writes",
@@ -64,7 +62,10 @@ std::vector<RuleSpec> ioRules() {
     bound.gate = [](const Analysis& a) { return a.summary.pct(TimeClass::Io) >= kMinExposedIoPct; };
     bound.loss = exposedIo;
     bound.evidence = exposedIoEvidence;
+    return bound;
+}
 
+RuleSpec smallIoRule() {
     RuleSpec small;
     small.info = {
         "small-io", "io", "Many small I/O requests",
@@ -82,7 +83,11 @@ std::vector<RuleSpec> ioRules() {
     small.loss = smallRequestTime;
     small.evidence = smallRequestEvidence;
     small.exampleKeys = {"small_io"};
-    return {bound, small};
+    return small;
 }
+
+} // namespace
+
+std::vector<RuleSpec> ioRules() { return {ioBoundRule(), smallIoRule()}; }
 
 } // namespace hpcprof::analyzer::advice

@@ -49,9 +49,7 @@ std::optional<Judgement> lowBandwidth(const Analysis& a) {
     return j;
 }
 
-} // namespace
-
-std::vector<RuleSpec> rdmaRules() {
+RuleSpec smallWorkRequestsRule() {
     RuleSpec small;
     small.info = {
         "rdma-small-messages", "rdma", "RDMA traffic is dominated by small messages",
@@ -71,7 +69,10 @@ std::vector<RuleSpec> rdmaRules() {
          {"small_bytes", double(kRdmaSmallBytes), "bytes"}},
         false};
     small.judge = smallWorkRequests;
+    return small;
+}
 
+RuleSpec lowBandwidthRule() {
     RuleSpec low;
     low.info = {
         "rdma-low-bandwidth", "rdma", "RDMA bandwidth far below the link rate",
@@ -89,7 +90,11 @@ std::vector<RuleSpec> rdmaRules() {
         {{"min_bytes", double(kMinBytes), "bytes"}, {"low_link_share", kLowLinkShare, "share"}},
         false};
     low.judge = lowBandwidth;
-    return {small, low};
+    return low;
 }
+
+} // namespace
+
+std::vector<RuleSpec> rdmaRules() { return {smallWorkRequestsRule(), lowBandwidthRule()}; }
 
 } // namespace hpcprof::analyzer::advice
