@@ -18,14 +18,14 @@
 #include "messages.hpp"
 
 #include "agent_locator.hpp"
+#include "hpcprof/analyzer/io_summary.hpp"
+#include "hpcprof/launch/config.hpp"
+#include "hpcprof/launch/tsc_frequency.hpp"
+#include "hpcprof/schema/output_file.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "rank_coordination.hpp"
 #include "raw_dir_claim.hpp"
 #include "settings_check.hpp"
-#include "collector/runtime/clock.hpp"
-#include "collector/runtime/config.hpp"
-#include "hpcprof/analyzer/io_summary.hpp"
-#include "hpcprof/schema/output_file.hpp"
-#include "hpcprof/store/merge.hpp"
 #include "summary_printer.hpp"
 
 namespace hpcprof::cli {
@@ -84,7 +84,7 @@ void setPreload(const std::string& agent, const std::string& sources) {
     std::string value = agent;
     fs::path mpiModule = fs::path(agent).parent_path() / "libhpcprof_mpi.so";
     std::error_code ec;
-    if ((collector::parseSources(sources.c_str()) & uint32_t(collector::SourceBit::Mpi)) &&
+    if ((agent::parseSources(sources.c_str()) & uint32_t(agent::SourceBit::Mpi)) &&
         fs::exists(mpiModule, ec))
         value += ":" + mpiModule.string();
     if (existing && *existing) value += ":" + std::string(existing);
@@ -96,8 +96,8 @@ void setPreload(const std::string& agent, const std::string& sources) {
 // and every entry point shares one recorder. A variable the user already set (another tool) is
 // left alone. The NCCL plugin is opt-in: only when --sources names nccl_plugin explicitly.
 void setGpuInjection(const std::string& agent, const std::string& sources) {
-    uint32_t bits = collector::parseSources(sources.c_str());
-    auto claim = [&](const char* var, collector::SourceBit bit) {
+    uint32_t bits = agent::parseSources(sources.c_str());
+    auto claim = [&](const char* var, agent::SourceBit bit) {
         if (!(bits & uint32_t(bit))) return;
         const char* existing = std::getenv(var);
         if (existing && *existing && agent != existing) {
@@ -107,14 +107,14 @@ void setGpuInjection(const std::string& agent, const std::string& sources) {
         }
         setenv(var, agent.c_str(), 1);
     };
-    claim("CUDA_INJECTION64_PATH", collector::SourceBit::Cuda);
-    claim("NVTX_INJECTION64_PATH", collector::SourceBit::Nvtx);
+    claim("CUDA_INJECTION64_PATH", agent::SourceBit::Cuda);
+    claim("NVTX_INJECTION64_PATH", agent::SourceBit::Nvtx);
     if (("," + sources + ",").find(",nccl_plugin,") != std::string::npos)
-        claim("NCCL_PROFILER_PLUGIN", collector::SourceBit::NcclPlugin);
+        claim("NCCL_PROFILER_PLUGIN", agent::SourceBit::NcclPlugin);
     // OpenMP: libomp finds the agent's ompt_start_tool in the address space; a tool the user
-    // names in OMP_TOOL_LIBRARIES keeps the runtime (the agent yields, interpose/openmp).
+    // names in OMP_TOOL_LIBRARIES keeps the runtime (the agent yields, agent/openmp).
     const char* ompTools = std::getenv("OMP_TOOL_LIBRARIES");
-    if ((bits & uint32_t(collector::SourceBit::OpenMp)) && ompTools && *ompTools &&
+    if ((bits & uint32_t(agent::SourceBit::OpenMp)) && ompTools && *ompTools &&
         std::string(ompTools).find(agent) == std::string::npos)
         fmt::print(stderr, "hpcprof: note: OMP_TOOL_LIBRARIES is set ({}); leaving OpenMP to that tool\n",
                    report::printable(ompTools));
@@ -156,7 +156,7 @@ ClaimedOutput claimOutput(const RunOptions& o) {
         request.command = joinCommand(o.command);
         c.rawDir = c.perRank ? c.perRank->rawDir : request.root;
         // The agent keeps the folder's path in a fixed buffer (settings.def: HPCPROF_RAW_DIR).
-        const auto& rawDirRule = collector::settingSpec(collector::Setting::RawDir);
+        const auto& rawDirRule = agent::settingSpec(agent::Setting::RawDir);
         if (double(c.rawDir.string().size()) > rawDirRule.max)
             return fail(fmt::format("the raw folder path {} is longer than the agent accepts ({} "
                                     "characters): choose a shorter -o",
@@ -211,7 +211,7 @@ std::string checkCommandAndAgent(const RunOptions& o) {
 /// measured here (0: none), which the merge falls back on.
 uint64_t prepareAgentEnvironment(const RunOptions& o, const std::string& agent,
                                  const ClaimedOutput& claimed) {
-    uint64_t tscHz = collector::measureTscHz(20'000'000);
+    uint64_t tscHz = agent::measureTscHz(20'000'000);
     setPreload(agent, o.sources);
     setenv("HPCPROF_RAW_DIR", claimed.rawDir.c_str(), 1);
     setenv("HPCPROF_SOURCES", o.sources.c_str(), 1);
@@ -366,7 +366,7 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& run) {
     cmd->add_option("--counters", run.counters,
                     "CPU counters: default, software, none, or names (PAPI_TOT_INS,task_clock,...)");
     cmd->add_option("--counter-period", run.counterPeriodMs, "Counter timer period in ms (0 = off)")
-        ->check(acceptedBy(collector::Setting::CounterPeriodMs));
+        ->check(acceptedBy(agent::Setting::CounterPeriodMs));
     cmd->add_flag("--force", run.force, "Replace an existing trace");
     cmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
     cmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "collector/runtime/config.hpp"
+#include "hpcprof/launch/config.hpp"
 
 namespace hpcprof::cli {
 
-using collector::SettingKind;
-using collector::SettingSpec;
+using agent::SettingKind;
+using agent::SettingSpec;
 
 namespace {
 
@@ -25,7 +25,7 @@ std::string wordsText(const char* accepted) {
 CLI::Validator validatorFor(const SettingSpec& spec) {
     return CLI::Validator(
         [spec](std::string& value) -> std::string {
-            if (collector::settingValueValid(spec, value.c_str())) return {};
+            if (agent::settingValueValid(spec, value.c_str())) return {};
             return fmt::format("'{}' is not accepted (accepted: {})", value, describeRule(spec));
         },
         describeRule(spec));
@@ -52,12 +52,12 @@ std::string describeRule(const SettingSpec& spec) {
 
 std::vector<std::string> environmentWarnings() {
     std::vector<std::string> out;
-    for (const SettingSpec& spec : collector::kSettings) {
+    for (const SettingSpec& spec : agent::kSettings) {
         // A file setting names a program or library to use: the command that uses it refuses
         // a path without a file (there is no default to fall back on silently).
         if (spec.kind == SettingKind::File) continue;
         const char* value = std::getenv(spec.variable);
-        if (!value || !*value || collector::settingValueValid(spec, value)) continue;
+        if (!value || !*value || agent::settingValueValid(spec, value)) continue;
         std::string fallback = spec.kind == SettingKind::Integer || spec.kind == SettingKind::Decimal
                                    ? "the default " + number(spec.fallback)
                                    : std::string("the default");
@@ -67,8 +67,8 @@ std::vector<std::string> environmentWarnings() {
     return out;
 }
 
-CLI::Validator acceptedBy(collector::Setting setting) {
-    return validatorFor(collector::settingSpec(setting));
+CLI::Validator acceptedBy(agent::Setting setting) {
+    return validatorFor(agent::settingSpec(setting));
 }
 
 CLI::Validator numberFrom(double min, double max, const std::string& unit, bool integer) {
@@ -78,20 +78,20 @@ CLI::Validator numberFrom(double min, double max, const std::string& unit, bool 
                      unitText->c_str()};
     return CLI::Validator(
         [spec, unitText](std::string& value) -> std::string {
-            if (collector::settingValueValid(spec, value.c_str())) return {};
+            if (agent::settingValueValid(spec, value.c_str())) return {};
             return fmt::format("'{}' is not accepted (accepted: {})", value, describeRule(spec));
         },
         describeRule(spec));
 }
 
-std::string sourceNamesText() { return wordsText(collector::kSourceWords); }
+std::string sourceNamesText() { return wordsText(agent::kSourceWords); }
 
 std::string checkSourceList(const std::string& list) {
     size_t len = 0;
-    if (const char* bad = collector::firstUnknownSource(list.c_str(), &len))
+    if (const char* bad = agent::firstUnknownSource(list.c_str(), &len))
         return fmt::format("--sources names an unknown source '{}' (known: {})",
                            std::string(bad, len), sourceNamesText());
-    if (collector::parseSources(list.c_str()) == 0)
+    if (agent::parseSources(list.c_str()) == 0)
         return fmt::format("--sources '{}' names no source (known: {})", list, sourceNamesText());
     return {};
 }

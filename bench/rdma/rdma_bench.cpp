@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "collector/runtime/recorder.hpp"
-#include "interpose/ibverbs/context_table.hpp"
-#include "interpose/ibverbs/ex_objects.hpp"
+#include "ibverbs/context_table.hpp"
+#include "ibverbs/ex_objects.hpp"
+#include "runtime/recorder.hpp"
 
 namespace {
 
@@ -310,7 +310,7 @@ struct NopExVerbs {
     NopExVerbs& operator=(const NopExVerbs&) = delete;
 
     void track() {
-        using namespace hpcprof::interpose::ibverbs;
+        using namespace hpcprof::agent::ibverbs;
         trackExQp(&qx, 0);
         trackExQp(&busyQx, 0);
         trackExCq(&emptyEx, 0);
@@ -318,7 +318,7 @@ struct NopExVerbs {
         trackExCq(&busyEx, 0);
     }
     void untrack() {
-        using namespace hpcprof::interpose::ibverbs;
+        using namespace hpcprof::agent::ibverbs;
         untrackExQp(&qx.qp_base);
         untrackExQp(&busyQx.qp_base);
         untrackExCq(ibv_cq_ex_to_cq(&emptyEx));
@@ -384,31 +384,31 @@ int main(int argc, char** argv) {
     if (!mkdtemp(dir)) return 1;
     setenv("HPCPROF_RAW_DIR", dir, 1);
     setenv("HPCPROF_THREAD_BUFFER_MB", "8192", 1);
-    hpcprof::collector::ensureStarted();
-    if (!hpcprof::collector::recording(hpcprof::collector::SourceBit::Rdma)) {
+    hpcprof::agent::ensureStarted();
+    if (!hpcprof::agent::recording(hpcprof::agent::SourceBit::Rdma)) {
         std::fprintf(stderr, "rdma_bench: the recorder did not start\n");
         return 1;
     }
 
     NopVerbs verbs;
     Results plain = verbs.measure(n);
-    hpcprof::interpose::ibverbs::takeOver(&verbs.ctx, false);
-    hpcprof::interpose::ibverbs::takeOver(&verbs.ctxOne, false);
-    hpcprof::interpose::ibverbs::takeOver(&verbs.ctxLoop, false);
+    hpcprof::agent::ibverbs::takeOver(&verbs.ctx, false);
+    hpcprof::agent::ibverbs::takeOver(&verbs.ctxOne, false);
+    hpcprof::agent::ibverbs::takeOver(&verbs.ctxLoop, false);
     Results wrapped = verbs.measure(n);
 
     // What any timed call costs at least: its start and end ticks.
     volatile uint64_t sink = 0;
-    double clocks = bestNsPerCall(n, [&](long) { sink = sink + hpcprof::collector::now() + hpcprof::collector::now(); });
+    double clocks = bestNsPerCall(n, [&](long) { sink = sink + hpcprof::agent::now() + hpcprof::agent::now(); });
     printBasicRows(clocks, plain, wrapped);
 
     NopExVerbs ex(&verbs.ctx);
     std::vector<double> runs[2][kExRows];
     measureExtended(ex, n, runs);
     printExtendedRows(runs);
-    hpcprof::interpose::ibverbs::release(&verbs.ctx);
-    hpcprof::interpose::ibverbs::release(&verbs.ctxOne);
-    hpcprof::interpose::ibverbs::release(&verbs.ctxLoop);
+    hpcprof::agent::ibverbs::release(&verbs.ctx);
+    hpcprof::agent::ibverbs::release(&verbs.ctxOne);
+    hpcprof::agent::ibverbs::release(&verbs.ctxLoop);
     std::string cmd = std::string("rm -rf ") + dir;
     return std::system(cmd.c_str()) == 0 ? 0 : 1;
 }

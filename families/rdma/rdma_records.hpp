@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Store step for the RDMA section of the raw format (RdmaRecord, interpose/ibverbs):
+// Store step for the RDMA section of the raw format (RdmaRecord, agent/ibverbs):
 //  - each verbs call becomes one event on its thread's track, named as the function the program
 //    called, bytes = the sg-list total of its work requests (polls: of the completions returned),
 //    empty polls folded with a count; resource calls carry their facts as event_args;

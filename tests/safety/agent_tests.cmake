@@ -2,7 +2,7 @@
 # threads (each thread's file starts small; thread start is cheap). Unit tests of the pieces,
 # integration tests that run real programs under `hpcprof run` (mounting a small tmpfs or a
 # ramfs: skipped with "SKIPPED:" where mounting is not allowed).
-hpcprof_add_tests(hpcprof_agent_safety_tests LABELS "unit;collector;store;analyzer"
+hpcprof_add_tests(hpcprof_agent_safety_tests LABELS "unit;agent;store;analyzer"
     SOURCES safety/agent/chunk_geometry_test.cpp safety/agent/file_space_test.cpp
     safety/agent/recording_stopped_store_test.cpp safety/agent/recording_stopped_analysis_test.cpp
     unit/analyzer/trace_builder.cpp

@@ -9,10 +9,10 @@
 #include <sstream>
 #include <string>
 
-#include "collector/runtime/config.hpp"
-#include "collector/runtime/settings.hpp"
+#include "hpcprof/launch/config.hpp"
+#include "hpcprof/launch/settings.hpp"
 
-using namespace hpcprof::collector;
+using namespace hpcprof::agent;
 
 namespace {
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Where a thread's raw file grows (collector/runtime/chunk_geometry.hpp): small first chunks
+// Where a thread's raw file grows (agent/runtime/chunk_geometry.hpp): small first chunks
 // doubling up to the configured chunk size, on page boundaries, cut at the record limit, and the
 // same answer from sizeAt() (what the mappers use) and endOf() (what the recorder uses).
 #include <catch2/catch.hpp>
 
 #include <vector>
 
-#include "collector/runtime/chunk_geometry.hpp"
+#include "runtime/chunk_geometry.hpp"
 
-using hpcprof::collector::ChunkGeometry;
+using hpcprof::agent::ChunkGeometry;
 
 namespace {
 
@@ -26,7 +26,7 @@ std::vector<uint64_t> boundaries(const ChunkGeometry& g, uint64_t upTo) {
 } // namespace
 
 TEST_CASE("a thread file starts with one page of records and doubles up to the chunk size",
-          "[collector][chunks]") {
+          "[agent][chunks]") {
     ChunkGeometry g(64 * 1024, 1 << 24); // 64 KiB chunks = 1024 slots
     CHECK(g.firstSlots() == 64);
     CHECK(g.fullSlots() == 1024);
@@ -35,13 +35,13 @@ TEST_CASE("a thread file starts with one page of records and doubles up to the c
 }
 
 TEST_CASE("chunk sizes that are not a power of two of the first chunk still meet exactly",
-          "[collector][chunks]") {
+          "[agent][chunks]") {
     ChunkGeometry g(12 * 1024, 1 << 20); // 192 slots: 64, 64, 128, then 192 at a time
     CHECK(boundaries(g, 1000) == std::vector<uint64_t>{0, 64, 128, 256, 448, 640, 832, 1024});
 }
 
 TEST_CASE("every chunk starts on a page of the file and endOf agrees with the mappers' walk",
-          "[collector][chunks]") {
+          "[agent][chunks]") {
     for (uint64_t chunkKiB : {4, 8, 12, 64, 100, 1024, 4096}) {
         for (uint64_t limitMiB : {1, 3, 64}) {
             ChunkGeometry g(chunkKiB * 1024, limitMiB * (1 << 20) / 64);
@@ -62,7 +62,7 @@ TEST_CASE("every chunk starts on a page of the file and endOf agrees with the ma
 }
 
 TEST_CASE("an idle thread's file is three pages: header and two chunks of 64 records",
-          "[collector][chunks]") {
+          "[agent][chunks]") {
     ChunkGeometry g(1 << 20, (1024ull << 20) / 64); // the defaults: 1 MiB chunks, 1 GiB limit
     uint64_t startSlots = g.endOf(g.firstSlots());  // what initThread maps
     CHECK(4096 + startSlots * 64 == 3 * 4096);

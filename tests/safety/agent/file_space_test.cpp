@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Disk space for raw files is secured before a page is mapped (collector/runtime/file_space.hpp):
+// Disk space for raw files is secured before a page is mapped (agent/runtime/file_space.hpp):
 // a full filesystem is an error code, and on a filesystem without fallocate the blocks are
 // written, never over bytes the file already has.
 #include <catch2/catch.hpp>
@@ -12,12 +12,12 @@
 #include <cerrno>
 #include <string>
 
-#include "collector/runtime/file_space.hpp"
+#include "runtime/file_space.hpp"
 #include "scratch_mount.hpp"
 
-using hpcprof::collector::dropReasonFor;
-using hpcprof::collector::fileGrowsByWriting;
-using hpcprof::collector::reserveFileSpace;
+using hpcprof::agent::dropReasonFor;
+using hpcprof::agent::fileGrowsByWriting;
+using hpcprof::agent::reserveFileSpace;
 using hpcprof::schema::raw::DropReason;
 using hpcprof::test::ScratchMount;
 
@@ -32,7 +32,7 @@ int64_t allocatedBytes(int fd) {
 } // namespace
 
 TEST_CASE("a full filesystem is ENOSPC when the space is asked for, and mapped space is usable",
-          "[collector][file_space]") {
+          "[agent][file_space]") {
     ScratchMount fs("tmpfs", "size=64k");
     if (!fs.ok()) {
         WARN("SKIPPED: " << fs.why());
@@ -59,7 +59,7 @@ TEST_CASE("a full filesystem is ENOSPC when the space is asked for, and mapped s
 }
 
 TEST_CASE("without fallocate the space is written as zeros, past the file's end only",
-          "[collector][file_space]") {
+          "[agent][file_space]") {
     ScratchMount fs("ramfs");
     if (!fs.ok()) {
         WARN("SKIPPED: " << fs.why());
@@ -85,7 +85,7 @@ TEST_CASE("without fallocate the space is written as zeros, past the file's end 
 }
 
 TEST_CASE("errors of file operations map to the drop reasons the trace reports",
-          "[collector][file_space]") {
+          "[agent][file_space]") {
     CHECK(dropReasonFor(ENOSPC) == DropReason::DiskFull);
     CHECK(dropReasonFor(EDQUOT) == DropReason::Quota);
     CHECK(dropReasonFor(EIO) == DropReason::FileError);

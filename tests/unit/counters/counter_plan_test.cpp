@@ -14,14 +14,14 @@
 #include <sde_lib.h>
 #endif
 
-#include "collector/counters/boundary.hpp"
-#include "collector/counters/counter_plan.hpp"
-#include "collector/counters/papi_backend.hpp"
-#include "collector/counters/perf_backend.hpp"
-#include "collector/counters/proc_backends.hpp"
-#include "collector/counters/sampler.hpp"
+#include "counters/boundary.hpp"
+#include "counters/counter_plan.hpp"
+#include "counters/papi_backend.hpp"
+#include "counters/perf_backend.hpp"
+#include "counters/proc_backends.hpp"
+#include "counters/sampler.hpp"
 
-using namespace hpcprof::collector::counters;
+using namespace hpcprof::agent::counters;
 namespace raw = hpcprof::schema::raw;
 
 namespace {

@@ -6,7 +6,7 @@
 
 namespace hpcprof::schema::raw {
 // ---------------------------------------------------------------------------------------------
-// Counter section: CPU counters (collector/counters), converted by families/counters/counter_records.
+// Counter section: CPU counters (agent/counters), converted by families/counters/counter_records.
 // ---------------------------------------------------------------------------------------------
 //
 // A process's counter set is described once by CounterDefRecords (written by the counters sampler

@@ -6,7 +6,7 @@
 
 namespace hpcprof::schema::raw {
 // ---------------------------------------------------------------------------------------------
-// GPU section: NVTX, NCCL and CUPTI records (collector/nvtx, interpose/nccl, collector/cupti).
+// GPU section: NVTX, NCCL and CUPTI records (agent/nvtx, agent/nccl, agent/cupti).
 // ---------------------------------------------------------------------------------------------
 
 /// What an NvtxRecord says happened.
@@ -73,7 +73,7 @@ union NcclPayload {
 };
 static_assert(sizeof(NcclPayload) == 16);
 
-/// An NCCL API call or a profiler-plugin event (interpose/nccl).
+/// An NCCL API call or a profiler-plugin event (agent/nccl).
 struct NcclRecord {
     RecordKind kind; ///< stored last: __atomic_store_n(&r->kind, ..., __ATOMIC_RELEASE)
     uint8_t result;     ///< ncclResult_t of the call (0 = success)

@@ -6,7 +6,7 @@
 
 namespace hpcprof::schema::raw {
 // ---------------------------------------------------------------------------------------------
-// RDMA section: verbs capture (interpose/ibverbs), converted by families/rdma/rdma_records.cpp.
+// RDMA section: verbs capture (agent/ibverbs), converted by families/rdma/rdma_records.cpp.
 // ---------------------------------------------------------------------------------------------
 
 /// What an RdmaRecord says. A data-path call writes one Call record, then one SendWr/RecvWr per

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#include "counter_plan.hpp"
+
+#include <cstring>
+
+namespace hpcprof::agent::counters {
+
+namespace raw = schema::raw;
+
+namespace {
+
+// Calls fn(name, len) for each comma-separated item, expanding "default" and "software".
+template <typename Fn> void forEachItem(const char* list, Fn&& fn) {
+    const char* p = list;
+    while (p && *p) {
+        const char* comma = std::strchr(p, ',');
+        size_t len = comma ? size_t(comma - p) : std::strlen(p);
+        if (len == 7 && std::strncmp(p, "default", 7) == 0)
+            forEachItem(kDefaultCounters, fn);
+        else if (len == 8 && std::strncmp(p, "software", 8) == 0)
+            forEachItem(kSoftwareCounters, fn);
+        else if (len > 0 && !(len == 4 && std::strncmp(p, "none", 4) == 0))
+            fn(p, len);
+        p = comma ? comma + 1 : nullptr;
+    }
+}
+
+bool alreadyPlanned(const CounterPlan& plan, const char* name) {
+    for (int i = 0; i < plan.count; ++i)
+        if (std::strcmp(plan.counters[i].name, name) == 0) return true;
+    return false;
+}
+
+// Plans one name; true if some backend took it.
+bool planOne(const char* name, Backend* const* backends, int n, const char* papiWhyNot,
+             PlannedCounter& c, CounterPlan& plan) {
+    size_t len = std::strlen(name);
+    if (len >= sizeof(c.name)) len = sizeof(c.name) - 1;
+    std::memcpy(c.name, name, len);
+    c.name[len] = 0;
+    bool refused = false;
+    bool known = false;
+    if (isPapiEventName(name)) {
+        bool havePapi = false;
+        for (int i = 0; i < n; ++i) havePapi |= backends[i] && backends[i]->source() == raw::CounterSource::Papi;
+        if (!havePapi) {
+            setReason(c.reason, papiWhyNot);
+            return false;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        Backend* b = backends[i];
+        if (!b) continue;
+        Offer o = b->offer(name);
+        if (o.ok) {
+            if (plan.slots >= kMaxCounters) {
+                setReason(c.reason, "too many counters (at most 24 values)");
+                return false;
+            }
+            c.slot = uint8_t(plan.slots++);
+            c.source = b->source();
+            c.unit = o.unit;
+            if (o.processWide) c.flags |= raw::kCounterProcessWide;
+            if (refused) c.flags |= raw::kCounterFallback;
+            b->add(o, c.slot);
+            return true;
+        }
+        if (o.reason[0]) {
+            if (refused) appendReason(c.reason, "; ");
+            appendReason(c.reason, b->name());
+            appendReason(c.reason, ": ");
+            appendReason(c.reason, o.reason);
+            refused = true;
+            known = true;
+        }
+    }
+    if (!known) setReason(c.reason, "unknown counter name");
+    return false;
+}
+
+} // namespace
+
+bool isPapiEventName(const char* name) {
+    return std::strncmp(name, "PAPI_", 5) == 0 || std::strstr(name, "::") != nullptr;
+}
+
+bool wantsPapi(const char* list) {
+    bool any = false;
+    forEachItem(list, [&](const char* p, size_t len) {
+        char item[128] = {};
+        std::memcpy(item, p, len < sizeof(item) - 1 ? len : sizeof(item) - 1);
+        any |= isPapiEventName(item);
+    });
+    return any;
+}
+
+void buildPlan(const char* list, Backend* const* backends, int n, const char* papiWhyNot,
+               CounterPlan& plan) {
+    forEachItem(list, [&](const char* p, size_t len) {
+        if (plan.count >= kMaxCounters) return;
+        char item[256] = {};
+        std::memcpy(item, p, len < sizeof(item) - 1 ? len : sizeof(item) - 1);
+        // "A|B": the first alternative that can be counted; if none, A with every reason.
+        PlannedCounter first;
+        bool haveFirst = false;
+        char* alt = item;
+        while (alt && *alt) {
+            char* bar = std::strchr(alt, '|');
+            if (bar) *bar = 0;
+            if (!alreadyPlanned(plan, alt)) {
+                PlannedCounter c;
+                if (planOne(alt, backends, n, papiWhyNot, c, plan)) {
+                    plan.counters[plan.count++] = c;
+                    return;
+                }
+                if (!haveFirst) {
+                    first = c;
+                    haveFirst = true;
+                } else if (std::strcmp(first.reason, c.reason) != 0) {
+                    // Alternatives usually fail for the same reason (no PMU): say it once.
+                    appendReason(first.reason, "; ");
+                    appendReason(first.reason, c.name);
+                    appendReason(first.reason, ": ");
+                    appendReason(first.reason, c.reason);
+                }
+            } else {
+                return;
+            }
+            alt = bar ? bar + 1 : nullptr;
+        }
+        if (haveFirst) plan.counters[plan.count++] = first;
+    });
+}
+
+} // namespace hpcprof::agent::counters
