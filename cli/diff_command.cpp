@@ -8,8 +8,11 @@
 #include "hpcprof/config.hpp"
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
+#include "messages.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
+#include "settings_check.hpp"
+#include "text_output.hpp"
 
 namespace hpcprof::cli {
 
@@ -20,8 +23,12 @@ CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& o) {
     c->add_option("--format", o.format, "text | md | html | json | junit")->capture_default_str();
     c->add_option("-o,--output", o.output, "Write the diff to FILE (default: stdout)");
     c->add_option("--window", o.window, "Analyse only T0:T1 or range:NAME in both traces");
-    c->add_option("--threshold", o.thresholdPct, "Percent growth that counts as a regression")->capture_default_str();
-    c->add_option("--min-delta", o.minDeltaNs, "Noise floor in ns below which growth is ignored")->capture_default_str();
+    c->add_option("--threshold", o.thresholdPct, "Percent growth that counts as a regression")
+        ->check(numberFrom(0, 1e6, "%"))
+        ->capture_default_str();
+    c->add_option("--min-delta", o.minDeltaNs, "Noise floor in ns below which growth is ignored")
+        ->check(numberFrom(0, 1e15, "ns", /*integer=*/true))
+        ->capture_default_str();
     c->add_option("--fail-on", o.failOn, "Gate on the diff, e.g. 'regressions > 0' (repeatable; exit 3 if true)");
     return c;
 }
@@ -29,14 +36,14 @@ CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& o) {
 int diffCommand(const DiffCommandOptions& o) {
     report::Format format;
     if (!report::parseFormat(o.format, format)) {
-        fmt::print(stderr, "hpcprof diff: unknown --format '{}' (text, md, html, json, junit)\n", o.format);
+        printMessage("diff", "unknown --format '" + o.format + "' (text, md, html, json, junit)");
         return kExitUsage;
     }
     std::vector<report::Gate> gates;
     for (const auto& text : o.failOn) {
         auto g = report::parseGate(text);
         if (!g) {
-            fmt::print(stderr, "hpcprof diff: {}\n", g.status().message());
+            printMessage("diff", g.status().message());
             return kExitUsage;
         }
         gates.push_back(*g);
@@ -44,21 +51,25 @@ int diffCommand(const DiffCommandOptions& o) {
     analyzer::AnalysisOptions ao;
     auto window = analyzer::parseWindow(o.window);
     if (!window) {
-        fmt::print(stderr, "hpcprof diff: {}\n", window.status().message());
+        printMessage("diff", window.status().message());
         return kExitUsage;
     }
     ao.window = *window;
+    if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analyses, not after
+        printMessage("diff", s.message());
+        return kExitUsage;
+    }
     std::optional<analyzer::Analysis> analyses[2];
     const std::string* paths[2] = {&o.base, &o.next};
     for (int i = 0; i < 2; ++i) {
         auto trace = analyzer::Trace::open(*paths[i]);
         if (!trace) {
-            fmt::print(stderr, "hpcprof diff: {}\n", trace.status().message());
+            printMessage("diff", trace.status().message());
             return kExitUsage;
         }
         auto a = analyzer::analyzeTrace(*trace, ao);
         if (!a) {
-            fmt::print(stderr, "hpcprof diff: {}\n", a.status().message());
+            printMessage("diff", a.status().message());
             return kExitUsage;
         }
         analyses[i] = std::move(a.value());
@@ -69,7 +80,7 @@ int diffCommand(const DiffCommandOptions& o) {
     auto d = analyzer::diffAnalyses(*analyses[0], *analyses[1], dopt);
     auto results = report::evaluateGates(report::diffJson(d), gates);
     if (!results) {
-        fmt::print(stderr, "hpcprof diff: {}\n", results.status().message());
+        printMessage("diff", results.status().message());
         return kExitUsage;
     }
     report::WriterOptions wo;
@@ -79,7 +90,8 @@ int diffCommand(const DiffCommandOptions& o) {
     for (const auto& r : *results)
         if (r.failed) {
             ++failed;
-            fmt::print(stderr, "hpcprof diff: gate failed: {} (value {:.6g})\n", r.gate.text, r.value);
+            printMessage("diff",
+                         fmt::format("gate failed: {} (value {:.6g})", r.gate.text, r.value));
         }
     return failed ? report::kExitGateFailed : 0;
 }

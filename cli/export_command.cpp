@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "hpcprof/analyzer/chrome_export.hpp"
+#include "messages.hpp"
 #include "run_command.hpp"
 
 namespace hpcprof::cli {
@@ -32,7 +33,7 @@ int exportCommand(const ExportCommandOptions& o) {
     if (!o.window.empty()) {
         auto colon = o.window.find(':');
         if (colon == std::string::npos) {
-            fmt::print(stderr, "hpcprof export: --window wants START:END, got '{}'\n", o.window);
+            printMessage("export", "--window wants START:END, got '" + o.window + "'");
             return kExitUsage;
         }
         std::string start = o.window.substr(0, colon), end = o.window.substr(colon + 1);
@@ -40,23 +41,22 @@ int exportCommand(const ExportCommandOptions& o) {
         if (!end.empty()) eo.windowEndNs = analyzer::parseDuration(end);
         if ((!start.empty() && !eo.windowStartNs) || (!end.empty() && !eo.windowEndNs) ||
             (eo.windowStartNs && eo.windowEndNs && *eo.windowEndNs <= *eo.windowStartNs)) {
-            fmt::print(stderr, "hpcprof export: bad --window '{}' (e.g. 1.5s:2s, 0:500ms)\n",
-                       o.window);
+            printMessage("export", "bad --window '" + o.window + "' (e.g. 1.5s:2s, 0:500ms)");
             return kExitUsage;
         }
     }
     auto trace = analyzer::Trace::open(o.trace);
     if (!trace) {
-        fmt::print(stderr, "hpcprof export: {}\n", trace.status().message());
+        printMessage("export", trace.status().message());
         return kExitUsage;
     }
     auto r = analyzer::exportChromeTrace(*trace, eo);
     if (!r) {
-        fmt::print(stderr, "hpcprof export: {}\n", r.status().message());
+        printMessage("export", r.status().message());
         return kExitUsage;
     }
-    fmt::print(stderr, "hpcprof export: {} processes, {} tracks, {} events, {} flow points -> {}\n",
-               r->processes, r->tracks, r->events, r->flows, o.output);
+    printMessage("export", fmt::format("{} processes, {} tracks, {} events, {} flow points -> {}",
+                                       r->processes, r->tracks, r->events, r->flows, o.output));
     return 0;
 }
 

@@ -8,7 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
+#include "messages.hpp"
 #include "run_command.hpp"
 
 namespace hpcprof::cli {
@@ -57,10 +58,10 @@ int importCommand(const ImportCommandOptions& o, const std::string& commandLine)
     auto r = import::importTraces(io);
     if (printed) fmt::print(stderr, "\r\033[K");
     if (!r) {
-        fmt::print(stderr, "hpcprof import: {}\n", r.status().message());
+        printMessage("import", r.status().message());
         return kExitUsage;
     }
-    for (const auto& w : r->warnings) fmt::print(stderr, "hpcprof import: warning: {}\n", w);
+    for (const auto& w : r->warnings) printMessage("import", "warning: " + w);
     if (o.quiet) return 0;
     for (const auto& p : r->processes) {
         std::string rank = p.rank ? fmt::format("rank {}", *p.rank) : "no rank";
@@ -70,8 +71,8 @@ int importCommand(const ImportCommandOptions& o, const std::string& commandLine)
                                             "{} ns)",
                                             p.offsetNs, p.matches, p.spreadNs)
                               : ", not aligned";
-        fmt::print(stderr, "hpcprof import: {} ({}): {} events from {}{}\n", rank, p.rankSource,
-                   p.events, p.file, align);
+        printMessage("import", fmt::format("{} ({}): {} events from {}{}", rank, p.rankSource,
+                                           p.events, p.file, align));
     }
     int64_t problems = 0;
     for (size_t i = 0; i < r->stats.size(); ++i)
@@ -80,8 +81,9 @@ int importCommand(const ImportCommandOptions& o, const std::string& commandLine)
                        schema::kStats[i].name, schema::kStats[i].description);
             ++problems;
         }
-    fmt::print(stderr, "hpcprof import: {} files, {} processes, {} events -> {}{}\n", r->files,
-               r->processes.size(), r->events, o.output, r->partial ? " (partial: see stats)" : "");
+    printMessage("import", fmt::format("{} files, {} processes, {} events -> {}{}", r->files,
+                                       r->processes.size(), r->events, o.output,
+                                       r->partial ? " (partial: see stats)" : ""));
     return 0;
 }
 

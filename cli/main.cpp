@@ -1,36 +1,181 @@
 // SPDX-License-Identifier: MIT
-// The hpcprof command line: run, merge (more subcommands register here as they arrive).
+// The hpcprof command line: one table registers every subcommand (run, merge, report, diff,
+// import, export, view, rules) and runs the one chosen.
+#include <signal.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "hpcprof/config.hpp"
+#include "hpcprof/schema/output_file.hpp"
 #include "diff_command.hpp"
 #include "export_command.hpp"
 #include "import_command.hpp"
-#include "merge.hpp"
+#include "messages.hpp"
+#include "hpcprof/store/merge.hpp"
+#include "raw_dir_claim.hpp"
 #include "report_command.hpp"
+#include "rules_command.hpp"
 #include "run_command.hpp"
-#include "summary_printer.hpp"
 #include "view_command.hpp"
 
 using namespace hpcprof;
+namespace fs = std::filesystem;
 
 namespace {
 
-int mergeCommand(const std::string& rawDir, const std::string& output, bool force) {
+struct MergeCommandOptions {
+    std::string rawDir;
+    std::string output;
+    bool force = false;
+};
+
+CLI::App* addMergeCommand(CLI::App& app, MergeCommandOptions& o) {
+    auto* cmd = app.add_subcommand("merge", "Convert a raw capture directory into a trace");
+    cmd->add_option("rawdir", o.rawDir, "Raw directory (TRACE.raw)")->required();
+    cmd->add_option("-o,--output", o.output, "Trace file to write")->required();
+    cmd->add_flag("--force", o.force, "Replace an existing trace");
+    return cmd;
+}
+
+int mergeCommand(const MergeCommandOptions& o) {
+    const std::string& rawDir = o.rawDir;
+    const std::string& output = o.output;
+    // The run that made the folder may still be writing it; while merging, hold its lock so
+    // that no new run with that output can claim it either.
+    cli::MergeGuard guard = cli::guardRawDirForMerge(rawDir);
+    if (!guard.refusal.empty()) {
+        cli::printMessage("merge", guard.refusal);
+        return cli::kExitUsage;
+    }
+    std::error_code ec;
+    bool ownRawDir = guard.claim.held() && fs::equivalent(guard.claim.root(), output + ".raw", ec);
+    if (std::string busy = ownRawDir ? std::string() : cli::outputBeingWritten(output); !busy.empty()) {
+        cli::printMessage("merge", busy);
+        return cli::kExitUsage;
+    }
     store::MergeOptions mo;
     mo.rawDir = rawDir;
     mo.output = output;
-    mo.force = force;
+    mo.force = o.force;
+    mo.requireProcesses = true;
     auto r = store::mergeRawDirectory(mo);
     if (!r) {
-        fmt::print(stderr, "hpcprof merge: {}\n", r.status().message());
+        cli::printMessage("merge", r.status().message());
         return cli::kExitUsage;
     }
-    for (const auto& w : r->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
-    fmt::print(stderr, "hpcprof: {} processes, {} threads, {} events -> {}{}\n", r->processes,
-               r->threads, r->events, output, r->partial ? " (partial: see stats)" : "");
+    for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
+    cli::printMessage("merge", fmt::format("{} processes, {} threads, {} events -> {}{}",
+                                           r->processes, r->threads, r->events, output,
+                                           r->partial ? " (partial: see stats)" : ""));
     return 0;
+}
+
+/// Import and export never race a running hpcprof run for the same output file (merge checks
+/// inside, where it may hold that run's lock itself): the exit code of a refusal, else 0.
+int refuseOutputBeingWritten(const char* command, const std::string& output) {
+    if (std::string busy = cli::outputBeingWritten(output); !busy.empty()) {
+        cli::printMessage(command, busy);
+        return cli::kExitUsage;
+    }
+    return 0;
+}
+
+// A command interrupted while writing its output leaves no temporary file behind.
+void removeTemporariesAndDie(int sig) {
+    schema::removePendingOutputsForSignal();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cleanUpOnSignals() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+        struct sigaction old{};
+        sigaction(sig, nullptr, &old);
+        if (old.sa_handler == SIG_IGN) continue; // nohup and the like stay in force
+        struct sigaction sa{};
+        sa.sa_handler = removeTemporariesAndDie;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, nullptr);
+    }
+}
+
+/// A subcommand as main sees it: the node its add function registered on the app (parsed():
+/// the user chose it) and its run function, bound to the options CLI11 parses into.
+struct Subcommand {
+    CLI::App* cmd = nullptr;
+    std::function<int()> run;
+    /// run: the signals go on to the command, which hpcprof waits for. The other commands remove
+    /// the temporary file they were writing and die of the signal.
+    bool passesSignalsOn = false;
+};
+
+/// Registers a subcommand with `add` on options that live as long as the entry.
+template <class Options>
+Subcommand subcommand(CLI::App& app, CLI::App* (*add)(CLI::App&, Options&),
+                      std::type_identity_t<std::function<int(const Options&)>> run,
+                      bool passesSignalsOn = false) {
+    auto options = std::make_shared<Options>();
+    CLI::App* cmd = add(app, *options);
+    return {cmd, [options, run = std::move(run)] { return run(*options); }, passesSignalsOn};
+}
+
+std::string commandLine(int argc, char** argv) {
+    std::string line = "hpcprof";
+    for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
+    return line;
+}
+
+/// Every subcommand, in the order `hpcprof --help` lists them.
+std::vector<Subcommand> registerSubcommands(CLI::App& app, const std::string& line) {
+    std::vector<Subcommand> all;
+    all.push_back(subcommand(app, cli::addRunCommand, cli::runCommand, /*passesSignalsOn=*/true));
+    all.push_back(subcommand(app, addMergeCommand, mergeCommand));
+    all.push_back(subcommand(app, cli::addReportSubcommand, cli::reportCommand));
+    all.push_back(subcommand(app, cli::addDiffSubcommand, cli::diffCommand));
+    all.push_back(subcommand(app, cli::addImportCommand, [line](const cli::ImportCommandOptions& o) {
+        if (int refused = refuseOutputBeingWritten("import", o.output)) return refused;
+        return cli::importCommand(o, line);
+    }));
+    all.push_back(subcommand(app, cli::addExportCommand, [](const cli::ExportCommandOptions& o) {
+        if (int refused = refuseOutputBeingWritten("export", o.output)) return refused;
+        return cli::exportCommand(o);
+    }));
+    all.push_back(subcommand(app, cli::addViewCommand, cli::viewCommand));
+    all.push_back(subcommand(app, cli::addRulesCommand, cli::rulesCommand));
+    return all;
+}
+
+/// Parses the command line; an exit code when there is nothing to run (help, version, a usage
+/// error, already printed).
+std::optional<int> parseArguments(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "hpcprof: {} (see 'hpcprof --help')\n", report::printable(e.what()));
+        return cli::kExitUsage;
+    }
+    return std::nullopt;
+}
+
+int runChosen(const std::vector<Subcommand>& subcommands) {
+    for (const Subcommand& s : subcommands) {
+        if (!s.cmd->parsed()) continue;
+        if (!s.passesSignalsOn) cleanUpOnSignals();
+        return s.run();
+    }
+    return cli::kExitUsage;
 }
 
 } // namespace
@@ -39,61 +184,17 @@ int main(int argc, char** argv) {
     CLI::App app{"hpcprof: profile distributed HPC and ML jobs without recompiling them"};
     app.set_version_flag("--version", std::string("hpcprof ") + HPCPROF_VERSION);
     app.require_subcommand(1);
-
-    cli::RunOptions run;
-    auto* runCmd = app.add_subcommand("run", "Run a command under the profiler and write a trace");
-    runCmd->add_option("-o,--output", run.output, "Trace file (default: hpcprof-<time>.hpcprof)");
-    runCmd->add_option("--sources", run.sources, "Comma list of sources to record: io, mpi, socket, rdma, cuda, nvtx, nccl, nccl_plugin, all")
-        ->capture_default_str();
-    runCmd->add_option("--counters", run.counters,
-                       "CPU counters: default, software, none, or names (PAPI_TOT_INS,task_clock,...)");
-    runCmd->add_option("--counter-period", run.counterPeriodMs, "Counter timer period in ms (0 = off)");
-    runCmd->add_flag("--force", run.force, "Replace an existing trace");
-    runCmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
-    runCmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");
-    runCmd->add_option("command", run.command, "The command to run, after --")->required();
-    runCmd->positionals_at_end();
-
-    std::string rawDir, mergeOut;
-    bool mergeForce = false;
-    auto* mergeCmd = app.add_subcommand("merge", "Convert a raw capture directory into a trace");
-    mergeCmd->add_option("rawdir", rawDir, "Raw directory (TRACE.raw)")->required();
-    mergeCmd->add_option("-o,--output", mergeOut, "Trace file to write")->required();
-    mergeCmd->add_flag("--force", mergeForce, "Replace an existing trace");
-
-    cli::ReportOptions reportOpts;
-    auto* reportCmd = cli::addReportSubcommand(app, reportOpts);
-    cli::DiffCommandOptions diffOpts;
-    auto* diffCmd = cli::addDiffSubcommand(app, diffOpts);
-
-    cli::ImportCommandOptions importOptions;
-    auto* importCmd = cli::addImportCommand(app, importOptions);
-    cli::ExportCommandOptions exportOptions;
-    auto* exportCmd = cli::addExportCommand(app, exportOptions);
-    cli::ViewCommandOptions viewOptions;
-    auto* viewCmd = cli::addViewCommand(app, viewOptions);
-
+    const std::vector<Subcommand> subcommands = registerSubcommands(app, commandLine(argc, argv));
+    if (std::optional<int> done = parseArguments(app, argc, argv)) return *done;
+    // The commands report failures as Status; an exception escaping one (out of memory on a
+    // hostile input, a library that throws) still ends in one line and exit 2, not in abort().
     try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "hpcprof: {}\n", e.what());
-        fmt::print(stderr, "hpcprof: see 'hpcprof --help'\n");
-        return cli::kExitUsage;
+        return runChosen(subcommands);
+    } catch (const std::bad_alloc&) {
+        cli::printMessage(app.get_subcommands().front()->get_name(), "out of memory");
+    } catch (const std::exception& e) {
+        cli::printMessage(app.get_subcommands().front()->get_name(),
+                          std::string("internal error: ") + e.what());
     }
-    if (runCmd->parsed()) return cli::runCommand(run);
-    if (mergeCmd->parsed()) return mergeCommand(rawDir, mergeOut, mergeForce);
-    if (importCmd->parsed()) {
-        std::string line = "hpcprof";
-        for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
-        return cli::importCommand(importOptions, line);
-    }
-    if (exportCmd->parsed()) return cli::exportCommand(exportOptions);
-    if (reportCmd->parsed()) return cli::reportCommand(reportOpts);
-    if (diffCmd->parsed()) return cli::diffCommand(diffOpts);
-    if (viewCmd->parsed()) return cli::viewCommand(viewOptions);
     return cli::kExitUsage;
 }

@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "collector/runtime/rank_identity.hpp"
+#include "hpcprof/launch/rank_identity.hpp"
 
 namespace hpcprof::cli {
 
@@ -41,7 +41,7 @@ std::string sanitize(std::string s) {
 } // namespace
 
 std::optional<RankLaunch> detectRankLaunch(const std::string& output) {
-    collector::RankIdentity id = collector::rankFromEnvironment();
+    agent::RankIdentity id = agent::rankFromEnvironment();
     if (id.rank < 0 || id.worldSize <= 1) return std::nullopt;
     RankLaunch l;
     l.rank = id.rank;

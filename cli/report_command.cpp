@@ -3,13 +3,14 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/config.hpp"
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
+#include "messages.hpp"
 #include "run_command.hpp"
+#include "settings_check.hpp"
+#include "text_output.hpp"
 
 namespace hpcprof::cli {
 
@@ -22,44 +23,29 @@ CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
     c->add_option("--fail-on", o.failOn, "Gate, e.g. 'comm.exposed_pct > 25' (repeatable; exit 3 if true)");
     c->add_option("--junit-severity", o.junitSeverity, "JUnit: findings at or above info|warning|critical")
         ->capture_default_str();
-    c->add_option("--link-gbps", o.linkGbps, "Link bandwidth in GB/s for the collective bandwidth rule");
+    c->add_option("--link-gbps", o.linkGbps, "Link bandwidth in GB/s for the collective bandwidth rule")
+        ->check(numberFrom(0, 100000, "GB/s"));
     return c;
-}
-
-bool writeOutput(const std::string& path, const std::string& text, const char* command) {
-    if (path.empty()) {
-        fmt::print("{}", text);
-        std::fflush(stdout);
-        return true;
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-        fmt::print(stderr, "hpcprof {}: cannot write {}\n", command, path);
-        return false;
-    }
-    return true;
 }
 
 int reportCommand(const ReportOptions& o) {
     report::Format format;
     if (!report::parseFormat(o.format, format)) {
-        fmt::print(stderr, "hpcprof report: unknown --format '{}' (text, md, html, json, junit)\n", o.format);
+        printMessage("report", "unknown --format '" + o.format + "' (text, md, html, json, junit)");
         return kExitUsage;
     }
     report::WriterOptions wo;
     wo.hpcprofVersion = HPCPROF_VERSION;
     if (!analyzer::parseSeverity(o.junitSeverity, wo.junitSeverity)) {
-        fmt::print(stderr, "hpcprof report: unknown --junit-severity '{}' (info, warning, critical)\n",
-                   o.junitSeverity);
+        printMessage("report", "unknown --junit-severity '" + o.junitSeverity +
+                                   "' (info, warning, critical)");
         return kExitUsage;
     }
     std::vector<report::Gate> gates;
     for (const auto& text : o.failOn) {
         auto g = report::parseGate(text);
         if (!g) {
-            fmt::print(stderr, "hpcprof report: {}\n", g.status().message());
+            printMessage("report", g.status().message());
             return kExitUsage;
         }
         gates.push_back(*g);
@@ -67,25 +53,29 @@ int reportCommand(const ReportOptions& o) {
     analyzer::AnalysisOptions ao;
     auto window = analyzer::parseWindow(o.window);
     if (!window) {
-        fmt::print(stderr, "hpcprof report: {}\n", window.status().message());
+        printMessage("report", window.status().message());
         return kExitUsage;
     }
     ao.window = *window;
     ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
+    if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analysis, not after
+        printMessage("report", s.message());
+        return kExitUsage;
+    }
 
     auto trace = analyzer::Trace::open(o.trace);
     if (!trace) {
-        fmt::print(stderr, "hpcprof report: {}\n", trace.status().message());
+        printMessage("report", trace.status().message());
         return kExitUsage;
     }
     auto analysis = analyzer::analyzeTrace(*trace, ao);
     if (!analysis) {
-        fmt::print(stderr, "hpcprof report: {}\n", analysis.status().message());
+        printMessage("report", analysis.status().message());
         return kExitUsage;
     }
     auto results = report::evaluateGates(report::reportJson(*analysis), gates);
     if (!results) {
-        fmt::print(stderr, "hpcprof report: {}\n", results.status().message());
+        printMessage("report", results.status().message());
         return kExitUsage;
     }
     if (!writeOutput(o.output, report::writeReport(format, *analysis, *results, wo), "report")) return kExitUsage;
@@ -93,7 +83,8 @@ int reportCommand(const ReportOptions& o) {
     for (const auto& r : *results)
         if (r.failed) {
             ++failed;
-            fmt::print(stderr, "hpcprof report: gate failed: {} (value {:.6g})\n", r.gate.text, r.value);
+            printMessage("report",
+                         fmt::format("gate failed: {} (value {:.6g})", r.gate.text, r.value));
         }
     return failed ? report::kExitGateFailed : 0;
 }

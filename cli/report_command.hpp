@@ -24,7 +24,4 @@ struct ReportOptions {
 CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& options);
 int reportCommand(const ReportOptions& options);
 
-/// Writes `text` to `path` (or stdout when empty); false with a message on stderr on failure.
-bool writeOutput(const std::string& path, const std::string& text, const char* command);
-
 } // namespace hpcprof::cli

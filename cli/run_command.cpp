@@ -7,19 +7,25 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "messages.hpp"
+
 #include "agent_locator.hpp"
-#include "rank_coordination.hpp"
-#include "collector/runtime/clock.hpp"
-#include "collector/runtime/config.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
-#include "merge.hpp"
+#include "hpcprof/launch/config.hpp"
+#include "hpcprof/launch/tsc_frequency.hpp"
+#include "hpcprof/schema/output_file.hpp"
+#include "hpcprof/store/merge.hpp"
+#include "rank_coordination.hpp"
+#include "raw_dir_claim.hpp"
+#include "settings_check.hpp"
 #include "summary_printer.hpp"
 
 namespace hpcprof::cli {
@@ -47,17 +53,19 @@ void installForwarding() {
         sigaction(sig, &sa, nullptr);
 }
 
-std::string defaultOutputName() {
+/// Candidate i of the default output name: hpcprof-YYYYmmdd-HHMMSS[-i].hpcprof.
+std::string defaultOutputName(const std::string& stamp, int i) {
+    return i == 0 ? fmt::format("hpcprof-{}.hpcprof", stamp)
+                  : fmt::format("hpcprof-{}-{}.hpcprof", stamp, i);
+}
+
+std::string timeStamp() {
     std::time_t now = std::time(nullptr);
     std::tm tm{};
     localtime_r(&now, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    std::string base = fmt::format("hpcprof-{}", stamp);
-    std::string name = base + ".hpcprof";
-    for (int i = 1; fs::exists(name) || fs::exists(name + ".raw"); ++i)
-        name = fmt::format("{}-{}.hpcprof", base, i);
-    return name;
+    return stamp;
 }
 
 std::string joinCommand(const std::vector<std::string>& cmd) {
@@ -76,101 +84,165 @@ void setPreload(const std::string& agent, const std::string& sources) {
     std::string value = agent;
     fs::path mpiModule = fs::path(agent).parent_path() / "libhpcprof_mpi.so";
     std::error_code ec;
-    if ((collector::parseSources(sources.c_str()) & uint32_t(collector::SourceBit::Mpi)) &&
+    if ((agent::parseSources(sources.c_str()) & uint32_t(agent::SourceBit::Mpi)) &&
         fs::exists(mpiModule, ec))
         value += ":" + mpiModule.string();
     if (existing && *existing) value += ":" + std::string(existing);
     setenv("LD_PRELOAD", value.c_str(), 1);
 }
 
-// GPU sources (issue 5). CUDA and NVTX dlopen their tool library by path, NCCL its profiler
+// GPU and OpenMP sources. CUDA and NVTX dlopen their tool library by path, NCCL its profiler
 // plugin; all three point at the preloaded agent itself, so glibc hands back the loaded object
 // and every entry point shares one recorder. A variable the user already set (another tool) is
 // left alone. The NCCL plugin is opt-in: only when --sources names nccl_plugin explicitly.
 void setGpuInjection(const std::string& agent, const std::string& sources) {
-    uint32_t bits = collector::parseSources(sources.c_str());
-    auto claim = [&](const char* var, collector::SourceBit bit) {
+    uint32_t bits = agent::parseSources(sources.c_str());
+    auto claim = [&](const char* var, agent::SourceBit bit) {
         if (!(bits & uint32_t(bit))) return;
         const char* existing = std::getenv(var);
         if (existing && *existing && agent != existing) {
             fmt::print(stderr, "hpcprof: note: {} is already set ({}); leaving it to that tool\n",
-                       var, existing);
+                       var, report::printable(existing));
             return;
         }
         setenv(var, agent.c_str(), 1);
     };
-    claim("CUDA_INJECTION64_PATH", collector::SourceBit::Cuda);
-    claim("NVTX_INJECTION64_PATH", collector::SourceBit::Nvtx);
+    claim("CUDA_INJECTION64_PATH", agent::SourceBit::Cuda);
+    claim("NVTX_INJECTION64_PATH", agent::SourceBit::Nvtx);
     if (("," + sources + ",").find(",nccl_plugin,") != std::string::npos)
-        claim("NCCL_PROFILER_PLUGIN", collector::SourceBit::NcclPlugin);
+        claim("NCCL_PROFILER_PLUGIN", agent::SourceBit::NcclPlugin);
+    // OpenMP: libomp finds the agent's ompt_start_tool in the address space; a tool the user
+    // names in OMP_TOOL_LIBRARIES keeps the runtime (the agent yields, agent/openmp).
+    const char* ompTools = std::getenv("OMP_TOOL_LIBRARIES");
+    if ((bits & uint32_t(agent::SourceBit::OpenMp)) && ompTools && *ompTools &&
+        std::string(ompTools).find(agent) == std::string::npos)
+        fmt::print(stderr, "hpcprof: note: OMP_TOOL_LIBRARIES is set ({}); leaving OpenMP to that tool\n",
+                   report::printable(ompTools));
 }
 
-} // namespace
+/// The output and its claimed raw folder, or the exit code of a refusal (already explained).
+struct ClaimedOutput {
+    std::string output;
+    std::optional<RankLaunch> perRank;
+    fs::path rawDir;
+    RawDirClaim claim;
+    int refusal = 0;
+};
 
-int runCommand(const RunOptions& o) {
+ClaimedOutput claimOutput(const RunOptions& o) {
+    ClaimedOutput c;
+    auto fail = [&](const std::string& message) {
+        printMessage("run", message);
+        c.refusal = kExitUsage;
+        return std::move(c);
+    };
+    // Without -o, the first free name of this second; a name another run holds (or left raw
+    // data under) is skipped, never taken over.
+    std::string stamp = o.output.empty() ? timeStamp() : std::string();
+    for (int i = 0;; ++i) {
+        bool chosen = !o.output.empty();
+        c.output = chosen ? o.output : defaultOutputName(stamp, i);
+        std::error_code ec;
+        if (!chosen && i > 1000) return fail("no free default output name in this folder (use -o)");
+        if (!chosen && fs::exists(c.output, ec)) continue;
+        if (Status s = schema::checkOutputPath(c.output, o.force); !s.ok()) return fail(s.message());
+        // One wrapper per rank (mpirun/srun start hpcprof itself) shares one raw folder per job.
+        c.perRank = detectRankLaunch(c.output);
+        ClaimRequest request;
+        request.output = c.output;
+        request.root = fs::absolute(c.output + ".raw", ec);
+        request.jobId = c.perRank ? c.perRank->jobId : std::string();
+        request.force = chosen && o.force;
+        request.command = joinCommand(o.command);
+        c.rawDir = c.perRank ? c.perRank->rawDir : request.root;
+        // The agent keeps the folder's path in a fixed buffer (settings.def: HPCPROF_RAW_DIR).
+        const auto& rawDirRule = agent::settingSpec(agent::Setting::RawDir);
+        if (double(c.rawDir.string().size()) > rawDirRule.max)
+            return fail(fmt::format("the raw folder path {} is longer than the agent accepts ({} "
+                                    "characters): choose a shorter -o",
+                                    c.rawDir.string(), rawDirRule.max));
+        ClaimResult claimed = claimRawDir(request);
+        if (claimed.outcome == ClaimOutcome::Claimed) {
+            if (!claimed.note.empty()) printMessage("run", "note: " + claimed.note);
+            c.claim = std::move(claimed.claim);
+            break;
+        }
+        if (chosen || claimed.outcome == ClaimOutcome::Failed) return fail(claimed.message);
+    }
+    if (c.perRank) {
+        std::error_code ec;
+        fs::create_directories(c.rawDir, ec);
+        if (ec || ::access(c.rawDir.c_str(), W_OK) != 0)
+            return fail(fmt::format("cannot write raw data into {}: {}", c.rawDir.string(),
+                                    ec ? ec.message() : std::strerror(errno)));
+    }
+    return c;
+}
+
+/// The checks that need no output yet: a command, known sources, an agent that exists. The
+/// agent's path, or empty after saying why not.
+std::string checkCommandAndAgent(const RunOptions& o) {
     if (o.command.empty()) {
         fmt::print(stderr, "hpcprof run: no command given (usage: hpcprof run [options] -- CMD [ARGS...])\n");
-        return kExitUsage;
+        return {};
     }
-    if (collector::parseSources(o.sources.c_str()) == 0) {
-        fmt::print(stderr, "hpcprof run: --sources '{}' names no known source (known: io, mpi, socket, rdma, cuda, nvtx, nccl, nccl_plugin, all)\n",
-                   o.sources);
-        return kExitUsage;
+    if (std::string why = checkSourceList(o.sources); !why.empty()) {
+        printMessage("run", why);
+        return {};
     }
     std::string agent = locateAgent();
     if (agent.empty()) {
         fmt::print(stderr, "hpcprof run: cannot find libhpcprof.so next to the hpcprof executable "
                            "(set HPCPROF_AGENT to its path)\n");
-        return kExitUsage;
+        return {};
     }
-    std::string output = o.output.empty() ? defaultOutputName() : o.output;
-    std::error_code ec;
-    if (fs::exists(output, ec) && !o.force) {
-        fmt::print(stderr, "hpcprof run: {} already exists (use --force to replace it, or -o)\n",
-                   output);
-        return kExitUsage;
+    // An agent path that names no file would only make every process print a loader error and
+    // record nothing: refused, like any set-up error, before the command runs.
+    if (std::error_code ec; !fs::is_regular_file(agent, ec)) {
+        fmt::print(stderr, "hpcprof run: HPCPROF_AGENT={} names no file (unset it to use the "
+                           "agent next to hpcprof)\n",
+                   report::printable(agent));
+        return {};
     }
-    // One wrapper per rank (mpirun/srun start hpcprof itself) shares one raw folder per job.
-    std::optional<RankLaunch> perRank = detectRankLaunch(output);
-    fs::path rawDir = perRank ? perRank->rawDir : fs::absolute(output + ".raw", ec);
-    bool rawReady;
-    if (perRank) {
-        fs::create_directories(rawDir, ec);
-        rawReady = !ec && ::access(rawDir.c_str(), W_OK) == 0;
-    } else {
-        fs::remove_all(rawDir, ec);
-        rawReady = fs::create_directory(rawDir, ec) && !ec;
-    }
-    if (!rawReady) {
-        fmt::print(stderr, "hpcprof run: cannot write raw data next to {}: {}\n", output,
-                   ec ? ec.message() : std::strerror(errno));
-        return kExitUsage;
-    }
+    return agent;
+}
 
-    uint64_t tscHz = collector::measureTscHz(20'000'000);
+/// Sets the environment the agent reads in the command's processes; returns the TSC frequency
+/// measured here (0: none), which the merge falls back on.
+uint64_t prepareAgentEnvironment(const RunOptions& o, const std::string& agent,
+                                 const ClaimedOutput& claimed) {
+    uint64_t tscHz = agent::measureTscHz(20'000'000);
     setPreload(agent, o.sources);
-    setenv("HPCPROF_RAW_DIR", rawDir.c_str(), 1);
+    setenv("HPCPROF_RAW_DIR", claimed.rawDir.c_str(), 1);
     setenv("HPCPROF_SOURCES", o.sources.c_str(), 1);
     if (!o.counters.empty()) setenv("HPCPROF_COUNTERS", o.counters.c_str(), 1);
     if (!o.counterPeriodMs.empty()) setenv("HPCPROF_COUNTER_PERIOD_MS", o.counterPeriodMs.c_str(), 1);
     setGpuInjection(agent, o.sources);
     if (tscHz) setenv("HPCPROF_TSC_HZ", std::to_string(tscHz).c_str(), 1);
+    // The environment as the agent will read it: a bad value is named once, here (in the
+    // per-rank form by rank 0's wrapper only), and the agent uses the default for it.
+    if (!claimed.perRank || claimed.perRank->rank == 0)
+        for (const auto& w : environmentWarnings()) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
+    return tscHz;
+}
 
-    // A close-on-exec pipe tells the parent whether exec worked, and why not.
+/// Forks and execs the command with hpcprof's signals forwarded to it. Its pid, or -1 after
+/// saying why (pipe or fork failed). `execReadEnd`: a close-on-exec pipe's read end that tells
+/// the parent whether exec worked, and why not.
+pid_t startCommand(const std::vector<std::string>& command, int& execReadEnd) {
     int execPipe[2];
     if (pipe2(execPipe, O_CLOEXEC) != 0) {
         fmt::print(stderr, "hpcprof run: pipe: {}\n", std::strerror(errno));
-        return kExitUsage;
+        return -1;
     }
     std::vector<char*> argv;
-    for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
 
-    auto started = std::chrono::steady_clock::now();
     pid_t child = fork();
     if (child < 0) {
         fmt::print(stderr, "hpcprof run: fork: {}\n", std::strerror(errno));
-        return kExitUsage;
+        return -1;
     }
     if (child == 0) {
         close(execPipe[0]);
@@ -183,39 +255,71 @@ int runCommand(const RunOptions& o) {
     g_child = child;
     installForwarding();
     close(execPipe[1]);
+    execReadEnd = execPipe[0];
+    return child;
+}
+
+/// The errno of a failed exec, read from the pipe (closed here); nothing when exec worked.
+std::optional<int> readExecError(int execReadEnd) {
     int execErr = 0;
     ssize_t n;
     do {
-        n = read(execPipe[0], &execErr, sizeof(execErr));
+        n = read(execReadEnd, &execErr, sizeof(execErr));
     } while (n < 0 && errno == EINTR);
-    close(execPipe[0]);
+    close(execReadEnd);
+    if (n == sizeof(execErr)) return execErr;
+    return std::nullopt;
+}
 
+/// Waits for the command to end (through interruptions by forwarded signals); its wait status.
+int waitForCommand(pid_t child) {
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     g_child = -1;
-    auto elapsed = std::chrono::steady_clock::now() - started;
-    if (n == sizeof(execErr)) {
-        fmt::print(stderr, "hpcprof run: cannot run '{}': {}\n", o.command[0], std::strerror(execErr));
-        fs::remove_all(rawDir, ec);
-        return execErr == ENOENT ? kExitNotFound : kExitCannotExecute;
+    return status;
+}
+
+/// How the command ended. `ran` false: it never ran, and `exitCode` is hpcprof's own (the
+/// reason already printed).
+struct CommandEnd {
+    bool ran = false;
+    int exitCode = 0; ///< the command's, as a shell gives it (128 + signal when killed)
+};
+
+CommandEnd runToEnd(const std::vector<std::string>& command) {
+    int execReadEnd = -1;
+    pid_t child = startCommand(command, execReadEnd);
+    if (child < 0) return {false, kExitUsage};
+    std::optional<int> execErr = readExecError(execReadEnd);
+    int status = waitForCommand(child);
+    if (execErr) {
+        printMessage("run", "cannot run '" + command[0] + "': " + std::strerror(*execErr));
+        return {false, *execErr == ENOENT ? kExitNotFound : kExitCannotExecute};
     }
     int exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (WIFSIGNALED(status))
         fmt::print(stderr, "hpcprof: command killed by signal {} ({})\n", WTERMSIG(status),
                    strsignal(WTERMSIG(status)));
+    return {true, exitCode};
+}
 
-    if (perRank && !finishRankAndElectMerger(*perRank)) {
-        if (!o.quiet)
-            fmt::print(stderr, "hpcprof: rank {} done; the last rank to finish writes {} (if a "
-                               "rank was killed: hpcprof merge {} -o {})\n",
-                       perRank->rank, output, rawDir.string(), output);
-        return exitCode;
-    }
+/// Per-rank form, a wrapper that is not the last to finish: says who writes the trace.
+void printRankDone(const ClaimedOutput& claimed) {
+    fmt::print(stderr, "hpcprof: rank {} done; the last rank to finish writes {} (if a "
+                       "rank was killed: hpcprof merge {} -o {})\n",
+               claimed.perRank->rank, report::printable(claimed.output),
+               report::printable(claimed.rawDir.string()), report::printable(claimed.output));
+}
 
+/// Converts the raw folder into the trace, then deletes the folder (or, with --keep-raw, marks
+/// it kept). False when no trace was written: the raw data stays, marked unconverted, and the
+/// message says how to convert it by hand.
+bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz) {
+    const std::string rawDir = claimed.rawDir.string();
     store::MergeOptions mo;
-    mo.rawDir = rawDir;
-    mo.output = output;
+    mo.rawDir = claimed.rawDir;
+    mo.output = claimed.output;
     mo.force = o.force;
     mo.fallbackTscHz = tscHz;
     mo.command = joinCommand(o.command);
@@ -223,29 +327,78 @@ int runCommand(const RunOptions& o) {
     if (!merged) {
         fmt::print(stderr, "hpcprof: {}\nhpcprof: raw data kept in {} (convert with: hpcprof merge "
                            "{} -o {})\n",
-                   merged.status().message(), rawDir.string(), rawDir.string(), output);
-        return exitCode != 0 ? exitCode : kExitTraceFailed;
+                   report::printable(merged.status().message()), report::printable(rawDir),
+                   report::printable(rawDir), report::printable(claimed.output));
+        claimed.claim.setState("unconverted");
+        return false;
     }
     if (merged->processes == 0)
         fmt::print(stderr, "hpcprof: warning: no process was recorded (is the command a static or "
                            "setuid binary? LD_PRELOAD does not reach those)\n");
-    for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
-    if (!o.keepRaw) {
-        fs::remove_all(rawDir, ec);
-        if (perRank) fs::remove(rawDir.parent_path(), ec); // only if no other job's data is left
-    }
+    for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
+    // Per-rank form: every wrapper of the job has finished its rank (the done markers), so the
+    // whole folder is this job's to remove.
+    if (o.keepRaw)
+        claimed.claim.setState("kept");
+    else
+        claimed.claim.removeFolder();
+    return true;
+}
 
-    if (!o.quiet) {
-        auto trace = analyzer::Trace::open(output);
-        auto summary = trace ? analyzer::summarizeIo(trace.value()) : Result<analyzer::IoSummary>(trace.status());
-        if (summary)
-            printIoSummary(stderr, output, summary.value());
-        else
-            fmt::print(stderr, "hpcprof: trace written to {} (summary failed: {})\n", output,
-                       summary.status().message());
-        (void)elapsed;
+void printSummary(const std::string& output) {
+    auto trace = analyzer::Trace::open(output);
+    auto summary = trace ? analyzer::summarizeIo(trace.value()) : Result<analyzer::IoSummary>(trace.status());
+    if (summary)
+        printIoSummary(stderr, output, summary.value());
+    else
+        fmt::print(stderr, "hpcprof: trace written to {} (summary failed: {})\n",
+                   report::printable(output), report::printable(summary.status().message()));
+}
+
+} // namespace
+
+CLI::App* addRunCommand(CLI::App& app, RunOptions& run) {
+    auto* cmd = app.add_subcommand("run", "Run a command under the profiler and write a trace");
+    cmd->add_option("-o,--output", run.output, "Trace file (default: hpcprof-<time>.hpcprof)");
+    cmd->add_option("--sources", run.sources,
+                    "Comma list of sources to record: " + sourceNamesText())
+        ->capture_default_str();
+    cmd->add_option("--counters", run.counters,
+                    "CPU counters: default, software, none, or names (PAPI_TOT_INS,task_clock,...)");
+    cmd->add_option("--counter-period", run.counterPeriodMs, "Counter timer period in ms (0 = off)")
+        ->check(acceptedBy(agent::Setting::CounterPeriodMs));
+    cmd->add_flag("--force", run.force, "Replace an existing trace");
+    cmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
+    cmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");
+    cmd->add_option("command", run.command, "The command to run, after --")->required();
+    cmd->positionals_at_end();
+    return cmd;
+}
+
+// The run's life: check the options, claim the output, start the command, wait for it, merge
+// (the last wrapper of a per-rank job only), print the summary.
+int runCommand(const RunOptions& o) {
+    std::string agent = checkCommandAndAgent(o);
+    if (agent.empty()) return kExitUsage;
+    // Everything that can refuse does so here, before the command runs.
+    ClaimedOutput claimed = claimOutput(o);
+    if (claimed.refusal) return claimed.refusal;
+    uint64_t tscHz = prepareAgentEnvironment(o, agent, claimed);
+
+    CommandEnd end = runToEnd(o.command);
+    if (!end.ran) {
+        // Nothing was recorded when the command could not start: its raw folder goes (the
+        // per-rank form's folder is shared with the job's other wrappers, which decide).
+        if (!claimed.perRank) claimed.claim.removeFolder();
+        return end.exitCode;
     }
-    return exitCode;
+    if (claimed.perRank && !finishRankAndElectMerger(*claimed.perRank)) {
+        if (!o.quiet) printRankDone(claimed);
+        return end.exitCode;
+    }
+    if (!writeTrace(o, claimed, tscHz)) return end.exitCode != 0 ? end.exitCode : kExitTraceFailed;
+    if (!o.quiet) printSummary(claimed.output);
+    return end.exitCode;
 }
 
 } // namespace hpcprof::cli

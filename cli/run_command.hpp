@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace hpcprof::cli {
 
 struct RunOptions {
@@ -25,6 +29,8 @@ inline constexpr int kExitTraceFailed = 125;  ///< the command succeeded but no 
 inline constexpr int kExitCannotExecute = 126;
 inline constexpr int kExitNotFound = 127;
 
+/// Registers the subcommand and its options on `app`.
+CLI::App* addRunCommand(CLI::App& app, RunOptions& options);
 int runCommand(const RunOptions& options);
 
 } // namespace hpcprof::cli

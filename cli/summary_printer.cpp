@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "hpcprof/report/printable.hpp"
+
 namespace hpcprof::cli {
 
 std::string formatDuration(int64_t ns) {
@@ -25,9 +27,12 @@ std::string formatBytes(int64_t bytes) {
     return fmt::format("{:.1f} {}", v, kUnits[u]);
 }
 
+// File paths come from the profiled program and may hold any bytes: they are printed in their
+// display form (report::printable, docs/reports.md), never as control sequences.
 void printIoSummary(std::FILE* out, const std::string& tracePath,
                     const analyzer::IoSummary& s) {
-    fmt::print(out, "hpcprof: trace written to {}\n", tracePath);
+    using report::printable;
+    fmt::print(out, "hpcprof: trace written to {}\n", printable(tracePath));
     fmt::print(out, "hpcprof: wall time {}, {} process{}, {} events\n", formatDuration(s.wallNs),
                s.processes, s.processes == 1 ? "" : "es", s.events);
     if (!s.perProcess.empty()) {
@@ -46,7 +51,7 @@ void printIoSummary(std::FILE* out, const std::string& tracePath,
         for (const auto& f : s.topFiles)
             fmt::print(out, "    {:>12} {:>7} calls  read {:>10}  written {:>10}  {} [{}]\n",
                        formatDuration(f.ioNs), f.calls, formatBytes(f.bytesRead),
-                       formatBytes(f.bytesWritten), f.path, f.kind);
+                       formatBytes(f.bytesWritten), printable(f.path), printable(f.kind));
     }
     for (const auto& p : s.problems)
         fmt::print(out, "hpcprof: {}: {} = {} ({})\n",

@@ -9,9 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+
+#include "messages.hpp"
 #include <vector>
 
 #include "agent_locator.hpp"
+#include "hpcprof/schema/output_file.hpp"
+#include "run_command.hpp"
 
 namespace hpcprof::cli {
 
@@ -32,6 +36,12 @@ int viewCommand(const ViewCommandOptions& o) {
                            "Qt 6: install qt6-base-dev and reconfigure, or set HPCPROF_GUI)\n");
         return 127;
     }
+    if (!o.screenshot.empty()) {
+        if (Status s = schema::checkOutputPath(o.screenshot, /*replace=*/true); !s.ok()) {
+            printMessage("view", s.message());
+            return kExitUsage;
+        }
+    }
     std::vector<std::string> args{gui};
     if (!o.window.empty()) args.insert(args.end(), {"--window", o.window});
     if (!o.screenshot.empty()) args.insert(args.end(), {"--screenshot", o.screenshot});
@@ -47,7 +57,7 @@ int viewCommand(const ViewCommandOptions& o) {
     }
     if (pid == 0) {
         execv(gui.c_str(), argv.data());
-        fmt::print(stderr, "hpcprof view: cannot start {}: {}\n", gui, std::strerror(errno));
+        printMessage("view", "cannot start " + gui + ": " + std::strerror(errno));
         _exit(127);
     }
     int status = 0;

@@ -1,8 +1,8 @@
 # GPU-side optional dependencies (issue 5), each HPCPROF_WITH_<NAME> = AUTO | ON | OFF:
-#   CUPTI  CUDA toolkit with CUPTI headers: collector/cupti (CUDA activity via CUDA_INJECTION64_PATH).
+#   CUPTI  CUDA toolkit with CUPTI headers: agent/cupti (CUDA activity via CUDA_INJECTION64_PATH).
 #          libcupti is dlopen'ed at run time, so the agent never depends on it at load time.
-#   NVTX   NVTX v3 headers (types only): collector/nvtx (NVTX_INJECTION64_PATH) and the NVTX sample.
-#   NCCL   nccl.h (+ the CUDA headers it includes): interpose/nccl API hooks and profiler plugin.
+#   NVTX   NVTX v3 headers (types only): agent/nvtx (NVTX_INJECTION64_PATH) and the NVTX sample.
+#   NCCL   nccl.h (+ the CUDA headers it includes): agent/nccl API hooks and profiler plugin.
 # Nothing outside those folders includes cupti.h or nccl.h.
 
 macro(hpcprof_find_CUPTI)

@@ -24,6 +24,7 @@ packages=(
     qt6-base-dev fonts-dejavu-core
     libpapi-dev papi-tools libsde1
     libibverbs-dev
+    clang libomp-dev
 )
 
 missing=()

@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: MIT
-// The analysis driver: resolves ranks and the window, streams each rank's tracks once to build
-// its interval sets and facts (rank_pass.cpp, ranks in parallel), then runs the cross-rank
-// analyses and the advice rules. Memory is bounded by one rank's intervals per worker plus the
-// compact collective/message call lists.
+// The analysis driver: the ranks and their windows (rank_units.cpp), one pass over each rank's
+// tracks on worker threads (rank_pass.cpp), then the data families' cross-rank results, the
+// core's POP metrics, steps, job summary and data quality, the families' conclusions and the
+// advice rules. It never names a family (family_analysis.hpp). Memory is bounded by one rank's
+// intervals per worker plus what the families keep across ranks (compact call lists).
 #include "hpcprof/analyzer/analyze.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <map>
-#include <set>
 
-#include "hpcprof/analyzer/advice.hpp"
-#include "hpcprof/analyzer/attribution.hpp"
-#include "hpcprof/analyzer/counters.hpp"
-#include "hpcprof/analyzer/io_summary.hpp"
-#include "hpcprof/analyzer/pop_metrics.hpp"
-#include "hpcprof/analyzer/rdma_analysis.hpp"
-#include "hpcprof/analyzer/steps.hpp"
-#include "hpcprof/analyzer/trace_index.hpp"
-#include "hpcprof/analyzer/wait_states.hpp"
-#include "hpcprof/schema/catalog.hpp"
+#include "advice/rule_spec.hpp"
+#include "family_analysis.hpp"
+#include "hpcprof/analyzer/event_query.hpp"
+#include "pop_metrics.hpp"
 #include "rank_pass.hpp"
+#include "rank_units.hpp"
+#include "steps.hpp"
+#include "thresholds.hpp"
+#include "trace_access.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -28,30 +28,114 @@ namespace {
 
 using detail::RankPass;
 using detail::RankUnit;
-using detail::TopAccumulator;
-constexpr int64_t kLargeBytes = 1024 * 1024;
-constexpr double kDefaultLinkBandwidth = 12.5e9;
 
-void addExample(RankFacts& f, const char* key, int64_t id) {
-    auto& v = f.examples[key];
-    if (v.size() < 3) v.push_back(id);
+/// Events whose track_id names no track: no scan reads them. Found without a scan when the
+/// event ids are exactly the ones the track table accounts for (the store writes them so).
+int64_t eventsWithoutTrack(const Trace& trace, const TraceIndex& ix) {
+    schema::Statement first(detail::db(trace), "SELECT id FROM event ORDER BY id LIMIT 1");
+    schema::Statement last(detail::db(trace), "SELECT id FROM event ORDER BY id DESC LIMIT 1");
+    if (!first.step() || !last.step()) return 0; // no events
+    if (last.int64(0) - first.int64(0) + 1 == ix.eventCount()) return 0;
+    schema::Statement orphans(
+        detail::db(trace), "SELECT COUNT(*) FROM event WHERE track_id NOT IN (SELECT id FROM track)");
+    return orphans.step() ? orphans.int64(0) : 0;
 }
 
-bool globMatch(const std::string& pattern, const std::string& name) {
-    if (!pattern.empty() && pattern.back() == '*')
-        return name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
-    return name == pattern;
+/// The link the collective-bandwidth rule compares with: the option, else the trace's metadata
+/// (a value that is not a positive number is noted and ignored), else 100 Gb/s.
+double linkBandwidth(const Trace& trace, const AnalysisOptions& options, std::vector<DataWarning>& notes) {
+    if (options.linkBandwidthBytesPerS > 0) return options.linkBandwidthBytesPerS;
+    const std::string m = trace.metadata("link_bandwidth_bytes_per_s");
+    if (!m.empty()) {
+        char* end = nullptr;
+        const double v = std::strtod(m.c_str(), &end);
+        if (end != m.c_str() && *end == 0 && v > 0 && std::isfinite(v)) return v;
+        notes.push_back({"link_bandwidth_unreadable", 1,
+                         "analysis: metadata link_bandwidth_bytes_per_s is not a positive number; "
+                         "the default link was used"});
+    }
+    return threshold::kDefaultLinkBytesPerS;
 }
 
-/// First/last event times of a track by point lookups on its id range (no scan).
-void trackBounds(const Trace& trace, const TrackInfo& t, int64_t& begin, int64_t& end) {
-    if (!t.firstEventId || !t.lastEventId) return;
-    schema::Statement s(trace.db(), "SELECT ts, dur FROM event WHERE id = ?");
-    s.bind(1, *t.firstEventId);
-    if (s.step()) begin = std::min(begin, s.int64(0));
-    s.reset();
-    s.bind(1, *t.lastEventId);
-    if (s.step()) end = std::max(end, s.int64(0) + std::max<int64_t>(0, s.int64(1)));
+/// The passes' scan problems, summed.
+ScanQuality sumQuality(const std::vector<RankPass>& passes) {
+    ScanQuality q;
+    for (const RankPass& p : passes) {
+        q.negativeDurations += p.quality.negativeDurations;
+        q.unsortedEvents += p.quality.unsortedEvents;
+        q.tracksWithoutIdRange += p.quality.tracksWithoutIdRange;
+        q.unknownCategories += p.quality.unknownCategories;
+        q.timesOutOfRange += p.quality.timesOutOfRange;
+        q.outsideRun += p.quality.outsideRun;
+    }
+    return q;
+}
+
+/// Steps: the range family with the most instances, else the collective pattern.
+StepStats chooseSteps(std::map<std::string, std::map<int64_t, std::vector<Interval>>>& stepRanges,
+                      const std::vector<CollectiveCall>& collectives) {
+    std::string bestFamily;
+    size_t bestCount = 0;
+    for (const auto& [family, byRank] : stepRanges) {
+        size_t n = 0;
+        for (const auto& [rr, v] : byRank) n += v.size();
+        if (n > bestCount) {
+            bestCount = n;
+            bestFamily = family;
+        }
+    }
+    return bestCount > 0 ? stepsFromRanges(stepRanges[bestFamily], bestFamily)
+                         : stepsFromCollectives(collectives);
+}
+
+void summarize(Analysis& an) {
+    JobSummary& js = an.summary;
+    js.rankCount = int64_t(an.ranks.size());
+    for (const auto& rb : an.ranks) {
+        if (rb.gpu) ++js.gpuRankCount;
+        js.events += rb.events;
+        js.totalNs += rb.windowNs;
+        for (int c = 0; c < kTimeClassCount; ++c) js.exclusive[c] += rb.exclusive[c];
+        js.commTotalNs += rb.commTotalNs;
+        js.commOverlappedNs += rb.commOverlappedNs;
+        js.ioTotalNs += rb.ioTotalNs;
+        js.ioOverlappedNs += rb.ioOverlappedNs;
+    }
+}
+
+/// Data quality: the trace's own stats, then what this analysis met.
+Status addDataQuality(const Trace& trace, const TraceIndex& ix, const ScanQuality& quality,
+                      int64_t ranksStopped, Analysis& an) {
+    auto stats = traceStats(trace);
+    if (!stats) return stats.status();
+    for (const StatRow& st : *stats)
+        an.warnings.push_back({st.name, st.value, st.severity + ": " + st.description});
+    auto warn = [&](const char* name, int64_t n, const char* what) {
+        if (n > 0) an.warnings.push_back({name, n, what});
+    };
+    warn("ranks_stopped_recording", ranksStopped,
+         "data_loss: analysis: ranks a thread of which stopped recording (full disk, quota, buffer "
+         "limit): their window ends there (what they did after it is unknown, not compute)");
+    warn("negative_durations_read", quality.negativeDurations,
+         "analysis: events with a negative duration were read as instants (dur 0)");
+    warn("unsorted_events", quality.unsortedEvents,
+         "analysis: events out of time order within their track (the attribution sorts them; timeline queries may miss some)");
+    warn("tracks_without_id_range", quality.tracksWithoutIdRange,
+         "analysis: tracks without an event id range were scanned by track id (slow)");
+    warn("unknown_categories", quality.unknownCategories,
+         "analysis: events of unknown categories were treated as annotations");
+    an.unusedRows.negativeDuration = quality.negativeDurations;
+    an.unusedRows.outsideRun = quality.outsideRun;
+    an.unusedRows.timeOutOfRange = quality.timesOutOfRange;
+    an.unusedRows.unknownTrack = eventsWithoutTrack(trace, ix);
+    warn("events_outside_run", quality.outsideRun,
+         "analysis: events that start before or end after their rank's run (clock or data damage); "
+         "the part outside the run is not counted");
+    warn("events_unknown_track", an.unusedRows.unknownTrack,
+         "analysis: events whose track_id names no track; not read");
+    warn("events_time_out_of_range", quality.timesOutOfRange,
+         "analysis: events whose ts or dur is beyond +-2^62 ns (146 years); skipped");
+    return {};
 }
 
 } // namespace
@@ -88,16 +172,14 @@ Result<WindowSpec> parseWindow(const std::string& text) {
         return Status::error("--window '" + text + "': expected T0:T1 or range:NAME");
     auto parseTime = [](const std::string& s, int64_t fallback) -> std::optional<int64_t> {
         if (s.empty()) return fallback;
-        size_t pos = 0;
-        double v = 0;
-        try {
-            v = std::stod(s, &pos);
-        } catch (...) {
-            return std::nullopt;
-        }
-        std::string unit = s.substr(pos);
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (end == s.c_str()) return std::nullopt; // no number at all
+        std::string unit(end);
         double scale = unit == "" || unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : -1;
-        if (scale < 0 || v < 0) return std::nullopt;
+        // Beyond 2^62 ns (146 years), "nan" or "inf": not a time of any trace (and converting
+        // it would overflow into a window of the whole run).
+        if (scale < 0 || !(v >= 0) || !(v * scale <= 0x1p62)) return std::nullopt;
         return int64_t(std::llround(v * scale));
     };
     auto b = parseTime(text.substr(0, colon), 0);
@@ -114,259 +196,60 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     auto loaded = TraceIndex::load(trace);
     if (!loaded) return loaded.status();
     const TraceIndex& ix = *loaded;
+    const auto& families = analysisFamilies();
     Analysis an;
     an.tracePath = trace.path();
     an.window = options.window;
 
-    // --- Ranks: processes with a rank (grouped, an exec'ed process keeps its rank), else every
-    // process on its own, numbered in process order. ---
-    std::map<int64_t, RankUnit> units;
-    bool anyRank = std::any_of(ix.processes().begin(), ix.processes().end(),
-                               [](const ProcessInfo& p) { return p.rank.has_value(); });
-    int64_t ordinal = 0;
-    for (const auto& p : ix.processes()) {
-        if (anyRank && !p.rank) continue;
-        int64_t r = anyRank ? *p.rank : ordinal++;
-        units[r].rank = r;
-        units[r].processes.push_back(&p);
-    }
-    if (units.empty()) return Status::error(trace.path() + ": the trace has no processes to analyse");
-
-    int64_t jobBegin = INT64_MAX, jobEnd = INT64_MIN;
-    for (auto& [r, u] : units) {
-        for (const ProcessInfo* p : u.processes) {
-            int64_t b = p->startTs, e = p->endTs.value_or(p->startTs);
-            const TrackInfo* busiest = nullptr;
-            bool mainFound = false;
-            for (const TrackInfo* t : ix.tracksOf(p->id)) {
-                u.tracks.push_back(t);
-                trackBounds(trace, *t, b, e);
-                if (t->kind == TrackKind::GpuStream) u.gpu = true;
-                if (t->kind != TrackKind::CpuThread) continue;
-                if (t->tid && *t->tid == p->pid) {
-                    u.referenceTracks.insert(t->id);
-                    mainFound = true;
-                }
-                if (!busiest || t->eventCount > busiest->eventCount) busiest = t;
-            }
-            if (!mainFound && busiest) u.referenceTracks.insert(busiest->id);
-            u.active.add(b, e);
-            jobBegin = std::min(jobBegin, b);
-            jobEnd = std::max(jobEnd, e);
-        }
-        u.active.normalize();
-    }
-
-    // --- Window. ---
-    IntervalSet jobWindow;
-    switch (options.window.kind) {
-    case WindowSpec::Kind::Whole: jobWindow = IntervalSet::single(jobBegin, jobEnd); break;
-    case WindowSpec::Kind::TimeRange:
-        jobWindow = IntervalSet::single(std::max(jobBegin, options.window.begin),
-                                        std::min(jobEnd, options.window.end));
-        if (jobWindow.empty())
-            return Status::error("window " + options.window.text + " does not overlap the trace (" +
-                                 std::to_string(jobBegin) + ".." + std::to_string(jobEnd) + " ns)");
-        break;
-    case WindowSpec::Kind::RangeName: {
-        std::vector<int64_t> nameIds;
-        schema::Statement names(trace.db(), "SELECT id, value FROM string");
-        while (names.step())
-            if (globMatch(options.window.pattern, names.text(1))) nameIds.push_back(names.int64(0));
-        std::map<int64_t, int64_t> processToRank;
-        for (auto& [r, u] : units)
-            for (auto* p : u.processes) processToRank[p->id] = r;
-        IntervalSet all;
-        if (!nameIds.empty()) {
-            std::string list;
-            for (int64_t id : nameIds) list += (list.empty() ? "" : ",") + std::to_string(id);
-            schema::Statement s(trace.db(),
-                                "SELECT e.ts, e.dur, t.process_id FROM event e JOIN track t ON t.id = e.track_id"
-                                " JOIN category c ON c.id = e.category_id WHERE c.class = 'annotation'"
-                                " AND e.name_id IN (" + list + ")");
-            while (s.step()) {
-                int64_t b = s.int64(0), e = b + std::max<int64_t>(0, s.int64(1));
-                all.add(b, e);
-                auto it = processToRank.find(s.int64(2));
-                if (it != processToRank.end()) units[it->second].window.add(b, e);
-            }
-            if (!s.error().ok()) return s.error();
-        }
-        all.normalize();
-        if (all.empty())
-            return Status::error("window " + options.window.text + ": no user or NVTX range named '" +
-                                 options.window.pattern + "' in the trace");
-        for (auto& [r, u] : units) {
-            u.window.normalize();
-            if (u.window.empty()) u.window = all; // ranks without their own ranges use everyone's
-        }
-        jobWindow = all;
-        break;
-    }
-    }
-    if (options.window.kind != WindowSpec::Kind::RangeName)
-        for (auto& [r, u] : units) u.window = jobWindow;
+    // --- Ranks and their windows. ---
+    auto ranks = detail::rankUnits(trace, ix);
+    if (!ranks) return ranks.status();
+    auto job = detail::chooseWindows(trace, ix, options.window, *ranks);
+    if (!job) return job.status();
+    IntervalSet jobWindow = std::move(job.value());
+    const int64_t ranksStopped = detail::endWindowsWhereRecordingStopped(ranks->units);
     if (jobWindow.empty()) jobWindow = IntervalSet::single(0, 0);
-
     an.summary.windowBegin = jobWindow.empty() ? 0 : jobWindow.items().front().begin;
     an.summary.windowEnd = jobWindow.empty() ? 0 : jobWindow.items().back().end;
     an.summary.wallNs = an.summary.windowEnd - an.summary.windowBegin;
-
-    double link = options.linkBandwidthBytesPerS;
-    if (link <= 0) {
-        try {
-            std::string m = trace.metadata("link_bandwidth_bytes_per_s");
-            if (!m.empty()) link = std::stod(m);
-        } catch (...) {
-        }
-    }
-    if (link <= 0) link = kDefaultLinkBandwidth;
-    an.linkBandwidthBytesPerS = link;
+    std::vector<DataWarning> notes;
+    an.linkBandwidthBytesPerS = linkBandwidth(trace, options, notes);
 
     // --- Per rank: one pass over its tracks, ranks on worker threads, merged in rank order. ---
     std::vector<const RankUnit*> unitList;
-    for (const auto& [r, u] : units) unitList.push_back(&u);
-    detail::PassContext ctx;
-    ctx.index = &ix;
-    ctx.jobBegin = an.summary.windowBegin;
-    ctx.jobEnd = an.summary.windowEnd;
-    ctx.overviewBuckets = options.overviewBuckets;
+    for (const auto& [r, u] : ranks->units) unitList.push_back(&u);
+    detail::PassContext pass;
+    pass.index = &ix;
+    pass.jobBegin = an.summary.windowBegin;
+    pass.jobEnd = an.summary.windowEnd;
+    pass.overviewBuckets = options.overviewBuckets;
+    pass.families = &families;
     std::vector<RankPass> passes;
-    detail::runRankPasses(trace, ctx, unitList, options.threads, passes);
-
-    ScanQuality quality;
-    std::vector<CollectiveCall> collectives;
-    std::vector<P2pCall> messages;
+    detail::runRankPasses(trace, pass, unitList, options.threads, passes);
+    for (const auto& p : passes)
+        if (!p.status.ok()) return p.status;
+    const ScanQuality quality = sumQuality(passes);
     std::map<std::string, std::map<int64_t, std::vector<Interval>>> stepRanges; // family -> rank
-    TopAccumulator topKernels, topCollectives, topFiles;
-    {
-        size_t nColl = 0, nMsg = 0;
-        for (const auto& p : passes) {
-            if (!p.status.ok()) return p.status;
-            nColl += p.collectives.size();
-            nMsg += p.messages.size();
-        }
-        collectives.reserve(nColl);
-        messages.reserve(nMsg);
-    }
+    std::vector<std::vector<std::unique_ptr<RankScan>>> scans(families.size());
     for (RankPass& p : passes) {
-        const int64_t r = p.breakdown.rank;
-        quality.negativeDurations += p.quality.negativeDurations;
-        quality.unsortedEvents += p.quality.unsortedEvents;
-        quality.tracksWithoutIdRange += p.quality.tracksWithoutIdRange;
-        quality.unknownCategories += p.quality.unknownCategories;
-        collectives.insert(collectives.end(), p.collectives.begin(), p.collectives.end());
-        messages.insert(messages.end(), p.messages.begin(), p.messages.end());
-        for (auto& [family, ranges] : p.stepRanges) stepRanges[family][r] = std::move(ranges);
-        topKernels.merge(p.topKernels);
-        topCollectives.merge(p.topCollectives);
-        topFiles.merge(p.topFiles);
+        for (auto& [family, ranges] : p.stepRanges) stepRanges[family][p.breakdown.rank] = std::move(ranges);
+        for (size_t f = 0; f < families.size(); ++f) scans[f].push_back(std::move(p.scans[f]));
         an.ranks.push_back(std::move(p.breakdown));
-        p = RankPass(); // the call lists now live in the merged vectors
     }
     passes.clear();
 
-    // --- Cross-rank. ---
-    std::vector<int64_t> rankIds;
-    for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
-    // Non-blocking calls: the waits that completed them (mpi_completion) and the actual source
-    // of wildcard receives. Posts the scan did not see (MPI_Startall's requests) are added, but
-    // only where they touch their rank's window.
-    const size_t scanned = messages.size();
-    HPCPROF_RETURN_IF_ERROR(loadP2pCompletions(trace, messages));
-    messages.erase(std::remove_if(messages.begin() + long(scanned), messages.end(),
-                                  [&](const P2pCall& m) {
-                                      auto u = units.find(m.rank);
-                                      int64_t end = std::max(m.end, m.waitEnd);
-                                      return u == units.end() || u->second.window.lengthIn(m.ts, std::max(end, m.ts + 1)) == 0;
-                                  }),
-                   messages.end());
-    an.waits = computeWaitStates(collectives, std::move(messages), rankIds, [&](int64_t id) -> std::optional<int64_t> {
-        const CommunicatorInfo* c = ix.communicator(id);
-        return c ? c->size : std::nullopt;
-    });
+    // --- Across ranks: the families' results, then the core's. ---
+    AnalysisContext ctx{trace, ix, options, {}, {}};
+    for (const auto& [r, u] : ranks->units) ctx.windows.emplace_back(r, u.window);
+    for (size_t f = 0; f < families.size(); ++f) HPCPROF_RETURN_IF_ERROR(families[f]->combine(ctx, scans[f], an));
+    scans.clear();
     an.pop = computePop(an.ranks, an.waits);
-
-    // Large collectives: achieved bandwidth = bytes / (duration - wait).
-    // Sorted vectors instead of map lookups: a job has one collective call per rank and instance.
-    const std::vector<std::pair<int64_t, int64_t>> waitByEvent(an.waits.waitByEvent.begin(),
-                                                               an.waits.waitByEvent.end());
-    for (const auto& c : collectives) {
-        if (c.bytes < kLargeBytes) continue;
-        auto w = std::lower_bound(waitByEvent.begin(), waitByEvent.end(), std::make_pair(c.eventId, INT64_MIN));
-        int64_t wait = w != waitByEvent.end() && w->first == c.eventId ? w->second : 0;
-        // an.ranks is in rank order (units is a map by rank) and holds every rank with calls.
-        auto rb = std::lower_bound(an.ranks.begin(), an.ranks.end(), c.rank,
-                                   [](const RankBreakdown& b, int64_t rank) { return b.rank < rank; });
-        RankFacts& f = rb->facts;
-        ++f.largeCollectives;
-        f.largeCollectiveBytes += c.bytes;
-        f.largeCollectiveTransferNs += std::max<int64_t>(0, c.end - c.ts - wait);
-        addExample(f, "large_collective", c.eventId);
-    }
-
-    // Steps: the range family with the most instances, else the collective pattern.
-    std::string bestFamily;
-    size_t bestCount = 0;
-    for (const auto& [family, byRank] : stepRanges) {
-        size_t n = 0;
-        for (const auto& [rr, v] : byRank) n += v.size();
-        if (n > bestCount) {
-            bestCount = n;
-            bestFamily = family;
-        }
-    }
-    an.steps = bestCount > 0 ? stepsFromRanges(stepRanges[bestFamily], bestFamily)
-                             : stepsFromCollectives(collectives);
-
-    // Job summary.
-    JobSummary& js = an.summary;
-    js.rankCount = int64_t(an.ranks.size());
-    for (const auto& rb : an.ranks) {
-        if (rb.gpu) ++js.gpuRankCount;
-        js.events += rb.events;
-        js.totalNs += rb.windowNs;
-        for (int c = 0; c < kTimeClassCount; ++c) js.exclusive[c] += rb.exclusive[c];
-        js.commTotalNs += rb.commTotalNs;
-        js.commOverlappedNs += rb.commOverlappedNs;
-        js.ioTotalNs += rb.ioTotalNs;
-        js.ioOverlappedNs += rb.ioOverlappedNs;
-    }
-
-    an.topKernels = topKernels.top(options.topItems, [&](int64_t id) { return ix.string(id); });
-    an.topCollectives = topCollectives.top(options.topItems, [&](int64_t id) { return ix.string(id); });
-    an.topFiles = topFiles.top(options.topItems, [&](int64_t id) {
-        return id < 0 ? std::string("(no file)") : ix.objectName(id);
-    });
-
-    // Data quality: the trace's own stats, then what this analysis met.
-    {
-        schema::Statement s(trace.db(), "SELECT name, severity, value, description FROM stats_view"
-                                        " WHERE value != 0");
-        while (s.step())
-            an.warnings.push_back({s.text(0), s.int64(2), s.text(1) + ": " + s.text(3)});
-    }
-    auto warn = [&](const char* name, int64_t n, const char* what) {
-        if (n > 0) an.warnings.push_back({name, n, what});
-    };
-    warn("negative_durations_read", quality.negativeDurations,
-         "analysis: events with a negative duration were read as instants (dur 0)");
-    warn("unsorted_events", quality.unsortedEvents,
-         "analysis: events out of time order within their track (the attribution sorts them; timeline queries may miss some)");
-    warn("tracks_without_id_range", quality.tracksWithoutIdRange,
-         "analysis: tracks without an event id range were scanned by track id (slow)");
-    warn("unknown_categories", quality.unknownCategories,
-         "analysis: events of unknown categories were treated as annotations");
-    warn("incomplete_collectives", an.waits.incompleteInstances,
-         "analysis: collective instances missing members (not used for wait states)");
-    warn("unmatched_messages", an.waits.unmatchedMessages,
-         "analysis: point-to-point calls without a matching partner call");
-
-    an.counters = analyzeCounters(trace, an);
-    auto rdma = analyzeRdma(trace);
-    if (!rdma) return rdma.status();
-    an.rdma = std::move(rdma.value());
-    an.findings = runRules(an);
+    an.steps = chooseSteps(stepRanges, ctx.collectives);
+    summarize(an);
+    HPCPROF_RETURN_IF_ERROR(addDataQuality(trace, ix, quality, ranksStopped, an));
+    an.warnings.insert(an.warnings.end(), notes.begin(), notes.end());
+    for (const auto& f : families) HPCPROF_RETURN_IF_ERROR(f->conclude(ctx, an));
+    an.findings = advice::runRules(an);
     return an;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "hpcprof/analyzer/attribution.hpp"
+#include "attribution.hpp"
 
 namespace hpcprof::analyzer {
 

@@ -3,6 +3,8 @@
 // takes deltas of the running totals, splits the main thread's deltas into the compute phase
 // (outside recorded calls) and the rest in proportion to time, and counts busy threads per host.
 #include "hpcprof/analyzer/counters.hpp"
+#include "thresholds.hpp"
+#include "trace_access.hpp"
 
 #include <algorithm>
 #include <map>
@@ -17,17 +19,10 @@ namespace {
 
 using Series = std::vector<CounterPoint>;
 
-/// A thread wants a CPU when (on-CPU + run-queue wait) / wall >= this.
-constexpr double kBusyDemand = 0.5;
-/// Threads sampled for less than this are not classified (start-up helpers).
-constexpr int64_t kMinSpanNs = 20'000'000;
-/// ... nor threads sampled for less than this share of their process's longest-sampled thread:
-/// a helper that lived through a twentieth of the run cannot oversubscribe a host, however
-/// long it waited for a CPU on a loaded machine.
-constexpr double kMinSpanShare = 0.25;
-/// Without run-queue wait: preempted at least this often per second and more often than it
-/// blocked also marks a thread as wanting the CPU.
-constexpr double kBusyInvoluntaryPerS = 20.0;
+using threshold::kBusyDemand;
+using threshold::kBusyInvoluntaryPerS;
+using threshold::kMinBusySpanNs;
+using threshold::kMinBusySpanShare;
 
 struct ThreadSeries {
     int64_t processId = 0, tid = 0;
@@ -54,7 +49,7 @@ double ratioOf(double a, double b) { return a >= 0 && b > 0 ? a / b : -1; }
 /// `processSpan`: the longest span of a thread of the same process.
 bool isBusy(const ThreadSeries& t, int64_t processSpan) {
     int64_t span = t.span();
-    if (span < kMinSpanNs || double(span) < kMinSpanShare * double(processSpan)) return false;
+    if (span < kMinBusySpanNs || double(span) < kMinBusySpanShare * double(processSpan)) return false;
     double task = t.delta("task_clock"), wait = t.delta("cpu_wait");
     if (task >= 0 && wait >= 0) return (task + wait) / double(span) >= kBusyDemand;
     if (task >= 0 && task / double(span) >= kBusyDemand) return true;
@@ -67,7 +62,7 @@ using Intervals = std::vector<std::pair<int64_t, int64_t>>;
 
 Intervals callIntervals(const Trace& trace, int64_t processId, int64_t tid, int64_t t0, int64_t t1) {
     Intervals out;
-    schema::Statement s(trace.db(),
+    schema::Statement s(detail::db(trace),
                         "SELECT e.ts, e.ts + e.dur FROM track t JOIN thread th ON th.id = t.thread_id"
                         " JOIN event e ON e.id BETWEEN t.first_event_id AND t.last_event_id"
                         " JOIN category c ON c.id = e.category_id"
@@ -158,13 +153,13 @@ CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
     };
     std::map<int64_t, Proc> procs;
     {
-        schema::Statement s(trace.db(), "SELECT id, rank, host, pid FROM process");
+        schema::Statement s(detail::db(trace), "SELECT id, rank, host, pid FROM process");
         while (s.step()) procs[s.int64(0)] = {s.isNull(1) ? std::nullopt : std::optional<int64_t>(s.int64(1)), s.text(2), s.int64(3)};
     }
     // Thread counter series inside the window (plus the sample just before it, for deltas).
     std::map<std::pair<int64_t, int64_t>, ThreadSeries> threads;
     {
-        schema::Statement tracks(trace.db(), "SELECT ct.id, ct.process_id, th.tid, ct.name FROM counter_track ct"
+        schema::Statement tracks(detail::db(trace), "SELECT ct.id, ct.process_id, th.tid, ct.name FROM counter_track ct"
                                              " JOIN thread th ON th.id = ct.thread_id WHERE ct.unit != 'ratio'");
         while (tracks.step()) {
             ThreadSeries& t = threads[{tracks.int64(1), tracks.int64(2)}];
@@ -255,7 +250,7 @@ CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
 
 Result<std::vector<CounterTrackInfo>> counterTracks(const Trace& trace) {
     std::vector<CounterTrackInfo> out;
-    schema::Statement s(trace.db(),
+    schema::Statement s(detail::db(trace),
                         "SELECT ct.id, ct.process_id, p.rank, th.tid, ct.name, ct.unit,"
                         " (SELECT COUNT(*) FROM counter c WHERE c.counter_track_id = ct.id)"
                         " FROM counter_track ct JOIN process p ON p.id = ct.process_id"
@@ -280,13 +275,13 @@ Result<std::vector<CounterTrackInfo>> counterTracks(const Trace& trace) {
 Result<std::vector<CounterPoint>> counterSeries(const Trace& trace, int64_t trackId, int64_t t0,
                                                 int64_t t1, int64_t resolutionNs) {
     std::vector<CounterPoint> out;
-    schema::Statement before(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
+    schema::Statement before(detail::db(trace), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
                                          " AND ts < ? ORDER BY ts DESC LIMIT 1");
     if (!before.valid()) return before.error();
     before.bind(1, trackId);
     before.bind(2, t0);
     if (before.step()) out.push_back({before.int64(0), before.real(1)});
-    schema::Statement s(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
+    schema::Statement s(detail::db(trace), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
                                     " AND ts >= ? AND ts < ? ORDER BY ts");
     s.bind(1, trackId);
     s.bind(2, t0);
@@ -310,7 +305,7 @@ Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t track
     std::vector<CounterPoint> out;
     const int64_t r = std::max<int64_t>(1, resolutionNs);
     // One bucket of margin on each side: the first rate needs the sample before the window.
-    schema::Statement s(trace.db(), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
+    schema::Statement s(detail::db(trace), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
                                     " AND ts >= ? AND ts <= ? ORDER BY ts");
     if (!s.valid()) return s.error();
     s.bind(1, trackId);

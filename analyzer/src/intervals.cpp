@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "hpcprof/analyzer/intervals.hpp"
+#include "intervals.hpp"
 
 #include <algorithm>
 

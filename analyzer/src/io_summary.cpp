@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/io_summary.hpp"
+#include "trace_access.hpp"
 
 #include <algorithm>
 #include <map>
@@ -18,7 +19,7 @@ IoDirection ioDirection(const std::string& name) {
 
 Result<IoSummary> summarizeIo(const Trace& trace, size_t topFiles) {
     IoSummary out;
-    sqlite3* db = trace.db();
+    sqlite3* db = detail::db(trace);
 
     schema::Statement procs(db, "SELECT id, rank, pid, command, start_ts, end_ts FROM process"
                                 " ORDER BY rank IS NULL, rank, start_ts");

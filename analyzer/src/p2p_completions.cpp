@@ -4,7 +4,8 @@
 // source, tag and size a receive turned out to have.
 #include <unordered_map>
 
-#include "hpcprof/analyzer/wait_states.hpp"
+#include "wait_states.hpp"
+#include "trace_access.hpp"
 #include "hpcprof/schema/tables.hpp"
 
 namespace hpcprof::analyzer {
@@ -21,9 +22,9 @@ bool hasTable(sqlite3* db, std::string_view name) {
 } // namespace
 
 Status loadP2pCompletions(const Trace& trace, std::vector<P2pCall>& messages) {
-    if (!hasTable(trace.db(), schema::table::kMpiCompletion)) return {}; // older trace
+    if (!hasTable(detail::db(trace), schema::table::kMpiCompletion)) return {}; // older trace
     // Primary-key joins only (event.id, track.id, process.id, string.id): no scan of event.
-    schema::Statement st(trace.db(),
+    schema::Statement st(detail::db(trace),
                          "SELECT c.post_event_id, c.kind, c.peer, c.tag, c.bytes, w.id, w.ts, w.dur,"
                          "       p.ts, p.dur, p.communicator_id, n.value, pr.rank"
                          " FROM mpi_completion c"

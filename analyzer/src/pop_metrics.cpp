@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "hpcprof/analyzer/pop_metrics.hpp"
+#include "pop_metrics.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "hpcprof/analyzer/steps.hpp"
+#include "steps.hpp"
 
 #include <algorithm>
 #include <cmath>

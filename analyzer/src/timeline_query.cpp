@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/timeline_query.hpp"
+#include "trace_access.hpp"
 
 #include <algorithm>
 
@@ -8,7 +9,7 @@
 namespace hpcprof::analyzer {
 
 Result<TimelineSlices> TimelineQuery::slices(int64_t trackId, int64_t t0, int64_t t1, int64_t resolutionNs) {
-    sqlite3* db = m_trace.db();
+    sqlite3* db = detail::db(m_trace);
     TimelineSlices out;
     schema::Statement tr(db, "SELECT first_event_id, last_event_id FROM track WHERE id = ?");
     tr.bind(1, trackId);
@@ -71,6 +72,7 @@ Result<TimelineSlices> TimelineQuery::slices(int64_t trackId, int64_t t0, int64_
         if (a.count == 1 || e.dur > a.maxDur) {
             a.maxDur = e.dur;
             a.representativeId = e.eventId;
+            a.representativeCategoryId = e.categoryId;
         }
     }
     if (!s.error().ok()) return s.error();

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/trace_index.hpp"
+#include "trace_access.hpp"
+#include "track_scan.hpp"
 
 #include <algorithm>
 
@@ -19,6 +21,109 @@ EventClass classFromName(const std::string& c) {
     if (c == "sync") return EventClass::Sync;
     return EventClass::Annotation;
 }
+
+// --- The tables TraceIndex::load reads, one function each. ---
+
+Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
+    schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
+                            " start_ts, end_ts FROM process ORDER BY id");
+    while (s.step()) {
+        ProcessInfo p;
+        p.id = s.int64(0);
+        p.rank = optInt(s, 1);
+        p.worldSize = optInt(s, 2);
+        p.pid = s.int64(3);
+        p.host = s.text(4);
+        p.command = s.text(5);
+        p.startTs = s.int64(6);
+        p.endTs = optInt(s, 7);
+        processes.push_back(std::move(p));
+    }
+    return s.error();
+}
+
+TrackKind trackKindFromName(const std::string& kind) {
+    return kind == "gpu_stream"  ? TrackKind::GpuStream
+           : kind == "nic_queue" ? TrackKind::NicQueue
+                                 : TrackKind::CpuThread;
+}
+
+/// The track query; traces written before threads said when they stopped recording lack those
+/// columns, which then read as NULL.
+std::string trackQuery(sqlite3* db) {
+    bool stopColumns = false;
+    {
+        schema::Statement c(db, "SELECT COUNT(*) FROM pragma_table_info('thread')"
+                                " WHERE name = 'recording_stopped_ts'");
+        stopColumns = c.step() && c.int64(0) > 0;
+    }
+    std::string sql = "SELECT t.id, t.process_id, th.tid, t.kind, t.name, t.device, t.stream,"
+                      " t.first_event_id, t.last_event_id, t.event_count, ";
+    sql += stopColumns ? "th.recording_stopped_ts, th.stop_reason" : "NULL, NULL";
+    sql += " FROM track t LEFT JOIN thread th ON th.id = t.thread_id ORDER BY t.id";
+    return sql;
+}
+
+Status readTracks(sqlite3* db, std::vector<TrackInfo>& tracks) {
+    schema::Statement s(db, trackQuery(db));
+    while (s.step()) {
+        TrackInfo t;
+        t.id = s.int64(0);
+        t.processId = s.int64(1);
+        t.tid = optInt(s, 2);
+        t.kind = trackKindFromName(s.text(3));
+        t.name = s.text(4);
+        t.device = optInt(s, 5);
+        t.stream = optInt(s, 6);
+        t.firstEventId = optInt(s, 7);
+        t.lastEventId = optInt(s, 8);
+        t.eventCount = s.int64(9);
+        t.recordingStoppedTs = optInt(s, 10);
+        if (t.recordingStoppedTs) t.stopReason = s.text(11);
+        tracks.push_back(std::move(t));
+    }
+    return s.error();
+}
+
+/// Strings by id in a dense vector (string ids are small).
+Status readStrings(sqlite3* db, std::vector<std::string>& strings) {
+    schema::Statement s(db, "SELECT id, value FROM string");
+    while (s.step()) {
+        int64_t id = s.int64(0);
+        if (id < 0 || id > (int64_t(1) << 31)) continue; // not a usable index
+        if (size_t(id) >= strings.size()) strings.resize(size_t(id) + 1);
+        strings[size_t(id)] = s.text(1);
+    }
+    return s.error();
+}
+
+Status readCategories(sqlite3* db, std::unordered_map<int64_t, std::pair<std::string, EventClass>>& categories,
+                      std::vector<int8_t>& classById) {
+    schema::Statement s(db, "SELECT id, name, class FROM category");
+    while (s.step()) {
+        const int64_t id = s.int64(0);
+        const EventClass cls = classFromName(s.text(2));
+        categories[id] = {s.text(1), cls};
+        if (id >= 0 && id < 65536) { // category ids are small; others take the unknown path
+            if (size_t(id) >= classById.size()) classById.resize(size_t(id) + 1, -1);
+            classById[size_t(id)] = int8_t(cls);
+        }
+    }
+    return s.error();
+}
+
+Status readCommunicators(sqlite3* db, std::unordered_map<int64_t, CommunicatorInfo>& communicators) {
+    schema::Statement s(db, "SELECT id, key, size, COALESCE(kind, '') FROM communicator");
+    while (s.step()) communicators[s.int64(0)] = {s.text(1), optInt(s, 2), s.text(3)};
+    return s.error();
+}
+
+/// Object id -> its name's string id.
+Status readObjects(sqlite3* db, std::unordered_map<int64_t, int64_t>& objects) {
+    schema::Statement s(db, "SELECT id, name_id FROM object");
+    while (s.step()) objects[s.int64(0)] = s.int64(1);
+    return s.error();
+}
 } // namespace
 
 const char* eventClassName(EventClass c) {
@@ -35,82 +140,13 @@ const char* eventClassName(EventClass c) {
 
 Result<TraceIndex> TraceIndex::load(const Trace& trace) {
     TraceIndex ix;
-    sqlite3* db = trace.db();
-    {
-        schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
-                                " start_ts, end_ts FROM process ORDER BY id");
-        while (s.step()) {
-            ProcessInfo p;
-            p.id = s.int64(0);
-            p.rank = optInt(s, 1);
-            p.worldSize = optInt(s, 2);
-            p.pid = s.int64(3);
-            p.host = s.text(4);
-            p.command = s.text(5);
-            p.startTs = s.int64(6);
-            p.endTs = optInt(s, 7);
-            ix.m_processes.push_back(std::move(p));
-        }
-        if (!s.error().ok()) return s.error();
-    }
-    {
-        schema::Statement s(db, "SELECT t.id, t.process_id, th.tid, t.kind, t.name, t.device,"
-                                " t.stream, t.first_event_id, t.last_event_id, t.event_count"
-                                " FROM track t LEFT JOIN thread th ON th.id = t.thread_id"
-                                " ORDER BY t.id");
-        while (s.step()) {
-            TrackInfo t;
-            t.id = s.int64(0);
-            t.processId = s.int64(1);
-            t.tid = optInt(s, 2);
-            std::string kind = s.text(3);
-            t.kind = kind == "gpu_stream"  ? TrackKind::GpuStream
-                     : kind == "nic_queue" ? TrackKind::NicQueue
-                                           : TrackKind::CpuThread;
-            t.name = s.text(4);
-            t.device = optInt(s, 5);
-            t.stream = optInt(s, 6);
-            t.firstEventId = optInt(s, 7);
-            t.lastEventId = optInt(s, 8);
-            t.eventCount = s.int64(9);
-            ix.m_tracks.push_back(std::move(t));
-        }
-        if (!s.error().ok()) return s.error();
-    }
-    {
-        schema::Statement s(db, "SELECT id, value FROM string");
-        while (s.step()) {
-            int64_t id = s.int64(0);
-            if (id < 0 || id > (int64_t(1) << 31)) continue; // not a usable index
-            if (size_t(id) >= ix.m_strings.size()) ix.m_strings.resize(size_t(id) + 1);
-            ix.m_strings[size_t(id)] = s.text(1);
-        }
-        if (!s.error().ok()) return s.error();
-    }
-    {
-        schema::Statement s(db, "SELECT id, name, class FROM category");
-        while (s.step()) {
-            const int64_t id = s.int64(0);
-            const EventClass cls = classFromName(s.text(2));
-            ix.m_categories[id] = {s.text(1), cls};
-            if (id >= 0 && id < 65536) { // category ids are small; others take the unknown path
-                if (size_t(id) >= ix.m_classById.size()) ix.m_classById.resize(size_t(id) + 1, -1);
-                ix.m_classById[size_t(id)] = int8_t(cls);
-            }
-        }
-        if (!s.error().ok()) return s.error();
-    }
-    {
-        schema::Statement s(db, "SELECT id, key, size, COALESCE(kind, '') FROM communicator");
-        while (s.step())
-            ix.m_communicators[s.int64(0)] = {s.text(1), optInt(s, 2), s.text(3)};
-        if (!s.error().ok()) return s.error();
-    }
-    {
-        schema::Statement s(db, "SELECT id, name_id FROM object");
-        while (s.step()) ix.m_objects[s.int64(0)] = s.int64(1);
-        if (!s.error().ok()) return s.error();
-    }
+    sqlite3* db = detail::db(trace);
+    HPCPROF_RETURN_IF_ERROR(readProcesses(db, ix.m_processes));
+    HPCPROF_RETURN_IF_ERROR(readTracks(db, ix.m_tracks));
+    HPCPROF_RETURN_IF_ERROR(readStrings(db, ix.m_strings));
+    HPCPROF_RETURN_IF_ERROR(readCategories(db, ix.m_categories, ix.m_classById));
+    HPCPROF_RETURN_IF_ERROR(readCommunicators(db, ix.m_communicators));
+    HPCPROF_RETURN_IF_ERROR(readObjects(db, ix.m_objects));
     return ix;
 }
 
@@ -167,7 +203,7 @@ schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, b
     // The id range bounds the track (rowid range scan); the track_id test guards against a
     // trace whose ranges overlap.
     sql += byRange ? "WHERE id BETWEEN ? AND ? AND track_id = ?" : "WHERE track_id = ? ORDER BY ts";
-    schema::Statement s(trace.db(), sql);
+    schema::Statement s(detail::db(trace), sql);
     if (!s.valid()) return s;
     if (byRange) {
         s.bind(1, *track.firstEventId);

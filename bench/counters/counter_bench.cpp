@@ -18,11 +18,11 @@
 #include <memory>
 #include <vector>
 
-#include "collector/counters/papi_backend.hpp"
-#include "collector/counters/perf_backend.hpp"
-#include "collector/counters/proc_backends.hpp"
+#include "counters/papi_backend.hpp"
+#include "counters/perf_backend.hpp"
+#include "counters/proc_backends.hpp"
 
-using namespace hpcprof::collector::counters;
+using namespace hpcprof::agent::counters;
 
 namespace {
 

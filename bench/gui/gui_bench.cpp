@@ -43,6 +43,126 @@ void spin(int ms) {
     QTimer::singleShot(ms, &loop, &QEventLoop::quit);
     loop.exec();
 }
+/// What the first paint took, in ms: the worker's first fetch, and from opening the trace until
+/// the first frame with data and until the frame with every visible lane.
+struct FirstPaint {
+    double firstFetchMs, firstPaintMs, fullPaintMs;
+};
+
+/// The timeline widget's pieces on one trace, driven by a script instead of a person.
+class Bench {
+public:
+    explicit Bench(TraceDataPtr data) : m_data(std::move(data)) {
+        m_layout.build(*m_data);
+        m_axis.setBounds(m_data->bounds);
+        m_axis.setWidth(kWidth - TimelinePainter::kGutter);
+        m_fetcher.setTrace(m_data);
+        QObject::connect(&m_fetcher, &TimelineFetcher::dataReady, [this] {
+            for (const auto& [track, draw] : m_fetcher.data()->tracks) m_layout.growRows(track, draw->maxDepth + 1);
+        });
+    }
+
+    /// `clock` started when the trace was opened.
+    FirstPaint firstPaint(const QElapsedTimer& clock) {
+        FirstPaint f;
+        request();
+        // First paint: the first frame with data (the first chunk of lanes, top of the view).
+        while (!m_fetcher.data() && m_fetcher.busy()) spin(1);
+        f.firstFetchMs = m_fetcher.data() ? m_fetcher.data()->fetchMs : 0;
+        paint();
+        f.firstPaintMs = double(clock.nsecsElapsed()) / 1e6;
+        // Every visible lane painted.
+        m_fetcher.waitUntilIdle(600000);
+        paint();
+        f.fullPaintMs = double(clock.nsecsElapsed()) / 1e6;
+        return f;
+    }
+
+    /// The script: 64 zoom steps of 0.8 at the centre (1/0.8^64 ~ 1.6e6x), 40 pans of 10 %, 64
+    /// steps back out; one input every 16 ms, as a person holding W, D and S would produce.
+    void runScript() {
+        QObject::connect(&m_fetcher, &TimelineFetcher::dataReady, [this] { m_fetchMs.push_back(m_fetcher.data()->fetchMs); });
+        auto step = [&](auto&& change) {
+            change();
+            request();
+            m_frames.push_back(paint());
+            spin(16);
+        };
+        const double mid = m_axis.width() / 2;
+        for (int i = 0; i < 64; ++i) step([&] { m_axis.zoom(0.8, mid); });
+        m_deepestSpan = m_axis.window().span();
+        for (int i = 0; i < 40; ++i) step([&] { m_axis.panPixels(0.1 * m_axis.width()); });
+        for (int i = 0; i < 64; ++i) step([&] { m_axis.zoom(1.25, mid); });
+        m_fetcher.waitUntilIdle(600000);
+    }
+
+    /// Jumps to views with nothing cached (a finding, a search hit): input until the frame that
+    /// shows the new view's data, per view (10 us, 100 us, 1/256, 1/16 of the run, all of it).
+    std::vector<double> jumpToFreshViews() {
+        std::vector<double> fresh;
+        const TimeWindow b = m_data->bounds;
+        for (int64_t span : {int64_t(10'000), int64_t(100'000), b.span() / 256, b.span() / 16, b.span()}) {
+            const int64_t c = b.begin + b.span() / 3;
+            QElapsedTimer t;
+            t.start();
+            m_axis.setWindow({c - span / 2, c - span / 2 + span});
+            request();
+            m_fetcher.waitUntilIdle(600000);
+            paint();
+            fresh.push_back(double(t.nsecsElapsed()) / 1e6);
+        }
+        return fresh;
+    }
+
+    void printResults(double loadMs, const FirstPaint& first, const std::vector<double>& fresh) const {
+        const int fetches = int(m_fetchMs.size());
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        std::printf("events=%lld tracks=%zu load_ms=%.1f first_chunk_fetch_ms=%.1f first_paint_ms=%.1f all_lanes_ms=%.1f\n",
+                    (long long)m_data->events, m_data->index.tracks().size(), loadMs, first.firstFetchMs,
+                    first.firstPaintMs, first.fullPaintMs);
+        std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f deepest_span_ns=%lld\n",
+                    m_frames.size(), pct(m_frames, 0.5), pct(m_frames, 0.95), pct(m_frames, 1.0),
+                    (long long)m_deepestSpan);
+        // RSS includes the trace's memory-mapped pages (SQLite mmap, shared with the page cache);
+        // the heap in use is the GUI's own memory: draw lists, caches, the trace's small tables.
+        std::printf("fetches=%d fetch_median_ms=%.1f fetch_max_ms=%.1f peak_rss_mb=%.1f heap_in_use_mb=%.1f\n", fetches,
+                    pct(m_fetchMs, 0.5), pct(m_fetchMs, 1.0), double(ru.ru_maxrss) / 1024.0,
+                    double(mallinfo2().uordblks) / (1024.0 * 1024.0));
+        std::printf("jump_to_fresh_frame_ms 10us=%.0f 100us=%.0f 1/256=%.0f 1/16=%.0f whole=%.0f\n", fresh[0], fresh[1],
+                    fresh[2], fresh[3], fresh[4]);
+    }
+
+private:
+    void request() {
+        // The same lanes the timeline widget asks for: the visible ones and half a screen more.
+        const int y0 = m_scrollY - kHeight / 2, y1 = m_scrollY + kHeight + kHeight / 2;
+        m_fetcher.request(m_axis.window(), m_axis.nsPerPixel(), m_layout.visibleTracks(y0, y1),
+                          m_layout.visibleCounters(y0, y1));
+    }
+
+    /// Paints one frame; its paint time in ms.
+    double paint() {
+        QElapsedTimer t;
+        t.start();
+        QPainter p(&m_image);
+        PaintState st;
+        st.scrollY = m_scrollY;
+        TimelinePainter::paintLanes(p, m_area, m_axis, m_layout, *m_data, m_fetcher.data().get(), st);
+        return double(t.nsecsElapsed()) / 1e6;
+    }
+
+    TraceDataPtr m_data;
+    LaneLayout m_layout;
+    TimeAxis m_axis;
+    TimelineFetcher m_fetcher;
+    QImage m_image{kWidth, kHeight, QImage::Format_RGB32};
+    const QRect m_area{0, 0, kWidth, kHeight};
+    int m_scrollY = 0;
+    std::vector<double> m_frames, m_fetchMs;
+    int64_t m_deepestSpan = 0;
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -61,91 +181,10 @@ int main(int argc, char** argv) {
     }
     TraceDataPtr data = *loaded;
     const double loadMs = double(clock.nsecsElapsed()) / 1e6;
-    LaneLayout layout;
-    layout.build(*data);
-    TimeAxis axis;
-    axis.setBounds(data->bounds);
-    axis.setWidth(kWidth - TimelinePainter::kGutter);
-    TimelineFetcher fetcher;
-    fetcher.setTrace(data);
-    QImage image(kWidth, kHeight, QImage::Format_RGB32);
-    const QRect area(0, 0, kWidth, kHeight);
-    int scrollY = 0;
-    auto request = [&] {
-        // The same lanes the timeline widget asks for: the visible ones and half a screen more.
-        const int y0 = scrollY - kHeight / 2, y1 = scrollY + kHeight + kHeight / 2;
-        return fetcher.request(axis.window(), axis.nsPerPixel(), layout.visibleTracks(y0, y1),
-                               layout.visibleCounters(y0, y1));
-    };
-    auto paint = [&] {
-        QElapsedTimer t;
-        t.start();
-        QPainter p(&image);
-        PaintState st;
-        st.scrollY = scrollY;
-        TimelinePainter::paintLanes(p, area, axis, layout, *data, fetcher.data().get(), st);
-        return double(t.nsecsElapsed()) / 1e6;
-    };
-    QObject::connect(&fetcher, &TimelineFetcher::dataReady, [&] {
-        for (const auto& [track, draw] : fetcher.data()->tracks) layout.growRows(track, draw->maxDepth + 1);
-    });
-
-    request();
-    // First paint: the first frame with data (the first chunk of lanes, top of the view).
-    while (!fetcher.data() && fetcher.busy()) spin(1);
-    const double firstFetchMs = fetcher.data() ? fetcher.data()->fetchMs : 0;
-    paint();
-    const double firstPaintMs = double(clock.nsecsElapsed()) / 1e6;
-    // Every visible lane painted.
-    fetcher.waitUntilIdle(600000);
-    paint();
-    const double fullPaintMs = double(clock.nsecsElapsed()) / 1e6;
-
-    // The script: 64 zoom steps of 0.8 at the centre (1/0.8^64 ~ 1.6e6x), 40 pans of 10 %, 64
-    // steps back out; one input every 16 ms, as a person holding W, D and S would produce.
-    std::vector<double> frames, fetchMs;
-    QObject::connect(&fetcher, &TimelineFetcher::dataReady, [&] { fetchMs.push_back(fetcher.data()->fetchMs); });
-    auto step = [&](auto&& change) {
-        change();
-        request();
-        frames.push_back(paint());
-        spin(16);
-    };
-    const double mid = axis.width() / 2;
-    for (int i = 0; i < 64; ++i) step([&] { axis.zoom(0.8, mid); });
-    const int64_t deepestSpan = axis.window().span();
-    for (int i = 0; i < 40; ++i) step([&] { axis.panPixels(0.1 * axis.width()); });
-    for (int i = 0; i < 64; ++i) step([&] { axis.zoom(1.25, mid); });
-    fetcher.waitUntilIdle(600000);
-
-    // Jumps to views with nothing cached (a finding, a search hit): input until the frame that
-    // shows the new view's data.
-    std::vector<double> fresh;
-    const TimeWindow b = data->bounds;
-    for (int64_t span : {int64_t(10'000), int64_t(100'000), b.span() / 256, b.span() / 16, b.span()}) {
-        const int64_t c = b.begin + b.span() / 3;
-        QElapsedTimer t;
-        t.start();
-        axis.setWindow({c - span / 2, c - span / 2 + span});
-        request();
-        fetcher.waitUntilIdle(600000);
-        paint();
-        fresh.push_back(double(t.nsecsElapsed()) / 1e6);
-    }
-    const int fetches = int(fetchMs.size());
-
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    std::printf("events=%lld tracks=%zu load_ms=%.1f first_chunk_fetch_ms=%.1f first_paint_ms=%.1f all_lanes_ms=%.1f\n",
-                (long long)data->events, data->index.tracks().size(), loadMs, firstFetchMs, firstPaintMs, fullPaintMs);
-    std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f deepest_span_ns=%lld\n", frames.size(),
-                pct(frames, 0.5), pct(frames, 0.95), pct(frames, 1.0), (long long)deepestSpan);
-    // RSS includes the trace's memory-mapped pages (SQLite mmap, shared with the page cache);
-    // the heap in use is the GUI's own memory: draw lists, caches, the trace's small tables.
-    std::printf("fetches=%d fetch_median_ms=%.1f fetch_max_ms=%.1f peak_rss_mb=%.1f heap_in_use_mb=%.1f\n", fetches,
-                pct(fetchMs, 0.5), pct(fetchMs, 1.0), double(ru.ru_maxrss) / 1024.0,
-                double(mallinfo2().uordblks) / (1024.0 * 1024.0));
-    std::printf("jump_to_fresh_frame_ms 10us=%.0f 100us=%.0f 1/256=%.0f 1/16=%.0f whole=%.0f\n", fresh[0], fresh[1],
-                fresh[2], fresh[3], fresh[4]);
+    Bench bench(data);
+    const FirstPaint first = bench.firstPaint(clock);
+    bench.runScript();
+    const std::vector<double> fresh = bench.jumpToFreshViews();
+    bench.printResults(loadMs, first, fresh);
     return 0;
 }

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
 
 namespace fs = std::filesystem;
 

@@ -56,6 +56,124 @@ std::string us(long long ns) {
     return b;
 }
 
+/// The trace's events, one step after another, until `target` events are written.
+class Generator {
+public:
+    Generator(Out& out, long long target) : m_out(out), m_target(target) {}
+
+    void writeAll() {
+        std::string& b = m_out.buf();
+        b += "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, "
+             "\"world_size\": 8}, \"deviceProperties\": [{\"id\": 0, \"name\": \"Synthetic GPU\"}],"
+             " \"traceEvents\": [\n";
+        while (!full()) writeStep();
+        m_out.buf() += "\n]}\n";
+    }
+    long long events() const { return m_events; }
+
+private:
+    static constexpr long long kBase = 1700000000000000000LL; // ns
+
+    bool full() const { return m_events >= m_target; }
+
+    void emit(const char* s) {
+        std::string& b = m_out.buf();
+        if (!m_first) b += ",\n";
+        m_first = false;
+        b += s;
+        ++m_events;
+        m_out.maybeFlush();
+    }
+
+    /// One step: an annotation around 16 ops.
+    void writeStep() {
+        long long stepStart = m_t;
+        std::string stepName = "ProfilerStep#" + std::to_string(m_step++);
+        long long stepDur = 16 * 9000 + 500;
+        std::snprintf(m_line, sizeof m_line,
+                      "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": "
+                      "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External id\": "
+                      "%lld}}",
+                      stepName.c_str(), us(stepStart).c_str(), us(stepDur).c_str(), m_corr);
+        emit(m_line);
+        m_t += 250;
+        for (int op = 0; op < 16 && !full(); ++op)
+            if (!writeOp(op)) break;
+        m_t = stepStart + stepDur + 1000;
+    }
+
+    /// A CPU op, its launch and its GPU event; false when the trace is full before its end.
+    bool writeOp(int op) {
+        bool comm = op == 15, copy = op == 7;
+        std::snprintf(m_line, sizeof m_line,
+                      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::%s\", \"pid\": "
+                      "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External "
+                      "id\": %lld, \"Ev Idx\": %lld, \"Input Dims\": [[2048, 1024], [1024]], "
+                      "\"Input type\": [\"float\", \"float\"]}}",
+                      copy ? "copy_" : comm ? "all_reduce" : "addmm", us(m_t).c_str(),
+                      us(8000).c_str(), m_corr, m_events);
+        emit(m_line);
+        if (full()) return false;
+        std::snprintf(m_line, sizeof m_line,
+                      "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": "
+                      "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External "
+                      "id\": %lld, \"cbid\": 211, \"correlation\": %lld}}",
+                      copy ? "cudaMemcpyAsync" : "cudaLaunchKernel", us(m_t + 1500).c_str(),
+                      us(4250).c_str(), m_corr, m_corr);
+        emit(m_line);
+        if (full()) return false;
+        m_gpuT = std::max(m_gpuT, m_t + 6000) + 125;
+        formatGpuEvent(op, comm, copy);
+        emit(m_line);
+        m_gpuT += 5555;
+        ++m_corr;
+        m_t += 9000;
+        return true;
+    }
+
+    /// The GPU side of op `op`: a memcpy, an NCCL all-reduce kernel or a GEMM kernel.
+    void formatGpuEvent(int op, bool comm, bool copy) {
+        int stream = comm ? 25 : copy ? 23 : 7;
+        if (copy)
+            std::snprintf(m_line, sizeof m_line,
+                          "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD "
+                          "(Pinned -> Device)\", \"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": "
+                          "%s, \"args\": {\"External id\": %lld, \"device\": 0, \"context\": "
+                          "1, \"stream\": %d, \"correlation\": %lld, \"bytes\": 8388608, "
+                          "\"memory bandwidth (GB/s)\": 20.5}}",
+                          stream, us(m_gpuT).c_str(), us(3333).c_str(), m_corr, stream, m_corr);
+        else if (comm)
+            std::snprintf(m_line, sizeof m_line,
+                          "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                          "\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<"
+                          "4096ul>)\", \"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, "
+                          "\"args\": {\"External id\": %lld, \"device\": 0, \"stream\": %d, "
+                          "\"correlation\": %lld, \"grid\": [2, 1, 1], \"block\": [512, 1, "
+                          "1], \"Collective name\": \"allreduce\", \"dtype\": \"Float\", \"In "
+                          "msg nelems\": 2097152, \"Out msg nelems\": 2097152, \"Group "
+                          "size\": 8, \"Process Group Name\": \"0\"}}",
+                          stream, us(m_gpuT).c_str(), us(7777).c_str(), m_corr, stream, m_corr);
+        else
+            std::snprintf(m_line, sizeof m_line,
+                          "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void "
+                          "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_%d>(Params)\", "
+                          "\"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, \"args\": "
+                          "{\"External id\": %lld, \"queued\": 0, \"device\": 0, \"context\": "
+                          "1, \"stream\": %d, \"correlation\": %lld, \"registers per "
+                          "thread\": 128, \"shared memory\": 49152, \"blocks per SM\": 1.5, "
+                          "\"warps per SM\": 6.0, \"grid\": [16, 8, 1], \"block\": [128, 1, "
+                          "1], \"est. achieved occupancy %%\": 25}}",
+                          op % 4, stream, us(m_gpuT).c_str(), us(5555).c_str(), m_corr,
+                          stream, m_corr);
+    }
+
+    Out& m_out;
+    const long long m_target;
+    long long m_t = kBase, m_gpuT = kBase, m_events = 0, m_corr = 1, m_step = 0;
+    bool m_first = true;
+    char m_line[1024];
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -65,93 +183,8 @@ int main(int argc, char** argv) {
     }
     long long target = argc > 2 ? std::atoll(argv[2]) : 1000000;
     Out out(argv[1]);
-    std::string& b = out.buf();
-    b += "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, "
-         "\"world_size\": 8}, \"deviceProperties\": [{\"id\": 0, \"name\": \"Synthetic GPU\"}],"
-         " \"traceEvents\": [\n";
-    const long long base = 1700000000000000000LL; // ns
-    long long t = base, gpuT = base, events = 0, corr = 1, step = 0;
-    bool first = true;
-    char line[1024];
-    auto emit = [&](const char* s) {
-        if (!first) b += ",\n";
-        first = false;
-        b += s;
-        ++events;
-        out.maybeFlush();
-    };
-    while (events < target) {
-        // One step: an annotation around 16 ops.
-        long long stepStart = t;
-        std::string stepName = "ProfilerStep#" + std::to_string(step++);
-        long long stepDur = 16 * 9000 + 500;
-        std::snprintf(line, sizeof line,
-                      "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": "
-                      "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External id\": "
-                      "%lld}}",
-                      stepName.c_str(), us(stepStart).c_str(), us(stepDur).c_str(), corr);
-        emit(line);
-        t += 250;
-        for (int op = 0; op < 16 && events < target; ++op) {
-            bool comm = op == 15, copy = op == 7;
-            int stream = comm ? 25 : copy ? 23 : 7;
-            std::snprintf(line, sizeof line,
-                          "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::%s\", \"pid\": "
-                          "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External "
-                          "id\": %lld, \"Ev Idx\": %lld, \"Input Dims\": [[2048, 1024], [1024]], "
-                          "\"Input type\": [\"float\", \"float\"]}}",
-                          copy ? "copy_" : comm ? "all_reduce" : "addmm", us(t).c_str(),
-                          us(8000).c_str(), corr, events);
-            emit(line);
-            if (events >= target) break;
-            std::snprintf(line, sizeof line,
-                          "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": "
-                          "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External "
-                          "id\": %lld, \"cbid\": 211, \"correlation\": %lld}}",
-                          copy ? "cudaMemcpyAsync" : "cudaLaunchKernel", us(t + 1500).c_str(),
-                          us(4250).c_str(), corr, corr);
-            emit(line);
-            if (events >= target) break;
-            gpuT = std::max(gpuT, t + 6000) + 125;
-            if (copy)
-                std::snprintf(line, sizeof line,
-                              "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD "
-                              "(Pinned -> Device)\", \"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": "
-                              "%s, \"args\": {\"External id\": %lld, \"device\": 0, \"context\": "
-                              "1, \"stream\": %d, \"correlation\": %lld, \"bytes\": 8388608, "
-                              "\"memory bandwidth (GB/s)\": 20.5}}",
-                              stream, us(gpuT).c_str(), us(3333).c_str(), corr, stream, corr);
-            else if (comm)
-                std::snprintf(line, sizeof line,
-                              "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
-                              "\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<"
-                              "4096ul>)\", \"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, "
-                              "\"args\": {\"External id\": %lld, \"device\": 0, \"stream\": %d, "
-                              "\"correlation\": %lld, \"grid\": [2, 1, 1], \"block\": [512, 1, "
-                              "1], \"Collective name\": \"allreduce\", \"dtype\": \"Float\", \"In "
-                              "msg nelems\": 2097152, \"Out msg nelems\": 2097152, \"Group "
-                              "size\": 8, \"Process Group Name\": \"0\"}}",
-                              stream, us(gpuT).c_str(), us(7777).c_str(), corr, stream, corr);
-            else
-                std::snprintf(line, sizeof line,
-                              "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void "
-                              "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_%d>(Params)\", "
-                              "\"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, \"args\": "
-                              "{\"External id\": %lld, \"queued\": 0, \"device\": 0, \"context\": "
-                              "1, \"stream\": %d, \"correlation\": %lld, \"registers per "
-                              "thread\": 128, \"shared memory\": 49152, \"blocks per SM\": 1.5, "
-                              "\"warps per SM\": 6.0, \"grid\": [16, 8, 1], \"block\": [128, 1, "
-                              "1], \"est. achieved occupancy %%\": 25}}",
-                              op % 4, stream, us(gpuT).c_str(), us(5555).c_str(), corr,
-                              stream, corr);
-            emit(line);
-            gpuT += 5555;
-            ++corr;
-            t += 9000;
-        }
-        t = stepStart + stepDur + 1000;
-    }
-    b += "\n]}\n";
-    std::fprintf(stderr, "kineto_gen: %lld events -> %s\n", events, argv[1]);
+    Generator gen(out, target);
+    gen.writeAll();
+    std::fprintf(stderr, "kineto_gen: %lld events -> %s\n", gen.events(), argv[1]);
     return 0;
 }

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "collector/runtime/recorder.hpp"
-#include "interpose/ibverbs/context_table.hpp"
-#include "interpose/ibverbs/ex_objects.hpp"
+#include "ibverbs/context_table.hpp"
+#include "ibverbs/ex_objects.hpp"
+#include "runtime/recorder.hpp"
 
 namespace {
 
@@ -232,6 +232,150 @@ Results measure(ibv_qp* qp, ibv_cq* emptyCq, ibv_cq* oneCq, ibv_qp* busyQp, ibv_
     return out;
 }
 
+// ---- The objects measured ----
+
+/// Verbs objects whose provider entries do nothing (an empty CQ, a CQ with one completion) and a
+/// busy QP with its CQ (loopSend, loopPoll). They point at each other: built in place, never
+/// copied.
+struct NopVerbs {
+    ibv_device device{};
+    ibv_context ctx{}, ctxOne{}, ctxLoop{};
+    ibv_qp qp{}, busyQp{};
+    ibv_cq emptyCq{}, oneCq{}, busyCq{};
+
+    NopVerbs() {
+        ctx.device = &device;
+        ctx.ops.post_send = nopSend;
+        ctx.ops.post_recv = nopRecv;
+        ctxOne = ctx;
+        ctx.ops.poll_cq = emptyPoll;
+        ctxOne.ops.poll_cq = onePoll;
+        qp.context = &ctx;
+        qp.qp_num = 7;
+        qp.qp_type = IBV_QPT_RC;
+        emptyCq.context = &ctx;
+        oneCq.context = &ctxOne;
+        ctxLoop = ctx;
+        ctxLoop.ops.post_send = loopSend;
+        ctxLoop.ops.poll_cq = loopPoll;
+        busyQp = qp;
+        busyQp.context = &ctxLoop;
+        busyQp.qp_num = kLoopQp;
+        busyCq.context = &ctxLoop;
+    }
+    NopVerbs(const NopVerbs&) = delete;
+    NopVerbs& operator=(const NopVerbs&) = delete;
+
+    Results measure(long n) { return ::measure(&qp, &emptyCq, &oneCq, &busyQp, &busyCq, n); }
+};
+
+/// The extended APIs' objects the same way, on `ctx`.
+struct NopExVerbs {
+    ibv_qp_ex qx{}, busyQx{};
+    ibv_cq_ex emptyEx{}, oneEx{}, busyEx{};
+
+    explicit NopExVerbs(ibv_context* ctx) {
+        qx.qp_base.context = ctx;
+        qx.qp_base.qp_num = 8;
+        qx.qp_base.qp_type = IBV_QPT_RC;
+        qx.wr_start = nopQp;
+        qx.wr_abort = nopQp;
+        qx.wr_complete = nopComplete;
+        qx.wr_rdma_write = [](ibv_qp_ex*, uint32_t, uint64_t) {};
+        qx.wr_set_sge = nopSge;
+        for (ibv_cq_ex* c : {&emptyEx, &oneEx}) {
+            c->context = ctx;
+            c->next_poll = noNext;
+            c->end_poll = nopEnd;
+            c->read_opcode = readOpcode;
+            c->read_byte_len = read64;
+            c->read_qp_num = readQp;
+            c->read_wc_flags = readFlags;
+        }
+        emptyEx.start_poll = emptyStart;
+        oneEx.start_poll = oneStart;
+        busyQx = qx;
+        busyQx.qp_base.qp_num = kLoopExQp;
+        busyQx.wr_start = loopExStart;
+        busyQx.wr_complete = loopExComplete;
+        busyQx.wr_rdma_write = loopExWrite;
+        busyQx.wr_set_sge = loopExSge;
+        busyEx = oneEx;
+        busyEx.start_poll = loopExStartPoll;
+        busyEx.next_poll = loopExNext;
+        busyEx.read_byte_len = loopExBytes;
+        busyEx.read_qp_num = loopExQpNum;
+    }
+    NopExVerbs(const NopExVerbs&) = delete;
+    NopExVerbs& operator=(const NopExVerbs&) = delete;
+
+    void track() {
+        using namespace hpcprof::agent::ibverbs;
+        trackExQp(&qx, 0);
+        trackExQp(&busyQx, 0);
+        trackExCq(&emptyEx, 0);
+        trackExCq(&oneEx, 0);
+        trackExCq(&busyEx, 0);
+    }
+    void untrack() {
+        using namespace hpcprof::agent::ibverbs;
+        untrackExQp(&qx.qp_base);
+        untrackExQp(&busyQx.qp_base);
+        untrackExCq(ibv_cq_ex_to_cq(&emptyEx));
+        untrackExCq(ibv_cq_ex_to_cq(&oneEx));
+        untrackExCq(ibv_cq_ex_to_cq(&busyEx));
+    }
+    ExResults measureOnce(long n) { return measureExOnce(&qx, &emptyEx, &oneEx, &busyQx, &busyEx, n); }
+};
+
+// ---- The table ----
+
+constexpr int kExRows = 6;
+
+void printRow(const char* what, double a, double b) {
+    std::printf("%-58s %12.1f %12.1f %10.1f\n", what, a, b, b - a);
+}
+
+void printBasicRows(double clocks, const Results& plain, const Results& wrapped) {
+    std::printf("%-58s %12.1f\n", "two clock reads (the floor of any timed call)", clocks);
+    std::printf("%-58s %12s %12s %10s\n", "ns per call", "unwrapped", "wrapped", "added");
+    std::printf("Posts and polls apart:\n");
+    printRow("ibv_post_send, 1 WR", plain.post1, wrapped.post1);
+    printRow("ibv_post_send, 4 WRs (per WR)", plain.post4, wrapped.post4);
+    printRow("ibv_post_recv, 1 WR", plain.recv1, wrapped.recv1);
+    printRow("ibv_poll_cq, empty (folded)", plain.pollEmpty, wrapped.pollEmpty);
+    printRow("ibv_poll_cq, 1 completion", plain.pollOne, wrapped.pollOne);
+    std::printf("Busy QP, per request, its post and its poll together:\n");
+    printRow("ibv_post_send 1 WR + ibv_poll_cq", plain.busy1, wrapped.busy1);
+    printRow("ibv_post_send 4 WRs + ibv_poll_cq (per WR)", plain.busy4, wrapped.busy4);
+}
+
+/// Extended APIs: the same nop objects wrapped and unwrapped, alternately, 7 runs each.
+/// runs[wrapped][row]: ns per call of each run.
+void measureExtended(NopExVerbs& ex, long n, std::vector<double> (&runs)[2][kExRows]) {
+    for (int run = 0; run < 7; ++run)
+        for (int wrappedRun = 0; wrappedRun < 2; ++wrappedRun) {
+            if (wrappedRun) ex.track();
+            ExResults r = ex.measureOnce(n);
+            if (wrappedRun) ex.untrack();
+            double v[kExRows] = {r.batch1, r.batch4, r.startEmpty, r.pollOne, r.busy1, r.busy4};
+            for (int k = 0; k < kExRows; ++k) runs[wrappedRun][k].push_back(v[k]);
+        }
+}
+
+void printExtendedRows(std::vector<double> (&runs)[2][kExRows]) {
+    const char* exNames[kExRows] = {"ibv_wr_* batch of 1 (start, rdma_write, set_sge, complete)",
+                                    "ibv_wr_* batch of 4 (per WR)", "ibv_start_poll, empty (folded)",
+                                    "ibv_start_poll..end_poll, 1 completion",
+                                    "ibv_wr_* batch of 1 + its poll",
+                                    "ibv_wr_* batch of 4 + their poll (per WR)"};
+    std::printf("Extended APIs, posts and polls apart:\n");
+    for (int k = 0; k < kExRows; ++k) {
+        if (k == 4) std::printf("Extended APIs, busy QP, per request:\n");
+        printRow(exNames[k], medianNsPerCall(runs[0][k]), medianNsPerCall(runs[1][k]));
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -240,128 +384,31 @@ int main(int argc, char** argv) {
     if (!mkdtemp(dir)) return 1;
     setenv("HPCPROF_RAW_DIR", dir, 1);
     setenv("HPCPROF_THREAD_BUFFER_MB", "8192", 1);
-    hpcprof::collector::ensureStarted();
-    if (!hpcprof::collector::recording(hpcprof::collector::SourceBit::Rdma)) {
+    hpcprof::agent::ensureStarted();
+    if (!hpcprof::agent::recording(hpcprof::agent::SourceBit::Rdma)) {
         std::fprintf(stderr, "rdma_bench: the recorder did not start\n");
         return 1;
     }
 
-    ibv_device device{};
-    ibv_context ctx{};
-    ctx.device = &device;
-    ctx.ops.post_send = nopSend;
-    ctx.ops.post_recv = nopRecv;
-    ibv_context ctxOne = ctx;
-    ctx.ops.poll_cq = emptyPoll;
-    ctxOne.ops.poll_cq = onePoll;
-    ibv_qp qp{};
-    qp.context = &ctx;
-    qp.qp_num = 7;
-    qp.qp_type = IBV_QPT_RC;
-    ibv_cq emptyCq{}, oneCq{};
-    emptyCq.context = &ctx;
-    oneCq.context = &ctxOne;
-    ibv_context ctxLoop = ctx;
-    ctxLoop.ops.post_send = loopSend;
-    ctxLoop.ops.poll_cq = loopPoll;
-    ibv_qp busyQp = qp;
-    busyQp.context = &ctxLoop;
-    busyQp.qp_num = kLoopQp;
-    ibv_cq busyCq{};
-    busyCq.context = &ctxLoop;
-
-    Results plain = measure(&qp, &emptyCq, &oneCq, &busyQp, &busyCq, n);
-    hpcprof::interpose::ibverbs::takeOver(&ctx, false);
-    hpcprof::interpose::ibverbs::takeOver(&ctxOne, false);
-    hpcprof::interpose::ibverbs::takeOver(&ctxLoop, false);
-    Results wrapped = measure(&qp, &emptyCq, &oneCq, &busyQp, &busyCq, n);
+    NopVerbs verbs;
+    Results plain = verbs.measure(n);
+    hpcprof::agent::ibverbs::takeOver(&verbs.ctx, false);
+    hpcprof::agent::ibverbs::takeOver(&verbs.ctxOne, false);
+    hpcprof::agent::ibverbs::takeOver(&verbs.ctxLoop, false);
+    Results wrapped = verbs.measure(n);
 
     // What any timed call costs at least: its start and end ticks.
     volatile uint64_t sink = 0;
-    double clocks = bestNsPerCall(n, [&](long) { sink = sink + hpcprof::collector::now() + hpcprof::collector::now(); });
-    std::printf("%-58s %12.1f\n", "two clock reads (the floor of any timed call)", clocks);
-    std::printf("%-58s %12s %12s %10s\n", "ns per call", "unwrapped", "wrapped", "added");
-    auto row = [](const char* what, double a, double b) {
-        std::printf("%-58s %12.1f %12.1f %10.1f\n", what, a, b, b - a);
-    };
-    std::printf("Posts and polls apart:\n");
-    row("ibv_post_send, 1 WR", plain.post1, wrapped.post1);
-    row("ibv_post_send, 4 WRs (per WR)", plain.post4, wrapped.post4);
-    row("ibv_post_recv, 1 WR", plain.recv1, wrapped.recv1);
-    row("ibv_poll_cq, empty (folded)", plain.pollEmpty, wrapped.pollEmpty);
-    row("ibv_poll_cq, 1 completion", plain.pollOne, wrapped.pollOne);
-    std::printf("Busy QP, per request, its post and its poll together:\n");
-    row("ibv_post_send 1 WR + ibv_poll_cq", plain.busy1, wrapped.busy1);
-    row("ibv_post_send 4 WRs + ibv_poll_cq (per WR)", plain.busy4, wrapped.busy4);
+    double clocks = bestNsPerCall(n, [&](long) { sink = sink + hpcprof::agent::now() + hpcprof::agent::now(); });
+    printBasicRows(clocks, plain, wrapped);
 
-    // Extended APIs: the same nop objects wrapped and unwrapped, alternately, 7 runs each.
-    ibv_qp_ex qx{};
-    qx.qp_base.context = &ctx;
-    qx.qp_base.qp_num = 8;
-    qx.qp_base.qp_type = IBV_QPT_RC;
-    qx.wr_start = nopQp;
-    qx.wr_abort = nopQp;
-    qx.wr_complete = nopComplete;
-    qx.wr_rdma_write = [](ibv_qp_ex*, uint32_t, uint64_t) {};
-    qx.wr_set_sge = nopSge;
-    ibv_cq_ex emptyEx{}, oneEx{};
-    for (ibv_cq_ex* c : {&emptyEx, &oneEx}) {
-        c->context = &ctx;
-        c->next_poll = noNext;
-        c->end_poll = nopEnd;
-        c->read_opcode = readOpcode;
-        c->read_byte_len = read64;
-        c->read_qp_num = readQp;
-        c->read_wc_flags = readFlags;
-    }
-    emptyEx.start_poll = emptyStart;
-    oneEx.start_poll = oneStart;
-    ibv_qp_ex busyQx = qx;
-    busyQx.qp_base.qp_num = kLoopExQp;
-    busyQx.wr_start = loopExStart;
-    busyQx.wr_complete = loopExComplete;
-    busyQx.wr_rdma_write = loopExWrite;
-    busyQx.wr_set_sge = loopExSge;
-    ibv_cq_ex busyEx = oneEx;
-    busyEx.start_poll = loopExStartPoll;
-    busyEx.next_poll = loopExNext;
-    busyEx.read_byte_len = loopExBytes;
-    busyEx.read_qp_num = loopExQpNum;
-    using namespace hpcprof::interpose::ibverbs;
-    std::vector<double> runs[2][6];
-    for (int run = 0; run < 7; ++run)
-        for (int wrappedRun = 0; wrappedRun < 2; ++wrappedRun) {
-            if (wrappedRun) {
-                trackExQp(&qx, 0);
-                trackExQp(&busyQx, 0);
-                trackExCq(&emptyEx, 0);
-                trackExCq(&oneEx, 0);
-                trackExCq(&busyEx, 0);
-            }
-            ExResults r = measureExOnce(&qx, &emptyEx, &oneEx, &busyQx, &busyEx, n);
-            if (wrappedRun) {
-                untrackExQp(&qx.qp_base);
-                untrackExQp(&busyQx.qp_base);
-                untrackExCq(ibv_cq_ex_to_cq(&emptyEx));
-                untrackExCq(ibv_cq_ex_to_cq(&oneEx));
-                untrackExCq(ibv_cq_ex_to_cq(&busyEx));
-            }
-            double v[6] = {r.batch1, r.batch4, r.startEmpty, r.pollOne, r.busy1, r.busy4};
-            for (int k = 0; k < 6; ++k) runs[wrappedRun][k].push_back(v[k]);
-        }
-    const char* exNames[6] = {"ibv_wr_* batch of 1 (start, rdma_write, set_sge, complete)",
-                              "ibv_wr_* batch of 4 (per WR)", "ibv_start_poll, empty (folded)",
-                              "ibv_start_poll..end_poll, 1 completion",
-                              "ibv_wr_* batch of 1 + its poll",
-                              "ibv_wr_* batch of 4 + their poll (per WR)"};
-    std::printf("Extended APIs, posts and polls apart:\n");
-    for (int k = 0; k < 6; ++k) {
-        if (k == 4) std::printf("Extended APIs, busy QP, per request:\n");
-        row(exNames[k], medianNsPerCall(runs[0][k]), medianNsPerCall(runs[1][k]));
-    }
-    hpcprof::interpose::ibverbs::release(&ctx);
-    hpcprof::interpose::ibverbs::release(&ctxOne);
-    hpcprof::interpose::ibverbs::release(&ctxLoop);
+    NopExVerbs ex(&verbs.ctx);
+    std::vector<double> runs[2][kExRows];
+    measureExtended(ex, n, runs);
+    printExtendedRows(runs);
+    hpcprof::agent::ibverbs::release(&verbs.ctx);
+    hpcprof::agent::ibverbs::release(&verbs.ctxOne);
+    hpcprof::agent::ibverbs::release(&verbs.ctxLoop);
     std::string cmd = std::string("rm -rf ") + dir;
     return std::system(cmd.c_str()) == 0 ? 0 : 1;
 }

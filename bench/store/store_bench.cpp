@@ -18,7 +18,7 @@
 
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/raw_format.hpp"
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 
 namespace fs = std::filesystem;
 namespace raw = hpcprof::schema::raw;
@@ -26,8 +26,9 @@ using hpcprof::schema::Op;
 
 namespace {
 
-void writeProcess(const fs::path& rawDir, int pid, int threads, int64_t eventsPerThread,
-                  std::mt19937_64& rng) {
+constexpr int kFiles = 200; // file ids 1..kFiles, each with a string record per thread
+
+void writeProcessHeader(const fs::path& dir, int pid) {
     raw::ProcessHeader h{};
     h.magic = raw::kProcessMagic;
     h.version = raw::kFormatVersion;
@@ -43,72 +44,79 @@ void writeProcess(const fs::path& rawDir, int pid, int threads, int64_t eventsPe
     h.endState = raw::EndState::Exited;
     std::strcpy(h.host, "benchhost");
     std::strcpy(h.rankSource, "bench");
-    fs::path dir = rawDir / ("proc-" + std::to_string(pid) + "-1000000");
-    fs::create_directories(dir);
     std::FILE* pf = std::fopen((dir / "process.bin").c_str(), "wb");
     std::fwrite(&h, sizeof(h), 1, pf);
     std::fclose(pf);
+}
 
+/// The string record that names file `id`.
+void pushFileName(std::vector<char>& buf, uint32_t id) {
+    char rec[64] = {};
+    rec[0] = char(raw::RecordKind::String);
+    rec[1] = 1;
+    std::string path = "/scratch/run/data/shard-" + std::to_string(id) + ".bin";
+    uint16_t len = uint16_t(path.size());
+    std::memcpy(rec + 2, &len, 2);
+    std::memcpy(rec + 4, &id, 4);
+    std::memcpy(rec + 8, path.data(), len);
+    buf.insert(buf.end(), rec, rec + 64);
+}
+
+/// One I/O event record after `now` (advanced to its end); the draws from `rng` in a fixed order.
+void pushEvent(std::vector<char>& buf, uint64_t& now, std::mt19937_64& rng) {
     static const Op kOps[] = {Op::PosixRead, Op::PosixWrite, Op::PosixPread64, Op::PosixPwrite64,
                               Op::StdioFwrite, Op::PosixLseek};
-    for (int t = 0; t < threads; ++t) {
-        int tid = pid * 100 + t;
-        std::FILE* f = std::fopen((dir / ("thread-" + std::to_string(tid))).c_str(), "wb");
-        raw::ThreadFileHeader th{};
-        th.magic = raw::kThreadMagic;
-        th.version = raw::kFormatVersion;
-        th.recordSize = raw::kRecordSize;
-        th.pid = pid;
-        th.tid = tid;
-        std::vector<char> buf;
-        buf.reserve(size_t(eventsPerThread + 300) * 64);
-        auto push = [&](const void* rec) {
-            buf.insert(buf.end(), static_cast<const char*>(rec), static_cast<const char*>(rec) + 64);
-        };
-        const int files = 200;
-        for (uint32_t id = 1; id <= uint32_t(files); ++id) {
-            char rec[64] = {};
-            rec[0] = char(raw::RecordKind::String);
-            rec[1] = 1;
-            std::string path = "/scratch/run/data/shard-" + std::to_string(id) + ".bin";
-            uint16_t len = uint16_t(path.size());
-            std::memcpy(rec + 2, &len, 2);
-            std::memcpy(rec + 4, &id, 4);
-            std::memcpy(rec + 8, path.data(), len);
-            push(rec);
-        }
-        uint64_t now = 1'000'000;
-        for (int64_t i = 0; i < eventsPerThread; ++i) {
-            char rec[64] = {};
-            rec[0] = char(raw::RecordKind::Event);
-            Op op = kOps[rng() % std::size(kOps)];
-            uint16_t opId = uint16_t(op);
-            std::memcpy(rec + 2, &opId, 2);
-            now += 200 + rng() % 2000;
-            uint64_t end = now + 300 + rng() % 20000;
-            std::memcpy(rec + 8, &now, 8);
-            std::memcpy(rec + 16, &end, 8);
-            int64_t bytes = op == Op::PosixLseek ? -1 : int64_t(4096 << (rng() % 6));
-            std::memcpy(rec + 24, &bytes, 8);
-            uint32_t obj = uint32_t(1 + rng() % files);
-            std::memcpy(rec + 32, &obj, 4);
-            int32_t fd = int32_t(3 + obj), none = -1;
-            std::memcpy(rec + 36, &fd, 4);
-            std::memcpy(rec + 40, &none, 4);
-            int64_t aux = -1;
-            if (op == Op::PosixPread64 || op == Op::PosixPwrite64) {
-                rec[1] = char(raw::kFlagHasOffset);
-                aux = int64_t(rng() % (1ull << 30));
-            }
-            std::memcpy(rec + 56, &aux, 8);
-            push(rec);
-            now = end;
-        }
-        th.capacity = buf.size() / 64;
-        std::fwrite(&th, sizeof(th), 1, f);
-        std::fwrite(buf.data(), 1, buf.size(), f);
-        std::fclose(f);
+    char rec[64] = {};
+    rec[0] = char(raw::RecordKind::Event);
+    Op op = kOps[rng() % std::size(kOps)];
+    uint16_t opId = uint16_t(op);
+    std::memcpy(rec + 2, &opId, 2);
+    now += 200 + rng() % 2000;
+    uint64_t end = now + 300 + rng() % 20000;
+    std::memcpy(rec + 8, &now, 8);
+    std::memcpy(rec + 16, &end, 8);
+    int64_t bytes = op == Op::PosixLseek ? -1 : int64_t(4096 << (rng() % 6));
+    std::memcpy(rec + 24, &bytes, 8);
+    uint32_t obj = uint32_t(1 + rng() % kFiles);
+    std::memcpy(rec + 32, &obj, 4);
+    int32_t fd = int32_t(3 + obj), none = -1;
+    std::memcpy(rec + 36, &fd, 4);
+    std::memcpy(rec + 40, &none, 4);
+    int64_t aux = -1;
+    if (op == Op::PosixPread64 || op == Op::PosixPwrite64) {
+        rec[1] = char(raw::kFlagHasOffset);
+        aux = int64_t(rng() % (1ull << 30));
     }
+    std::memcpy(rec + 56, &aux, 8);
+    buf.insert(buf.end(), rec, rec + 64);
+    now = end;
+}
+
+void writeThread(const fs::path& dir, int pid, int tid, int64_t events, std::mt19937_64& rng) {
+    std::FILE* f = std::fopen((dir / ("thread-" + std::to_string(tid))).c_str(), "wb");
+    raw::ThreadFileHeader th{};
+    th.magic = raw::kThreadMagic;
+    th.version = raw::kFormatVersion;
+    th.recordSize = raw::kRecordSize;
+    th.pid = pid;
+    th.tid = tid;
+    std::vector<char> buf;
+    buf.reserve(size_t(events + 300) * 64);
+    for (uint32_t id = 1; id <= uint32_t(kFiles); ++id) pushFileName(buf, id);
+    uint64_t now = 1'000'000;
+    for (int64_t i = 0; i < events; ++i) pushEvent(buf, now, rng);
+    th.capacity = buf.size() / 64;
+    std::fwrite(&th, sizeof(th), 1, f);
+    std::fwrite(buf.data(), 1, buf.size(), f);
+    std::fclose(f);
+}
+
+void writeProcess(const fs::path& rawDir, int pid, int threads, int64_t eventsPerThread,
+                  std::mt19937_64& rng) {
+    fs::path dir = rawDir / ("proc-" + std::to_string(pid) + "-1000000");
+    fs::create_directories(dir);
+    writeProcessHeader(dir, pid);
+    for (int t = 0; t < threads; ++t) writeThread(dir, pid, pid * 100 + t, eventsPerThread, rng);
 }
 
 double cpuSeconds() {

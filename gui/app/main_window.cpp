@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLineEdit>
@@ -27,11 +28,32 @@ namespace hpcprof::gui {
 
 namespace {
 constexpr int kMaxRecent = 8;
+
+/// The colour legend over the timeline: one swatch per event class, then the counter rate's.
+QString legendHtml() {
+    QString legend;
+    for (int c = 0; c < kEventClassCount; ++c)
+        legend += QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
+                      .arg(classColor(analyzer::EventClass(c)).name(), className(analyzer::EventClass(c)));
+    return legend + QStringLiteral("<span style='background:#009688'>&nbsp;&nbsp;&nbsp;</span>&nbsp;counter rate");
+}
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("hpcprof"));
     setAcceptDrops(true);
+    buildCentral();
+    buildStatusBar();
+    buildMenus();
+    buildToolbar();
+    buildViews();
+    connectSession();
+    connectNavigation();
+    resize(1400, 900);
+}
+
+/// Banner, legend, then the timeline over the analysis tabs.
+void MainWindow::buildCentral() {
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -42,11 +64,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_banner->hide();
     layout->addWidget(m_banner);
     m_legend = new QLabel(central);
-    QString legend;
-    for (int c = 0; c < kEventClassCount; ++c)
-        legend += QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
-                      .arg(classColor(analyzer::EventClass(c)).name(), className(analyzer::EventClass(c)));
-    m_legend->setText(legend + QStringLiteral("<span style='background:#009688'>&nbsp;&nbsp;&nbsp;</span>&nbsp;counter rate"));
+    m_legend->setText(legendHtml());
     m_legend->setContentsMargins(6, 2, 6, 2);
     layout->addWidget(m_legend);
     auto* split = new QSplitter(Qt::Vertical, central);
@@ -58,17 +76,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
     setCentralWidget(central);
+}
 
+/// Trace facts on the left, analysis warnings on the right.
+void MainWindow::buildStatusBar() {
     m_facts = new QLabel(tr("no trace"), this);
     m_warnings = new QLabel(this);
     m_warnings->setStyleSheet(QStringLiteral("color:#c62828;font-weight:bold"));
     statusBar()->addWidget(m_facts, 1);
     statusBar()->addPermanentWidget(m_warnings);
+}
 
-    buildMenus();
-    buildToolbar();
-    buildViews();
-
+/// The session's results: the opened trace, its analysis, an event's details.
+void MainWindow::connectSession() {
     connect(&m_session, &TraceSession::opened, this, &MainWindow::traceOpened);
     connect(&m_session, &TraceSession::openFailed, this, &MainWindow::showError);
     connect(&m_session, &TraceSession::analysisReady, this, &MainWindow::analysisReady);
@@ -83,6 +103,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             m_timeline->selectEvent(d.eventId);
         }
     });
+}
+
+/// What the timeline, the details' links, the zoom history and the search ask for.
+void MainWindow::connectNavigation() {
     connect(m_timeline, &TimelineWidget::eventClicked, this, [this](int64_t id) { m_session.lookup(id); });
     connect(m_timeline, &TimelineWidget::rangeSelected, this, [this](TimeWindow w) {
         m_details->setHtml(tr("<p>Computing the breakdown of %1 ...</p>").arg(formatDuration(w.span())));
@@ -110,7 +134,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (!r.matches.empty()) stepMatch(+1);
     });
     connect(&m_session, &TraceSession::searchFailed, this, [this](const QString& m) { m_matchLabel->setText(m); });
-    resize(1400, 900);
 }
 
 void MainWindow::buildMenus() {
@@ -215,12 +238,17 @@ void MainWindow::stepMatch(int direction) {
 }
 
 void MainWindow::openTrace(const QString& path) {
+    openTraceFile(QFile::encodeName(path).toStdString());
+}
+
+void MainWindow::openTraceFile(const std::string& bytes) {
+    const QString path = QFile::decodeName(QByteArray::fromStdString(bytes)); // for display
     m_path = path;
     m_lastError.clear();
     m_banner->hide();
     m_facts->setText(tr("opening %1 ...").arg(path));
     setWindowTitle(QStringLiteral("hpcprof - %1").arg(QFileInfo(path).fileName()));
-    m_session.open(path);
+    m_session.open(bytes);
 }
 
 void MainWindow::traceOpened(TraceDataPtr data) {

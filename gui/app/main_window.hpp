@@ -31,6 +31,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
 
     void openTrace(const QString& path);
+    /// Opens a trace named by bytes (a command-line argument, which need not be UTF-8).
+    void openTraceFile(const std::string& path);
     TraceSession& session() { return m_session; }
     TimelineWidget* timeline() { return m_timeline; }
     ZoomStack& zoomStack() { return m_zoom; }
@@ -46,9 +48,13 @@ protected:
     void dropEvent(QDropEvent*) override;
 
 private:
+    void buildCentral();
+    void buildStatusBar();
     void buildMenus();
     void buildToolbar();
     void buildViews();
+    void connectSession();
+    void connectNavigation();
     void traceOpened(TraceDataPtr data);
     void analysisReady(AnalysisPtr a);
     void showError(const QString& message);

@@ -6,14 +6,18 @@
 #include <cstdio>
 
 #include "hpcprof/analyzer/analyze.hpp"
+#include "hpcprof/report/printable.hpp"
 #include "main_window.hpp"
 
 namespace hpcprof::gui {
 
 namespace {
-int fail(const QString& message, int code) {
-    std::fprintf(stderr, "hpcprof-gui: %s\n", message.simplified().toLocal8Bit().constData());
+int fail(const std::string& message, int code) {
+    std::fprintf(stderr, "hpcprof-gui: %s\n", report::printable(message).c_str());
     return code;
+}
+int fail(const QString& message, int code) {
+    return fail(message.simplified().toStdString(), code);
 }
 } // namespace
 
@@ -31,13 +35,23 @@ int runScreenshot(const ScreenshotOptions& o) {
     bool failed = false, opened = false;
     QObject::connect(&win.session(), &TraceSession::openFailed, [&] { failed = true; });
     QObject::connect(&win.session(), &TraceSession::opened, [&] { opened = true; });
-    win.openTrace(o.trace);
+    win.openTraceFile(o.trace);
     TraceSession::waitFor([&] { return failed || opened; }, o.timeoutMs);
-    if (failed) return fail(QStringLiteral("cannot open %1: %2").arg(o.trace, win.lastError()), 1);
-    if (!opened) return fail(QStringLiteral("timed out opening %1").arg(o.trace), 1);
+    // A trace that cannot be read is a set-up error (2), like in every hpcprof command.
+    if (failed)
+        return fail("cannot open " + o.trace + ": " + win.lastError().simplified().toStdString(), 2);
+    if (!opened) return fail("timed out opening " + o.trace, 1);
     TraceSession::waitFor([&] { return !win.session().analysisRunning(); }, o.timeoutMs);
     if (window) {
-        // Window times are relative to the trace origin, like every --window in hpcprof.
+        // Window times are relative to the trace origin, like every --window in hpcprof. One
+        // that misses the trace is an error: the axis would slide it onto the whole run.
+        const TimeWindow bounds = win.session().data()->bounds;
+        if (window->end <= bounds.begin || window->begin >= bounds.end)
+            return fail(QStringLiteral("--window %1 does not overlap the trace (%2..%3 ns)")
+                            .arg(o.window)
+                            .arg(bounds.begin)
+                            .arg(bounds.end),
+                        2);
         win.timeline()->showWindow(*window, true);
     }
     // Data may arrive in rounds (lanes grow when deeper events show up): wait until quiet.

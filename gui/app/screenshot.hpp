@@ -7,15 +7,19 @@
 #include <QSize>
 #include <QString>
 
+#include <string>
+
 namespace hpcprof::gui {
 
 struct ScreenshotOptions {
-    QString trace, output, window;
+    std::string trace; ///< as given on the command line (bytes: file names need not be UTF-8)
+    QString output, window;
     QSize size{1600, 1000};
     int timeoutMs = 300000;
 };
 
-/// Returns the process exit code: 0, 1 (trace cannot be opened or saved), 2 (bad --window).
+/// Returns the process exit code: 0; 2 (the trace cannot be opened, a bad --window or one
+/// outside the trace); 1 (timed out, the PNG cannot be written).
 int runScreenshot(const ScreenshotOptions& options);
 
 } // namespace hpcprof::gui

@@ -38,49 +38,66 @@ QString FindingsModel::evidenceText(const analyzer::Finding& f) {
     return lines.join(QLatin1Char('\n'));
 }
 
+namespace {
+
+// ---- one role of a finding, per column ------------------------------------------------
+
+/// The first 8 ranks, then their count.
+QString ranksText(const analyzer::Finding& f) {
+    QStringList r;
+    for (size_t i = 0; i < f.ranks.size() && i < 8; ++i) r << QString::number(f.ranks[i]);
+    if (f.ranks.size() > 8) r << QStringLiteral("... (%1)").arg(f.ranks.size());
+    return r.join(QStringLiteral(", "));
+}
+
+QVariant displayData(const analyzer::Finding& f, int column) {
+    switch (column) {
+    case FindingsModel::SeverityColumn: return QString::fromLatin1(analyzer::severityName(f.severity));
+    case FindingsModel::TitleColumn: return QString::fromStdString(f.title);
+    case FindingsModel::RanksColumn: return ranksText(f);
+    default: return formatDuration(f.estimatedGainNs);
+    }
+}
+
+/// The raw values behind the display, so that the proxy sorts numerically.
+QVariant sortData(const analyzer::Finding& f, int column) {
+    switch (column) {
+    case FindingsModel::SeverityColumn: return int(f.severity);
+    case FindingsModel::TitleColumn: return QString::fromStdString(f.title);
+    case FindingsModel::RanksColumn: return qint64(f.ranks.size());
+    default: return qint64(f.estimatedGainNs);
+    }
+}
+
+/// The severity column's text colour: red for critical, amber for warnings.
+QVariant foregroundData(const analyzer::Finding& f, int column) {
+    if (column == FindingsModel::SeverityColumn)
+        return f.severity == analyzer::Severity::Critical  ? QColor(0xc6, 0x28, 0x28)
+               : f.severity == analyzer::Severity::Warning ? QColor(0xb2, 0x6a, 0x00)
+                                                            : QColor(0x30, 0x30, 0x30);
+    return {};
+}
+
+QVariantList idList(const std::vector<int64_t>& ids) {
+    QVariantList l;
+    for (int64_t id : ids) l << qint64(id);
+    return l;
+}
+
+} // namespace
+
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     const analyzer::Finding* f = index.isValid() ? finding(index.row()) : nullptr;
     if (!f) return {};
-    auto ranksText = [f] {
-        QStringList r;
-        for (size_t i = 0; i < f->ranks.size() && i < 8; ++i) r << QString::number(f->ranks[i]);
-        if (f->ranks.size() > 8) r << QStringLiteral("... (%1)").arg(f->ranks.size());
-        return r.join(QStringLiteral(", "));
-    };
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case SeverityColumn: return QString::fromLatin1(analyzer::severityName(f->severity));
-        case TitleColumn: return QString::fromStdString(f->title);
-        case RanksColumn: return ranksText();
-        default: return formatDuration(f->estimatedGainNs);
-        }
-    case SortRole:
-        switch (index.column()) {
-        case SeverityColumn: return int(f->severity);
-        case TitleColumn: return QString::fromStdString(f->title);
-        case RanksColumn: return qint64(f->ranks.size());
-        default: return qint64(f->estimatedGainNs);
-        }
+    case Qt::DisplayRole: return displayData(*f, index.column());
+    case SortRole: return sortData(*f, index.column());
     case Qt::ToolTipRole:
         return QString::fromStdString(f->title) + QStringLiteral("\n\n") + evidenceText(*f) + QStringLiteral("\n\n") +
                QString::fromStdString(f->suggestion);
-    case Qt::ForegroundRole:
-        if (index.column() == SeverityColumn)
-            return f->severity == analyzer::Severity::Critical  ? QColor(0xc6, 0x28, 0x28)
-                   : f->severity == analyzer::Severity::Warning ? QColor(0xb2, 0x6a, 0x00)
-                                                                : QColor(0x30, 0x30, 0x30);
-        return {};
-    case RanksRole: {
-        QVariantList l;
-        for (int64_t r : f->ranks) l << qint64(r);
-        return l;
-    }
-    case EventIdsRole: {
-        QVariantList l;
-        for (int64_t e : f->eventIds) l << qint64(e);
-        return l;
-    }
+    case Qt::ForegroundRole: return foregroundData(*f, index.column());
+    case RanksRole: return idList(f->ranks);
+    case EventIdsRole: return idList(f->eventIds);
     case EvidenceRole: return evidenceText(*f);
     case SuggestionRole: return QString::fromStdString(f->suggestion);
     case IdRole: return QString::fromStdString(f->id);

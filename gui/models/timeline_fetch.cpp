@@ -7,7 +7,6 @@
 
 #include "hpcprof/analyzer/counters.hpp"
 #include "hpcprof/analyzer/timeline_query.hpp"
-#include "hpcprof/schema/sqlite.hpp"
 
 namespace hpcprof::gui {
 
@@ -29,9 +28,6 @@ Result<TimelineDataPtr> fetchTimeline(const TraceData& data, const FetchRequest&
     auto out = std::make_shared<TimelineData>();
     out->window = req.window;
     out->resolutionNs = req.resolutionNs;
-    // The analyzer's aggregates carry the longest event's id, not its class: one primary-key
-    // read each (bounded by lanes x visible buckets) gives the folded mark its colour.
-    schema::Statement catOf(trace.db(), "SELECT category_id FROM event WHERE id = ?");
     for (int64_t trackId : req.tracks) {
         auto r = query.slices(trackId, req.window.begin, req.window.end, req.resolutionNs);
         if (!r) return r.status();
@@ -57,9 +53,7 @@ Result<TimelineDataPtr> fetchTimeline(const TraceData& data, const FetchRequest&
             d.depth = a.depth;
             d.count = int32_t(std::min<int64_t>(a.count, INT32_MAX));
             d.folded = true;
-            catOf.reset();
-            catOf.bind(1, a.representativeId);
-            d.cls = uint8_t(catOf.step() ? data.index.categoryClass(catOf.int64(0)) : analyzer::EventClass::Annotation);
+            d.cls = uint8_t(data.index.categoryClass(a.representativeCategoryId));
             td.items.push_back(d);
             td.maxDepth = std::max(td.maxDepth, a.depth);
         }

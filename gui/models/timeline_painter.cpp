@@ -5,6 +5,8 @@
 #include <QPolygonF>
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "models/class_colors.hpp"
 #include "models/format.hpp"
@@ -12,7 +14,227 @@
 namespace hpcprof::gui {
 
 namespace {
+
+using ItemIt = std::vector<DrawItem>::const_iterator;
+constexpr int kRowHeight = LaneLayout::kRowHeight;
+
 QColor textColorFor(const QColor& bg) { return bg.lightness() > 150 ? Qt::black : Qt::white; }
+
+/// What every lane of one paintLanes call shares: its arguments, and what is worked out once
+/// per frame (font metrics, the fill of each event class, the left edge and width of the time
+/// area).
+struct LanesPaint {
+    QPainter& p;
+    const QRect& area;
+    const TimeAxis& axis;
+    const TraceData& trace;
+    const TimelineData* data; ///< null until the first fetch: names and rules only
+    const PaintState& st;
+    QFontMetrics fm;
+    std::vector<QColor> fills;
+    int x0;
+    double width;
+};
+
+std::vector<QColor> classFills() {
+    std::vector<QColor> fills(kEventClassCount);
+    for (int c = 0; c < kEventClassCount; ++c)
+        fills[size_t(c)] = classColor(analyzer::EventClass(c));
+    return fills;
+}
+
+// ---- groups and lane frames --------------------------------------------------------------
+
+/// Bottom of group `g` (its header alone when it has no lanes), in area pixels.
+int groupBottom(const LanesPaint& c, const LaneGroup& g, int gy) {
+    return g.lanes.empty() ? gy + LaneLayout::kHeaderHeight
+                           : c.area.top() + g.lanes.back().y + g.lanes.back().height - c.st.scrollY;
+}
+
+/// The group's header bar: highlighted when its rank is one of the active finding's.
+void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
+    const auto& hl = c.st.highlightedRanks;
+    const bool highlighted = g.rank && std::find(hl.begin(), hl.end(), *g.rank) != hl.end();
+    c.p.fillRect(QRect(c.area.left(), gy, c.area.width(), LaneLayout::kHeaderHeight),
+                 highlighted ? QColor(0xff, 0xe0, 0x82) : QColor(0xe3, 0xe8, 0xee));
+    c.p.setPen(Qt::black);
+    c.p.drawText(QRect(c.area.left() + 4, gy, c.area.width() - 8, LaneLayout::kHeaderHeight),
+                 Qt::AlignVCenter | Qt::AlignLeft,
+                 (g.collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + g.title);
+}
+
+/// The lane's name in the gutter and the line under the lane.
+void paintLaneFrame(const LanesPaint& c, const Lane& lane, int ly) {
+    c.p.setPen(QColor(0x40, 0x40, 0x40));
+    c.p.drawText(QRect(c.area.left() + 14, ly, TimelinePainter::kGutter - 18, kRowHeight),
+                 Qt::AlignVCenter | Qt::AlignLeft,
+                 c.fm.elidedText(lane.name, Qt::ElideMiddle, TimelinePainter::kGutter - 18));
+    c.p.setPen(QColor(0xdd, 0xdd, 0xdd));
+    c.p.drawLine(c.area.left(), ly + lane.height - 1, c.area.right(), ly + lane.height - 1);
+}
+
+// ---- counter lanes -----------------------------------------------------------------------
+
+/// A counter lane: its rate over time as an area chart scaled to the lane's maximum, labelled
+/// with that maximum. Nothing when the counter has no positive value in the fetched window.
+void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
+    auto it = c.data->counters.find(lane.id);
+    if (it == c.data->counters.end() || it->second.empty()) return;
+    const auto& points = it->second;
+    double maxRate = 0;
+    for (const auto& pt : points) maxRate = std::max(maxRate, pt.value);
+    if (maxRate <= 0) return;
+    const double h = LaneLayout::kCounterHeight - 2, base = ly + h;
+    QPolygonF poly;
+    poly << QPointF(c.x0 + std::max(0.0, c.axis.timeToPixel(points.front().ts)), base);
+    for (const auto& pt : points) {
+        double x = c.x0 + std::clamp(c.axis.timeToPixel(pt.ts), -1.0, c.width + 1);
+        poly << QPointF(x, base - h * std::max(0.0, pt.value) / maxRate);
+    }
+    poly << QPointF(poly.back().x(), base);
+    c.p.setPen(QColor(0x00, 0x79, 0x6b));
+    c.p.setBrush(QColor(0x00, 0x96, 0x88, 150));
+    c.p.drawPolygon(poly);
+    c.p.setBrush(Qt::NoBrush);
+    c.p.setPen(QColor(0x30, 0x30, 0x30));
+    c.p.drawText(QRect(c.x0 + 4, ly, 200, 12), Qt::AlignLeft | Qt::AlignTop,
+                 QStringLiteral("max %1/s").arg(maxRate, 0, 'g', 3));
+}
+
+// ---- event lanes -------------------------------------------------------------------------
+
+/// Narrow neighbours on one row merge into one mark: at any zoom at most about
+/// width / kFoldPixels rectangles per row are drawn. Empty when b < a.
+struct FoldRun {
+    double a = 0, b = -1;
+    int depth = -1;
+    uint8_t cls = 0;
+};
+
+/// Draws the pending run, if any, and empties it.
+void flushRun(const LanesPaint& c, int ly, FoldRun& run) {
+    if (run.b < run.a) return;
+    const int y = ly + run.depth * kRowHeight + 1;
+    c.p.fillRect(QRectF(c.x0 + run.a, y, std::max(1.0, run.b - run.a), kRowHeight - 2),
+                 c.fills[run.cls % kEventClassCount]);
+    run.b = run.a - 1;
+}
+
+/// Adds the narrow item of depth `d` spanning pixels [a, b] to the run, or starts a new run
+/// with it (drawing the old one) when it does not touch the run.
+void foldIntoRun(const LanesPaint& c, int ly, FoldRun& run, const DrawItem& d, double a, double b) {
+    if (run.b >= run.a && run.depth == d.depth && a <= run.b + 1) {
+        run.b = std::max(run.b, std::max(a + 1, b));
+    } else {
+        flushRun(c, ly, run);
+        run = {a, std::max(a + 1, b), d.depth, d.cls};
+    }
+}
+
+/// The outline of a selected, matched or hovered item (selection wins, then the search hit).
+void paintItemOutline(const LanesPaint& c, const DrawItem& d, const QRectF& r) {
+    const bool match = c.st.matches && c.st.matches->count(d.eventId);
+    if (d.eventId == c.st.selectedEvent || match || d.eventId == c.st.hoverEvent) {
+        c.p.setPen(QPen(d.eventId == c.st.selectedEvent ? Qt::black
+                        : match                         ? QColor(0xff, 0xd6, 0x00)
+                                                        : QColor(0x55, 0x55, 0x55),
+                        2));
+        c.p.drawRect(r.adjusted(1, 1, -1, -1));
+    }
+}
+
+/// An item wide enough for a rectangle of its own (pixels [a, b], row top y): its fill, its
+/// name when there is room (never on a folded mark) and its outline.
+void paintWideItem(const LanesPaint& c, const DrawItem& d, double a, double b, int y) {
+    const QColor fill = c.fills[d.cls % kEventClassCount];
+    QRectF r(c.x0 + a, y, b - a, kRowHeight - 2);
+    c.p.fillRect(r, fill);
+    if (r.width() > 30 && !d.folded) {
+        c.p.setPen(textColorFor(fill));
+        QRectF tr = r.intersected(QRectF(c.x0, y, c.width, kRowHeight)).adjusted(3, 0, -2, 0);
+        c.p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft,
+                     c.fm.elidedText(QString::fromStdString(c.trace.index.string(d.nameId)), Qt::ElideRight,
+                                     int(tr.width())));
+    }
+    paintItemOutline(c, d, r);
+}
+
+/// The items of one depth that may show in the view [tFrom, tTo]: [first, last), and `next`,
+/// where the following depth starts. Items are by depth, then ts; the caller's tFrom is early
+/// enough by the longest item that every item reaching into the view is included.
+struct DepthItems {
+    ItemIt first, last, next;
+};
+
+DepthItems depthItemsInView(ItemIt cursor, ItemIt end, int64_t tFrom, int64_t tTo) {
+    const int depth = cursor->depth;
+    auto first = std::lower_bound(cursor, end, std::make_pair(depth, tFrom),
+                                  [](const DrawItem& d, const std::pair<int, int64_t>& k) {
+                                      return d.depth != k.first ? d.depth < k.first : d.ts < k.second;
+                                  });
+    auto last = std::upper_bound(first, end, std::make_pair(depth, tTo),
+                                 [](const std::pair<int, int64_t>& k, const DrawItem& d) {
+                                     return k.first != d.depth ? k.first < d.depth : k.second < d.ts;
+                                 });
+    auto next = std::upper_bound(last, end, depth,
+                                 [](int dd, const DrawItem& d) { return dd < d.depth; });
+    return {first, last, next};
+}
+
+/// One depth's items of an event lane: wide items as rectangles, narrow ones folded into runs.
+void paintDepthItems(const LanesPaint& c, const Lane& lane, int ly, const DepthItems& items,
+                     FoldRun& run) {
+    for (auto di = items.first; di != items.last; ++di) {
+        const DrawItem& d = *di;
+        if (d.depth >= lane.rows) continue;
+        double a = c.axis.timeToPixel(d.ts), b = c.axis.timeToPixel(d.ts + d.dur);
+        if (b < 0 || a > c.width) continue;
+        a = std::max(a, -2.0);
+        b = std::min(b, c.width + 2);
+        const int y = ly + d.depth * kRowHeight + 1;
+        if (y > c.area.bottom()) continue;
+        if (b - a < kFoldPixels) {
+            foldIntoRun(c, ly, run, d, a, b);
+            continue;
+        }
+        flushRun(c, ly, run);
+        paintWideItem(c, d, a, b, y);
+    }
+    flushRun(c, ly, run);
+}
+
+/// An event lane: only the items of the view, found by a binary search per depth (the longest
+/// item bounds how early a visible one can start).
+void paintEventLane(const LanesPaint& c, const Lane& lane, int ly) {
+    auto it = c.data->tracks.find(lane.id);
+    if (it == c.data->tracks.end()) return;
+    const auto& items = it->second->items;
+    const int64_t tFrom = c.axis.window().begin - it->second->maxDur - 1, tTo = c.axis.window().end;
+    FoldRun run;
+    auto cursor = items.begin();
+    while (cursor != items.end()) {
+        const DepthItems depth = depthItemsInView(cursor, items.end(), tFrom, tTo);
+        paintDepthItems(c, lane, ly, depth, run);
+        cursor = depth.next;
+    }
+}
+
+/// A group's header and, unless collapsed, its lanes that reach into the area.
+void paintGroup(const LanesPaint& c, const LaneGroup& g, int gy) {
+    paintGroupHeader(c, g, gy);
+    if (g.collapsed) return;
+    for (const auto& lane : g.lanes) {
+        const int ly = c.area.top() + lane.y - c.st.scrollY;
+        if (ly > c.area.bottom() || ly + lane.height < c.area.top()) continue;
+        paintLaneFrame(c, lane, ly);
+        if (!c.data) continue;
+        if (lane.counter)
+            paintCounterLane(c, lane, ly);
+        else
+            paintEventLane(c, lane, ly);
+    }
+}
+
 } // namespace
 
 int64_t TimelinePainter::tickStep(double nsPerPixel) {
@@ -32,133 +254,17 @@ void TimelinePainter::paintLanes(QPainter& p, const QRect& area, const TimeAxis&
     p.save();
     p.setClipRect(area);
     p.fillRect(area, QColor(0xfa, 0xfa, 0xfa));
-    const int x0 = area.left() + kGutter;
-    const double width = axis.width();
-    const QFontMetrics fm(p.font());
-    std::vector<QColor> fills(kEventClassCount);
-    for (int c = 0; c < kEventClassCount; ++c) fills[size_t(c)] = classColor(analyzer::EventClass(c));
-
+    const LanesPaint c{p, area, axis, trace, data, st, QFontMetrics(p.font()), classFills(),
+                       area.left() + kGutter, axis.width()};
     for (const auto& g : layout.groups()) {
         const int gy = area.top() + g.y - st.scrollY;
         if (gy > area.bottom()) break;
-        const bool highlighted =
-            g.rank && std::find(st.highlightedRanks.begin(), st.highlightedRanks.end(), *g.rank) != st.highlightedRanks.end();
-        const int groupBottom = g.lanes.empty() ? gy + LaneLayout::kHeaderHeight
-                                                : area.top() + g.lanes.back().y + g.lanes.back().height - st.scrollY;
-        if (groupBottom < area.top()) continue;
-        p.fillRect(QRect(area.left(), gy, area.width(), LaneLayout::kHeaderHeight),
-                   highlighted ? QColor(0xff, 0xe0, 0x82) : QColor(0xe3, 0xe8, 0xee));
-        p.setPen(Qt::black);
-        p.drawText(QRect(area.left() + 4, gy, area.width() - 8, LaneLayout::kHeaderHeight),
-                   Qt::AlignVCenter | Qt::AlignLeft,
-                   (g.collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + g.title);
-        if (g.collapsed) continue;
-        for (const auto& lane : g.lanes) {
-            const int ly = area.top() + lane.y - st.scrollY;
-            if (ly > area.bottom() || ly + lane.height < area.top()) continue;
-            p.setPen(QColor(0x40, 0x40, 0x40));
-            p.drawText(QRect(area.left() + 14, ly, kGutter - 18, LaneLayout::kRowHeight),
-                       Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(lane.name, Qt::ElideMiddle, kGutter - 18));
-            p.setPen(QColor(0xdd, 0xdd, 0xdd));
-            p.drawLine(area.left(), ly + lane.height - 1, area.right(), ly + lane.height - 1);
-            if (!data) continue;
-            if (lane.counter) {
-                auto it = data->counters.find(lane.id);
-                if (it == data->counters.end() || it->second.empty()) continue;
-                double maxRate = 0;
-                for (const auto& c : it->second) maxRate = std::max(maxRate, c.value);
-                if (maxRate <= 0) continue;
-                const double h = LaneLayout::kCounterHeight - 2, base = ly + h;
-                QPolygonF poly;
-                poly << QPointF(x0 + std::max(0.0, axis.timeToPixel(it->second.front().ts)), base);
-                for (const auto& c : it->second) {
-                    double x = x0 + std::clamp(axis.timeToPixel(c.ts), -1.0, width + 1);
-                    poly << QPointF(x, base - h * std::max(0.0, c.value) / maxRate);
-                }
-                poly << QPointF(poly.back().x(), base);
-                p.setPen(QColor(0x00, 0x79, 0x6b));
-                p.setBrush(QColor(0x00, 0x96, 0x88, 150));
-                p.drawPolygon(poly);
-                p.setBrush(Qt::NoBrush);
-                p.setPen(QColor(0x30, 0x30, 0x30));
-                p.drawText(QRect(x0 + 4, ly, 200, 12), Qt::AlignLeft | Qt::AlignTop,
-                           QStringLiteral("max %1/s").arg(maxRate, 0, 'g', 3));
-                continue;
-            }
-            auto it = data->tracks.find(lane.id);
-            if (it == data->tracks.end()) continue;
-            // Narrow neighbours on one row merge into one mark: at any zoom at most about
-            // width / kFoldPixels rectangles per row are drawn.
-            struct Run { double a = 0, b = -1; int depth = -1; uint8_t cls = 0; } run;
-            auto flush = [&] {
-                if (run.b < run.a) return;
-                const int y = ly + run.depth * LaneLayout::kRowHeight + 1;
-                p.fillRect(QRectF(x0 + run.a, y, std::max(1.0, run.b - run.a), LaneLayout::kRowHeight - 2),
-                           fills[run.cls % kEventClassCount]);
-                run.b = run.a - 1;
-            };
-            // Only the items of the view: binary search per depth (items are by depth, then
-            // ts; the longest item bounds how early a visible one can start).
-            const auto& items = it->second->items;
-            const int64_t tFrom = axis.window().begin - it->second->maxDur - 1, tTo = axis.window().end;
-            auto cursor = items.begin();
-            while (cursor != items.end()) {
-                const int depth = cursor->depth;
-                auto first = std::lower_bound(cursor, items.end(), std::make_pair(depth, tFrom),
-                                              [](const DrawItem& d, const std::pair<int, int64_t>& k) {
-                                                  return d.depth != k.first ? d.depth < k.first : d.ts < k.second;
-                                              });
-                auto last = std::upper_bound(first, items.end(), std::make_pair(depth, tTo),
-                                             [](const std::pair<int, int64_t>& k, const DrawItem& d) {
-                                                 return k.first != d.depth ? k.first < d.depth : k.second < d.ts;
-                                             });
-                cursor = std::upper_bound(last, items.end(), depth,
-                                          [](int dd, const DrawItem& d) { return dd < d.depth; });
-            for (auto di = first; di != last; ++di) {
-                const DrawItem& d = *di;
-                if (d.depth >= lane.rows) continue;
-                double a = axis.timeToPixel(d.ts), b = axis.timeToPixel(d.ts + d.dur);
-                if (b < 0 || a > width) continue;
-                a = std::max(a, -2.0);
-                b = std::min(b, width + 2);
-                const int y = ly + d.depth * LaneLayout::kRowHeight + 1;
-                if (y > area.bottom()) continue;
-                if (b - a < kFoldPixels) {
-                    if (run.b >= run.a && run.depth == d.depth && a <= run.b + 1) {
-                        run.b = std::max(run.b, std::max(a + 1, b));
-                    } else {
-                        flush();
-                        run = {a, std::max(a + 1, b), d.depth, d.cls};
-                    }
-                    continue;
-                }
-                flush();
-                const QColor fill = fills[d.cls % kEventClassCount];
-                QRectF r(x0 + a, y, b - a, LaneLayout::kRowHeight - 2);
-                p.fillRect(r, fill);
-                if (r.width() > 30 && !d.folded) {
-                    p.setPen(textColorFor(fill));
-                    QRectF tr = r.intersected(QRectF(x0, y, width, LaneLayout::kRowHeight)).adjusted(3, 0, -2, 0);
-                    p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft,
-                               fm.elidedText(QString::fromStdString(trace.index.string(d.nameId)), Qt::ElideRight,
-                                             int(tr.width())));
-                }
-                const bool match = st.matches && st.matches->count(d.eventId);
-                if (d.eventId == st.selectedEvent || match || d.eventId == st.hoverEvent) {
-                    p.setPen(QPen(d.eventId == st.selectedEvent ? Qt::black
-                                  : match                       ? QColor(0xff, 0xd6, 0x00)
-                                                                : QColor(0x55, 0x55, 0x55),
-                                  2));
-                    p.drawRect(r.adjusted(1, 1, -1, -1));
-                }
-            }
-            flush();
-            }
-        }
+        if (groupBottom(c, g, gy) < area.top()) continue;
+        paintGroup(c, g, gy);
     }
     if (st.rangeSelection) {
         double a = axis.timeToPixel(st.rangeSelection->begin), b = axis.timeToPixel(st.rangeSelection->end);
-        p.fillRect(QRectF(x0 + a, area.top(), std::max(1.0, b - a), area.height()), QColor(0x20, 0x60, 0xff, 40));
+        p.fillRect(QRectF(c.x0 + a, area.top(), std::max(1.0, b - a), area.height()), QColor(0x20, 0x60, 0xff, 40));
     }
     p.restore();
 }

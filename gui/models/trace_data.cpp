@@ -5,7 +5,8 @@
 #include <atomic>
 #include <map>
 
-#include "hpcprof/schema/sqlite.hpp"
+#include "hpcprof/analyzer/counters.hpp"
+#include "hpcprof/analyzer/event_query.hpp"
 
 namespace hpcprof::gui {
 
@@ -36,43 +37,26 @@ Result<TraceDataPtr> loadTraceData(const std::string& path) {
     data->path = path;
     data->sessionId = s_nextSession++;
     data->index = std::move(*index);
-    sqlite3* db = trace->db();
-
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (const auto& p : data->index.processes()) {
-        lo = std::min(lo, p.startTs);
-        if (p.endTs) hi = std::max(hi, *p.endTs);
+    for (const auto& p : data->index.processes())
         if (p.rank) ++data->rankCount;
-    }
-    // First and last event of each track by primary key: the events are sorted by ts within a
-    // track, so the first starts earliest; the last one's end is a good upper bound (a longer
-    // earlier event is caught by the process end).
-    schema::Statement ev(db, "SELECT ts, dur FROM event WHERE id = ?");
-    for (const auto& t : data->index.tracks()) {
-        if (!t.firstEventId || !t.lastEventId) continue;
-        for (int64_t id : {*t.firstEventId, *t.lastEventId}) {
-            ev.reset();
-            ev.bind(1, id);
-            if (!ev.step()) continue;
-            lo = std::min(lo, ev.int64(0));
-            hi = std::max(hi, ev.int64(0) + std::max<int64_t>(0, ev.int64(1)));
-        }
-    }
-    if (lo == INT64_MAX) lo = 0;
-    if (hi <= lo) hi = lo + 1;
-    data->bounds = {lo, hi};
+    auto bounds = analyzer::traceTimeBounds(*trace, data->index);
+    if (!bounds) return bounds.status();
+    data->bounds = {bounds->begin, bounds->end};
     data->events = data->index.eventCount();
 
-    schema::Statement ct(db, "SELECT id, process_id, name, unit FROM counter_track ORDER BY id");
-    while (ct.step())
-        data->counters.push_back({ct.int64(0), ct.int64(1), QString::fromStdString(ct.text(2)),
-                                  QString::fromStdString(ct.text(3))});
-    schema::Statement st(db, "SELECT name, severity, value, description FROM stats_view WHERE value != 0");
-    while (st.step())
-        data->stats.push_back({QString::fromStdString(st.text(0)), QString::fromStdString(st.text(1)),
-                               QString::fromStdString(st.text(3)), st.int64(2)});
-    if (!ct.error().ok()) return ct.error();
-    if (!st.error().ok()) return st.error();
+    auto counters = analyzer::counterTracks(*trace);
+    if (!counters) return counters.status();
+    for (const auto& c : *counters)
+        data->counters.push_back({c.id, c.processId, QString::fromStdString(c.name),
+                                  QString::fromStdString(c.unit)});
+    // Lanes in the order the store wrote them (process, thread, counter).
+    std::sort(data->counters.begin(), data->counters.end(),
+              [](const CounterTrackInfo& a, const CounterTrackInfo& b) { return a.id < b.id; });
+    auto stats = analyzer::traceStats(*trace);
+    if (!stats) return stats.status();
+    for (const auto& st : *stats)
+        data->stats.push_back({QString::fromStdString(st.name), QString::fromStdString(st.severity),
+                               QString::fromStdString(st.description), st.value});
     return TraceDataPtr(std::move(data));
 }
 

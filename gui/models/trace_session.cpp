@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <QFile>
 #include "models/trace_session.hpp"
 
 #include <QElapsedTimer>
@@ -9,7 +10,7 @@
 #include <algorithm>
 
 #include "hpcprof/analyzer/analyze.hpp"
-#include "hpcprof/schema/sqlite.hpp"
+#include "hpcprof/analyzer/event_query.hpp"
 
 namespace hpcprof::gui {
 
@@ -54,12 +55,13 @@ void TraceSession::runJob(Job job, Done done) {
     watcher->setFuture(QtConcurrent::run(&m_pool, [job] { return fromResult<T>(job()); }));
 }
 
-void TraceSession::open(const QString& path) {
+void TraceSession::open(const QString& path) { open(QFile::encodeName(path).toStdString()); }
+
+void TraceSession::open(const std::string& p) {
     const uint64_t gen = ++m_openGen;
     m_data.reset();
     m_analysis.reset();
     m_analysisRunning = false;
-    const std::string p = path.toStdString();
     runJob<TraceDataPtr>([p] { return loadTraceData(p); }, [this, gen](TraceDataPtr data, const QString& error) {
         if (gen != m_openGen) return;
         if (!data) {
@@ -147,16 +149,14 @@ void TraceSession::locate(const std::vector<int64_t>& eventIds) {
         [data, eventIds]() -> Result<Located> {
             auto trace = threadTrace(*data);
             if (!trace) return trace.status();
-            schema::Statement s((*trace)->db(), "SELECT ts, dur, track_id FROM event WHERE id = ?");
+            auto places = analyzer::locateEvents(**trace, eventIds);
+            if (!places) return places.status();
             Located l{{INT64_MAX, INT64_MIN}, {}};
-            for (int64_t id : eventIds) {
-                s.reset();
-                s.bind(1, id);
-                if (!s.step()) continue;
-                l.hull.begin = std::min(l.hull.begin, s.int64(0));
-                l.hull.end = std::max(l.hull.end, s.int64(0) + std::max<int64_t>(1, s.int64(1)));
-                if (std::find(l.tracks.begin(), l.tracks.end(), s.int64(2)) == l.tracks.end())
-                    l.tracks.push_back(s.int64(2));
+            for (const auto& p : *places) {
+                l.hull.begin = std::min(l.hull.begin, p.ts);
+                l.hull.end = std::max(l.hull.end, p.ts + std::max<int64_t>(1, p.dur));
+                if (std::find(l.tracks.begin(), l.tracks.end(), p.trackId) == l.tracks.end())
+                    l.tracks.push_back(p.trackId);
             }
             if (l.tracks.empty()) return Status::error("the finding's events are not in the trace");
             return l;

@@ -24,6 +24,9 @@ public:
 
     /// Opens `path`: opened() (then analysisReady()) or openFailed().
     void open(const QString& path);
+    /// The same for a path as bytes (a command-line argument): file names need not be UTF-8,
+    /// which a QString cannot carry.
+    void open(const std::string& path);
     TraceDataPtr data() const { return m_data; }
     AnalysisPtr analysis() const { return m_analysis; }
     bool analysisRunning() const { return m_analysisRunning; }

@@ -54,12 +54,18 @@ CREATE TABLE process (
     raw_dir TEXT              -- raw folder this process was loaded from
 );
 
--- Operating-system threads of a process.
+-- Operating-system threads of a process. A thread whose raw file could not grow (full disk,
+-- exhausted quota, file error) or reached the per-thread limit stopped recording at
+-- recording_stopped_ts: nothing after that moment is in the trace for it (the analysis ends its
+-- window there), and the trace's metadata says partial.
 CREATE TABLE thread (
     id INTEGER PRIMARY KEY,  -- thread id within the trace
     process_id INTEGER NOT NULL, -- owning process
     tid INTEGER NOT NULL,    -- operating-system thread id
-    name TEXT                -- thread name when known
+    name TEXT,               -- thread name when known
+    recording_stopped_ts INTEGER, -- when the thread stopped recording (its first record lost to stop_reason), ns; NULL = recorded to its end
+    stop_reason TEXT,        -- why it stopped: disk_full | quota | file_error | buffer_limit; NULL when it did not
+    records_dropped INTEGER NOT NULL DEFAULT 0 -- records of this thread hpcprof could not write, any reason (the stats table has them by reason)
 );
 
 -- A timeline lane: a CPU thread, a GPU stream, a NIC queue pair. Events of one track occupy a

@@ -3,8 +3,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/tables.hpp"
@@ -65,7 +68,7 @@ Result<DbHandle> createTrace(const std::string& path) {
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE |
-                                 SQLITE_OPEN_NOMUTEX,
+                                 SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                              nullptr);
     DbHandle db(raw);
     if (rc != SQLITE_OK)
@@ -85,6 +88,65 @@ Result<DbHandle> createTrace(const std::string& path) {
         HPCPROF_RETURN_IF_ERROR(cat.run());
     }
     return db;
+}
+
+namespace {
+
+/// Tables and views of the schema, each with its columns, in DDL order.
+using TableColumns = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+/// The names and columns of every table and view of `db` ("" as the error when one cannot be
+/// read, e.g. a view over a table that is gone).
+Result<TableColumns> tableColumns(sqlite3* db, const std::vector<std::string>& names) {
+    TableColumns out;
+    Statement columns(db, "SELECT name FROM pragma_table_info(?)");
+    if (!columns.valid()) return columns.error();
+    for (const std::string& name : names) {
+        columns.reset();
+        columns.bind(1, name);
+        auto& entry = out.emplace_back(name, std::vector<std::string>());
+        while (columns.step()) entry.second.push_back(columns.text(0));
+        if (!columns.error().ok())
+            return Status::error("'" + name + "' cannot be read: " + columns.error().message());
+    }
+    return out;
+}
+
+/// What the DDL of this build creates, computed once from an in-memory database.
+const TableColumns& expectedTables() {
+    static const TableColumns kExpected = [] {
+        sqlite3* raw = nullptr;
+        sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr);
+        DbHandle db(raw);
+        std::vector<std::string> names;
+        if (db && exec(db.get(), ddl()).ok()) {
+            Statement s(db.get(), "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')"
+                                  " AND name NOT LIKE 'sqlite_%' ORDER BY rowid");
+            while (s.step()) names.push_back(s.text(0));
+        }
+        auto t = tableColumns(db.get(), names);
+        return t ? std::move(t.value()) : TableColumns();
+    }();
+    return kExpected;
+}
+
+} // namespace
+
+Status checkTraceTables(sqlite3* db) {
+    const TableColumns& expected = expectedTables();
+    std::vector<std::string> names;
+    for (const auto& [name, cols] : expected) names.push_back(name);
+    auto found = tableColumns(db, names);
+    if (!found) return found.status();
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const auto& [name, wanted] = expected[i];
+        const auto& have = found.value()[i].second;
+        if (have.empty()) return Status::error("no table or view '" + name + "'");
+        for (const std::string& c : wanted)
+            if (std::find(have.begin(), have.end(), c) == have.end())
+                return Status::error("'" + name + "' has no column '" + c + "'");
+    }
+    return {};
 }
 
 Result<DbHandle> openTraceReadOnly(const std::string& path) {
@@ -129,6 +191,8 @@ Result<DbHandle> openTraceReadOnly(const std::string& path) {
         return Status::error(path + ": trace schema version " + std::to_string(v) +
                              " is not supported by this hpcprof (it reads version " +
                              std::to_string(kSchemaVersion) + ")");
+    if (Status tables = checkTraceTables(db.get()); !tables.ok())
+        return Status::error(path + ": damaged trace (" + tables.message() + ")");
     // A truncated copy still opens; its header says how many pages it should have.
     Statement pages(db.get(), "PRAGMA page_count");
     Statement pageSize(db.get(), "PRAGMA page_size");

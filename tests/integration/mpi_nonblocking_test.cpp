@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hpcprof/analyzer/trace.hpp"
-#include "hpcprof/analyzer/wait_states.hpp"
+#include "analyzer/src/wait_states.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 

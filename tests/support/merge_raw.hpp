@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "process_runner.hpp"
 
 namespace hpcprof::test {

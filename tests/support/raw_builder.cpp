@@ -102,9 +102,9 @@ std::filesystem::path writeRawProcess(const std::filesystem::path& rawDir,
     std::ofstream(dir / "process.bin", std::ios::binary)
         .write(reinterpret_cast<const char*>(&header), sizeof(header));
     for (const auto& t : threads) {
-        raw::ThreadFileHeader th{};
+        raw::ThreadFileHeader th = t.headerFields();
         th.magic = raw::kThreadMagic;
-        th.version = raw::kFormatVersion;
+        th.version = t.version();
         th.recordSize = raw::kRecordSize;
         th.pid = header.pid;
         th.tid = t.tid();

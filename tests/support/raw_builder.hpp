@@ -45,12 +45,34 @@ public:
         std::memcpy(m_records.emplace_back().data(), static_cast<const void*>(&r), 64);
         return *this;
     }
+    /// Format 4 drop accounting in the thread header: the thread stopped recording at `ticks`.
+    RawThreadBuilder& stopped(uint64_t ticks, schema::raw::DropReason reason, int32_t err) {
+        m_drops.stoppedTicks = ticks;
+        m_drops.stopReason = uint32_t(reason);
+        m_drops.stopErrno = err;
+        return *this;
+    }
+    /// `n` records of this thread lost for `reason` (thread header).
+    RawThreadBuilder& dropped(schema::raw::DropReason reason, uint64_t n) {
+        m_drops.dropped[uint32_t(reason)] = n;
+        return *this;
+    }
+    /// The thread header's format version (default: the current one).
+    RawThreadBuilder& formatVersion(uint32_t v) {
+        m_version = v;
+        return *this;
+    }
     int32_t tid() const { return m_tid; }
     const std::vector<std::array<char, 64>>& records() const { return m_records; }
+    /// The header fields set above (stop and drop fields; version 0 = current).
+    const schema::raw::ThreadFileHeader& headerFields() const { return m_drops; }
+    uint32_t version() const { return m_version; }
 
 private:
     int32_t m_tid;
     std::vector<std::array<char, 64>> m_records;
+    schema::raw::ThreadFileHeader m_drops{};
+    uint32_t m_version = schema::raw::kFormatVersion;
 };
 
 /// A process header with sensible defaults: monotonic clock (ticks are ns), exited cleanly.

@@ -2,6 +2,7 @@
 // Shared helpers of the writers (escaping, durations) and the format dispatch.
 #include <fmt/format.h>
 
+#include "hpcprof/report/printable.hpp"
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
 #include "writer_parts.hpp"
@@ -36,9 +37,9 @@ std::string htmlEscape(const std::string& s) {
 
 std::string xmlEscape(const std::string& s) {
     std::string out;
+    // Control characters, which XML 1.0 does not allow, are left to printable() (\xNN), as are
+    // bytes that are not UTF-8: the writers pass their whole output through it.
     for (char c : s) {
-        unsigned char u = static_cast<unsigned char>(c);
-        if (u < 0x20 && c != '\n' && c != '\t' && c != '\r') continue; // not allowed in XML 1.0
         switch (c) {
         case '&': out += "&amp;"; break;
         case '<': out += "&lt;"; break;
@@ -72,18 +73,29 @@ std::string formatDuration(double ns) {
     return fmt::format("{:.0f} ns", ns);
 }
 
+namespace {
+/// A JSON document as text; every string in it made printable first (nlohmann's dump() throws
+/// on bytes that are not UTF-8).
+std::string dumpPrintable(nlohmann::json& doc) {
+    makePrintable(doc);
+    return doc.dump(2) + "\n";
+}
+} // namespace
+
+// The text formats are written whole, then passed through printable(): whatever a name holds,
+// and whichever writer placed it, the output is UTF-8 without control characters but line feeds.
 std::string writeReport(Format f, const analyzer::Analysis& a, const std::vector<GateResult>& gates,
                         const WriterOptions& o) {
     switch (f) {
-    case Format::Text: return detail::textReport(a, gates);
-    case Format::Markdown: return detail::markdownReport(a, gates);
-    case Format::Html: return detail::htmlReport(a, gates, o);
-    case Format::Junit: return detail::junitReport(a, gates, o);
+    case Format::Text: return printable(detail::textReport(a, gates), true);
+    case Format::Markdown: return printable(detail::markdownReport(a, gates), true);
+    case Format::Html: return printable(detail::htmlReport(a, gates, o), true);
+    case Format::Junit: return printable(detail::junitReport(a, gates, o), true);
     case Format::Json: {
         auto doc = reportJson(a);
         addGates(doc, gates);
         if (!o.hpcprofVersion.empty()) doc["hpcprof_version"] = o.hpcprofVersion;
-        return doc.dump(2) + "\n";
+        return dumpPrintable(doc);
     }
     }
     return {};
@@ -95,12 +107,12 @@ std::string writeDiff(Format f, const analyzer::AnalysisDiff& d, const std::vect
     case Format::Json: {
         auto doc = diffJson(d);
         addGates(doc, gates);
-        return doc.dump(2) + "\n";
+        return dumpPrintable(doc);
     }
-    case Format::Junit: return detail::junitDiff(d, gates);
-    case Format::Markdown: return detail::markdownDiff(d, gates);
-    case Format::Html: return detail::htmlDiff(d, gates, o);
-    case Format::Text: return detail::textDiff(d, gates);
+    case Format::Junit: return printable(detail::junitDiff(d, gates), true);
+    case Format::Markdown: return printable(detail::markdownDiff(d, gates), true);
+    case Format::Html: return printable(detail::htmlDiff(d, gates, o), true);
+    case Format::Text: return printable(detail::textDiff(d, gates), true);
     }
     return {};
 }

@@ -2,7 +2,9 @@
 #include "hpcprof/report/gates.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 namespace hpcprof::report {
 
@@ -57,7 +59,9 @@ Result<Gate> parseGate(const std::string& text) {
     size_t used = 0;
     try {
         g.threshold = std::stod(number, &used);
-    } catch (...) {
+    } catch (const std::invalid_argument&) { // no number
+        return bad("'" + number + "' is not a number");
+    } catch (const std::out_of_range&) { // beyond double
         return bad("'" + number + "' is not a number");
     }
     if (used != number.size() || !std::isfinite(g.threshold)) return bad("'" + number + "' is not a number");
@@ -77,9 +81,12 @@ const nlohmann::json* walk(const nlohmann::json& doc, const std::string& path) {
             cur = &*it;
         } else if (cur->is_array()) {
             // Array elements by index, e.g. ranks.3.comm_ns.
-            if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return nullptr;
-            size_t k = std::stoul(part);
-            if (k >= cur->size()) return nullptr;
+            size_t k = 0;
+            auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), k);
+            // Not an index, or beyond 64 bits (std::stoul would throw): no such metric.
+            if (part.empty() || ec != std::errc() || end != part.data() + part.size() ||
+                k >= cur->size())
+                return nullptr;
             cur = &(*cur)[k];
         } else {
             return nullptr;

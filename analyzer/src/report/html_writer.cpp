@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -143,12 +144,10 @@ std::string topTable(const char* title, const std::vector<TopItem>& items) {
     return s + "</table>\n";
 }
 
-} // namespace
-
-std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, const WriterOptions& o) {
+/// The title line, and warnings when the trace is partial or ranks stopped recording.
+std::string heading(const Analysis& a) {
     const JobSummary& s = a.summary;
-    std::string b;
-    b += "<h1>hpcprof report</h1>\n";
+    std::string b = "<h1>hpcprof report</h1>\n";
     b += fmt::format("<p>Trace <code>{}</code>, window {} ({}), {} ranks ({} GPU), {} events.</p>\n",
                      htmlEscape(a.tracePath), htmlEscape(a.window.text.empty() ? "whole run" : a.window.text),
                      dur(double(s.wallNs)), s.rankCount, s.gpuRankCount, s.events);
@@ -156,8 +155,15 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
         b += fmt::format("<p class=\"failed\"><strong>Partial trace</strong>: {} (see Data quality): "
                          "what was not recorded is missing from every number below.</p>\n",
                          htmlEscape(lost));
-    b += gatesTable(gates);
-    b += "<h2>Where the time went</h2>\n<table><tr><th>class</th><th>share of rank time</th><th>hidden behind compute</th></tr>\n";
+    if (std::string stopped = recordingStoppedList(a); !stopped.empty())
+        b += fmt::format("<p class=\"failed\"><strong>Recording stopped</strong>: {}; each of "
+                         "these ranks is analysed up to that moment only.</p>\n",
+                         htmlEscape(stopped));
+    return b;
+}
+
+std::string timeShares(const JobSummary& s) {
+    std::string b = "<h2>Where the time went</h2>\n<table><tr><th>class</th><th>share of rank time</th><th>hidden behind compute</th></tr>\n";
     for (int c = 0; c < kTimeClassCount; ++c) {
         std::string hidden;
         if (c == int(TimeClass::Communication) && s.commTotalNs)
@@ -167,18 +173,23 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
         b += fmt::format("<tr><td>{}</td><td class=\"n\">{:.1f}%</td><td class=\"n\">{}</td></tr>\n", kLabels[c],
                          s.pct(TimeClass(c)), hidden);
     }
-    b += "</table>\n";
-    const PopMetrics& p = a.pop;
-    b += "<h2>POP efficiency</h2>\n<table>\n";
+    return b + "</table>\n";
+}
+
+std::string popTable(const PopMetrics& p) {
+    std::string b = "<h2>POP efficiency</h2>\n<table>\n";
     b += fmt::format("<tr><td>parallel efficiency</td><td class=\"n\">{:.3f}</td></tr>\n<tr><td>load balance</td><td class=\"n\">{:.3f}</td></tr>\n"
                      "<tr><td>communication efficiency</td><td class=\"n\">{:.3f}</td></tr>\n<tr><td>serialisation efficiency</td><td class=\"n\">{:.3f}</td></tr>\n"
                      "<tr><td>transfer efficiency</td><td class=\"n\">{:.3f}</td></tr>\n",
                      p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
                      p.transferEfficiency);
-    b += "</table>\n";
-    b += "<h2>Findings</h2>\n";
-    if (a.findings.empty()) b += "<p>No findings.</p>\n";
-    for (const auto& f : a.findings) {
+    return b + "</table>\n";
+}
+
+std::string findingsHtml(const std::vector<Finding>& findings) {
+    std::string b = "<h2>Findings</h2>\n";
+    if (findings.empty()) b += "<p>No findings.</p>\n";
+    for (const auto& f : findings) {
         b += fmt::format("<div class=\"finding\"><h3><span class=\"{}\">{}</span> {}: {}</h3>\n",
                          severityName(f.severity), severityName(f.severity), htmlEscape(f.id), htmlEscape(f.title));
         b += fmt::format("<p>Could save up to <b>{}</b>. Ranks: {}.</p>\n<p>Evidence: {}</p>\n<p>Suggestion: {}</p>\n",
@@ -191,11 +202,16 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
         }
         b += "</div>\n";
     }
-    b += "<h2>Ranks</h2>\n" + legend() + rankBars(a);
+    return b;
+}
+
+/// The per-rank charts (the families' strips under the timeline) and the per-rank table.
+std::string ranksHtml(const Analysis& a) {
+    std::string b = "<h2>Ranks</h2>\n" + legend() + rankBars(a);
     if (a.ranks.size() > kMaxChartRanks)
         b += fmt::format("<p>Charts show the first {} of {} ranks.</p>\n", kMaxChartRanks, a.ranks.size());
     b += "<h2>Timeline overview</h2>\n" + timelineOverview(a);
-    b += countersHtml(a); // counter tracks under the ranks (CPU counters)
+    for (const auto& section : reportSections()) b += section->htmlTimeline(a); // per-rank strips
     b += "<table><tr><th>rank</th><th>host</th>";
     for (const char* l : kLabels) b += fmt::format("<th>{}</th>", l);
     b += "<th>wait</th><th>GPU idle</th></tr>\n";
@@ -205,30 +221,50 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
         b += fmt::format("<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n", dur(double(r.waitNs)),
                          r.gpu ? dur(double(r.gpuIdleNs)) : "-");
     }
-    b += "</table>\n";
-    if (!a.waits.stragglers.empty()) {
-        b += "<h2>Stragglers</h2>\n<table><tr><th>rank</th><th>last in</th><th>others waited</th><th>worst instance</th></tr>\n";
-        for (const auto& st : a.waits.stragglers)
-            b += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{} of {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-                             st.rank, st.timesLast, st.instances, dur(double(st.inflictedWaitNs)),
-                             dur(double(st.maxInflictedNs)));
-        b += "</table>\n";
-    }
-    if (!a.steps.steps.empty()) {
-        b += fmt::format("<h2>Steps</h2>\n<p>{} steps from {}: mean {}, min {}, max {}, cv {:.3f}.</p>\n",
-                         a.steps.steps.size(), htmlEscape(a.steps.source), dur(double(a.steps.meanNs)),
-                         dur(double(a.steps.minNs)), dur(double(a.steps.maxNs)), a.steps.cv);
-        b += stepChart(a.steps);
-    }
+    return b + "</table>\n";
+}
+
+std::string stragglersHtml(const std::vector<Straggler>& stragglers) {
+    if (stragglers.empty()) return {};
+    std::string b = "<h2>Stragglers</h2>\n<table><tr><th>rank</th><th>last in</th><th>others waited</th><th>worst instance</th></tr>\n";
+    for (const auto& st : stragglers)
+        b += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{} of {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+                         st.rank, st.timesLast, st.instances, dur(double(st.inflictedWaitNs)),
+                         dur(double(st.maxInflictedNs)));
+    return b + "</table>\n";
+}
+
+std::string stepsHtml(const StepStats& steps) {
+    if (steps.steps.empty()) return {};
+    return fmt::format("<h2>Steps</h2>\n<p>{} steps from {}: mean {}, min {}, max {}, cv {:.3f}.</p>\n",
+                       steps.steps.size(), htmlEscape(steps.source), dur(double(steps.meanNs)),
+                       dur(double(steps.minNs)), dur(double(steps.maxNs)), steps.cv) +
+           stepChart(steps);
+}
+
+std::string dataQualityHtml(const std::vector<DataWarning>& warnings) {
+    if (warnings.empty()) return {};
+    std::string b = "<h2>Data quality</h2>\n<ul>\n";
+    for (const auto& w : warnings)
+        b += fmt::format("<li><b>{}</b> = {}: {}</li>\n", htmlEscape(w.name), w.count, htmlEscape(w.message));
+    return b + "</ul>\n";
+}
+
+} // namespace
+
+std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, const WriterOptions& o) {
+    std::string b = heading(a);
+    b += gatesTable(gates);
+    b += timeShares(a.summary);
+    b += popTable(a.pop);
+    b += findingsHtml(a.findings);
+    b += ranksHtml(a);
+    b += stragglersHtml(a.waits.stragglers);
+    b += stepsHtml(a.steps);
     b += "<h2>Top lists</h2>\n";
     b += topTable("Kernels", a.topKernels) + topTable("Collectives", a.topCollectives) + topTable("Files", a.topFiles);
-    b += rdmaHtml(a);
-    if (!a.warnings.empty()) {
-        b += "<h2>Data quality</h2>\n<ul>\n";
-        for (const auto& w : a.warnings)
-            b += fmt::format("<li><b>{}</b> = {}: {}</li>\n", htmlEscape(w.name), w.count, htmlEscape(w.message));
-        b += "</ul>\n";
-    }
+    for (const auto& section : reportSections()) b += section->html(a);
+    b += dataQualityHtml(a.warnings);
     return page("hpcprof report: " + a.tracePath, b, o);
 }
 

@@ -15,13 +15,26 @@ struct Case {
     bool failed = false;
 };
 
-std::string suite(const std::string& name, const std::vector<Case>& cases) {
+/// The data-quality warnings as properties of the suite ("data_quality.NAME" = count), so a
+/// CI dashboard shows what the numbers miss.
+std::string properties(const std::vector<DataWarning>& warnings) {
+    if (warnings.empty()) return {};
+    std::string o = "    <properties>\n";
+    for (const auto& w : warnings)
+        o += fmt::format("      <property name=\"data_quality.{}\" value=\"{}\"/>\n",
+                         xmlEscape(w.name), w.count);
+    return o + "    </properties>\n";
+}
+
+std::string suite(const std::string& name, const std::vector<Case>& cases,
+                  const std::vector<DataWarning>& warnings = {}) {
     int failures = 0;
     for (const auto& c : cases) failures += c.failed;
     std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     o += fmt::format("<testsuites name=\"hpcprof\" tests=\"{}\" failures=\"{}\">\n", cases.size(), failures);
     o += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
                      xmlEscape(name), cases.size(), failures);
+    o += properties(warnings);
     for (const auto& c : cases) {
         o += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xmlEscape(c.classname), xmlEscape(c.name));
         if (!c.failed) {
@@ -54,7 +67,7 @@ std::string junitReport(const Analysis& a, const std::vector<GateResult>& gates,
                                      f.suggestion),
                          true});
     }
-    return suite("hpcprof report " + a.tracePath, cases);
+    return suite("hpcprof report " + a.tracePath, cases, a.warnings);
 }
 
 std::string junitDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates) {

@@ -3,6 +3,7 @@
 // escaped, since markdown renderers also accept raw HTML.
 #include <fmt/format.h>
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -22,6 +23,9 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     if (std::string lost = dataLossList(a); !lost.empty())
         o += fmt::format("> **Partial trace**: {} (see Data quality): what was not recorded is "
                          "missing from every number below.\n\n", markdownEscape(lost));
+    if (std::string stopped = recordingStoppedList(a); !stopped.empty())
+        o += fmt::format("> **Recording stopped**: {}; each of these ranks is analysed up to that "
+                         "moment only.\n\n", markdownEscape(stopped));
     if (!gates.empty()) {
         o += "### Gates\n\n| gate | value | result |\n|---|---:|---|\n";
         for (const auto& g : gates)
@@ -75,7 +79,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
     top("Top files", a.topFiles);
-    o += rdmaMarkdown(a);
+    for (const auto& section : reportSections()) o += section->markdown(a);
     if (!a.warnings.empty()) {
         o += "### Data quality\n\n";
         for (const auto& w : a.warnings)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/report/report_json.hpp"
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report {
@@ -23,22 +24,13 @@ json classJson(int64_t exposed, int64_t overlapped, int64_t total, int64_t rankT
     return {{"exposed_pct", pct(exposed, rankTime)}, {"exposed_ns", exposed},
             {"overlapped_pct", pct(overlapped, total)}, {"overlapped_ns", overlapped}, {"total_ns", total}};
 }
-} // namespace
-
-json reportJson(const Analysis& a) {
+json summaryJson(const Analysis& a) {
     const JobSummary& s = a.summary;
-    json doc;
-    doc["schema"] = "hpcprof-report";
-    doc["schema_version"] = kReportSchemaVersion;
-    doc["trace"] = a.tracePath;
-    doc["window"] = {{"spec", a.window.text.empty() ? "whole" : a.window.text},
-                     {"begin_ns", s.windowBegin}, {"end_ns", s.windowEnd}};
-
     int64_t crit = 0, warn = 0, info = 0, wait = 0;
     for (const auto& f : a.findings)
         (f.severity == Severity::Critical ? crit : f.severity == Severity::Warning ? warn : info)++;
     for (const auto& r : a.ranks) wait += r.waitNs;
-    doc["summary"] = {
+    return {
         {"wall_ns", s.wallNs},
         {"ranks", s.rankCount},
         {"gpu_ranks", s.gpuRankCount},
@@ -55,70 +47,113 @@ json reportJson(const Analysis& a) {
         {"wait_ns", wait},
         {"findings", {{"count", int64_t(a.findings.size())}, {"critical", crit}, {"warning", warn}, {"info", info}}},
         {"data_quality_warnings", int64_t(a.warnings.size())},
+        {"unused_rows", {{"negative_duration", a.unusedRows.negativeDuration},
+                         {"outside_run", a.unusedRows.outsideRun},
+                         {"unknown_track", a.unusedRows.unknownTrack},
+                         {"time_out_of_range", a.unusedRows.timeOutOfRange},
+                         {"total", a.unusedRows.total()}}},
     };
-    const PopMetrics& p = a.pop;
-    doc["pop"] = {{"load_balance", p.loadBalance},
-                  {"communication_efficiency", p.communicationEfficiency},
-                  {"serialisation_efficiency", p.serialisationEfficiency},
-                  {"transfer_efficiency", p.transferEfficiency},
-                  {"parallel_efficiency", p.parallelEfficiency},
-                  {"runtime_ns", p.runtimeNs},
-                  {"ideal_runtime_ns", p.idealRuntimeNs},
-                  {"avg_useful_ns", p.avgUsefulNs},
-                  {"max_useful_ns", p.maxUsefulNs}};
-    json ranks = json::array();
-    for (const auto& r : a.ranks) {
-        json j = {{"rank", r.rank}, {"pid", r.pid}, {"host", r.host}, {"gpu", r.gpu},
-                  {"window_ns", r.windowNs}, {"active_ns", r.activeNs}};
-        for (int c = 0; c < kTimeClassCount; ++c)
-            j[std::string(timeClassName(TimeClass(c))) + "_ns"] = r.exclusive[c];
-        j["comm_total_ns"] = r.commTotalNs;
-        j["comm_overlapped_ns"] = r.commOverlappedNs;
-        j["io_total_ns"] = r.ioTotalNs;
-        j["io_overlapped_ns"] = r.ioOverlappedNs;
-        j["memory_total_ns"] = r.memoryTotalNs;
-        j["sync_total_ns"] = r.syncTotalNs;
-        j["gpu_idle_ns"] = r.gpuIdleNs;
-        j["wait_ns"] = r.waitNs;
-        j["transfer_ns"] = r.transferNs;
-        j["events"] = r.events;
-        ranks.push_back(std::move(j));
+}
+
+json popJson(const PopMetrics& p) {
+    return {{"load_balance", p.loadBalance},
+            {"communication_efficiency", p.communicationEfficiency},
+            {"serialisation_efficiency", p.serialisationEfficiency},
+            {"transfer_efficiency", p.transferEfficiency},
+            {"parallel_efficiency", p.parallelEfficiency},
+            {"runtime_ns", p.runtimeNs},
+            {"ideal_runtime_ns", p.idealRuntimeNs},
+            {"avg_useful_ns", p.avgUsefulNs},
+            {"max_useful_ns", p.maxUsefulNs}};
+}
+
+json rankJson(const RankBreakdown& r) {
+    json j = {{"rank", r.rank}, {"pid", r.pid}, {"host", r.host}, {"gpu", r.gpu},
+              {"window_ns", r.windowNs}, {"active_ns", r.activeNs}};
+    for (int c = 0; c < kTimeClassCount; ++c)
+        j[std::string(timeClassName(TimeClass(c))) + "_ns"] = r.exclusive[c];
+    j["comm_total_ns"] = r.commTotalNs;
+    j["comm_overlapped_ns"] = r.commOverlappedNs;
+    j["io_total_ns"] = r.ioTotalNs;
+    j["io_overlapped_ns"] = r.ioOverlappedNs;
+    j["memory_total_ns"] = r.memoryTotalNs;
+    j["sync_total_ns"] = r.syncTotalNs;
+    j["gpu_idle_ns"] = r.gpuIdleNs;
+    j["wait_ns"] = r.waitNs;
+    j["transfer_ns"] = r.transferNs;
+    j["events"] = r.events;
+    if (r.recordingStoppedTs) {
+        j["recording_stopped_ns"] = *r.recordingStoppedTs;
+        j["stop_reason"] = r.stopReason;
     }
-    doc["ranks"] = std::move(ranks);
-    const WaitStates& w = a.waits;
-    doc["wait_states"] = {{"collective_wait_ns", w.collectiveWaitNs}, {"late_sender_ns", w.lateSenderNs},
-                          {"late_receiver_ns", w.lateReceiverNs}, {"complete_instances", w.completeInstances},
-                          {"incomplete_instances", w.incompleteInstances},
-                          {"matched_messages", w.matchedMessages}, {"unmatched_messages", w.unmatchedMessages}};
+    return j;
+}
+
+json waitStatesJson(const WaitStates& w) {
+    return {{"collective_wait_ns", w.collectiveWaitNs}, {"late_sender_ns", w.lateSenderNs},
+            {"late_receiver_ns", w.lateReceiverNs}, {"complete_instances", w.completeInstances},
+            {"incomplete_instances", w.incompleteInstances},
+            {"matched_messages", w.matchedMessages}, {"unmatched_messages", w.unmatchedMessages}};
+}
+
+json stragglersJson(const std::vector<Straggler>& stragglers) {
     json strag = json::array();
-    for (const auto& st : w.stragglers)
+    for (const auto& st : stragglers)
         strag.push_back({{"rank", st.rank}, {"times_last", st.timesLast}, {"instances", st.instances},
                          {"inflicted_wait_ns", st.inflictedWaitNs}, {"max_instance_wait_ns", st.maxInflictedNs},
                          {"example_event_id", st.exampleEventId}});
-    doc["stragglers"] = std::move(strag);
+    return strag;
+}
+
+json stepsJson(const StepStats& s) {
     json steps = json::array();
-    for (const auto& st : a.steps.steps)
+    for (const auto& st : s.steps)
         steps.push_back({{"index", st.index}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs},
                          {"spread_ns", st.spreadNs}});
-    doc["steps"] = {{"source", a.steps.source}, {"count", int64_t(a.steps.steps.size())},
-                    {"mean_ns", a.steps.meanNs}, {"min_ns", a.steps.minNs}, {"max_ns", a.steps.maxNs},
-                    {"stddev_ns", a.steps.stddevNs}, {"cv", a.steps.cv}, {"items", std::move(steps)}};
-    doc["top"] = {{"kernels", topJson(a.topKernels)}, {"collectives", topJson(a.topCollectives)},
-                  {"files", topJson(a.topFiles)}};
+    return {{"source", s.source}, {"count", int64_t(s.steps.size())},
+            {"mean_ns", s.meanNs}, {"min_ns", s.minNs}, {"max_ns", s.maxNs},
+            {"stddev_ns", s.stddevNs}, {"cv", s.cv}, {"items", std::move(steps)}};
+}
+
+json findingsJson(const std::vector<Finding>& list) {
     json findings = json::array();
-    for (const auto& f : a.findings) {
+    for (const auto& f : list) {
         json ev = json::array();
         for (const auto& e : f.evidence) ev.push_back({{"name", e.key}, {"value", e.value}, {"unit", e.unit}});
         findings.push_back({{"id", f.id}, {"title", f.title}, {"severity", severityName(f.severity)},
                             {"ranks", f.ranks}, {"evidence", std::move(ev)}, {"event_ids", f.eventIds},
                             {"estimated_gain_ns", f.estimatedGainNs}, {"suggestion", f.suggestion}});
     }
-    doc["findings"] = std::move(findings);
+    return findings;
+}
+
+json dataQualityJson(const std::vector<DataWarning>& warnings) {
     json dq = json::array();
-    for (const auto& d : a.warnings) dq.push_back({{"name", d.name}, {"count", d.count}, {"message", d.message}});
-    doc["data_quality"] = std::move(dq);
-    if (a.counters.present || !a.counters.counters.empty()) doc["counters"] = detail::countersJson(a);
-    if (a.rdma.any()) doc["rdma"] = detail::rdmaJson(a);
+    for (const auto& d : warnings) dq.push_back({{"name", d.name}, {"count", d.count}, {"message", d.message}});
+    return dq;
+}
+} // namespace
+
+json reportJson(const Analysis& a) {
+    json doc;
+    doc["schema"] = "hpcprof-report";
+    doc["schema_version"] = kReportSchemaVersion;
+    doc["trace"] = a.tracePath;
+    doc["window"] = {{"spec", a.window.text.empty() ? "whole" : a.window.text},
+                     {"begin_ns", a.summary.windowBegin}, {"end_ns", a.summary.windowEnd}};
+    doc["summary"] = summaryJson(a);
+    doc["pop"] = popJson(a.pop);
+    json ranks = json::array();
+    for (const auto& r : a.ranks) ranks.push_back(rankJson(r));
+    doc["ranks"] = std::move(ranks);
+    doc["wait_states"] = waitStatesJson(a.waits);
+    doc["stragglers"] = stragglersJson(a.waits.stragglers);
+    doc["steps"] = stepsJson(a.steps);
+    doc["top"] = {{"kernels", topJson(a.topKernels)}, {"collectives", topJson(a.topCollectives)},
+                  {"files", topJson(a.topFiles)}};
+    doc["findings"] = findingsJson(a.findings);
+    doc["data_quality"] = dataQualityJson(a.warnings);
+    for (const auto& section : reportSections()) section->json(a, doc);
     doc["gates"] = json::array();
     return doc;
 }

@@ -3,6 +3,7 @@
 // top lists, RDMA traffic (when recorded), findings, gates, data-quality warnings.
 #include <fmt/format.h>
 
+#include "report_section.hpp"
 #include "writer_parts.hpp"
 
 namespace hpcprof::report::detail {
@@ -37,6 +38,15 @@ std::string dataLossList(const Analysis& a) {
     return out;
 }
 
+std::string recordingStoppedList(const Analysis& a) {
+    std::string out;
+    for (const auto& r : a.ranks)
+        if (r.recordingStoppedTs)
+            out += fmt::format("{}rank {} at {} ({})", out.empty() ? "" : ", ", r.rank,
+                               formatDuration(double(*r.recordingStoppedTs)), r.stopReason);
+    return out;
+}
+
 std::string rankList(const std::vector<int64_t>& ranks) {
     std::string out;
     for (int64_t r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
@@ -53,6 +63,9 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     if (std::string lost = dataLossList(a); !lost.empty())
         o += fmt::format("PARTIAL TRACE: {} (see Data quality): what was not recorded is missing "
                          "from every number below\n\n", lost);
+    if (std::string stopped = recordingStoppedList(a); !stopped.empty())
+        o += fmt::format("RECORDING STOPPED: {}; each of these ranks is analysed up to that "
+                         "moment only\n\n", stopped);
     o += "Where the time went (all ranks)\n";
     o += fmt::format("  compute        {:6.1f}%\n", s.pct(TimeClass::Compute));
     o += fmt::format("  communication  {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",
@@ -98,7 +111,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
     top("Top files", a.topFiles);
-    o += rdmaText(a);
+    for (const auto& section : reportSections()) o += section->text(a);
     o += "\nFindings\n";
     if (a.findings.empty()) o += "  none\n";
     for (const auto& f : a.findings) {

@@ -30,16 +30,8 @@ std::string rankList(const std::vector<int64_t>& ranks);
 /// The data-loss and error counters of the trace as "records_dropped = 20590558, ..."; empty
 /// when nothing was lost. Reports say it at the top: the breakdown misses that data.
 std::string dataLossList(const analyzer::Analysis& a);
-
-/// CPU counters (counters_report.cpp): the JSON report's `counters` object, the HTML section.
-nlohmann::json countersJson(const analyzer::Analysis& a);
-std::string countersHtml(const analyzer::Analysis& a);
-
-/// RDMA traffic (rdma_report.cpp): the JSON report's `rdma` object and the text, markdown and
-/// HTML sections (empty strings when the trace has no RDMA work requests).
-nlohmann::json rdmaJson(const analyzer::Analysis& a);
-std::string rdmaText(const analyzer::Analysis& a);
-std::string rdmaMarkdown(const analyzer::Analysis& a);
-std::string rdmaHtml(const analyzer::Analysis& a);
+/// The ranks whose window ends early because a thread stopped recording, as "rank 0 at 1.20 s
+/// (disk_full), rank 3 at ..."; empty when none did.
+std::string recordingStoppedList(const analyzer::Analysis& a);
 
 } // namespace hpcprof::report::detail

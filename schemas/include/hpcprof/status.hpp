@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Status and Result<T>: how library code (schema, collector, analyzer) reports failure without
+// Status and Result<T>: how library code (schema, agent, store, analyzer) reports failure without
 // exceptions across library boundaries. The CLI and GUI turn them into messages at the top.
 #pragma once
 

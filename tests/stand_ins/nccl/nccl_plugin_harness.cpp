@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "interpose/nccl/nccl_profiler_abi.hpp"
+#include "agent/nccl/nccl_profiler_abi.hpp"
 
-namespace abi = hpcprof::interpose::nccl::abi;
+namespace abi = hpcprof::agent::nccl::abi;
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "hpcprof/analyzer/intervals.hpp"
+#include "analyzer/src/intervals.hpp"
 
 using hpcprof::analyzer::Interval;
 using hpcprof::analyzer::IntervalSet;

@@ -4,7 +4,7 @@
 // comments). The blocking calls are added as the per-rank scan of analyze.cpp adds them.
 #include <catch2/catch.hpp>
 
-#include "hpcprof/analyzer/wait_states.hpp"
+#include "analyzer/src/wait_states.hpp"
 #include "process_runner.hpp"
 #include "tests/unit/analyzer/trace_builder.hpp"
 
@@ -14,8 +14,11 @@ using schema::Category;
 
 namespace {
 
+// The test's own read-only connection: the analyzer keeps its Trace's connection private.
 int64_t queryInt(const Trace& t, const std::string& sql) {
-    schema::Statement st(t.db(), sql);
+    auto db = schema::openTraceReadOnly(t.path());
+    REQUIRE(db.ok());
+    schema::Statement st(db->get(), sql);
     REQUIRE(st.valid());
     REQUIRE(st.step());
     return st.int64(0);

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "collector/store/trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::test {
 
@@ -98,7 +98,10 @@ void TraceBuilder::write(const std::string& path) const {
                                     "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream),
                                     t.device, t.stream);
         } else {
-            int64_t threadId = w.insertThread(p.id, *t.tid, "");
+            store::ThreadRecording recording;
+            recording.stoppedTs = t.stoppedTs;
+            recording.stopReason = t.stopReason;
+            int64_t threadId = w.insertThread(p.id, *t.tid, "", recording);
             trackId = w.insertTrack(p.id, threadId, "cpu_thread", "thread " + std::to_string(*t.tid),
                                     std::nullopt, std::nullopt);
         }

@@ -78,6 +78,11 @@ public:
     int nicQueue(int mainTrack, const std::string& device, int64_t qp);
 
     EventSpec& event(int track, schema::Category c, std::string name, int64_t ts, int64_t dur);
+    /// The CPU thread of `track` stopped recording at `ts` (thread.recording_stopped_ts).
+    void stopRecording(int track, int64_t ts, std::string reason = "disk_full") {
+        m_tracks.at(size_t(track)).stoppedTs = ts;
+        m_tracks.at(size_t(track)).stopReason = std::move(reason);
+    }
     void setMetadata(std::string key, std::string value) { m_metadata[std::move(key)] = std::move(value); }
     /// Keep events in the order added (for unsorted-trace tests).
     void keepInsertionOrder() { m_sort = false; }
@@ -96,6 +101,8 @@ private:
         bool gpu = false;
         std::string nicName; ///< non-empty: a nic_queue track
         int64_t device = 0, stream = 0;
+        std::optional<int64_t> stoppedTs;
+        std::string stopReason;
         std::deque<EventSpec> events;
     };
     std::vector<Process> m_processes;

@@ -15,14 +15,14 @@
 #include <sde_lib.h>
 #endif
 
-#include "collector/counters/boundary.hpp"
-#include "collector/counters/counter_plan.hpp"
-#include "collector/counters/papi_backend.hpp"
-#include "collector/counters/perf_backend.hpp"
-#include "collector/counters/proc_backends.hpp"
-#include "collector/counters/sampler.hpp"
+#include "counters/boundary.hpp"
+#include "counters/counter_plan.hpp"
+#include "counters/papi_backend.hpp"
+#include "counters/perf_backend.hpp"
+#include "counters/proc_backends.hpp"
+#include "counters/sampler.hpp"
 
-using namespace hpcprof::collector::counters;
+using namespace hpcprof::agent::counters;
 namespace raw = hpcprof::schema::raw;
 
 namespace {
@@ -168,7 +168,6 @@ public:
 const char* fakeEnv(const char* name) {
     if (std::strcmp(name, "OMPI_COMM_WORLD_LOCAL_SIZE") == 0) return "8";
     if (std::strcmp(name, "LOCAL_WORLD_SIZE") == 0) return "3";
-    if (std::strcmp(name, "HPCPROF_COUNTER_PERIOD_MS") == 0) return "20";
     return nullptr;
 }
 const char* slurmEnv(const char* name) {
@@ -223,13 +222,20 @@ TEST_CASE("on a host with more ranks than CPUs the default list leaves hardware 
 }
 
 TEST_CASE("the ranks per host come from the launcher's environment", "[counters][plan]") {
-    SamplerOptions o = optionsFromEnvironment(fakeEnv);
-    CHECK(o.localRanks == 8); // Open MPI's first
+    CHECK(localRanksFromEnvironment(fakeEnv) == 8); // Open MPI's first
+    ::setenv("HPCPROF_COUNTER_PERIOD_MS", "20", 1);
+    SamplerOptions o = optionsFromEnvironment();
+    ::unsetenv("HPCPROF_COUNTER_PERIOD_MS");
     CHECK(o.periodNs == 20'000'000);
     CHECK(o.periodGiven);
+    CHECK_FALSE(optionsFromEnvironment().periodGiven);
+    ::setenv("HPCPROF_COUNTER_PERIOD_MS", "-5", 1); // invalid: the default, not "given"
+    CHECK_FALSE(optionsFromEnvironment().periodGiven);
+    ::unsetenv("HPCPROF_COUNTER_PERIOD_MS");
     // A given period is kept; the default one, and the default boundary gap, stretch with
     // ranks per CPU (rounded up).
     SamplerOptions given = o;
+    given.localRanks = localRanksFromEnvironment(fakeEnv);
     stretchForOversubscription(given, 2);
     CHECK(given.periodNs == 20'000'000);
     CHECK(given.minGapNs == 4'000'000);
@@ -244,8 +250,8 @@ TEST_CASE("the ranks per host come from the launcher's environment", "[counters]
     CHECK(stretched(8, 8) == std::pair<uint64_t, uint64_t>{10, 1000});
     CHECK(stretched(8, 16) == std::pair<uint64_t, uint64_t>{10, 1000});
     CHECK(stretched(0, 2) == std::pair<uint64_t, uint64_t>{10, 1000});
-    CHECK(optionsFromEnvironment(slurmEnv).localRanks == 0);
-    CHECK(optionsFromEnvironment([](const char*) -> const char* { return nullptr; }).localRanks == 0);
+    CHECK(localRanksFromEnvironment(slurmEnv) == 0);
+    CHECK(localRanksFromEnvironment([](const char*) -> const char* { return nullptr; }) == 0);
 }
 
 TEST_CASE("the /proc parsers find context switches and stat fields", "[counters][proc]") {

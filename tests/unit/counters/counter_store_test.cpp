@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
@@ -51,8 +51,15 @@ std::array<char, 64> sample(int32_t tid, uint64_t ts, uint8_t first, std::vector
 }
 
 void append(const std::filesystem::path& file, const std::vector<std::array<char, 64>>& recs) {
-    std::ofstream f(file, std::ios::binary | std::ios::app);
-    for (const auto& r : recs) f.write(r.data(), 64);
+    {
+        std::ofstream f(file, std::ios::binary | std::ios::app);
+        for (const auto& r : recs) f.write(r.data(), 64);
+    }
+    // Like the agent, the header accounts for the new slots (the store reads no further).
+    uint64_t capacity = (std::filesystem::file_size(file) - raw::kHeaderSize) / raw::kRecordSize;
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(offsetof(raw::ThreadFileHeader, capacity));
+    f.write(reinterpret_cast<const char*>(&capacity), sizeof capacity);
 }
 
 } // namespace

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <map>
 
-#include "collector/cupti/activity_translator.hpp"
-#include "merge.hpp"
+#include "cupti/activity_translator.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
 #include "trace_query.hpp"
@@ -27,7 +27,7 @@ constexpr int32_t kPid = 4242;
 constexpr int64_t kStart = 1'000'000; // process start, monotonic ns (= trace ts 0)
 
 /// Collects translated records as the agent's drain thread would write them.
-class VectorSink final : public collector::cupti::RecordSink {
+class VectorSink final : public agent::cupti::RecordSink {
 public:
     raw::GpuRecord* reserve() override { return &m_slots.emplace_back(); }
     void commit(raw::GpuRecord* r) override { r->kind = raw::RecordKind::Gpu; }
@@ -106,7 +106,7 @@ std::filesystem::path buildCapture(const TempDir& dir, uint64_t* ignored) {
                         "cudaStreamSynchronize"},
                        {{true, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000}, "cudaGraphLaunch"},
                        {{false, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx}, "cuLaunchKernelEx"}};
-    collector::cupti::ActivityTranslator t(sink);
+    agent::cupti::ActivityTranslator t(sink);
     auto feed = [&](const auto& rec) { t.translate(reinterpret_cast<const CUpti_Activity*>(&rec)); };
 
     feed(api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1,
@@ -204,7 +204,7 @@ std::filesystem::path buildCapture(const TempDir& dir, uint64_t* ignored) {
     init.datatype = init.redop = 255;
     init.start = 1'020'000;
     init.end = 1'030'000;
-    init.count = 2; // nranks
+    init.u.init.nranks = 2;
     init.peer = 0;  // this rank
     init.commKeyId = 1;
     init.seq = raw::kNoSeq;
@@ -215,7 +215,7 @@ std::filesystem::path buildCapture(const TempDir& dir, uint64_t* ignored) {
     ar.redop = 0;
     ar.start = 1'499'000;
     ar.end = 1'502'000;
-    ar.count = 256;
+    ar.u.call = {256, 0};
     ar.peer = -1;
     ar.seq = 0;
     ar.externalId = 77;
@@ -292,7 +292,7 @@ TEST_CASE("hand-filled CUDA 13 activity records become exactly the expected trac
 TEST_CASE("a process whose CUPTI could not start is counted and explained", "[unit][gpu][cupti]") {
     TempDir dir;
     VectorSink sink;
-    collector::cupti::ActivityTranslator t(sink);
+    agent::cupti::ActivityTranslator t(sink);
     t.unavailable("another CUDA profiler already uses CUPTI in this process (CUPTI error 39)");
     auto procDir = writeRawProcess(dir.path() / "raw", makeProcessHeader(kPid, kStart), {});
     std::vector<std::array<char, 64>> recs = sink.m_strings.records();

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hpcprof/analyzer/chrome_export.hpp"
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 

@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <fstream>
 
-#include "chrome_reader.hpp"
-#include "json_scanner.hpp"
+#include "import/chrome_reader.hpp"
+#include "import/json_scanner.hpp"
 #include "process_runner.hpp"
-#include "sax_handler.hpp"
+#include "import/sax_handler.hpp"
 
 using namespace hpcprof::import;
 using hpcprof::test::TempDir;
@@ -167,6 +167,42 @@ TEST_CASE("the structural scanner finds value ends through escapes at every bloc
     ScanResult n = scanValue(num.data(), 8, 0, false);
     CHECK(n.kind == ScanResult::Kind::Complete);
     CHECK(n.end == 7);
+}
+
+TEST_CASE("invalid UTF-8 is found at the first byte that starts no well-formed sequence",
+          "[import][reader]") {
+    struct Case {
+        std::string text;
+        size_t expected;
+    };
+    // The edges of Unicode's table of well-formed byte sequences (table 3-7).
+    const Case cases[] = {
+        {"plain ascii", 11},
+        {"\x7f", 1},
+        {"\xc2\x80\xdf\xbf", 4},
+        {"a\xc1\xbf", 1},             // overlong two-byte form
+        {"ab\xc2", 2},                 // cut by the end
+        {"\xe0\xa0\x80", 3},
+        {"\xe0\x9f\xbf", 0},         // overlong three-byte form
+        {"\xe1\x80\x80\xec\xbf\xbf", 6},
+        {"\xed\x9f\xbf", 3},
+        {"x\xed\xa0\x80", 1},        // a surrogate
+        {"\xee\x80\x80\xef\xbf\xbf", 6},
+        {"\xe1\x80", 0},
+        {"\xf0\x90\x80\x80", 4},
+        {"\xf0\x8f\xbf\xbf", 0},    // overlong four-byte form
+        {"\xf1\x80\x80\x80\xf3\xbf\xbf\xbf", 8},
+        {"\xf4\x8f\xbf\xbf", 4},
+        {"\xf4\x90\x80\x80", 0},    // beyond U+10FFFF
+        {"\xf5\x80\x80\x80", 0},
+        {"ok\x80", 2},                 // a continuation byte alone
+        {"\xf0\x90\x80", 0},
+        {"\xe2\x82\xac\xe2\x28\xac", 3},
+    };
+    for (const Case& c : cases) {
+        INFO("bytes " << c.text.size() << ", expected " << c.expected);
+        CHECK(findInvalidUtf8(c.text.data(), c.text.size()) == c.expected);
+    }
 }
 
 TEST_CASE("damage inside an event stops the read at its position and keeps the events before",

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 
@@ -165,10 +165,12 @@ TEST_CASE("damaged files fail with the file and position, or keep what was read"
     CHECK_THAT(n.status().message(), Catch::Contains("line 1, column 2 (byte 2)"));
     CHECK_THAT(n.status().message(), Catch::Contains("invalid literal"));
 
-    // Valid JSON of the wrong shape: nothing to import, nothing crashes.
+    // Valid JSON of the wrong shape is not a trace: refused with what it is, nothing written.
     auto w = importFiles({dir / "wrongtop.json"}, dir / "e.hpcprof");
-    REQUIRE(w.ok());
-    CHECK(w->events == 0);
+    REQUIRE_FALSE(w.ok());
+    CHECK_THAT(w.status().message(), Catch::Contains("wrongtop.json: not a trace") &&
+                                         Catch::Contains("traceEvents is a number"));
+    CHECK_FALSE(std::filesystem::exists(dir / "e.hpcprof"));
 
     auto missing = importFiles({dir / "nope.json"}, dir / "f.hpcprof");
     REQUIRE_FALSE(missing.ok());

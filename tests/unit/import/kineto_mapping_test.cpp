@@ -3,7 +3,7 @@
 // NCCL kernel names, memcpy kinds, ranks from file names.
 #include <catch2/catch.hpp>
 
-#include "kineto_mapping.hpp"
+#include "import/kineto_mapping.hpp"
 
 using namespace hpcprof;
 using namespace hpcprof::import;
@@ -57,6 +57,53 @@ TEST_CASE("Kineto categories map onto hpcprof categories and lanes", "[import][m
     auto unknown = mapCategory("something_new", "x", false);
     CHECK(unknown.category == Category::CpuOp);
     CHECK_FALSE(unknown.known);
+}
+
+TEST_CASE("every Kineto category spelling maps, in any case", "[import][mapping]") {
+    struct Case {
+        const char* cat;
+        Category category;
+        Lane lane;
+    };
+    const Case cases[] = {
+        {"gpu_memcpy", Category::GpuMemcpy, Lane::Gpu},
+        {"Memcpy", Category::GpuMemcpy, Lane::Gpu},
+        {"GPU_MEMSET", Category::GpuMemset, Lane::Gpu},
+        {"memset", Category::GpuMemset, Lane::Gpu},
+        {"gpu_user_annotation", Category::UserRange, Lane::Gpu},
+        {"Cuda_Sync", Category::GpuSync, Lane::Gpu},
+        {"cuda_runtime", Category::CudaApi, Lane::Cpu},
+        {"Runtime", Category::CudaApi, Lane::Cpu},
+        {"cuda_driver", Category::CudaApi, Lane::Cpu},
+        {"CPU_OP", Category::CpuOp, Lane::Cpu},
+        {"Operator", Category::CpuOp, Lane::Cpu},
+        {"python_function", Category::CpuOp, Lane::Cpu},
+        {"Python", Category::CpuOp, Lane::Cpu},
+        {"cpu_instant_event", Category::CpuOp, Lane::Cpu},
+        {"user_annotation", Category::UserRange, Lane::Cpu},
+        {"Trace", Category::UserRange, Lane::Cpu},
+        {"cuda_profiler_range", Category::UserRange, Lane::Cpu},
+        {"", Category::CpuOp, Lane::Cpu}, // plain Chrome traces
+        {"KERNEL", Category::GpuKernel, Lane::Gpu},
+    };
+    for (const Case& c : cases) {
+        INFO("cat '" << c.cat << "'");
+        auto m = mapCategory(c.cat, "gemm", false);
+        CHECK(m.category == c.category);
+        CHECK(m.lane == c.lane);
+        CHECK(m.known);
+    }
+    // hpcprof's own names (exports): GPU kernels, copies and sets go on a stream.
+    for (const auto& info : hpcprof::schema::kCategories) {
+        INFO("hpcprof category " << info.name);
+        auto m = mapCategory(info.name, "", false);
+        CHECK(m.known);
+        bool stream = info.category == Category::GpuKernel ||
+                      info.category == Category::GpuCommKernel ||
+                      info.category == Category::GpuMemcpy ||
+                      info.category == Category::GpuMemset;
+        CHECK((m.lane == Lane::Gpu) == stream);
+    }
 }
 
 TEST_CASE("NCCL kernel names are recognised across NCCL renames", "[import][nccl]") {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "importer.hpp"
+#include "hpcprof/import/importer.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 

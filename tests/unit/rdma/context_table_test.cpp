@@ -6,10 +6,10 @@
 
 #include <infiniband/verbs.h>
 
-#include "interpose/ibverbs/context_table.hpp"
-#include "interpose/ibverbs/data_path.hpp"
+#include "ibverbs/context_table.hpp"
+#include "ibverbs/data_path.hpp"
 
-using namespace hpcprof::interpose::ibverbs;
+using namespace hpcprof::agent::ibverbs;
 
 namespace {
 

@@ -9,11 +9,11 @@
 
 #include <cerrno>
 
-#include "interpose/ibverbs/context_table.hpp"
-#include "interpose/ibverbs/ex_data_path.hpp"
-#include "interpose/ibverbs/ex_objects.hpp"
+#include "ibverbs/context_table.hpp"
+#include "ibverbs/ex_data_path.hpp"
+#include "ibverbs/ex_objects.hpp"
 
-using namespace hpcprof::interpose::ibverbs;
+using namespace hpcprof::agent::ibverbs;
 
 namespace {
 

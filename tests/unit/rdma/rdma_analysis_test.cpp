@@ -3,10 +3,11 @@
 // counts, latency percentiles, and the two advice rules firing / not firing.
 #include <catch2/catch.hpp>
 
-#include "hpcprof/analyzer/rdma_analysis.hpp"
+#include "analyzer/src/advice/rule_spec.hpp"
+#include "families/rdma/rdma_analysis.hpp"
 #include "hpcprof/schema/tables.hpp"
 #include "process_runner.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 using namespace hpcprof;
 using hpcprof::schema::Category;
@@ -60,6 +61,13 @@ void writeTrace(const std::string& path, int n, int64_t bytes, int64_t gapNs, in
     REQUIRE(w.finish().ok());
 }
 
+/// The findings of every rule on an analysis that holds only this RDMA traffic.
+std::vector<analyzer::Finding> rdmaFindings(const analyzer::RdmaAnalysis& rdma) {
+    analyzer::Analysis a;
+    a.rdma = rdma;
+    return analyzer::advice::runRules(a);
+}
+
 } // namespace
 
 TEST_CASE("RDMA analysis measures per-QP bandwidth, small messages and latency percentiles", "[rdma]") {
@@ -88,11 +96,12 @@ TEST_CASE("RDMA analysis measures per-QP bandwidth, small messages and latency p
     CHECK(a.value().ranks[0].rank == 0);
     CHECK(a.value().ranks[0].smallMessageRatePerS == Approx(300.0 * 1e9 / (299.0 * 10'000 + 5299)));
 
-    auto findings = analyzer::rdmaFindings(a.value());
-    REQUIRE(findings.size() == 2);
-    CHECK(findings[0].id == "rdma-small-messages");
-    CHECK(findings[0].ranks == std::vector<int64_t>{0});
-    CHECK(findings[1].id == "rdma-low-bandwidth");
+    auto findings = rdmaFindings(a.value());
+    REQUIRE(findings.size() == 2); // sorted by gain (0 for both), then id
+    CHECK(findings[0].id == "rdma-low-bandwidth");
+    CHECK(findings[1].id == "rdma-small-messages");
+    CHECK(findings[1].ranks == std::vector<int64_t>{0});
+    CHECK(findings[1].severity == analyzer::Severity::Warning);
 }
 
 TEST_CASE("RDMA advice stays quiet for large messages near the link rate", "[rdma]") {
@@ -105,5 +114,5 @@ TEST_CASE("RDMA advice stays quiet for large messages near the link rate", "[rdm
     REQUIRE(a.ok());
     CHECK(a.value().queues.at(0).smallWorkRequests == 0);
     CHECK(a.value().ranks.at(0).achievedGbps > 80);
-    CHECK(analyzer::rdmaFindings(a.value()).empty());
+    CHECK(rdmaFindings(a.value()).empty());
 }

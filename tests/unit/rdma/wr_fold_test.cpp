@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The agent's folding of work requests beyond the rate (interpose/ibverbs/wr_fold.hpp), driven
+// The agent's folding of work requests beyond the rate (agent/ibverbs/wr_fold.hpp), driven
 // directly with chosen times: the budget per queue and millisecond, the Aggregate record's
 // counts and latency bins, completions matched in post order, a refused batch taken back (also
 // across a new bucket), and following stopped at a surprise while requests still fold.
@@ -10,11 +10,11 @@
 
 #include <cstdlib>
 
-#include "collector/runtime/recorder.hpp"
-#include "interpose/ibverbs/wr_fold.hpp"
+#include "ibverbs/wr_fold.hpp"
 #include "process_runner.hpp"
+#include "runtime/recorder.hpp"
 
-using namespace hpcprof::interpose::ibverbs;
+using namespace hpcprof::agent::ibverbs;
 namespace raw = hpcprof::schema::raw;
 
 namespace {
@@ -28,7 +28,7 @@ void startOnce() {
         setenv("HPCPROF_RAW_DIR", dir.path().c_str(), 1);
         setenv("HPCPROF_RDMA_EVENT_RATE", "1000", 1);
         setenv("HPCPROF_CLOCK", "monotonic", 1);
-        hpcprof::collector::ensureStarted();
+        hpcprof::agent::ensureStarted();
         fold::configure();
         return true;
     }();

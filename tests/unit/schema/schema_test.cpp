@@ -63,6 +63,7 @@ TEST_CASE("column lists in tables.hpp match the DDL exactly", "[schema]") {
     check(table::kEvent, kEventColumns);
     check(table::kProcess, kProcessColumns);
     check(table::kTrack, kTrackColumns);
+    check(table::kThread, kThreadColumns);
     check(table::kStats, kStatsColumns);
     check(table::kMpiCompletion, kMpiCompletionColumns);
     check(view::kEventView, kEventViewColumns);
@@ -94,7 +95,7 @@ TEST_CASE("catalog ids and names are unique and classes are the documented ones"
     }
     for (const auto& s : kStats) CHECK(statNames.insert(s.name).second);
     CHECK(findOp(0) == nullptr);
-    CHECK(findOp(1000) == nullptr);  // inside the id index, unused
+    CHECK(findOp(1999) == nullptr);  // inside the id index, unused
     CHECK(findOp(65535) == nullptr); // beyond it
     CHECK(categoryInfo(Category::PosixIo).className == "io");
 }

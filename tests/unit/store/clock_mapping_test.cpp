@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
-#include "clock_mapping.hpp"
+#include "store/clock_mapping.hpp"
 #include "raw_builder.hpp"
 
 using namespace hpcprof;

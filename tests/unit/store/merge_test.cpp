@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "hpcprof/schema/catalog.hpp"
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"

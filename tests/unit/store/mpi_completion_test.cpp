@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "hpcprof/schema/catalog.hpp"
-#include "merge.hpp"
+#include "hpcprof/store/merge.hpp"
 #include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"

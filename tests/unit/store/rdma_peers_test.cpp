@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "collector/store/rdma_peers.hpp"
+#include "families/rdma/rdma_peers.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 #include "hpcprof/schema/tables.hpp"
 

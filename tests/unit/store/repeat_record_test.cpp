@@ -12,7 +12,7 @@
 #include "merge_raw.hpp"
 #include "process_runner.hpp"
 #include "raw_builder.hpp"
-#include "raw_reader.hpp"
+#include "store/raw_reader.hpp"
 #include "trace_query.hpp"
 
 using namespace hpcprof;
@@ -22,6 +22,11 @@ using test::RawEventSpec;
 using test::RawThreadBuilder;
 
 namespace {
+
+/// The records of `kind` the reader kept aside (its family's section).
+const std::vector<store::RawRecordBytes>& recordsOf(const store::ThreadRecords& t, raw::RecordKind kind) {
+    return store::sectionRecords(t, store::registeredRecordRouting()[uint8_t(kind)]);
+}
 
 uint64_t entry(uint64_t gap, uint64_t duration) { return gap << 32 | (duration + 1); }
 
@@ -116,7 +121,7 @@ TEST_CASE("Repeat records expand into the calls they stand for", "[store][raw]")
                                       {1263, 1264, 3}, {1265, 1266, 4}, {1267, 1268, 5},
                                       {1270, 1272, 6}});
     std::vector<Span> rdma;
-    for (const auto& bytes : r.rdma) {
+    for (const auto& bytes : recordsOf(r, raw::RecordKind::Rdma)) {
         auto rec = store::recordAs<raw::RdmaRecord>(bytes);
         if (rec.action == raw::RdmaAction::PostOne) {
             CHECK(rec.qpNum == 17);
@@ -160,7 +165,7 @@ TEST_CASE("Period-2 Repeat records alternate between the two calls before them",
     CHECK(problems.tornRecords == 1);
     std::vector<Span> posts, polls;
     uint64_t previousEnd = 0;
-    for (const auto& bytes : r.rdma) {
+    for (const auto& bytes : recordsOf(r, raw::RecordKind::Rdma)) {
         auto rec = store::recordAs<raw::RdmaRecord>(bytes);
         uint64_t end = rec.action == raw::RdmaAction::PostOne ? rec.u.postOne.end : rec.u.pollOne.end;
         CHECK(rec.ts >= previousEnd);

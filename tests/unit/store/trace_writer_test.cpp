@@ -9,7 +9,7 @@
 
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
-#include "trace_writer.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 
 using namespace hpcprof;
 using store::EventDetail;

@@ -1,40 +1,43 @@
 // SPDX-License-Identifier: MIT
-/// The advice rule engine: each rule looks at a finished Analysis (breakdowns, wait states,
-/// facts) and may produce one Finding with its evidence, the ranks and events behind it, an
-/// upper bound of the time it could save and a suggestion. Every rule is documented in
-/// docs/advice-rules.md; every rule has a test trace that fires it and one that does not.
+/// The advice rules as documentation: what each rule looks at, when it fires, the gain it
+/// estimates, the evidence it gives and what it suggests, with its thresholds. This is the
+/// source of docs/advice-rules.md (`hpcprof rules --format md` prints it; a test fails when the
+/// file differs) and of `hpcprof rules --format json` for scripts.
 #pragma once
 
-#include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "hpcprof/analyzer/analysis_types.hpp"
-
 namespace hpcprof::analyzer {
 
-struct Rule {
-    std::string id;
-    std::string title;
-    std::function<std::optional<Finding>(const Analysis&)> evaluate;
+/// One threshold of a rule, as the rule's code uses it.
+struct RuleParameter {
+    std::string name;  ///< as the condition text names it, e.g. "min_calls"
+    double value = 0;
+    std::string unit;  ///< count, ns, bytes, share (0..1), pct (0..100), ratio, per_s
 };
 
-/// All rules, in documentation order.
-const std::vector<Rule>& ruleCatalog();
+/// A rule as documented.
+struct RuleInfo {
+    std::string id;
+    std::string area;       ///< what data it needs: communication, io, gpu, counters, rdma, ...
+    std::string title;      ///< the title of its findings
+    std::string firesWhen;  ///< the condition, thresholds written as {name}
+    std::string gain;       ///< how its estimated gain is computed
+    std::string details;    ///< a paragraph for the reference: how it reads the data
+    std::string suggestion; ///< what its findings suggest
+    std::vector<std::string> evidence; ///< the evidence keys its findings carry
+    std::vector<RuleParameter> parameters;
+    bool severityFromGain = true; ///< else every finding is a warning (gain not estimated)
+};
 
-/// Runs every rule; findings sorted by estimated gain, descending (then id).
-std::vector<Finding> runRules(const Analysis& analysis);
+/// Every rule, in the order the reference lists them.
+const std::vector<RuleInfo>& ruleReference();
 
-/// Severity from the gain relative to the runtime: critical >= 20 %, warning >= 5 %, else info.
-Severity severityForGain(int64_t gainNs, int64_t runtimeNs);
+/// docs/advice-rules.md, generated from ruleReference().
+std::string ruleReferenceMarkdown();
 
-/// Sets a finding's estimated gain, clamped to [0, runtime], and the severity it implies.
-void setGain(Finding& f, const Analysis& a, int64_t gainNs);
-
-/// A finding of rule `id` with its title, suggestion and gain (see setGain); rules add the
-/// ranks and evidence.
-Finding makeFinding(const Analysis& a, const char* id, const char* title, int64_t gainNs,
-                    std::string suggestion);
+/// The reference as JSON text (one object per rule, thresholds with their values and units).
+std::string ruleReferenceJson();
 
 } // namespace hpcprof::analyzer

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,10 @@ struct RankBreakdown {
     int64_t waitNs = 0;        ///< time waiting for late partners (wait states)
     int64_t transferNs = 0;    ///< exposed communication minus wait (clamped at 0)
     int64_t events = 0;
+    /// The rank stopped recording here (a thread its breakdown stands on could not record any
+    /// more: full disk, quota, buffer limit); its window ends at this ts. Empty = it did not.
+    std::optional<int64_t> recordingStoppedTs;
+    std::string stopReason; ///< thread.stop_reason of that thread
     std::vector<uint8_t> overview; ///< dominant TimeClass per overview bucket
     RankFacts facts;
     int64_t ns(TimeClass c) const { return exclusive[int(c)]; }
@@ -188,6 +193,22 @@ struct DataWarning {
     std::string message;
 };
 
+/// Event rows of the trace the analysis could not use as they are (a damaged or hand-edited
+/// trace): counted, each also listed as a data-quality warning, never dropped silently.
+struct UnusedRows {
+    int64_t negativeDuration = 0; ///< dur < 0: read as an instant (dur 0)
+    int64_t outsideRun = 0;       ///< starts before or ends after its rank's run: part not counted
+    int64_t unknownTrack = 0;     ///< track_id names no track: never read
+    int64_t timeOutOfRange = 0;   ///< |ts| or |dur| of 2^62 ns or more: skipped
+    int64_t total() const { return negativeDuration + outsideRun + unknownTrack + timeOutOfRange; }
+};
+
+/// A data family's own result (families/<name>/), which its report section writes. Families
+/// whose results have no place among the core's keep them here under their name.
+struct FamilySection {
+    virtual ~FamilySection() = default;
+};
+
 struct Analysis {
     std::string tracePath;
     WindowSpec window;
@@ -199,9 +220,13 @@ struct Analysis {
     std::vector<Finding> findings; ///< by estimated gain, descending
     std::vector<TopItem> topKernels, topCollectives, topFiles;
     std::vector<DataWarning> warnings; ///< data-quality problems (trace stats and analysis)
+    UnusedRows unusedRows;             ///< event rows the analysis could not use (also in warnings)
     double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with
     CounterAnalysis counters;          ///< CPU counters (counters.hpp); present = false without
-    RdmaAnalysis rdma;                 ///< RDMA traffic (rdma_analysis.hpp); empty without nic_queue events
+    RdmaAnalysis rdma;                 ///< RDMA traffic (families/rdma/rdma_analysis.hpp); empty without nic_queue events
+    /// The data families' own results by family name (e.g. "openmp"), absent when the trace has
+    /// none of their data.
+    std::map<std::string, std::shared_ptr<const FamilySection>> sections;
 };
 
 } // namespace hpcprof::analyzer

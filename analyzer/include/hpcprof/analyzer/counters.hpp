@@ -2,7 +2,7 @@
 /// CPU-counter analysis and counter series for timelines: per rank and per compute phase
 /// utilisation, run-queue wait, context-switch and migration rates, IPC and miss rates where
 /// counted; per host the number of busy threads against the CPUs (oversubscription). The rules
-/// that use them are counterRules() (oversubscription, low-ipc, shared-cores).
+/// that read them: oversubscription, low-ipc, shared-cores (docs/advice-rules.md).
 #pragma once
 
 #include <optional>
@@ -14,8 +14,6 @@
 #include "hpcprof/analyzer/trace.hpp"
 
 namespace hpcprof::analyzer {
-
-struct Rule;
 
 /// Counter analysis of the ranks of `a` over its window (a.summary.windowBegin/End).
 CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a);
@@ -53,8 +51,5 @@ std::vector<CounterPoint> ratePerSecond(const std::vector<CounterPoint>& points)
 /// counter lanes draw this.
 Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t trackId, bool ratio,
                                                int64_t t0, int64_t t1, int64_t resolutionNs);
-
-/// The counter rules, appended to ruleCatalog(): oversubscription, low-ipc, shared-cores.
-std::vector<Rule> counterRules();
 
 } // namespace hpcprof::analyzer

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/// Result structs of the RDMA analysis (rdma_analysis.hpp), part of every Analysis: per queue
+/// Result structs of the RDMA analysis (families/rdma/rdma_analysis.hpp), part of every Analysis: per queue
 /// pair and per rank traffic of the nic_queue tracks, and the traffic per MPI/NCCL call that
 /// posted it. Empty (any() false) for traces without RDMA work requests. docs/rdma-capture.md
 /// defines every number.

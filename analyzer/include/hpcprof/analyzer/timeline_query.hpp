@@ -28,6 +28,7 @@ struct TimelineAggregate {
     int64_t count = 0;
     int64_t maxDur = 0;
     int64_t representativeId = 0; ///< the longest event of the bucket
+    int32_t representativeCategoryId = 0; ///< its category (what colour the bucket takes)
 };
 
 struct TimelineSlices {

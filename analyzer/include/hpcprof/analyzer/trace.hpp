@@ -11,19 +11,28 @@
 
 namespace hpcprof::analyzer {
 
+namespace detail {
+struct TraceAccess; // the analyzer's own way to its connection (src/trace_access.hpp)
+}
+
+/// An open trace. Its SQLite connection is the analyzer's alone: callers ask the analyses and
+/// queries of this library (analyzer.hpp) for what they need, so that the internal tables can
+/// change without breaking them. Users who want SQL use the stable views (docs/trace-schema.md)
+/// with their own connection.
 class Trace {
 public:
     /// Opens `path` read-only; a clear error for missing, damaged, foreign or newer files.
     static Result<Trace> open(const std::string& path);
 
-    sqlite3* db() const { return m_db.get(); }
     const std::string& path() const { return m_path; }
 
     /// Value of a metadata key, empty if absent.
     std::string metadata(const std::string& key) const;
 
 private:
+    friend struct detail::TraceAccess;
     Trace() = default;
+    sqlite3* db() const { return m_db.get(); }
     schema::DbHandle m_db;
     std::string m_path;
 };

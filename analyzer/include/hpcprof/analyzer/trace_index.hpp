@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-/// The small tables of a trace held in memory (processes, tracks, categories, strings,
-/// communicators, objects) and the per-track event scan that analyses stream through. Events are
-/// never all loaded at once: a track's events are the contiguous id range
-/// [first_event_id, last_event_id], read with a rowid range scan.
+/// The small tables of a trace held in memory: processes, tracks, categories, strings,
+/// communicators, objects. Events are never all loaded at once: the analyses stream each track's
+/// events (its contiguous id range [first_event_id, last_event_id]) through their own scan.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +13,10 @@
 #include "hpcprof/analyzer/trace.hpp"
 
 namespace hpcprof::analyzer {
+
+namespace detail {
+struct TrackScan; // the analyses' event scan (src/track_scan.hpp)
+}
 
 /// Attribution class of a category (the category table's `class` column).
 enum class EventClass : uint8_t { Compute, Communication, Io, Memory, Sync, Annotation };
@@ -43,6 +46,10 @@ struct TrackInfo {
     std::optional<int64_t> device, stream;
     std::optional<int64_t> firstEventId, lastEventId;
     int64_t eventCount = 0;
+    /// CPU tracks: when the thread stopped recording (full disk, quota, buffer limit, ...);
+    /// nothing of it is recorded after that. Empty = recorded to its end.
+    std::optional<int64_t> recordingStoppedTs;
+    std::string stopReason; ///< thread.stop_reason: disk_full | quota | file_error | buffer_limit
 };
 
 struct CommunicatorInfo {
@@ -51,32 +58,10 @@ struct CommunicatorInfo {
     std::string kind;
 };
 
-/// One event as the analyses see it. Absent optional columns are -1 (bytes, peer, seq, ...).
-/// Columns no analysis reads (correlation_id) are not fetched by the scan.
-struct EventRecord {
-    int64_t id = 0;
-    int64_t ts = 0;
-    int64_t dur = 0;
-    int64_t bytes = -1;
-    int64_t seq = -1;
-    int64_t communicatorId = -1;
-    int64_t objectId = -1;
-    int64_t nameId = 0;
-    int32_t peer = -1;
-    int32_t depth = 0;
-    int32_t categoryId = 0;
-    int32_t count = 1;
-    EventClass cls = EventClass::Annotation;
-    int64_t end() const { return ts + dur; }
-};
-
-/// Problems found while scanning events: counted, reported as data-quality warnings.
-struct ScanQuality {
-    int64_t negativeDurations = 0; ///< stored dur < 0: read as 0
-    int64_t unsortedEvents = 0;    ///< ts smaller than the previous event's on the same track
-    int64_t tracksWithoutIdRange = 0;
-    int64_t unknownCategories = 0;
-};
+/// Times a trace can hold: |ts| and |dur| below 2^62 ns (146 years). Rows beyond are damage;
+/// the scan skips them, so ts + dur never overflows in an analysis.
+inline constexpr int64_t kTimeLimitNs = int64_t(1) << 62;
+inline bool timeInRange(int64_t ns) { return ns > -kTimeLimitNs && ns < kTimeLimitNs; }
 
 class TraceIndex {
 public:
@@ -96,14 +81,8 @@ public:
     /// Total number of events over all tracks (from the track table).
     int64_t eventCount() const;
 
-    /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
-    /// durations are read as 0 and counted in `quality`. For compute and annotation events
-    /// bytes, objectId, peer, communicatorId, seq and count are not read (left -1, count 1):
-    /// no analysis uses them there, and skipping them is a measurable part of the scan.
-    template <typename Fn>
-    Status scanTrack(const Trace& trace, const TrackInfo& track, ScanQuality& quality, Fn&& fn) const;
-
 private:
+    friend struct detail::TrackScan;
     std::vector<ProcessInfo> m_processes;
     std::vector<TrackInfo> m_tracks;
     std::vector<std::string> m_strings;
@@ -112,53 +91,5 @@ private:
     std::unordered_map<int64_t, CommunicatorInfo> m_communicators;
     std::unordered_map<int64_t, int64_t> m_objects; ///< object id -> name string id
 };
-
-namespace detail {
-/// Prepares the event scan of a track (by id range when known, by track id otherwise).
-schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, bool& byRange);
-/// Reads the columns of the current row every event needs (id, ts, dur, category, name, depth).
-void readEventRow(const schema::Statement& s, EventRecord& e);
-/// Reads the rest (bytes, object, peer, communicator, seq, count).
-void readEventDetails(const schema::Statement& s, EventRecord& e);
-/// Sets the rest to "absent" (-1, count 1).
-void clearEventDetails(EventRecord& e);
-} // namespace detail
-
-template <typename Fn>
-Status TraceIndex::scanTrack(const Trace& trace, const TrackInfo& track, ScanQuality& quality,
-                             Fn&& fn) const {
-    bool byRange = true;
-    schema::Statement s = detail::prepareTrackScan(trace, track, byRange);
-    if (!s.valid()) return s.error();
-    if (!byRange && track.eventCount > 0) ++quality.tracksWithoutIdRange;
-    EventRecord e;
-    int64_t prevTs = INT64_MIN;
-    while (s.step()) {
-        detail::readEventRow(s, e);
-        if (e.dur < 0) {
-            ++quality.negativeDurations;
-            e.dur = 0;
-        }
-        if (e.ts < prevTs) ++quality.unsortedEvents;
-        prevTs = e.ts;
-        const int8_t cls = e.categoryId >= 0 && size_t(e.categoryId) < m_classById.size()
-                               ? m_classById[size_t(e.categoryId)]
-                               : int8_t(-1);
-        if (cls < 0) {
-            ++quality.unknownCategories;
-            e.cls = EventClass::Annotation;
-        } else {
-            e.cls = EventClass(cls);
-        }
-        // Each column read is a library call; the analyses use these fields only for the
-        // classes below, so compute and annotation events skip them (about a third of a scan).
-        if (e.cls == EventClass::Compute || e.cls == EventClass::Annotation)
-            detail::clearEventDetails(e);
-        else
-            detail::readEventDetails(s, e);
-        fn(e);
-    }
-    return s.error();
-}
 
 } // namespace hpcprof::analyzer

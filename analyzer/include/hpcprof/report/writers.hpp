@@ -31,7 +31,7 @@ std::string writeDiff(Format f, const analyzer::AnalysisDiff& d, const std::vect
 
 /// Escapes text for HTML element content and attribute values (& < > " ').
 std::string htmlEscape(const std::string& s);
-/// Escapes text for XML (the same five characters, and control characters dropped).
+/// Escapes text for XML (the same five characters; control characters are left to printable()).
 std::string xmlEscape(const std::string& s);
 /// Escapes text for a markdown table cell (HTML-escaped, '|' and backticks escaped).
 std::string markdownEscape(const std::string& s);

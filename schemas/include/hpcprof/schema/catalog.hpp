@@ -95,7 +95,7 @@ constexpr std::string_view severityName(Severity s) {
 namespace detail {
 /// Op ids are small (ops.def): a direct index from id to kOps position, -1 = unknown. Built at
 /// compile time; the store looks an op up for every event, so no linear search.
-inline constexpr size_t kOpIdLimit = 1024;
+inline constexpr size_t kOpIdLimit = 2048;
 constexpr std::array<int16_t, kOpIdLimit> makeOpIndex() {
     std::array<int16_t, kOpIdLimit> index{};
     for (auto& i : index) i = -1;

@@ -50,7 +50,10 @@ public:
     bool step();
     /// Runs a statement that returns no rows, then resets it for reuse.
     Status run();
+    /// Rewinds the statement and clears its bindings (nothing for one whose prepare failed:
+    /// SQLite's clear_bindings does not accept a null statement).
     void reset() {
+        if (!m_stmt) return;
         sqlite3_reset(m_stmt.get());
         sqlite3_clear_bindings(m_stmt.get());
     }
@@ -73,8 +76,14 @@ Status exec(sqlite3* db, std::string_view sql);
 /// Creates a new, empty trace at `path` (which must not exist) with the current schema.
 Result<DbHandle> createTrace(const std::string& path);
 
-/// Opens an existing trace read-only; refuses files that are not hpcprof traces or that have
-/// a schema version this build does not know, with a message that says which.
+/// Opens an existing trace read-only; refuses files that are not hpcprof traces, that have
+/// a schema version this build does not know, or that lack a table, view or column of that
+/// version (checkTraceTables), with a message that says which.
 Result<DbHandle> openTraceReadOnly(const std::string& path);
+
+/// Checks that `db` has every table and view of the schema (the DDL) with every column, and
+/// that its views can be read: readers prepare their queries against them. The message names
+/// the first one missing.
+Status checkTraceTables(sqlite3* db);
 
 } // namespace hpcprof::schema

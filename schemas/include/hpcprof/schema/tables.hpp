@@ -62,6 +62,9 @@ inline constexpr std::string_view kProcessColumns[] = {
     "exe",        "start_ts",      "end_ts",       "end_state",      "exit_code",
     "clock_method", "clock_offset_ns", "clock_drift_ppb", "clock_uncertainty_ns", "raw_dir"};
 
+inline constexpr std::string_view kThreadColumns[] = {
+    "id", "process_id", "tid", "name", "recording_stopped_ts", "stop_reason", "records_dropped"};
+
 inline constexpr std::string_view kTrackColumns[] = {
     "id", "process_id", "thread_id", "kind", "name", "device", "stream",
     "first_event_id", "last_event_id", "event_count"};
@@ -82,8 +85,8 @@ inline constexpr std::string_view kClockMethod = "clock_method";
 inline constexpr std::string_view kCreatedBy = "created_by";
 inline constexpr std::string_view kPartial = "partial";
 /// Raw-file chunks the agent's provisioning helper mapped before a thread needed them, and
-/// chunks threads had to map themselves because it was not ahead (each thread's first chunk,
-/// mapped as it starts, is not counted). Sums over processes.
+/// full-size chunks threads had to map themselves because it was not ahead (the small chunks a
+/// thread's file starts with are always the thread's own and not counted). Sums over processes.
 inline constexpr std::string_view kChunksMappedAhead = "raw_chunks_mapped_ahead";
 inline constexpr std::string_view kChunksMappedOnThread = "raw_chunks_mapped_on_thread";
 } // namespace meta

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// The shape every MPI wrapper shares. Wrappers are exported under both MPI_X and PMPI_X (the
+// Fortran and f08 bindings of Open MPI call the C PMPI_X), forward to the real PMPI_X, and
+// record only the outermost MPI call of a thread: calls the MPI library makes to itself through
+// its public symbols are not the program's.
+//
+// Polling: consecutive unsuccessful MPI_Test* / MPI_Iprobe calls on a thread, less than
+// kPollGapNs apart, fold into one event covering the polling loop, with the number of calls in
+// `count`, even when the loop alternates polling functions (the event is named after the first,
+// the others are listed). Anything else (another MPI call, a successful poll, a gap) ends the
+// fold.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "comm_registry.hpp"
+#include "counters/boundary.hpp"
+#include "hpcprof/launch/config.hpp"
+#include "hpcprof/schema/catalog.hpp"
+#include "mpi_abi.hpp"
+#include "real_mpi.hpp"
+#include "runtime/agent_abi.hpp"
+
+#define HPCPROF_MPI_EXPORT extern "C" __attribute__((visibility("default")))
+// PMPI_X is the same function as MPI_X (see the file comment).
+#define HPCPROF_PMPI_ALIAS(name)                                                                   \
+    extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) P##name;
+
+namespace hpcprof::agent::mpi {
+
+using schema::Op;
+
+/// What one MPI call is recorded with (raw EventRecord fields; see raw_format.hpp).
+struct MpiEvent {
+    Op op;
+    int64_t bytes = -1;
+    int32_t peer = -1;   ///< world rank of the partner, or the root of a rooted collective
+    int32_t tag = 0;     ///< p2p: the message tag; collectives and setup: the communicator size
+    uint32_t commId = 0; ///< interned communicator key
+    uint32_t seq = 0;    ///< collective instance on the communicator
+    uint32_t objectId = 0;
+    int64_t count = -1;  ///< folded calls (polls), -1 = one call
+    uint8_t flags = 0;   ///< schema::raw::kFlagSeqValid / kFlagTagIsCommSize
+};
+
+/// Gap between two unsuccessful polls above which they are not folded together.
+constexpr uint64_t kPollGapTicks = 20'000; // ~10 us at 2 GHz; ticks are close enough for this
+
+extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
+/// The outermost call of the thread took a counters sample at its entry (and owes one at exit).
+extern thread_local bool t_counted __attribute__((tls_model("initial-exec")));
+
+/// Writes a pending folded poll, if any (called at the start of every recorded MPI call).
+void flushPoll();
+
+/// Counts the call in; true when it is the thread's outermost MPI call and MPI is being
+/// recorded. Every enter() is paired with a leave(). A poll does not end a pending fold here:
+/// the poll wrapper decides once it knows whether the poll succeeded.
+///
+/// CPU counters are sampled at the entry and exit of every recorded call (HPCPROF_COUNTER_
+/// BOUNDARIES, MPI by default), except polls: a polling loop would pay a sample per iteration.
+inline bool enter(bool isPoll = false) {
+    if (t_depth++ != 0) return false;
+    if (!isPoll) flushPoll();
+    if (hpcprof_agent_recording(uint32_t(agent::SourceBit::Mpi)) == 0) return false;
+    t_counted = !isPoll && agent::counters::samplesRegion(agent::counters::kCounterBoundaryMpi);
+    return true;
+}
+
+/// The start time of a recorded call (after enter()), taking the entry sample of the counters
+/// if one is due: the sample's rate check reuses this clock reading, and a sample taken moves
+/// the start past it so that the call's time excludes the sampling.
+inline uint64_t callStart() {
+    return agent::counters::startAfterEntrySample(t_counted, hpcprof_agent_now(),
+                                                      hpcprof_agent_now);
+}
+
+/// Ends what enter() began; `endTicks` (the call's end time, 0 = read it now) serves the exit
+/// sample's rate check.
+inline void leave(uint64_t endTicks = 0) {
+    if (--t_depth == 0 && t_counted) [[unlikely]] {
+        t_counted = false;
+        agent::counters::sampleExitAt(true, endTicks ? endTicks : hpcprof_agent_now());
+    }
+}
+
+/// Writes one event.
+void record(const MpiEvent& e, uint64_t t0, uint64_t t1);
+
+/// Writes one completed send/receive request of the wait or test being recorded; must come
+/// before that call's record() on the same thread (the store attaches it to the next wait/test).
+void recordCompletion(bool isRecv, uint32_t request, int32_t peer, int32_t tag, int64_t bytes);
+
+/// Marks a posting event with its request number (the completion names the same number).
+inline void describeRequest(MpiEvent& e, uint32_t request) {
+    e.seq = request;
+    e.flags |= schema::raw::kFlagRequest;
+}
+
+/// An unsuccessful poll: folded into the thread's pending poll event.
+void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1);
+
+/// Bytes of `count` elements of `type` (-1 if the size cannot be determined).
+int64_t typeBytes(MPI_Datatype type, int64_t count);
+
+/// Runs a call and records it with the fields `describe(event, rc)` fills in.
+template <typename Call, typename Describe>
+inline int tracedCall(Op op, Call&& call, Describe&& describe) {
+    if (!enter()) {
+        int rc = call();
+        leave();
+        return rc;
+    }
+    uint64_t t0 = callStart();
+    int rc = call();
+    uint64_t t1 = hpcprof_agent_now();
+    MpiEvent e{op};
+    describe(e, rc);
+    record(e, t0, t1);
+    leave(t1);
+    return rc;
+}
+
+/// Fills the communicator of a call that reports a status (receive, probe) and, when the call
+/// succeeded, the partner and tag the status names. True when it succeeded.
+inline bool describeStatus(MpiEvent& e, const CommInfo* c, int rc, const MPI_Status& st) {
+    e.commId = c ? c->keyId : 0;
+    if (rc != MPI_SUCCESS) return false;
+    e.peer = worldRankOf(c, st.MPI_SOURCE); // MPI_PROC_NULL (negative): no peer
+    e.tag = st.MPI_TAG;
+    return true;
+}
+
+/// A non-blocking probe (MPI_Iprobe, MPI_Improbe): an unsuccessful one folds into the thread's
+/// polling loop, a successful one is its own event with the source and tag it found, which
+/// `onFound(event, comm, status)` may use further. `call(status)` runs the real probe.
+template <typename Call, typename OnFound>
+inline int tracedProbe(Op op, MPI_Comm comm, int* flag, MPI_Status* status, Call&& call,
+                       OnFound&& onFound) {
+    if (!enter(true)) {
+        int rc = call(status);
+        leave();
+        return rc;
+    }
+    MPI_Status local;
+    MPI_Status* st = status == statusIgnore() ? &local : status;
+    uint64_t t0 = hpcprof_agent_now();
+    int rc = call(st);
+    uint64_t t1 = hpcprof_agent_now();
+    CommInfo* c = lookupComm(comm);
+    uint32_t commId = c ? c->keyId : 0;
+    if (rc == MPI_SUCCESS && flag && !*flag) {
+        recordUnsuccessfulPoll(op, commId, t0, t1);
+    } else {
+        flushPoll();
+        MpiEvent e{op};
+        if (describeStatus(e, c, rc, *st)) onFound(e, c, *st);
+        record(e, t0, t1);
+    }
+    leave();
+    return rc;
+}
+
+/// Next collective instance number on `info`. MPI forbids two threads from running collectives
+/// on one communicator at the same time, so a plain increment suffices (no locked instruction).
+inline uint32_t nextSeq(CommInfo* info) {
+    if (!info) return 0;
+    uint32_t seq = __atomic_load_n(&info->collectives, __ATOMIC_RELAXED);
+    __atomic_store_n(&info->collectives, seq + 1, __ATOMIC_RELAXED);
+    return seq;
+}
+
+/// Fills the communicator fields of a collective event.
+inline void describeCollective(MpiEvent& e, CommInfo* info, uint32_t seq) {
+    if (!info) return;
+    e.commId = info->keyId;
+    e.seq = seq;
+    e.tag = info->size;
+    e.flags = schema::raw::kFlagSeqValid | schema::raw::kFlagTagIsCommSize;
+}
+
+/// The MPI error returned when the real implementation cannot be found.
+constexpr int kNoMpi = MPI_ERR_INTERN;
+
+} // namespace hpcprof::agent::mpi

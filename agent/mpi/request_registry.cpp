@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "request_registry.hpp"
+
+#include "handle_map.hpp"
+
+namespace hpcprof::agent::mpi {
+
+namespace {
+
+constexpr size_t kSlots = 1 << 15;
+
+struct Slot {
+    uintptr_t handle; // 0 = empty; written by CAS
+    RequestInfo info;
+    int ready;        // info written
+};
+Slot g_slots[kSlots];
+uint32_t g_nextRequest = 0;
+
+size_t hashOf(uintptr_t h) { return size_t((h * 0x9E3779B97F4A7C15ull) >> 49) % kSlots; }
+
+} // namespace
+
+uint32_t& nextRequestNumberCounter() { return g_nextRequest; }
+
+uint32_t nextRequestNumber() { return __atomic_fetch_add(&g_nextRequest, 1u, __ATOMIC_RELAXED); }
+
+void rememberRequest(MPI_Request request, const RequestInfo& info) {
+    uintptr_t h = handleBits(request);
+    if (!h) return;
+    size_t i = hashOf(h);
+    for (size_t n = 0; n < 64; ++n, i = (i + 1) % kSlots) {
+        uintptr_t expected = 0;
+        if (__atomic_compare_exchange_n(&g_slots[i].handle, &expected, h, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            g_slots[i].info = info;
+            __atomic_store_n(&g_slots[i].ready, 1, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+namespace {
+
+/// The slot holding `h`, or nullptr. MPI forbids concurrent use of one request, so the caller
+/// may read and change the slot's info without further synchronisation.
+Slot* findSlot(uintptr_t h) {
+    if (!h) return nullptr;
+    size_t i = hashOf(h);
+    for (size_t n = 0; n < 64; ++n, i = (i + 1) % kSlots) {
+        if (__atomic_load_n(&g_slots[i].handle, __ATOMIC_ACQUIRE) != h) continue;
+        if (!__atomic_load_n(&g_slots[i].ready, __ATOMIC_ACQUIRE)) continue;
+        return &g_slots[i];
+    }
+    return nullptr;
+}
+
+void release(Slot* s) {
+    __atomic_store_n(&s->ready, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->handle, uintptr_t(0), __ATOMIC_RELEASE);
+}
+
+} // namespace
+
+bool takeRequest(MPI_Request request, RequestInfo& out) {
+    Slot* s = findSlot(handleBits(request));
+    if (!s) return false;
+    if (s->info.persistent) {
+        if (!s->info.active) return false;
+        s->info.active = false;
+        out = s->info;
+        return true;
+    }
+    out = s->info;
+    release(s);
+    return true;
+}
+
+bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out) {
+    Slot* s = findSlot(handleBits(request));
+    if (!s || !s->info.persistent) return false;
+    s->info.request = number;
+    s->info.active = true;
+    out = s->info;
+    return true;
+}
+
+void forgetRequest(MPI_Request request) {
+    if (Slot* s = findSlot(handleBits(request))) release(s);
+}
+
+} // namespace hpcprof::agent::mpi

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// What each pending non-blocking request was (send or receive, peer, tag, bytes, communicator),
+// so a wait or test that completes it can report which transfer finished and how long it blocked.
+// A fixed open-addressing table; insert and remove are lock-free (one CAS), no allocation.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace hpcprof::agent::mpi {
+
+enum class RequestKind : uint8_t { Send, Recv, Collective, Other };
+
+struct RequestInfo {
+    RequestKind kind;
+    int32_t peer;     ///< world rank (receives from MPI_ANY_SOURCE: -1 until completed)
+    int32_t tag;
+    int64_t bytes;    ///< bytes posted (receives: the buffer size; the status gives the actual)
+    uint32_t commId;
+    const void* comm; ///< CommInfo*, to translate a wildcard receive's source
+    MPI_Datatype datatype;
+    uint32_t request; ///< request number (kFlagRequest on the posting event; see nextRequestNumber)
+    bool persistent = false; ///< MPI_*_init: stays after completion until MPI_Request_free
+    bool active = false;     ///< persistent: started and not yet completed
+};
+
+/// A new process-wide request number for a posted send or receive (one relaxed atomic add: the
+/// registry insert that follows costs a CAS anyway). Thread-safe, async-signal-safe.
+uint32_t nextRequestNumber();
+/// The counter behind nextRequestNumber (MPI_Startall takes a block of numbers at once).
+uint32_t& nextRequestNumberCounter();
+
+/// Remembers `request` (no-op when the table is full: the completion is then recorded without
+/// peer and bytes).
+void rememberRequest(MPI_Request request, const RequestInfo& info);
+
+/// Takes the info of a completed request out of the table; false if unknown. A persistent
+/// request stays (inactive); an inactive one completes nothing (false).
+bool takeRequest(MPI_Request request, RequestInfo& out);
+
+/// MPI_Start of a persistent request: marks it active under request number `number` and gives
+/// its info; false if unknown.
+bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out);
+
+/// MPI_Request_free: forgets the request (its handle may come back for another one).
+void forgetRequest(MPI_Request request);
+
+} // namespace hpcprof::agent::mpi

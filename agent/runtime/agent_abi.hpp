@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// The agent's C interface for capture modules built as separate shared objects (the MPI module,
+// built per MPI ABI). libhpcprof.so exports these; a module calls them instead of linking its own
+// copy of the recorder, so every source of a process writes through one recorder.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hpcprof/schema/raw_format.hpp"
+
+extern "C" {
+/// 1 when the calling thread should record source `sourceBit` (agent::SourceBit).
+int hpcprof_agent_recording(uint32_t sourceBit);
+/// Raw ticks for event timestamps.
+uint64_t hpcprof_agent_now(void);
+/// The next record slot of the calling thread, or NULL when dropped (counted). Fill it, then
+/// store its kind byte with release ordering.
+hpcprof::schema::raw::EventRecord* hpcprof_agent_reserve(void);
+/// Appends a complete 64-byte record (kind byte set); a call repeating the thread's previous one
+/// is written as a Repeat entry (agent::appendRecord).
+void hpcprof_agent_append(const void* record);
+/// Interns a string for this process; 0 if it could not be recorded.
+uint32_t hpcprof_agent_intern(const char* text, size_t length);
+/// The rank MPI reported (overrides the launcher environment).
+void hpcprof_agent_set_rank(int rank, int worldSize, const char* source);
+/// How the process is ending (schema::raw::EndState).
+void hpcprof_agent_mark_end(uint32_t endState, int exitCode);
+/// CLOCK_MONOTONIC ns as this process sees it (with the test skew applied).
+int64_t hpcprof_agent_local_ns(void);
+/// Stores a clock-offset measurement against rank 0 (which = 0: at init, 1: at finalize).
+void hpcprof_agent_clock_sync(int which, int64_t localNs, int64_t offsetNs, int64_t rttNs);
+}

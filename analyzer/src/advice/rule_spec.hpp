@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// The advice rules as a table of specs (internal). A rule is its documentation (RuleInfo: id,
+// condition, gain, evidence, suggestion, thresholds) plus the few functions that decide it.
+// Most rules blame a time per rank: `loss` gives it (0 = the rank does not show the problem),
+// and the engine does the rest the same way for all of them: the finding fires when some rank
+// loses time, its gain is the largest loss (scaled by `gainScale`), its ranks are the ranks
+// with a loss (largest first, at most 8), then the rule's evidence and example events. Rules
+// that judge the job as a whole (imbalance, stragglers, counters, RDMA) give `judge` instead.
+// Each rule's thresholds are constants of its file, used by its code and listed once in its
+// info.parameters, from which the reference (docs/advice-rules.md) is generated.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "hpcprof/analyzer/advice.hpp"
+#include "hpcprof/analyzer/analysis_types.hpp"
+
+namespace hpcprof::analyzer::advice {
+
+/// What a whole-job rule found: its gain (before clamping to the runtime), ranks, evidence and
+/// example events.
+struct Judgement {
+    int64_t gainNs = 0;
+    std::vector<int64_t> ranks;
+    std::vector<Evidence> evidence;
+    std::vector<int64_t> eventIds;
+};
+
+struct RuleSpec {
+    RuleInfo info;
+    /// Time a rank loses to the problem, 0 when it does not show it.
+    std::function<int64_t(const RankBreakdown&, const Analysis&)> loss;
+    /// A job-level condition checked before the per-rank losses (empty: none).
+    std::function<bool(const Analysis&)> gate;
+    double gainScale = 1.0; ///< gain = gainScale x the largest loss
+    std::function<std::vector<Evidence>(const Analysis&)> evidence;
+    std::vector<const char*> exampleKeys; ///< RankFacts::examples of the listed ranks
+    /// Whole-job rules: the judgement, nullopt when the rule does not fire.
+    std::function<std::optional<Judgement>(const Analysis&)> judge;
+};
+
+/// Every rule in reference order: the core's, then each registered family's.
+const std::vector<RuleSpec>& ruleSpecs();
+
+/// Runs every rule; findings sorted by estimated gain, descending (then id).
+std::vector<Finding> runRules(const Analysis& analysis);
+
+/// Severity from the gain relative to the runtime (threshold::kCriticalGainShare, ...).
+Severity severityForGain(int64_t gainNs, int64_t runtimeNs);
+
+// Helpers the rules share.
+double share(int64_t part, int64_t whole);
+/// The largest per-rank value.
+int64_t maxOver(const Analysis& a, const std::function<int64_t(const RankBreakdown&)>& value);
+
+/// The core's rules (load imbalance); the data families give theirs (family_analysis.hpp).
+std::vector<RuleSpec> balanceRules();
+
+} // namespace hpcprof::analyzer::advice

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// The core's rule about how work is spread over the ranks: load imbalance (the rules of the
+// data families are in their folders, families/<name>/<name>_rules.cpp).
+#include <algorithm>
+
+#include "rule_spec.hpp"
+
+namespace hpcprof::analyzer::advice {
+
+namespace {
+
+constexpr double kMinLoadBalance = 0.90;
+constexpr double kListedAboveAverage = 1.05;
+
+std::optional<Judgement> loadImbalance(const Analysis& a) {
+    if (a.ranks.size() < 2 || a.pop.maxUsefulNs == 0 || a.pop.loadBalance >= kMinLoadBalance)
+        return std::nullopt;
+    Judgement j;
+    j.gainNs = a.pop.maxUsefulNs - a.pop.avgUsefulNs;
+    int64_t minUseful = INT64_MAX;
+    for (const auto& r : a.ranks) {
+        minUseful = std::min(minUseful, r.ns(TimeClass::Compute));
+        if (double(r.ns(TimeClass::Compute)) > kListedAboveAverage * double(a.pop.avgUsefulNs))
+            j.ranks.push_back(r.rank);
+    }
+    j.evidence = {{"pop.load_balance", a.pop.loadBalance, "ratio"},
+                  {"max_compute_ns", double(a.pop.maxUsefulNs), "ns"},
+                  {"avg_compute_ns", double(a.pop.avgUsefulNs), "ns"},
+                  {"min_compute_ns", double(minUseful), "ns"}};
+    return j;
+}
+
+} // namespace
+
+std::vector<RuleSpec> balanceRules() {
+    RuleSpec imbalance;
+    imbalance.info = {
+        "load-imbalance", "balance", "Computation is unevenly distributed across ranks",
+        "≥ 2 ranks and `pop.load_balance` < {min_load_balance}",
+        "max(useful) − avg(useful)",
+        "`useful` is the exclusive compute of each rank. Ranks listed: those computing more than "
+        "{listed_above_average} × the average.",
+        "Rebalance the work: partition the domain or the data by cost rather than by size, "
+        "use dynamic load balancing, or give the overloaded ranks fewer items.",
+        {"pop.load_balance", "max_compute_ns", "avg_compute_ns", "min_compute_ns"},
+        {{"min_load_balance", kMinLoadBalance, "ratio"},
+         {"listed_above_average", kListedAboveAverage, "ratio"}}};
+    imbalance.judge = loadImbalance;
+
+    return {imbalance};
+}
+
+} // namespace hpcprof::analyzer::advice

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "name_flags.hpp"
+
+#include <cctype>
+
+#include "hpcprof/analyzer/io_summary.hpp"
+
+namespace hpcprof::analyzer {
+
+namespace {
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+bool contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
+
+bool isFp32Gemm(const std::string& l) {
+    bool gemm = contains(l, "sgemm") ||
+                (contains(l, "gemm") && (contains(l, "f32") || contains(l, "fp32") || contains(l, "float")));
+    static const char* kMixed[] = {"tf32", "f16", "fp16", "bf16", "h884", "h1688", "h16816", "tensorop", "i8"};
+    for (const char* m : kMixed)
+        if (contains(l, m)) gemm = false;
+    return gemm;
+}
+
+} // namespace
+
+uint8_t classifyName(const std::string& name) {
+    std::string l = lower(name);
+    uint8_t f = 0;
+    if (contains(l, "step")) f |= kStepName;
+    if (isFp32Gemm(l)) f |= kFp32Gemm;
+    if ((l.rfind("cudamemcpy", 0) == 0 || l.rfind("cumemcpy", 0) == 0) && !contains(l, "async"))
+        f |= kSyncCopyApi;
+    if (!contains(l, "sendrecv")) {
+        if (contains(l, "send")) f |= kSend;
+        else if (contains(l, "recv")) f |= kRecv;
+    }
+    if (l.rfind("mpi_i", 0) == 0) f |= kNonBlocking;
+    if (ioDirection(name) != IoDirection::None) f |= kIoDataCall;
+    return f;
+}
+
+} // namespace hpcprof::analyzer

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Per-name totals for a top-N list (kernels, collectives, files). Merging is a sum, so the order
+// ranks are added in does not matter.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hpcprof/analyzer/analysis_types.hpp"
+
+namespace hpcprof::analyzer {
+
+struct TopAccumulator {
+    std::unordered_map<int64_t, TopItem> items;
+    void add(int64_t key, int64_t dur, int64_t bytes) {
+        TopItem& t = items[key];
+        ++t.count;
+        t.totalNs += dur;
+        t.maxNs = std::max(t.maxNs, dur);
+        if (bytes > 0) t.bytes += bytes;
+    }
+    void merge(const TopAccumulator& other);
+    /// The n largest by total time, ties by key.
+    std::vector<TopItem> top(size_t n, const std::function<std::string(int64_t)>& name) const;
+};
+
+} // namespace hpcprof::analyzer

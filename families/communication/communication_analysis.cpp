@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// The communication family's part of the analysis: every call of class communication (MPI,
+// NCCL, sockets, verbs). Per rank: call counts and small-message facts, the collective calls
+// (one per instance: the GPU kernel when the GPU side carries it, else the host call) and the
+// point-to-point calls with their tags. Across ranks: the completions of non-blocking calls,
+// the wait states (late senders and receivers, collective waits, stragglers), the facts of
+// large collectives and the top collectives. Rules: exposed communication, small messages,
+// stragglers, low collective bandwidth.
+#include <algorithm>
+
+#include "family_analysis.hpp"
+#include "name_flags.hpp"
+#include "thresholds.hpp"
+#include "top_list.hpp"
+#include "trace_access.hpp"
+#include "wait_states.hpp"
+
+namespace hpcprof::analyzer {
+
+namespace advice {
+std::vector<RuleSpec> communicationRules(); // communication_rules.cpp
+}
+
+namespace {
+
+using schema::Category;
+constexpr int32_t cat(Category c) { return int32_t(c); }
+
+class CommunicationScan final : public RankScan {
+public:
+    explicit CommunicationScan(const Trace& trace)
+        // Message tags live in event_detail (event_id is its primary key): one range read per
+        // CPU track instead of a lookup per message.
+        : m_tagRange(detail::db(trace), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
+                                        " AND tag IS NOT NULL") {}
+
+    void beginTrack(const TrackInfo& t, bool gpuTrack) override {
+        if (gpuTrack || !t.firstEventId || !t.lastEventId) return;
+        m_tagRange.reset();
+        m_tagRange.bind(1, *t.firstEventId);
+        m_tagRange.bind(2, *t.lastEventId);
+        while (m_tagRange.step()) m_tags.emplace_back(m_tagRange.int64(0), m_tagRange.int64(1));
+    }
+
+    void onEvent(const EventRecord& e, const EventContext& ctx) override {
+        if (e.categoryId != cat(Category::GpuCommKernel)) { // API calls, not their GPU kernels
+            m_commCalls += e.count;
+            if (e.bytes >= 0 && e.bytes < threshold::kSmallRequestBytes) {
+                m_smallCalls += e.count;
+                m_smallNs += e.dur;
+                if (m_examples.size() < 3) m_examples.push_back(e.id);
+            }
+        }
+        if (e.communicatorId >= 0 && e.seq >= 0) {
+            CollectiveCall c{0, e.communicatorId, e.seq, e.ts, e.end(), e.bytes, e.nameId, e.id};
+            (ctx.gpuTrack ? m_gpuCollectives : m_cpuCollectives).push_back(c);
+            if (!ctx.gpuTrack || e.categoryId == cat(Category::GpuCommKernel))
+                topCollectives.add(e.nameId, e.dur, e.bytes);
+        } else if (e.categoryId == cat(Category::MpiP2p) && e.peer >= 0 && (ctx.nameFlags & (kSend | kRecv))) {
+            P2pCall m;
+            m.peer = e.peer;
+            m.ts = e.ts;
+            m.end = e.end();
+            m.bytes = e.bytes;
+            m.eventId = e.id;
+            m.send = ctx.nameFlags & kSend;
+            m.blocking = !(ctx.nameFlags & kNonBlocking);
+            m.communicatorId = e.communicatorId;
+            messages.push_back(m);
+        }
+    }
+
+    void finish(const RankEnd& end) override {
+        RankFacts& f = end.breakdown.facts;
+        f.commCalls += m_commCalls;
+        f.smallCommCalls += m_smallCalls;
+        f.smallCommNs += m_smallNs;
+        if (!m_examples.empty()) f.examples["small_comm"] = std::move(m_examples);
+        const int64_t rank = end.breakdown.rank;
+        std::sort(m_tags.begin(), m_tags.end());
+        for (P2pCall& m : messages) {
+            m.rank = rank;
+            auto it = std::lower_bound(m_tags.begin(), m_tags.end(), std::make_pair(m.eventId, INT64_MIN));
+            m.tag = it != m_tags.end() && it->first == m.eventId ? it->second : -2;
+        }
+        // A rank's collective instance is its GPU kernel when the GPU side carries the instance
+        // (NCCL), else its host call.
+        collectives = std::move(m_gpuCollectives.empty() ? m_cpuCollectives : m_gpuCollectives);
+        for (CollectiveCall& c : collectives) c.rank = rank;
+        // Kept until the ranks are combined: only what combine() needs. The statement goes now:
+        // it belongs to the worker's connection, which closes when the pass ends.
+        m_tagRange = schema::Statement();
+        m_tags = {};
+        m_cpuCollectives = {};
+        m_gpuCollectives = {};
+    }
+
+    std::vector<CollectiveCall> collectives; ///< after finish()
+    std::vector<P2pCall> messages;           ///< in scan order
+    TopAccumulator topCollectives;
+
+private:
+    schema::Statement m_tagRange;
+    std::vector<std::pair<int64_t, int64_t>> m_tags; ///< (event id, tag)
+    std::vector<CollectiveCall> m_cpuCollectives, m_gpuCollectives;
+    int64_t m_commCalls = 0, m_smallCalls = 0, m_smallNs = 0;
+    std::vector<int64_t> m_examples;
+};
+
+/// Large collectives: achieved bandwidth = bytes / (duration - wait), per rank.
+void addLargeCollectiveFacts(const std::vector<CollectiveCall>& collectives, const WaitStates& waits,
+                             std::vector<RankBreakdown>& ranks) {
+    // Sorted vectors instead of map lookups: a job has one collective call per rank and instance.
+    const std::vector<std::pair<int64_t, int64_t>> waitByEvent(waits.waitByEvent.begin(),
+                                                               waits.waitByEvent.end());
+    for (const auto& c : collectives) {
+        if (c.bytes < threshold::kLargeCollectiveBytes) continue;
+        auto w = std::lower_bound(waitByEvent.begin(), waitByEvent.end(), std::make_pair(c.eventId, INT64_MIN));
+        int64_t wait = w != waitByEvent.end() && w->first == c.eventId ? w->second : 0;
+        // ranks are in rank order and hold every rank with calls.
+        auto rb = std::lower_bound(ranks.begin(), ranks.end(), c.rank,
+                                   [](const RankBreakdown& b, int64_t rank) { return b.rank < rank; });
+        RankFacts& f = rb->facts;
+        ++f.largeCollectives;
+        f.largeCollectiveBytes += c.bytes;
+        f.largeCollectiveTransferNs += std::max<int64_t>(0, c.end - c.ts - wait);
+        auto& examples = f.examples["large_collective"];
+        if (examples.size() < 3) examples.push_back(c.eventId);
+    }
+}
+
+class CommunicationAnalysis final : public AnalysisFamily {
+public:
+    std::string_view name() const override { return "communication"; }
+    std::vector<Category> categories() const override { return categoriesOfClass("communication"); }
+    std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex&) const override {
+        return std::make_unique<CommunicationScan>(trace);
+    }
+
+    Status combine(AnalysisContext& ctx, std::vector<std::unique_ptr<RankScan>>& scans,
+                   Analysis& an) const override {
+        std::vector<CollectiveCall> collectives;
+        std::vector<P2pCall> messages;
+        TopAccumulator top;
+        for (auto& s : scans) {
+            auto& scan = static_cast<CommunicationScan&>(*s);
+            collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
+            messages.insert(messages.end(), scan.messages.begin(), scan.messages.end());
+            top.merge(scan.topCollectives);
+            s.reset(); // the call lists now live in the merged vectors
+        }
+        HPCPROF_RETURN_IF_ERROR(addCompletions(ctx, messages));
+        std::vector<int64_t> rankIds;
+        for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
+        an.waits = computeWaitStates(collectives, std::move(messages), rankIds,
+                                     [&](int64_t id) -> std::optional<int64_t> {
+                                         const CommunicatorInfo* c = ctx.index.communicator(id);
+                                         return c ? c->size : std::nullopt;
+                                     });
+        addLargeCollectiveFacts(collectives, an.waits, an.ranks);
+        an.topCollectives = top.top(ctx.options.topItems, [&](int64_t id) { return ctx.index.string(id); });
+        ctx.collectives = std::move(collectives);
+        return {};
+    }
+
+    Status conclude(AnalysisContext&, Analysis& an) const override {
+        auto warn = [&](const char* name, int64_t n, const char* what) {
+            if (n > 0) an.warnings.push_back({name, n, what});
+        };
+        warn("incomplete_collectives", an.waits.incompleteInstances,
+             "analysis: collective instances missing members (not used for wait states)");
+        warn("unmatched_messages", an.waits.unmatchedMessages,
+             "analysis: point-to-point calls without a matching partner call");
+        return {};
+    }
+
+    std::vector<advice::RuleSpec> rules() const override { return advice::communicationRules(); }
+
+private:
+    /// Non-blocking calls: the waits that completed them (mpi_completion) and the actual source
+    /// of wildcard receives. Posts the scan did not see (MPI_Startall's requests) are added, but
+    /// only where they touch their rank's window.
+    static Status addCompletions(const AnalysisContext& ctx, std::vector<P2pCall>& messages) {
+        const size_t scanned = messages.size();
+        HPCPROF_RETURN_IF_ERROR(loadP2pCompletions(ctx.trace, messages));
+        messages.erase(std::remove_if(messages.begin() + long(scanned), messages.end(),
+                                      [&](const P2pCall& m) {
+                                          const IntervalSet* w = ctx.windowOf(m.rank);
+                                          int64_t end = std::max(m.end, m.waitEnd);
+                                          return !w || w->lengthIn(m.ts, std::max(end, m.ts + 1)) == 0;
+                                      }),
+                       messages.end());
+        return {};
+    }
+};
+
+} // namespace
+
+std::unique_ptr<AnalysisFamily> makeCommunicationAnalysis() {
+    return std::make_unique<CommunicationAnalysis>();
+}
+
+} // namespace hpcprof::analyzer

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// The communication family's rules: exposed communication, small messages, collectives far
+// below the link bandwidth, stragglers (from the wait states).
+#include <algorithm>
+
+#include "advice/rule_spec.hpp"
+#include "thresholds.hpp"
+
+namespace hpcprof::analyzer::advice {
+
+namespace {
+
+constexpr double kMinExposedCommPct = 10.0;
+constexpr int64_t kMinSmallCalls = 100;
+constexpr double kMinSmallCallShare = 0.05;
+constexpr int64_t kMinLargeCollectives = 10;
+constexpr double kLowBandwidthShare = 0.30;
+constexpr double kMinWaitPerOtherRank = 0.02;
+using threshold::kLargeCollectiveBytes;
+using threshold::kSmallRequestBytes;
+
+int64_t exposedComm(const RankBreakdown& r, const Analysis&) { return r.ns(TimeClass::Communication); }
+
+std::vector<Evidence> exposedCommEvidence(const Analysis& a) {
+    auto exposed = [](const RankBreakdown& r) { return r.ns(TimeClass::Communication); };
+    const JobSummary& s = a.summary;
+    return {{"comm.exposed_pct", s.pct(TimeClass::Communication), "pct"},
+            {"comm.overlapped_pct", s.commTotalNs > 0 ? 100.0 * share(s.commOverlappedNs, s.commTotalNs) : 0, "pct"},
+            {"max_rank_exposed_ns", double(maxOver(a, exposed)), "ns"},
+            {"wait_ns", double(a.waits.collectiveWaitNs + a.waits.lateSenderNs + a.waits.lateReceiverNs), "ns"}};
+}
+
+int64_t smallMessageTime(const RankBreakdown& r, const Analysis&) {
+    const RankFacts& f = r.facts;
+    return f.smallCommCalls >= kMinSmallCalls && share(f.smallCommNs, r.windowNs) >= kMinSmallCallShare
+               ? f.smallCommNs
+               : 0;
+}
+
+std::vector<Evidence> smallMessageEvidence(const Analysis& a) {
+    int64_t calls = 0, ns = 0;
+    for (const auto& r : a.ranks) {
+        calls += r.facts.smallCommCalls;
+        ns += r.facts.smallCommNs;
+    }
+    return {{"small_calls", double(calls), "count"}, {"small_calls_ns", double(ns), "ns"},
+            {"threshold_bytes", double(kSmallRequestBytes), "bytes"}};
+}
+
+/// Transfer time above what the link would need, for a rank whose large collectives reach
+/// less than kLowBandwidthShare of the link.
+int64_t bandwidthLoss(const RankBreakdown& r, const Analysis& a) {
+    const double link = a.linkBandwidthBytesPerS;
+    const RankFacts& f = r.facts;
+    if (f.largeCollectives < kMinLargeCollectives || f.largeCollectiveTransferNs <= 0) return 0;
+    double achieved = double(f.largeCollectiveBytes) / (double(f.largeCollectiveTransferNs) * 1e-9);
+    if (achieved >= kLowBandwidthShare * link) return 0;
+    return f.largeCollectiveTransferNs - int64_t(double(f.largeCollectiveBytes) / link * 1e9);
+}
+
+std::vector<Evidence> bandwidthEvidence(const Analysis& a) {
+    const double link = a.linkBandwidthBytesPerS;
+    int64_t bytes = 0, ns = 0, calls = 0;
+    for (const auto& r : a.ranks) {
+        bytes += r.facts.largeCollectiveBytes;
+        ns += r.facts.largeCollectiveTransferNs;
+        calls += r.facts.largeCollectives;
+    }
+    double achieved = ns > 0 ? double(bytes) / (double(ns) * 1e-9) : 0;
+    return {{"large_collectives", double(calls), "count"},
+            {"achieved_bytes_per_s", achieved, "bytes_per_s"},
+            {"link_bytes_per_s", link, "bytes_per_s"},
+            {"achieved_pct_of_link", 100.0 * achieved / link, "pct"}};
+}
+
+std::optional<Judgement> straggler(const Analysis& a) {
+    if (a.waits.stragglers.empty() || a.ranks.size() < 2) return std::nullopt;
+    const Straggler& s = a.waits.stragglers.front();
+    double perOther = double(s.inflictedWaitNs) / double(a.ranks.size() - 1);
+    if (perOther < kMinWaitPerOtherRank * double(a.pop.runtimeNs)) return std::nullopt;
+    int64_t maxWait = 0;
+    for (const auto& r : a.ranks)
+        if (r.rank != s.rank) maxWait = std::max(maxWait, r.waitNs);
+    Judgement j;
+    j.gainNs = std::min(maxWait, s.inflictedWaitNs);
+    j.ranks = {s.rank};
+    j.eventIds = {s.exampleEventId};
+    j.evidence = {{"rank", double(s.rank), "count"},
+                  {"times_last", double(s.timesLast), "count"},
+                  {"instances", double(s.instances), "count"},
+                  {"inflicted_wait_ns", double(s.inflictedWaitNs), "ns"},
+                  {"max_instance_wait_ns", double(s.maxInflictedNs), "ns"}};
+    return j;
+}
+
+RuleSpec exposedCommunicationRule() {
+    RuleSpec exposed;
+    exposed.info = {
+        "exposed-communication", "communication",
+        "Communication is exposed (not hidden behind computation)",
+        "job `comm.exposed_pct` ≥ {min_exposed_comm_pct}",
+        "max over ranks of exposed communication",
+        "Communication nobody computed under. A large `wait_ns` means the real cause is "
+        "imbalance (see load-imbalance and straggler).",
+        "Overlap communication with computation: start collectives asynchronously "
+        "(non-blocking MPI, async NCCL / DDP gradient bucketing) and wait for them as late as "
+        "possible; make buckets large enough to be bandwidth-bound but early enough to overlap "
+        "the backward pass.",
+        {"comm.exposed_pct", "comm.overlapped_pct", "max_rank_exposed_ns", "wait_ns"},
+        {{"min_exposed_comm_pct", kMinExposedCommPct, "pct"}}};
+    exposed.gate = [](const Analysis& a) {
+        return a.summary.pct(TimeClass::Communication) >= kMinExposedCommPct;
+    };
+    exposed.loss = exposedComm;
+    exposed.evidence = exposedCommEvidence;
+    return exposed;
+}
+
+RuleSpec smallMessagesRule() {
+    RuleSpec small;
+    small.info = {
+        "small-messages", "communication", "Many small messages or collectives (latency-bound)",
+        "a rank makes ≥ {min_small_calls} MPI/NCCL calls moving < {small_bytes} and they take "
+        "≥ {min_small_call_share} of its window",
+        "max over ranks of the time in those calls",
+        "Latency-bound communication, counted on API calls (`mpi_*`, `nccl_*`, not the GPU "
+        "kernels, so nothing is counted twice); folded polls count as their `count`.",
+        "Aggregate: fuse small collectives into one (gradient bucketing, tensor fusion), pack "
+        "small messages into bigger ones, or replace many point-to-point exchanges by one "
+        "neighbourhood collective.",
+        {"small_calls", "small_calls_ns", "threshold_bytes"},
+        {{"min_small_calls", double(kMinSmallCalls), "count"},
+         {"small_bytes", double(kSmallRequestBytes), "bytes"},
+         {"min_small_call_share", kMinSmallCallShare, "share"}}};
+    small.loss = smallMessageTime;
+    small.evidence = smallMessageEvidence;
+    small.exampleKeys = {"small_comm"};
+    return small;
+}
+
+RuleSpec lowCollectiveBandwidthRule() {
+    RuleSpec bandwidth;
+    bandwidth.info = {
+        "low-collective-bandwidth", "communication",
+        "Collectives reach a small fraction of the link bandwidth",
+        "a rank makes ≥ {min_large_collectives} collective calls moving ≥ {large_bytes} and "
+        "achieves < {low_bandwidth_share} of the link bandwidth",
+        "max over ranks of (transfer time − bytes / link bandwidth)",
+        "Achieved bandwidth of a rank = Σ bytes / Σ (call duration − its wait at N x N), over its "
+        "large collective calls (`bytes` is what the rank sent). The link bandwidth comes from "
+        "`--link-gbps`, else the trace metadata key `link_bandwidth_bytes_per_s`, else "
+        "{default_link_bytes_per_s}.",
+        "Check the transport: is NCCL/MPI using the fast interconnect (NCCL_DEBUG=INFO, "
+        "UCX/OFI settings), is GPUDirect RDMA enabled, are ranks placed so that rings stay "
+        "inside nodes? Larger buckets also raise the achieved bandwidth.",
+        {"large_collectives", "achieved_bytes_per_s", "link_bytes_per_s", "achieved_pct_of_link"},
+        {{"min_large_collectives", double(kMinLargeCollectives), "count"},
+         {"large_bytes", double(kLargeCollectiveBytes), "bytes"},
+         {"low_bandwidth_share", kLowBandwidthShare, "share"},
+         {"default_link_bytes_per_s", threshold::kDefaultLinkBytesPerS, "bytes_per_s"}}};
+    bandwidth.loss = bandwidthLoss;
+    bandwidth.evidence = bandwidthEvidence;
+    bandwidth.exampleKeys = {"large_collective"};
+    return bandwidth;
+}
+
+RuleSpec stragglerRule() {
+    RuleSpec late;
+    late.info = {
+        "straggler", "balance", "A rank arrives late and the others wait for it",
+        "the top straggler's inflicted wait divided by the other ranks' count ≥ "
+        "{min_wait_per_other_rank} of the runtime `T`",
+        "min(its inflicted wait, the largest wait of any other rank)",
+        "From the wait states: the rank most others waited for (entered collectives last, sent "
+        "late). The example event is its call in the worst instance.",
+        "Find out why this rank is late: more work (rebalance), a slower node or GPU "
+        "(check its host and clocks), extra I/O or logging on it, or OS noise; consider "
+        "pinning and excluding the slow node.",
+        {"rank", "times_last", "instances", "inflicted_wait_ns", "max_instance_wait_ns"},
+        {{"min_wait_per_other_rank", kMinWaitPerOtherRank, "share"}}};
+    late.judge = straggler;
+    return late;
+}
+
+} // namespace
+
+std::vector<RuleSpec> communicationRules() { return {exposedCommunicationRule(), smallMessagesRule(), lowCollectiveBandwidthRule(), stragglerRule()}; }
+
+} // namespace hpcprof::analyzer::advice

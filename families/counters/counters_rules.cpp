@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// Rules about CPU counters (docs/counters.md): oversubscription, low IPC in compute phases,
+// ranks slowed by sharing cores. They fire only on counted data; a trace without the counters a
+// rule needs never fires it.
+#include <algorithm>
+
+#include "advice/rule_spec.hpp"
+#include "thresholds.hpp"
+
+namespace hpcprof::analyzer::advice {
+
+namespace {
+
+constexpr double kLowIpc = 0.5;              // below: memory- or latency-bound compute
+constexpr double kReachableIpc = 1.0;        // what the gain estimate assumes is reachable
+constexpr double kMinComputeShare = 0.2;     // compute must matter for low-ipc to matter
+constexpr double kStarvedWaitShare = 0.2;    // run-queue wait in compute above: starved
+constexpr double kStarvedUtilization = 0.7;
+constexpr double kStarvedInvoluntaryPerS = 100.0;
+
+bool oversubscribed(const HostCounters& h) { return h.cpus > 0 && h.busyThreads > h.cpus; }
+
+std::optional<Judgement> oversubscription(const Analysis& a) {
+    const HostCounters* worst = nullptr;
+    for (const auto& h : a.counters.hosts)
+        if (oversubscribed(h) &&
+            (!worst || double(h.busyThreads) / double(h.cpus) > double(worst->busyThreads) / double(worst->cpus)))
+            worst = &h;
+    if (!worst) return std::nullopt;
+    // With busy > cpus every busy thread gets cpus/busy of a CPU; fitting would give it all.
+    double lost = 1.0 - double(worst->cpus) / double(worst->busyThreads);
+    Judgement j;
+    j.gainNs = int64_t(double(a.pop.runtimeNs) * lost);
+    double wait = 0;
+    int64_t n = 0;
+    for (const auto& r : a.counters.ranks)
+        if (r.host == worst->host) {
+            j.ranks.push_back(r.rank);
+            if (r.cpuWaitFraction >= 0) {
+                wait += r.cpuWaitFraction;
+                ++n;
+            }
+        }
+    j.evidence = {{"busy_threads", double(worst->busyThreads), "count"},
+                  {"cpus", double(worst->cpus), "count"},
+                  {"ranks_on_host", double(worst->ranks), "count"}};
+    if (worst->involuntaryPerS >= 0)
+        j.evidence.push_back({"involuntary_switches_per_s", worst->involuntaryPerS, "count"});
+    if (n > 0) j.evidence.push_back({"cpu_wait_pct", 100.0 * wait / double(n), "pct"});
+    return j;
+}
+
+std::optional<Judgement> lowIpc(const Analysis& a) {
+    Judgement j;
+    double worstIpc = 1e9;
+    for (const auto& r : a.counters.ranks) {
+        double ipc = r.computeIpc >= 0 ? r.computeIpc : r.ipc;
+        if (ipc < 0 || ipc >= kLowIpc || r.spanNs <= 0) continue;
+        if (double(r.computeNs) < kMinComputeShare * double(r.spanNs)) continue;
+        j.ranks.push_back(r.rank);
+        worstIpc = std::min(worstIpc, ipc);
+        j.gainNs = std::max(j.gainNs, int64_t(double(r.computeNs) * (1.0 - ipc / kReachableIpc)));
+    }
+    if (j.ranks.empty()) return std::nullopt;
+    j.evidence = {{"min_compute_ipc", worstIpc, "ratio"}, {"threshold_ipc", kLowIpc, "ratio"},
+                  {"ranks", double(j.ranks.size()), "count"}};
+    return j;
+}
+
+std::optional<Judgement> sharedCores(const Analysis& a) {
+    Judgement j;
+    double worstWait = 0;
+    for (const auto& r : a.counters.ranks) {
+        bool hostOversubscribed = false;
+        for (const auto& h : a.counters.hosts)
+            if (h.host == r.host && oversubscribed(h)) hostOversubscribed = true;
+        if (hostOversubscribed || r.computeNs <= 0) continue; // the oversubscription rule says it
+        double wait = r.computeWaitFraction;
+        bool starved = wait >= kStarvedWaitShare ||
+                       (r.computeUtilization >= 0 && r.computeUtilization < kStarvedUtilization &&
+                        r.involuntaryPerS >= kStarvedInvoluntaryPerS);
+        if (!starved) continue;
+        j.ranks.push_back(r.rank);
+        double lost = wait >= 0 ? wait : 1.0 - r.computeUtilization;
+        worstWait = std::max(worstWait, lost);
+        j.gainNs = std::max(j.gainNs, int64_t(double(r.computeNs) * std::min(1.0, lost)));
+    }
+    if (j.ranks.empty()) return std::nullopt;
+    j.evidence = {{"max_compute_cpu_wait_pct", 100.0 * worstWait, "pct"},
+                  {"ranks", double(j.ranks.size()), "count"}};
+    return j;
+}
+
+RuleSpec oversubscriptionRule() {
+    RuleSpec over;
+    over.info = {
+        "oversubscription", "counters", "More busy threads than CPUs: ranks wait for a core",
+        "on a host, more busy threads than online CPUs: threads sampled for ≥ {min_busy_span_ns} "
+        "and ≥ {min_busy_span_share} of their process's longest-sampled thread "
+        "whose on-CPU + run-queue wait is ≥ {busy_demand} of their sampled time (without "
+        "run-queue wait: on-CPU ≥ {busy_demand}, or preempted ≥ {busy_involuntary_per_s} times/s "
+        "and more often than they blocked)",
+        "`T` × (1 − CPUs / busy threads)",
+        "Uses the counter analysis ([counters.md](counters.md)); never fires on traces without "
+        "the counters it needs.",
+        "Run fewer ranks or threads per node than it has cores (mpirun -np, "
+        "--map-by ppr:N:node, OMP_NUM_THREADS, torch.set_num_threads), bind them "
+        "(--bind-to core) and keep helper threads (data loaders, progress threads) off "
+        "the cores the ranks compute on.",
+        {"busy_threads", "cpus", "ranks_on_host", "involuntary_switches_per_s", "cpu_wait_pct"},
+        {{"busy_demand", threshold::kBusyDemand, "share"},
+         {"min_busy_span_ns", double(threshold::kMinBusySpanNs), "ns"},
+         {"min_busy_span_share", threshold::kMinBusySpanShare, "share"},
+         {"busy_involuntary_per_s", threshold::kBusyInvoluntaryPerS, "per_s"}}};
+    over.judge = oversubscription;
+    return over;
+}
+
+RuleSpec lowIpcRule() {
+    RuleSpec ipc;
+    ipc.info = {
+        "low-ipc", "counters", "Compute phases retire few instructions per cycle",
+        "a rank's compute-phase IPC (PAPI_TOT_INS / PAPI_TOT_CYC) < {low_ipc} and its compute "
+        "phase is ≥ {min_compute_share} of its sampled time",
+        "max over ranks of compute time × (1 − IPC / {reachable_ipc})",
+        "Needs PAPI's instruction and cycle counters (a hardware PMU).",
+        "The compute is memory- or latency-bound: improve locality (blocking/tiling, "
+        "contiguous access, structure-of-arrays), reduce working-set size, prefetch, and "
+        "check NUMA placement (numactl --localalloc, first-touch initialisation).",
+        {"min_compute_ipc", "threshold_ipc", "ranks"},
+        {{"low_ipc", kLowIpc, "ratio"},
+         {"min_compute_share", kMinComputeShare, "share"},
+         {"reachable_ipc", kReachableIpc, "ratio"}}};
+    ipc.judge = lowIpc;
+    return ipc;
+}
+
+RuleSpec sharedCoresRule() {
+    RuleSpec shared;
+    shared.info = {
+        "shared-cores", "counters", "Ranks compute slowly because they share their cores",
+        "on a host that is not oversubscribed, a rank's compute phase waits ≥ "
+        "{starved_wait_share} for a CPU (or uses < {starved_utilization} of one while preempted "
+        "≥ {starved_involuntary_per_s} times/s)",
+        "max over ranks of compute time × wait share",
+        "Hosts that are oversubscribed are left to the oversubscription rule.",
+        "Something else runs on these ranks' cores: other ranks bound to the same core, "
+        "helper threads, or other jobs/daemons. Check the binding (mpirun "
+        "--report-bindings, taskset -p), give each rank its own cores, and move "
+        "background work elsewhere.",
+        {"max_compute_cpu_wait_pct", "ranks"},
+        {{"starved_wait_share", kStarvedWaitShare, "share"},
+         {"starved_utilization", kStarvedUtilization, "share"},
+         {"starved_involuntary_per_s", kStarvedInvoluntaryPerS, "per_s"}}};
+    shared.judge = sharedCores;
+    return shared;
+}
+
+} // namespace
+
+std::vector<RuleSpec> counterRules() { return {oversubscriptionRule(), lowIpcRule(), sharedCoresRule()}; }
+
+} // namespace hpcprof::analyzer::advice

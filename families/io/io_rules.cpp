@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// Rules about file I/O: exposed I/O and many small requests.
+#include "advice/rule_spec.hpp"
+#include "thresholds.hpp"
+
+namespace hpcprof::analyzer::advice {
+
+namespace {
+
+constexpr double kMinExposedIoPct = 10.0;
+constexpr int64_t kMinSmallRequests = 100;
+constexpr double kMinSmallRequestShare = 0.05;
+using threshold::kSmallRequestBytes;
+
+int64_t exposedIo(const RankBreakdown& r, const Analysis&) { return r.ns(TimeClass::Io); }
+
+std::vector<Evidence> exposedIoEvidence(const Analysis& a) {
+    auto exposed = [](const RankBreakdown& r) { return r.ns(TimeClass::Io); };
+    const JobSummary& s = a.summary;
+    std::vector<Evidence> e = {
+        {"io.exposed_pct", s.pct(TimeClass::Io), "pct"},
+        {"io.overlapped_pct", s.ioTotalNs > 0 ? 100.0 * share(s.ioOverlappedNs, s.ioTotalNs) : 0, "pct"},
+        {"max_rank_exposed_ns", double(maxOver(a, exposed)), "ns"}};
+    if (!a.topFiles.empty()) e.push_back({"top_file_ns", double(a.topFiles.front().totalNs), "ns"});
+    return e;
+}
+
+int64_t smallRequestTime(const RankBreakdown& r, const Analysis&) {
+    const RankFacts& f = r.facts;
+    return f.smallIoCalls >= kMinSmallRequests && share(f.smallIoNs, r.windowNs) >= kMinSmallRequestShare
+               ? f.smallIoNs
+               : 0;
+}
+
+std::vector<Evidence> smallRequestEvidence(const Analysis& a) {
+    int64_t calls = 0, ns = 0, bytes = 0, dataCalls = 0;
+    for (const auto& r : a.ranks) {
+        calls += r.facts.smallIoCalls;
+        ns += r.facts.smallIoNs;
+        bytes += r.facts.ioBytes;
+        dataCalls += r.facts.ioCalls;
+    }
+    return {{"small_requests", double(calls), "count"},
+            {"small_requests_ns", double(ns), "ns"},
+            {"mean_request_bytes", dataCalls > 0 ? double(bytes) / double(dataCalls) : 0, "bytes"},
+            {"threshold_bytes", double(kSmallRequestBytes), "bytes"}};
+}
+
+RuleSpec ioBoundRule() {
+    RuleSpec bound;
+    bound.info = {
+        "io-bound", "io", "Exposed I/O: ranks wait for file reads and writes",
+        "job `io.exposed_pct` ≥ {min_exposed_io_pct}",
+        "max over ranks of exposed I/O",
+        "Exposed I/O: the reference timeline waited in a file call. The evidence includes the "
+        "time of the top file.",
+        "Hide or shorten the I/O: stage input to faster (node-local) storage, read with more "
+        "threads or asynchronously and prefetch the next batch, write checkpoints in the "
+        "background, and use fewer, bigger requests.",
+        {"io.exposed_pct", "io.overlapped_pct", "max_rank_exposed_ns", "top_file_ns"},
+        {{"min_exposed_io_pct", kMinExposedIoPct, "pct"}}};
+    bound.gate = [](const Analysis& a) { return a.summary.pct(TimeClass::Io) >= kMinExposedIoPct; };
+    bound.loss = exposedIo;
+    bound.evidence = exposedIoEvidence;
+    return bound;
+}
+
+RuleSpec smallIoRule() {
+    RuleSpec small;
+    small.info = {
+        "small-io", "io", "Many small I/O requests",
+        "a rank makes ≥ {min_small_requests} POSIX/MPI-IO data calls (read/write family) moving "
+        "< {small_bytes} taking ≥ {min_small_request_share} of its window",
+        "max over ranks of the time in those calls",
+        "Only POSIX and MPI-IO data calls count: stdio is already buffered by the C library. The "
+        "evidence includes the mean request size over all data calls.",
+        "Make requests bigger: buffer writes (or use stdio / a larger buffer), read whole "
+        "blocks or files at once, use collective MPI-IO or an I/O library that aggregates.",
+        {"small_requests", "small_requests_ns", "mean_request_bytes", "threshold_bytes"},
+        {{"min_small_requests", double(kMinSmallRequests), "count"},
+         {"small_bytes", double(kSmallRequestBytes), "bytes"},
+         {"min_small_request_share", kMinSmallRequestShare, "share"}}};
+    small.loss = smallRequestTime;
+    small.evidence = smallRequestEvidence;
+    small.exampleKeys = {"small_io"};
+    return small;
+}
+
+} // namespace
+
+std::vector<RuleSpec> ioRules() { return {ioBoundRule(), smallIoRule()}; }
+
+} // namespace hpcprof::analyzer::advice

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+#include "hpcprof/store/trace_writer.hpp"
+
+#include "hpcprof/schema/tables.hpp"
+
+namespace hpcprof::store {
+
+namespace {
+template <typename T> void bindOptional(schema::Statement& s, int i, const std::optional<T>& v) {
+    if (v)
+        s.bind(i, *v);
+    else
+        s.bindNull(i);
+}
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+/// A NULL-able column of a row type: its name and where the row keeps it.
+template <typename Row> struct OptionalColumn {
+    std::string_view name;
+    std::optional<int64_t> Row::*field;
+};
+
+// The NULL-able columns of `event` and `event_detail`, in DDL order; bit i of a batch's shape
+// stands for entry i.
+constexpr std::array<OptionalColumn<EventRow>, 7> kEventOptional = {{
+    {"bytes", &EventRow::bytes},
+    {"object_id", &EventRow::objectId},
+    {"peer", &EventRow::peer},
+    {"communicator_id", &EventRow::communicatorId},
+    {"seq", &EventRow::seq},
+    {"correlation_id", &EventRow::correlationId},
+    {"count", &EventRow::count},
+}};
+constexpr std::array<OptionalColumn<EventDetail>, 4> kDetailOptional = {{
+    {"offset", &EventDetail::offset},
+    {"errno", &EventDetail::errnoValue},
+    {"fd", &EventDetail::fd},
+    {"tag", &EventDetail::tag},
+}};
+
+/// The optional columns `row` sets, as shape bits.
+template <typename Row, size_t N>
+unsigned shapeOf(const Row& row, const std::array<OptionalColumn<Row>, N>& columns) {
+    unsigned shape = 0;
+    for (size_t c = 0; c < N; ++c) shape |= unsigned((row.*columns[c].field).has_value()) << c;
+    return shape;
+}
+
+/// Binds the optional columns of `row` that `shape` names, from parameter `next` on.
+template <typename Row, size_t N>
+void bindShaped(schema::Statement& s, int& next, const Row& row,
+                const std::array<OptionalColumn<Row>, N>& columns, unsigned shape) {
+    for (size_t c = 0; c < N; ++c)
+        if (shape & (1u << c)) bindOptional(s, next++, row.*columns[c].field);
+}
+
+// A multi-row INSERT for the columns a batch shape selects: `head` ("INSERT INTO t(fixed
+// columns") gains ", name" and each `row` ("(fixed values") gains ",?" for every set bit i of
+// `shape` (columns[i]), then `rows` copies of the row follow VALUES.
+template <typename Row, size_t N>
+std::string shapedBatchInsert(std::string head, std::string row,
+                              const std::array<OptionalColumn<Row>, N>& columns, unsigned shape,
+                              size_t rows) {
+    for (size_t c = 0; c < N; ++c)
+        if (shape & (1u << c)) {
+            head += ", ";
+            head += columns[c].name;
+            row += ",?";
+        }
+    row += ")";
+    head += ") VALUES ";
+    for (size_t i = 0; i < rows; ++i) head += (i ? "," : "") + row;
+    return head;
+}
+} // namespace
+
+std::string_view classifyObject(std::string_view name) {
+    if (startsWith(name, "pipe:[")) return "pipe";
+    if (startsWith(name, "socket:")) return "socket";
+    if (startsWith(name, "anon_inode:")) return "other";
+    if (startsWith(name, "/dev/shm/")) return "shm";
+    if (startsWith(name, "/proc/") || startsWith(name, "/sys/")) return "procfs";
+    if (startsWith(name, "/dev/")) return "device";
+    if (startsWith(name, "/")) return "file";
+    return "unknown";
+}
+
+Result<TraceWriter> TraceWriter::create(const std::string& path) {
+    auto db = schema::createTrace(path);
+    if (!db) return db.status();
+    TraceWriter w;
+    w.m_db = std::move(db.value());
+    sqlite3* d = w.m_db.get();
+    HPCPROF_RETURN_IF_ERROR(schema::exec(d, "PRAGMA cache_size=-8192; BEGIN"));
+    w.m_insString = schema::Statement(d, "INSERT INTO string(id, value) VALUES (?, ?)");
+    w.m_insObject = schema::Statement(d, "INSERT INTO object(id, name_id, kind) VALUES (?, ?, ?)");
+    w.m_insCommunicator =
+        schema::Statement(d, "INSERT INTO communicator(id, key, size, kind) VALUES (?, ?, ?, ?)");
+    w.m_insProcess = schema::Statement(
+        d, "INSERT INTO process(id, rank, world_size, local_rank, rank_source, host, pid, ppid,"
+           " parent_process_id, command, exe, start_ts, end_ts, end_state, exit_code, clock_method,"
+           " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir)"
+           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    w.m_insThread =
+        schema::Statement(d, "INSERT INTO thread(id, process_id, tid, name, recording_stopped_ts,"
+                             " stop_reason, records_dropped) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    w.m_insTrack = schema::Statement(
+        d, "INSERT INTO track(id, process_id, thread_id, kind, name, device, stream)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?)");
+    // Ids are not bound: SQLite appends max(rowid) + 1, which equals the writer's own counter
+    // (the table only grows) and skips the b-tree seek an explicit rowid costs.
+    const std::string eventInsert = "INSERT INTO event(track_id, ts, dur, category_id, name_id,"
+                                    " depth, bytes, object_id, peer, communicator_id, seq,"
+                                    " correlation_id, count) VALUES ";
+    const std::string oneRow = "(?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    w.m_insEvent = schema::Statement(d, eventInsert + oneRow);
+    const std::string detailInsert = "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES ";
+    w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?, ?)");
+    w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
+    w.m_insCompletion = schema::Statement(
+        d, "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer, tag,"
+           " bytes) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    w.m_finishTrack = schema::Statement(
+        d, "UPDATE track SET first_event_id = ?, last_event_id = ?, event_count = ? WHERE id = ?");
+    w.m_insMeta =
+        schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
+    for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
+                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insArg,
+                    &w.m_finishTrack, &w.m_insMeta, &w.m_insCompletion})
+        if (!s->valid()) return s->error();
+    return w;
+}
+
+int64_t TraceWriter::internString(std::string_view text) {
+    auto [it, inserted] = m_strings.try_emplace(std::string(text), m_nextString);
+    if (!inserted) return it->second;
+    m_insString.bind(1, m_nextString);
+    m_insString.bind(2, text);
+    check(m_insString.run());
+    return m_nextString++;
+}
+
+int64_t TraceWriter::internObject(int64_t nameStringId, std::string_view name) {
+    auto [it, inserted] = m_objects.try_emplace(nameStringId, m_nextObject);
+    if (!inserted) return it->second;
+    m_insObject.bind(1, m_nextObject);
+    m_insObject.bind(2, nameStringId);
+    m_insObject.bind(3, classifyObject(name));
+    check(m_insObject.run());
+    return m_nextObject++;
+}
+
+int64_t TraceWriter::internCommunicator(std::string_view key, std::optional<int64_t> size,
+                                        std::string_view kind) {
+    auto [it, inserted] =
+        m_communicators.try_emplace(std::string(key), CommunicatorRow{m_nextCommunicator, false});
+    if (!inserted) {
+        if (size && !it->second.hasSize) {
+            if (!m_setCommunicatorSize.valid())
+                m_setCommunicatorSize =
+                    schema::Statement(db(), "UPDATE communicator SET size = ? WHERE id = ?");
+            m_setCommunicatorSize.bind(1, *size);
+            m_setCommunicatorSize.bind(2, it->second.id);
+            check(m_setCommunicatorSize.run());
+            it->second.hasSize = true;
+        }
+        return it->second.id;
+    }
+    it->second.hasSize = size.has_value();
+    m_insCommunicator.bind(1, m_nextCommunicator);
+    m_insCommunicator.bind(2, key);
+    bindOptional(m_insCommunicator, 3, size);
+    m_insCommunicator.bind(4, kind);
+    check(m_insCommunicator.run());
+    return m_nextCommunicator++;
+}
+
+Status TraceWriter::insertProcess(const ProcessRow& p) {
+    auto& s = m_insProcess;
+    s.bind(1, p.id);
+    bindOptional(s, 2, p.rank);
+    bindOptional(s, 3, p.worldSize);
+    bindOptional(s, 4, p.localRank);
+    s.bind(5, p.rankSource);
+    s.bind(6, p.host);
+    s.bind(7, p.pid);
+    bindOptional(s, 8, p.ppid);
+    bindOptional(s, 9, p.parentProcessId);
+    s.bind(10, p.command);
+    s.bind(11, p.exe);
+    s.bind(12, p.startTs);
+    bindOptional(s, 13, p.endTs);
+    s.bind(14, p.endState);
+    bindOptional(s, 15, p.exitCode);
+    s.bind(16, p.clockMethod);
+    s.bind(17, p.clockOffsetNs);
+    s.bind(18, p.clockDriftPpb);
+    bindOptional(s, 19, p.clockUncertaintyNs);
+    s.bind(20, p.rawDir);
+    Status st = s.run();
+    check(st);
+    return st;
+}
+
+int64_t TraceWriter::insertThread(int64_t processId, int64_t tid, std::string_view name,
+                                  const ThreadRecording& recording) {
+    m_insThread.bind(1, m_nextThread);
+    m_insThread.bind(2, processId);
+    m_insThread.bind(3, tid);
+    if (name.empty())
+        m_insThread.bindNull(4);
+    else
+        m_insThread.bind(4, name);
+    bindOptional(m_insThread, 5, recording.stoppedTs);
+    if (recording.stopReason.empty())
+        m_insThread.bindNull(6);
+    else
+        m_insThread.bind(6, recording.stopReason);
+    m_insThread.bind(7, recording.recordsDropped);
+    check(m_insThread.run());
+    return m_nextThread++;
+}
+
+int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threadId,
+                                 std::string_view kind, std::string_view name,
+                                 std::optional<int64_t> device, std::optional<int64_t> stream) {
+    auto& s = m_insTrack;
+    s.bind(1, m_nextTrack);
+    s.bind(2, processId);
+    bindOptional(s, 3, threadId);
+    s.bind(4, kind);
+    s.bind(5, name);
+    bindOptional(s, 6, device);
+    bindOptional(s, 7, stream);
+    check(s.run());
+    return m_nextTrack++;
+}
+
+int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
+    int64_t id = m_nextEvent++;
+    m_pendingEvents.push_back(e);
+    m_pendingShape |= shapeOf(e, kEventOptional) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
+    if (d.any()) m_pendingDetails.emplace_back(id, d);
+    if (m_pendingEvents.size() == kEventBatch) flushEvents();
+    return id;
+}
+
+void TraceWriter::bindEvent(schema::Statement& s, const EventRow& e) {
+    s.bind(1, e.trackId);
+    s.bind(2, e.ts);
+    s.bind(3, e.dur);
+    s.bind(4, e.categoryId);
+    s.bind(5, e.nameId);
+    s.bind(6, e.depth);
+    int next = 7;
+    bindShaped(s, next, e, kEventOptional, (1u << kEventOptional.size()) - 1);
+}
+
+schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
+    schema::Statement& s = m_insEventBatch[shape];
+    if (s.valid()) return s;
+    // ?1 is the batch's one track id unless rows differ; a depth of 0 for all rows is a literal.
+    std::string row = shape & kShapeTrackPerRow ? "(?,?,?,?,?" : "(?1,?,?,?,?";
+    row += shape & kShapeDepthPerRow ? ",?" : ",0";
+    static_assert(kEventOptional.size() == kOptionalEventColumns);
+    s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event(track_id, ts, dur, category_id,"
+                                                  " name_id, depth", row, kEventOptional, shape,
+                                                  kEventBatch));
+    check(s.error());
+    return s;
+}
+
+schema::Statement& TraceWriter::detailBatchStatement(unsigned shape) {
+    schema::Statement& s = m_insDetailBatch[shape];
+    if (s.valid()) return s;
+    s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event_detail(event_id", "(?",
+                                                  kDetailOptional, shape, kDetailBatch));
+    check(s.error());
+    return s;
+}
+
+void TraceWriter::flushEvents(bool final) {
+    if (m_pendingEvents.size() == kEventBatch) {
+        // Only the optional columns some row of the batch sets are named (the rest stay NULL),
+        // and values shared by the whole batch are bound once: fewer binds and copies per row.
+        unsigned shape = m_pendingShape;
+        const EventRow& head = m_pendingEvents.front();
+        for (const EventRow& e : m_pendingEvents)
+            if (e.trackId != head.trackId) shape |= kShapeTrackPerRow;
+        bool trackPerRow = shape & kShapeTrackPerRow, depthPerRow = shape & kShapeDepthPerRow;
+        schema::Statement& s = eventBatchStatement(shape);
+        int next = 1; // parameters are numbered in the order they appear
+        if (!trackPerRow) s.bind(next++, head.trackId);
+        for (const EventRow& e : m_pendingEvents) {
+            if (trackPerRow) s.bind(next++, e.trackId);
+            s.bind(next++, e.ts);
+            s.bind(next++, e.dur);
+            s.bind(next++, e.categoryId);
+            s.bind(next++, e.nameId);
+            if (depthPerRow) s.bind(next++, e.depth);
+            bindShaped(s, next, e, kEventOptional, shape);
+        }
+        check(s.run());
+    } else {
+        for (const auto& e : m_pendingEvents) {
+            bindEvent(m_insEvent, e);
+            check(m_insEvent.run());
+        }
+    }
+    if (!m_pendingEvents.empty() && sqlite3_last_insert_rowid(db()) != m_nextEvent - 1)
+        check(Status::error("event ids out of step (was the event table written elsewhere?)"));
+    m_pendingEvents.clear();
+    m_pendingShape = 0;
+    // Details go in batches too when there are enough of them (positioned I/O has one each).
+    size_t i = 0;
+    if (!final && m_pendingDetails.size() < kDetailBatch) return;
+    for (; i + kDetailBatch <= m_pendingDetails.size(); i += kDetailBatch) {
+        // As for events: only the columns some detail of the batch sets are named.
+        unsigned shape = 0;
+        for (size_t k = 0; k < kDetailBatch; ++k)
+            shape |= shapeOf(m_pendingDetails[i + k].second, kDetailOptional);
+        schema::Statement& t = detailBatchStatement(shape);
+        int next = 1;
+        for (size_t k = 0; k < kDetailBatch; ++k) {
+            const auto& [id, x] = m_pendingDetails[i + k];
+            t.bind(next++, id);
+            bindShaped(t, next, x, kDetailOptional, shape);
+        }
+        check(t.run());
+    }
+    if (final) {
+        for (; i < m_pendingDetails.size(); ++i) {
+            m_insDetail.bind(1, m_pendingDetails[i].first);
+            int next = 2;
+            bindShaped(m_insDetail, next, m_pendingDetails[i].second, kDetailOptional,
+                       (1u << kDetailOptional.size()) - 1);
+            check(m_insDetail.run());
+        }
+    }
+    m_pendingDetails.erase(m_pendingDetails.begin(), m_pendingDetails.begin() + long(i));
+    if (final) flushArgs();
+}
+
+TraceWriter::PendingArg& TraceWriter::nextArg(int64_t eventId, std::string_view key) {
+    if (m_pendingArgs.size() < kArgBatch) m_pendingArgs.resize(kArgBatch);
+    PendingArg& a = m_pendingArgs[m_argCount++];
+    a.eventId = eventId;
+    a.key.assign(key);
+    return a;
+}
+
+void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, int64_t value) {
+    PendingArg& a = nextArg(eventId, key);
+    a.kind = PendingArg::Kind::Int;
+    a.i = value;
+    if (m_argCount == kArgBatch) flushArgs();
+}
+
+void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, double value) {
+    PendingArg& a = nextArg(eventId, key);
+    a.kind = PendingArg::Kind::Real;
+    a.d = value;
+    if (m_argCount == kArgBatch) flushArgs();
+}
+
+void TraceWriter::insertEventArg(int64_t eventId, std::string_view key, std::string_view value) {
+    PendingArg& a = nextArg(eventId, key);
+    a.kind = PendingArg::Kind::Text;
+    a.text.assign(value);
+    if (m_argCount == kArgBatch) flushArgs();
+}
+
+void TraceWriter::flushArgs() {
+    auto bindArg = [](schema::Statement& s, int base, const PendingArg& a) {
+        s.bind(base + 1, a.eventId);
+        s.bind(base + 2, std::string_view(a.key));
+        switch (a.kind) {
+        case PendingArg::Kind::Int: s.bind(base + 3, a.i); break;
+        case PendingArg::Kind::Real: s.bind(base + 3, a.d); break;
+        case PendingArg::Kind::Text: s.bind(base + 3, std::string_view(a.text)); break;
+        }
+    };
+    if (m_argCount == kArgBatch) {
+        if (!m_insArgBatch.valid()) {
+            // Rows of one statement are applied in order, so OR REPLACE keeps the last value
+            // for a repeated key, as one statement per row did.
+            std::string sql = "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES ";
+            for (size_t i = 0; i < kArgBatch; ++i) sql += i ? ",(?,?,?)" : "(?,?,?)";
+            m_insArgBatch = schema::Statement(db(), sql);
+            check(m_insArgBatch.error());
+        }
+        for (size_t i = 0; i < kArgBatch; ++i) bindArg(m_insArgBatch, int(3 * i), m_pendingArgs[i]);
+        check(m_insArgBatch.run());
+    } else {
+        for (size_t i = 0; i < m_argCount; ++i) {
+            bindArg(m_insArg, 0, m_pendingArgs[i]);
+            check(m_insArg.run());
+        }
+    }
+    m_argCount = 0;
+}
+
+void TraceWriter::insertMpiCompletion(const MpiCompletionRow& c) {
+    auto& s = m_insCompletion;
+    auto bindOpt = [&](int i, const std::optional<int64_t>& v) {
+        if (v) s.bind(i, *v);
+        else s.bindNull(i);
+    };
+    s.bind(1, c.eventId);
+    s.bind(2, c.request);
+    bindOpt(3, c.postEventId);
+    s.bind(4, std::string_view(c.isRecv ? "recv" : "send"));
+    bindOpt(5, c.peer);
+    bindOpt(6, c.tag);
+    bindOpt(7, c.bytes);
+    check(s.run());
+}
+
+Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
+                                int64_t count) {
+    flushEvents(true);
+    auto& s = m_finishTrack;
+    if (count > 0) {
+        s.bind(1, firstEventId);
+        s.bind(2, lastEventId);
+    } else {
+        s.bindNull(1);
+        s.bindNull(2);
+    }
+    s.bind(3, count);
+    s.bind(4, trackId);
+    Status st = s.run();
+    check(st);
+    return st;
+}
+
+Status TraceWriter::setMetadata(std::string_view key, std::string_view value) {
+    m_insMeta.bind(1, key);
+    m_insMeta.bind(2, value);
+    Status st = m_insMeta.run();
+    check(st);
+    return st;
+}
+
+Status TraceWriter::writeStats(const StatCounts& totals,
+                               const std::vector<std::pair<int64_t, StatCounts>>& perProcess) {
+    schema::Statement ins(db(), "INSERT INTO stats(id, name, severity, source, value, description)"
+                                " VALUES (?, ?, ?, ?, ?, ?)");
+    for (size_t i = 0; i < totals.size(); ++i) {
+        const auto& info = schema::kStats[i];
+        ins.bind(1, int64_t(i + 1));
+        ins.bind(2, info.name);
+        ins.bind(3, schema::severityName(info.severity));
+        ins.bind(4, info.source);
+        ins.bind(5, totals[i]);
+        ins.bind(6, info.description);
+        HPCPROF_RETURN_IF_ERROR(ins.run());
+    }
+    schema::Statement per(db(),
+                          "INSERT INTO stats_by_process(stats_id, process_id, value) VALUES (?,?,?)");
+    for (const auto& [processId, counts] : perProcess)
+        for (size_t i = 0; i < counts.size(); ++i)
+            if (counts[i] != 0) {
+                per.bind(1, int64_t(i + 1));
+                per.bind(2, processId);
+                per.bind(3, counts[i]);
+                HPCPROF_RETURN_IF_ERROR(per.run());
+            }
+    return {};
+}
+
+Status TraceWriter::finish() {
+    flushEvents(true);
+    if (!m_error.ok()) return m_error;
+    // Statements must be finalized before the handle closes.
+    m_insString = {};
+    m_insObject = {};
+    m_insCommunicator = {};
+    m_setCommunicatorSize = {};
+    m_insProcess = {};
+    m_insThread = {};
+    m_insTrack = {};
+    m_insEvent = {};
+    for (auto& s : m_insEventBatch) s = {};
+    m_insDetail = {};
+    for (auto& s : m_insDetailBatch) s = {};
+    m_insArg = {};
+    m_insArgBatch = {};
+    m_finishTrack = {};
+    m_insMeta = {};
+    m_insCompletion = {};
+    HPCPROF_RETURN_IF_ERROR(schema::exec(m_db.get(), "COMMIT"));
+    // Secondary indexes after the load (events need none: each track is a contiguous id range).
+    HPCPROF_RETURN_IF_ERROR(schema::exec(
+        m_db.get(), "CREATE INDEX track_process ON track(process_id);"
+                    "CREATE UNIQUE INDEX string_value ON string(value);"
+                    "CREATE INDEX counter_track_ts ON counter(counter_track_id, ts);"
+                    "ANALYZE;"));
+    m_db.reset();
+    return {};
+}
+
+} // namespace hpcprof::store
