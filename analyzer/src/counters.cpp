@@ -138,6 +138,105 @@ std::vector<float> overview(const Series* s, int64_t t0, int64_t t1, size_t buck
     return out;
 }
 
+struct Proc {
+    std::optional<int64_t> rank;
+    std::string host;
+    int64_t pid = 0;
+};
+using ThreadKey = std::pair<int64_t, int64_t>; ///< process id, tid
+using ThreadMap = std::map<ThreadKey, ThreadSeries>;
+
+std::map<int64_t, Proc> readProcesses(const Trace& trace) {
+    std::map<int64_t, Proc> procs;
+    schema::Statement s(detail::db(trace), "SELECT id, rank, host, pid FROM process");
+    while (s.step())
+        procs[s.int64(0)] = {s.isNull(1) ? std::nullopt : std::optional<int64_t>(s.int64(1)), s.text(2), s.int64(3)};
+    return procs;
+}
+
+/// Every thread's counter series inside [t0, t1] (plus the sample just before it, for deltas).
+ThreadMap readThreadSeries(const Trace& trace, int64_t t0, int64_t t1) {
+    ThreadMap threads;
+    schema::Statement tracks(detail::db(trace), "SELECT ct.id, ct.process_id, th.tid, ct.name FROM counter_track ct"
+                                                " JOIN thread th ON th.id = ct.thread_id WHERE ct.unit != 'ratio'");
+    while (tracks.step()) {
+        ThreadSeries& t = threads[{tracks.int64(1), tracks.int64(2)}];
+        t.processId = tracks.int64(1);
+        t.tid = tracks.int64(2);
+        auto series = counterSeries(trace, tracks.int64(0), t0, t1 + 1, 0);
+        if (series.ok()) t.byName[tracks.text(3)] = std::move(series.value());
+    }
+    return threads;
+}
+
+/// The longest sampled span of any thread, per process (isBusy's reference).
+std::map<int64_t, int64_t> longestSpanPerProcess(const ThreadMap& threads) {
+    std::map<int64_t, int64_t> span;
+    for (const auto& [key, t] : threads) span[t.processId] = std::max(span[t.processId], t.span());
+    return span;
+}
+
+/// Rates over the main thread's whole sampled span.
+void fillRates(RankCounters& r, const ThreadSeries& main) {
+    int64_t span = main.span();
+    r.spanNs = span;
+    r.utilization = ratioOf(main.delta("task_clock"), double(span));
+    r.cpuWaitFraction = ratioOf(main.delta("cpu_wait"), double(span));
+    r.voluntaryPerS = perSecond(main.delta("voluntary_context_switches"), span);
+    r.involuntaryPerS = perSecond(main.delta("involuntary_context_switches"), span);
+    r.contextSwitchesPerS = perSecond(main.delta("context_switches"), span);
+    r.migrationsPerS = perSecond(main.delta("cpu_migrations"), span);
+    r.pageFaultsPerS = perSecond(main.delta("page_faults"), span);
+    double ins = main.delta("PAPI_TOT_INS");
+    r.ipc = ratioOf(ins, main.delta("PAPI_TOT_CYC"));
+    double cm = main.delta("PAPI_L3_TCM") >= 0 ? main.delta("PAPI_L3_TCM") : main.delta("PAPI_L2_TCM");
+    r.cacheMissesPerKInstr = cm >= 0 && ins > 0 ? 1000.0 * cm / ins : -1;
+    double bm = main.delta("PAPI_BR_MSP");
+    r.branchMissesPerKInstr = bm >= 0 && ins > 0 ? 1000.0 * bm / ins : -1;
+}
+
+/// The compute phase: each sample interval weighted by its share outside recorded calls.
+void fillComputePhase(RankCounters& r, const Trace& trace, const RankBreakdown& rb, const ThreadSeries& main) {
+    const Series* clock = main.get("task_clock");
+    if (!clock) return;
+    Intervals iv = callIntervals(trace, rb.processId, rb.pid, clock->front().ts, clock->back().ts);
+    double computeNs = 0;
+    size_t cursor = 0;
+    for (size_t i = 1; i < clock->size(); ++i) {
+        double dt = double((*clock)[i].ts - (*clock)[i - 1].ts);
+        computeNs += dt * outsideShare(iv, cursor, (*clock)[i - 1].ts, (*clock)[i].ts);
+    }
+    r.computeNs = int64_t(computeNs);
+    r.computeUtilization = ratioOf(computeDelta(clock, iv), computeNs);
+    r.computeWaitFraction = ratioOf(computeDelta(main.get("cpu_wait"), iv), computeNs);
+    r.computeIpc = ratioOf(computeDelta(main.get("PAPI_TOT_INS"), iv), computeDelta(main.get("PAPI_TOT_CYC"), iv));
+}
+
+/// One rank's counters (threads, busy threads; rates and compute phase from its main thread,
+/// when sampled: *mainSampled); nullopt when the rank has no sampled thread.
+std::optional<RankCounters> rankCounters(const Trace& trace, const RankBreakdown& rb, const ThreadMap& threads,
+                                         std::map<int64_t, int64_t>& processSpan, int64_t t0, int64_t t1,
+                                         bool* mainSampled) {
+    RankCounters r;
+    r.rank = rb.rank;
+    r.host = rb.host;
+    const ThreadSeries* main = nullptr;
+    for (const auto& [key, t] : threads) {
+        if (t.processId != rb.processId) continue;
+        r.threads++;
+        if (isBusy(t, processSpan[t.processId])) r.busyThreads++;
+        if (t.tid == rb.pid) main = &t;
+    }
+    *mainSampled = main != nullptr;
+    if (!main) return r.threads > 0 ? std::optional<RankCounters>(r) : std::nullopt;
+    fillRates(r, *main);
+    fillComputePhase(r, trace, rb, *main);
+    size_t buckets = rb.overview.empty() ? 100 : rb.overview.size();
+    r.utilizationOverview = overview(main->get("task_clock"), t0, t1, buckets);
+    r.waitOverview = overview(main->get("cpu_wait"), t0, t1, buckets);
+    return r;
+}
+
 } // namespace
 
 CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
@@ -145,99 +244,30 @@ CounterAnalysis analyzeCounters(const Trace& trace, const Analysis& a) {
     std::map<std::string, int64_t> cpus;
     readAvailability(trace, out, cpus);
     const int64_t t0 = a.summary.windowBegin, t1 = a.summary.windowEnd;
-
-    struct Proc {
-        std::optional<int64_t> rank;
-        std::string host;
-        int64_t pid = 0;
-    };
-    std::map<int64_t, Proc> procs;
-    {
-        schema::Statement s(detail::db(trace), "SELECT id, rank, host, pid FROM process");
-        while (s.step()) procs[s.int64(0)] = {s.isNull(1) ? std::nullopt : std::optional<int64_t>(s.int64(1)), s.text(2), s.int64(3)};
-    }
-    // Thread counter series inside the window (plus the sample just before it, for deltas).
-    std::map<std::pair<int64_t, int64_t>, ThreadSeries> threads;
-    {
-        schema::Statement tracks(detail::db(trace), "SELECT ct.id, ct.process_id, th.tid, ct.name FROM counter_track ct"
-                                             " JOIN thread th ON th.id = ct.thread_id WHERE ct.unit != 'ratio'");
-        while (tracks.step()) {
-            ThreadSeries& t = threads[{tracks.int64(1), tracks.int64(2)}];
-            t.processId = tracks.int64(1);
-            t.tid = tracks.int64(2);
-            auto series = counterSeries(trace, tracks.int64(0), t0, t1 + 1, 0);
-            if (series.ok()) t.byName[tracks.text(3)] = std::move(series.value());
-        }
-    }
+    std::map<int64_t, Proc> procs = readProcesses(trace);
+    ThreadMap threads = readThreadSeries(trace, t0, t1);
     out.present = !threads.empty();
     if (!out.present) return out;
 
-    std::map<int64_t, int64_t> processSpan;
-    for (const auto& [key, t] : threads) processSpan[t.processId] = std::max(processSpan[t.processId], t.span());
+    std::map<int64_t, int64_t> processSpan = longestSpanPerProcess(threads);
     std::map<std::string, HostCounters> hosts;
     for (const auto& [key, t] : threads) {
-        const Proc& p = procs[t.processId];
-        HostCounters& h = hosts[p.host];
-        h.host = p.host;
+        HostCounters& h = hosts[procs[t.processId].host];
+        h.host = procs[t.processId].host;
         h.threads++;
         if (isBusy(t, processSpan[t.processId])) h.busyThreads++;
     }
     for (const auto& rb : a.ranks) {
-        RankCounters r;
-        r.rank = rb.rank;
-        r.host = rb.host;
-        const ThreadSeries* main = nullptr;
-        for (const auto& [key, t] : threads) {
-            if (t.processId != rb.processId) continue;
-            r.threads++;
-            if (isBusy(t, processSpan[t.processId])) r.busyThreads++;
-            if (t.tid == rb.pid) main = &t;
+        bool mainSampled = false;
+        std::optional<RankCounters> r = rankCounters(trace, rb, threads, processSpan, t0, t1, &mainSampled);
+        if (!r) continue;
+        if (mainSampled) { // host rates are over ranks whose main thread was sampled
+            HostCounters& h = hosts[rb.host];
+            h.ranks++;
+            if (r->involuntaryPerS >= 0)
+                h.involuntaryPerS = (h.involuntaryPerS < 0 ? 0 : h.involuntaryPerS) + r->involuntaryPerS;
         }
-        if (!main) {
-            if (r.threads > 0) out.ranks.push_back(r);
-            continue;
-        }
-        int64_t span = main->span();
-        r.spanNs = span;
-        double task = main->delta("task_clock"), wait = main->delta("cpu_wait");
-        r.utilization = ratioOf(task, double(span));
-        r.cpuWaitFraction = ratioOf(wait, double(span));
-        r.voluntaryPerS = perSecond(main->delta("voluntary_context_switches"), span);
-        r.involuntaryPerS = perSecond(main->delta("involuntary_context_switches"), span);
-        r.contextSwitchesPerS = perSecond(main->delta("context_switches"), span);
-        r.migrationsPerS = perSecond(main->delta("cpu_migrations"), span);
-        r.pageFaultsPerS = perSecond(main->delta("page_faults"), span);
-        double ins = main->delta("PAPI_TOT_INS"), cyc = main->delta("PAPI_TOT_CYC");
-        r.ipc = ratioOf(ins, cyc);
-        double cm = main->delta("PAPI_L3_TCM") >= 0 ? main->delta("PAPI_L3_TCM") : main->delta("PAPI_L2_TCM");
-        r.cacheMissesPerKInstr = cm >= 0 && ins > 0 ? 1000.0 * cm / ins : -1;
-        double bm = main->delta("PAPI_BR_MSP");
-        r.branchMissesPerKInstr = bm >= 0 && ins > 0 ? 1000.0 * bm / ins : -1;
-
-        // Compute phase: weight each sample interval by its share outside recorded calls.
-        const Series* clock = main->get("task_clock");
-        if (clock) {
-            Intervals iv = callIntervals(trace, rb.processId, rb.pid, clock->front().ts, clock->back().ts);
-            double computeNs = 0;
-            size_t cursor = 0;
-            for (size_t i = 1; i < clock->size(); ++i) {
-                double dt = double((*clock)[i].ts - (*clock)[i - 1].ts);
-                computeNs += dt * outsideShare(iv, cursor, (*clock)[i - 1].ts, (*clock)[i].ts);
-            }
-            r.computeNs = int64_t(computeNs);
-            r.computeUtilization = ratioOf(computeDelta(clock, iv), computeNs);
-            r.computeWaitFraction = ratioOf(computeDelta(main->get("cpu_wait"), iv), computeNs);
-            r.computeIpc = ratioOf(computeDelta(main->get("PAPI_TOT_INS"), iv),
-                                   computeDelta(main->get("PAPI_TOT_CYC"), iv));
-        }
-        size_t buckets = rb.overview.empty() ? 100 : rb.overview.size();
-        r.utilizationOverview = overview(clock, t0, t1, buckets);
-        r.waitOverview = overview(main->get("cpu_wait"), t0, t1, buckets);
-        HostCounters& h = hosts[rb.host];
-        h.ranks++;
-        if (r.involuntaryPerS >= 0)
-            h.involuntaryPerS = (h.involuntaryPerS < 0 ? 0 : h.involuntaryPerS) + r.involuntaryPerS;
-        out.ranks.push_back(r);
+        out.ranks.push_back(std::move(*r));
     }
     for (auto& [name, h] : hosts) {
         if (h.ranks > 0 && h.involuntaryPerS >= 0) h.involuntaryPerS /= double(h.ranks);
