@@ -48,6 +48,8 @@ struct RankEnd {
     RankBreakdown& breakdown; ///< the core has filled the breakdown; the family adds its facts
     const TimelineSets& sets; ///< the rank's interval sets by class
     const IntervalSet& window;
+    /// The instants of the window attributed to I/O (exposed I/O, exclusive of the other classes).
+    const IntervalSet& exposedIo;
 };
 
 /// One family's view of one rank during the rank pass (on a worker thread, with that worker's

@@ -148,7 +148,7 @@ void RankScanner::finishRank(const RankUnit& u, RankPass& out) {
     rb.syncTotalNs = a.syncTotalNs;
     rb.gpuIdleNs = a.gpuIdleNs;
     rb.overview = overviewStrip(a, m_ctx.jobBegin, m_ctx.jobEnd, m_ctx.overviewBuckets);
-    const RankEnd end{rb, m_sets, u.window};
+    const RankEnd end{rb, m_sets, u.window, a.partition[int(TimeClass::Io)]};
     for (auto& scan : out.scans)
         if (scan) scan->finish(end);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/trace_index.hpp"
+#include "file_class.hpp"
 #include "trace_access.hpp"
 #include "track_scan.hpp"
 
@@ -118,10 +119,16 @@ Status readCommunicators(sqlite3* db, std::unordered_map<int64_t, CommunicatorIn
     return s.error();
 }
 
-/// Object id -> its name's string id.
-Status readObjects(sqlite3* db, std::unordered_map<int64_t, int64_t>& objects) {
-    schema::Statement s(db, "SELECT id, name_id FROM object");
-    while (s.step()) objects[s.int64(0)] = s.int64(1);
+/// Object id -> its name's string id and its class (from the name and the store's kind).
+template <class ObjectMap>
+Status readObjects(sqlite3* db, const std::vector<std::string>& strings, ObjectMap& objects) {
+    schema::Statement s(db, "SELECT id, name_id, kind FROM object");
+    while (s.step()) {
+        int64_t nameId = s.int64(1);
+        std::string_view name = nameId >= 0 && size_t(nameId) < strings.size() ? std::string_view(strings[size_t(nameId)])
+                                                                            : std::string_view();
+        objects[s.int64(0)] = {nameId, classifyFile(name, s.text(2))};
+    }
     return s.error();
 }
 } // namespace
@@ -146,7 +153,7 @@ Result<TraceIndex> TraceIndex::load(const Trace& trace) {
     HPCPROF_RETURN_IF_ERROR(readStrings(db, ix.m_strings));
     HPCPROF_RETURN_IF_ERROR(readCategories(db, ix.m_categories, ix.m_classById));
     HPCPROF_RETURN_IF_ERROR(readCommunicators(db, ix.m_communicators));
-    HPCPROF_RETURN_IF_ERROR(readObjects(db, ix.m_objects));
+    HPCPROF_RETURN_IF_ERROR(readObjects(db, ix.m_strings, ix.m_objects));
     return ix;
 }
 
@@ -181,7 +188,12 @@ const CommunicatorInfo* TraceIndex::communicator(int64_t id) const {
 
 const std::string& TraceIndex::objectName(int64_t objectId) const {
     auto it = m_objects.find(objectId);
-    return string(it == m_objects.end() ? -1 : it->second);
+    return string(it == m_objects.end() ? -1 : it->second.nameId);
+}
+
+FileClass TraceIndex::objectClass(int64_t objectId) const {
+    auto it = m_objects.find(objectId);
+    return it == m_objects.end() ? FileClass::Unknown : it->second.fileClass;
 }
 
 int64_t TraceIndex::eventCount() const {

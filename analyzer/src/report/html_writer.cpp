@@ -134,13 +134,17 @@ std::string stepChart(const StepStats& st) {
     return s + "\n</svg>\n";
 }
 
-std::string topTable(const char* title, const std::vector<TopItem>& items) {
+/// `withClass`: a first column with the file class.
+std::string topTable(const char* title, const std::vector<TopItem>& items, bool withClass = false) {
     if (items.empty()) return {};
-    std::string s = fmt::format("<h3>{}</h3>\n<table><tr><th>name</th><th>calls</th><th>total</th><th>max</th><th>bytes</th></tr>\n", title);
+    std::string s = fmt::format("<h3>{}</h3>\n<table><tr>{}<th>name</th><th>calls</th><th>total</th><th>max</th>"
+                                "<th>bytes</th></tr>\n",
+                                title, withClass ? "<th>class</th>" : "");
     for (const auto& t : items)
-        s += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        s += fmt::format("<tr>{}<td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                          "<td class=\"n\">{}</td></tr>\n",
-                         htmlEscape(t.name), t.count, dur(double(t.totalNs)), dur(double(t.maxNs)), t.bytes);
+                         withClass ? "<td>" + fileClassOf(t) + "</td>" : "", htmlEscape(t.name), t.count,
+                         dur(double(t.totalNs)), dur(double(t.maxNs)), t.bytes);
     return s + "</table>\n";
 }
 
@@ -262,7 +266,11 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += stragglersHtml(a.waits.stragglers);
     b += stepsHtml(a.steps);
     b += "<h2>Top lists</h2>\n";
-    b += topTable("Kernels", a.topKernels) + topTable("Collectives", a.topCollectives) + topTable("Files", a.topFiles);
+    const FileLists files = splitFiles(a);
+    b += topTable("Kernels", a.topKernels) + topTable("Collectives", a.topCollectives) +
+         topTable("Files (the program's data)", files.data) +
+         topTable("Other files (runtime, /proc and /sys, devices, pipes and sockets; not in the I/O findings)",
+                  files.other, true);
     for (const auto& section : reportSections()) b += section->html(a);
     b += dataQualityHtml(a.warnings);
     return page("hpcprof report: " + a.tracePath, b, o);

@@ -78,7 +78,16 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     };
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
-    top("Top files", a.topFiles);
+    const FileLists files = splitFiles(a);
+    top("Top files (the program's data)", files.data);
+    if (!files.other.empty()) {
+        o += "### Other files\n\nRuntime, /proc and /sys, devices, pipes and sockets: not in the I/O findings.\n\n"
+             "| class | name | calls | total | max |\n|---|---|---:|---:|---:|\n";
+        for (const auto& t : files.other)
+            o += fmt::format("| {} | {} | {} | {} | {} |\n", fileClassOf(t), markdownEscape(t.name), t.count,
+                             dur(t.totalNs), dur(t.maxNs));
+        o += "\n";
+    }
     for (const auto& section : reportSections()) o += section->markdown(a);
     if (!a.warnings.empty()) {
         o += "### Data quality\n\n";

@@ -14,9 +14,20 @@ double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * double(part
 
 json topJson(const std::vector<TopItem>& items) {
     json a = json::array();
-    for (const auto& t : items)
-        a.push_back({{"name", t.name}, {"count", t.count}, {"total_ns", t.totalNs}, {"max_ns", t.maxNs},
-                     {"bytes", t.bytes}});
+    for (const auto& t : items) {
+        json item = {{"name", t.name}, {"count", t.count}, {"total_ns", t.totalNs}, {"max_ns", t.maxNs},
+                     {"bytes", t.bytes}};
+        if (t.fileClass) item["class"] = fileClassName(*t.fileClass);
+        a.push_back(std::move(item));
+    }
+    return a;
+}
+
+json fileClassesJson(const std::vector<FileClassIo>& byClass) {
+    json a = json::array();
+    for (const auto& c : byClass)
+        a.push_back({{"class", fileClassName(c.fileClass)}, {"files", c.files}, {"calls", c.calls},
+                     {"total_ns", c.ns}, {"bytes", c.bytes}});
     return a;
 }
 
@@ -150,7 +161,7 @@ json reportJson(const Analysis& a) {
     doc["stragglers"] = stragglersJson(a.waits.stragglers);
     doc["steps"] = stepsJson(a.steps);
     doc["top"] = {{"kernels", topJson(a.topKernels)}, {"collectives", topJson(a.topCollectives)},
-                  {"files", topJson(a.topFiles)}};
+                  {"files", topJson(a.topFiles)}, {"file_classes", fileClassesJson(a.ioByClass)}};
     doc["findings"] = findingsJson(a.findings);
     doc["data_quality"] = dataQualityJson(a.warnings);
     for (const auto& section : reportSections()) section->json(a, doc);

@@ -10,6 +10,15 @@ namespace hpcprof::report::detail {
 
 using namespace hpcprof::analyzer;
 
+FileLists splitFiles(const Analysis& a) {
+    FileLists lists;
+    for (const auto& t : a.topFiles)
+        (t.fileClass == FileClass::Data ? lists.data : lists.other).push_back(t);
+    return lists;
+}
+
+std::string fileClassOf(const TopItem& t) { return t.fileClass ? fileClassName(*t.fileClass) : ""; }
+
 std::string gateLine(const GateResult& g) {
     return fmt::format("{}: value {:.6g} -> {}", g.gate.text, g.value, g.failed ? "FAILED" : "passed");
 }
@@ -110,7 +119,14 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     };
     top("Top kernels", a.topKernels);
     top("Top collectives", a.topCollectives);
-    top("Top files", a.topFiles);
+    const FileLists files = splitFiles(a);
+    top("Top files (the program's data)", files.data);
+    if (!files.other.empty()) {
+        o += "\nOther files (runtime, /proc and /sys, devices, pipes and sockets; not in the I/O findings)\n";
+        for (const auto& t : files.other)
+            o += fmt::format("  {:>10} {:>8} calls  {:<9}  {}\n", formatDuration(double(t.totalNs)), t.count,
+                             fileClassOf(t), t.name);
+    }
     for (const auto& section : reportSections()) o += section->text(a);
     o += "\nFindings\n";
     if (a.findings.empty()) o += "  none\n";

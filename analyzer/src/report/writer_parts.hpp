@@ -34,4 +34,13 @@ std::string dataLossList(const analyzer::Analysis& a);
 /// (disk_full), rank 3 at ..."; empty when none did.
 std::string recordingStoppedList(const analyzer::Analysis& a);
 
+/// The top files split into the program's data files and the others (runtime, /proc and /sys,
+/// devices, pipes and sockets), each list in the analysis's order.
+struct FileLists {
+    std::vector<analyzer::TopItem> data, other;
+};
+FileLists splitFiles(const analyzer::Analysis& a);
+/// "runtime", "pseudo_fs", ... of a top-list item ("" when it is not a file).
+std::string fileClassOf(const analyzer::TopItem& t);
+
 } // namespace hpcprof::report::detail

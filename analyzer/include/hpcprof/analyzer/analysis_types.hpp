@@ -47,8 +47,10 @@ struct AnalysisOptions {
 /// Per-rank facts gathered during the scan that the advice rules use as evidence.
 struct RankFacts {
     int64_t commCalls = 0, smallCommCalls = 0, smallCommNs = 0;   ///< bytes < 64 KiB
-    int64_t ioCalls = 0, smallIoCalls = 0, smallIoNs = 0;         ///< data calls, bytes < 64 KiB
+    /// POSIX/MPI-IO data calls (read/write family) on application data files; small: < 64 KiB
+    int64_t ioCalls = 0, smallIoCalls = 0, smallIoNs = 0;
     int64_t ioBytes = 0;
+    int64_t dataIoExposedNs = 0; ///< exposed I/O time spent on application data files
     int64_t syncCalls = 0, syncNs = 0;
     int64_t kernels = 0, shortKernels = 0, kernelNs = 0;          ///< short: < 10 us
     int64_t fp32GemmKernels = 0, fp32GemmNs = 0;
@@ -182,9 +184,23 @@ struct Finding {
 };
 
 /// A top-N row: a kernel, collective, file, ...
+/// What a file is to the program (analyzer/src/file_class.hpp gives the rules): its own data
+/// first; the rest is start-up, system and inter-process traffic.
+enum class FileClass : uint8_t { Data, Runtime, PseudoFs, Device, Ipc, Unknown };
+inline constexpr int kFileClassCount = 6;
+/// "data", "runtime", "pseudo_fs", "device", "ipc", "unknown"
+const char* fileClassName(FileClass c);
+
 struct TopItem {
     std::string name;
     int64_t count = 0, totalNs = 0, maxNs = 0, bytes = 0;
+    std::optional<FileClass> fileClass; ///< files only
+};
+
+/// I/O calls (class io) of the whole job on the files of one class.
+struct FileClassIo {
+    FileClass fileClass = FileClass::Data;
+    int64_t files = 0, calls = 0, ns = 0, bytes = 0;
 };
 
 struct DataWarning {
@@ -218,7 +234,10 @@ struct Analysis {
     WaitStates waits;
     StepStats steps;
     std::vector<Finding> findings; ///< by estimated gain, descending
-    std::vector<TopItem> topKernels, topCollectives, topFiles;
+    std::vector<TopItem> topKernels, topCollectives;
+    /// Application data files first (the top N by time), then the top N of every other class.
+    std::vector<TopItem> topFiles;
+    std::vector<FileClassIo> ioByClass; ///< classes with I/O calls, in FileClass order
     std::vector<DataWarning> warnings; ///< data-quality problems (trace stats and analysis)
     UnusedRows unusedRows;             ///< event rows the analysis could not use (also in warnings)
     double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with

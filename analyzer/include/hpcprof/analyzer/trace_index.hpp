@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hpcprof/analyzer/analysis_types.hpp"
 #include "hpcprof/analyzer/trace.hpp"
 
 namespace hpcprof::analyzer {
@@ -78,6 +79,8 @@ public:
     const CommunicatorInfo* communicator(int64_t id) const;
     /// Path or name of an object (the file of an I/O call).
     const std::string& objectName(int64_t objectId) const;
+    /// What the object is to the program (file_class.hpp); Unknown for no object.
+    FileClass objectClass(int64_t objectId) const;
     /// Total number of events over all tracks (from the track table).
     int64_t eventCount() const;
 
@@ -89,7 +92,11 @@ private:
     std::unordered_map<int64_t, std::pair<std::string, EventClass>> m_categories;
     std::vector<int8_t> m_classById; ///< EventClass by category id, -1 = unknown (the scan's lookup)
     std::unordered_map<int64_t, CommunicatorInfo> m_communicators;
-    std::unordered_map<int64_t, int64_t> m_objects; ///< object id -> name string id
+    struct ObjectInfo {
+        int64_t nameId;
+        FileClass fileClass;
+    };
+    std::unordered_map<int64_t, ObjectInfo> m_objects;
 };
 
 } // namespace hpcprof::analyzer
