@@ -40,6 +40,11 @@ bool isRuntimeFile(std::string_view path) {
     return isSharedObject(path) || path.ends_with(".pyc");
 }
 
+bool isIpc(std::string_view path, std::string_view asFolder, std::string_view kind) {
+    return kind == "pipe" || kind == "socket" || kind == "shm" || startsWith(path, "pipe:[") ||
+           startsWith(path, "socket:") || startsWith(path, "anon_inode:") || startsWith(asFolder, "/dev/shm/");
+}
+
 } // namespace
 
 const char* fileClassName(FileClass c) {
@@ -61,9 +66,7 @@ FileClass classifyFile(std::string_view path, std::string_view kind) {
     std::string asFolder(path);
     if (asFolder.back() != '/') asFolder += '/';
     if (asFolder == "/") return FileClass::Runtime;
-    if (kind == "pipe" || kind == "socket" || kind == "shm" || startsWith(path, "pipe:[") ||
-        startsWith(path, "socket:") || startsWith(path, "anon_inode:") || startsWith(asFolder, "/dev/shm/"))
-        return FileClass::Ipc;
+    if (isIpc(path, asFolder, kind)) return FileClass::Ipc;
     if (kind == "procfs" || startsWith(asFolder, "/proc/") || startsWith(asFolder, "/sys/")) return FileClass::PseudoFs;
     if (kind == "device" || startsWith(asFolder, "/dev/")) return FileClass::Device;
     if (isRuntimeFile(path) || isRuntimeFile(asFolder)) return FileClass::Runtime;

@@ -12,6 +12,17 @@ using namespace hpcprof::analyzer;
 
 namespace {
 std::string dur(int64_t ns) { return formatDuration(double(ns)); }
+
+/// The files that are not the program's data, with their class.
+std::string otherFilesMarkdown(const std::vector<TopItem>& other) {
+    if (other.empty()) return {};
+    std::string o = "### Other files\n\nRuntime, /proc and /sys, devices, pipes and sockets: not in the I/O "
+                    "findings.\n\n| class | name | calls | total | max |\n|---|---|---:|---:|---:|\n";
+    for (const auto& t : other)
+        o += fmt::format("| {} | {} | {} | {} | {} |\n", fileClassOf(t), markdownEscape(t.name), t.count,
+                         dur(t.totalNs), dur(t.maxNs));
+    return o + "\n";
+}
 } // namespace
 
 std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gates) {
@@ -80,14 +91,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
     top("Top collectives", a.topCollectives);
     const FileLists files = splitFiles(a);
     top("Top files (the program's data)", files.data);
-    if (!files.other.empty()) {
-        o += "### Other files\n\nRuntime, /proc and /sys, devices, pipes and sockets: not in the I/O findings.\n\n"
-             "| class | name | calls | total | max |\n|---|---|---:|---:|---:|\n";
-        for (const auto& t : files.other)
-            o += fmt::format("| {} | {} | {} | {} | {} |\n", fileClassOf(t), markdownEscape(t.name), t.count,
-                             dur(t.totalNs), dur(t.maxNs));
-        o += "\n";
-    }
+    o += otherFilesMarkdown(files.other);
     for (const auto& section : reportSections()) o += section->markdown(a);
     if (!a.warnings.empty()) {
         o += "### Data quality\n\n";

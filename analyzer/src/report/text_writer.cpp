@@ -19,6 +19,18 @@ FileLists splitFiles(const Analysis& a) {
 
 std::string fileClassOf(const TopItem& t) { return t.fileClass ? fileClassName(*t.fileClass) : ""; }
 
+/// The files that are not the program's data, with their class.
+namespace {
+std::string otherFilesText(const std::vector<TopItem>& other) {
+    if (other.empty()) return {};
+    std::string o = "\nOther files (runtime, /proc and /sys, devices, pipes and sockets; not in the I/O findings)\n";
+    for (const auto& t : other)
+        o += fmt::format("  {:>10} {:>8} calls  {:<9}  {}\n", formatDuration(double(t.totalNs)), t.count,
+                         fileClassOf(t), t.name);
+    return o;
+}
+} // namespace
+
 std::string gateLine(const GateResult& g) {
     return fmt::format("{}: value {:.6g} -> {}", g.gate.text, g.value, g.failed ? "FAILED" : "passed");
 }
@@ -121,12 +133,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     top("Top collectives", a.topCollectives);
     const FileLists files = splitFiles(a);
     top("Top files (the program's data)", files.data);
-    if (!files.other.empty()) {
-        o += "\nOther files (runtime, /proc and /sys, devices, pipes and sockets; not in the I/O findings)\n";
-        for (const auto& t : files.other)
-            o += fmt::format("  {:>10} {:>8} calls  {:<9}  {}\n", formatDuration(double(t.totalNs)), t.count,
-                             fileClassOf(t), t.name);
-    }
+    o += otherFilesText(files.other);
     for (const auto& section : reportSections()) o += section->text(a);
     o += "\nFindings\n";
     if (a.findings.empty()) o += "  none\n";
