@@ -142,7 +142,11 @@ struct UnknownCommunicatorUse {
 /// The communicator `id` when the agent did not see it created, else nullptr.
 const CommunicatorInfo* unknownCommunicator(const TraceIndex& index, int64_t id) {
     const CommunicatorInfo* c = id >= 0 ? index.communicator(id) : nullptr;
-    return c && c->key.starts_with(schema::raw::kUnknownCommunicatorPrefix) ? c : nullptr;
+    // Traces recorded before issue 19 keyed them "unmatched:<handle>".
+    return c && (c->key.starts_with(schema::raw::kUnknownCommunicatorPrefix) ||
+                 c->key.starts_with("unmatched:"))
+               ? c
+               : nullptr;
 }
 
 /// Communicators the agent did not see created have a key of one process only: their
