@@ -29,7 +29,7 @@ int collective(Op op, MPI_Comm comm, int root, MPI_Request* req, Call&& call, By
     MpiEvent e{op};
     describeCollective(e, info, seq);
     e.bytes = bytes;
-    if (root >= 0) e.peer = worldRankOf(info, root);
+    if (root >= 0 || root == MPI_ROOT) e.peer = worldRankOf(info, root);
     if (req && rc == MPI_SUCCESS)
         rememberRequest(*req, {RequestKind::Collective, e.peer, 0, bytes, e.commId, info, {}, 0});
     record(e, t0, t1);
@@ -47,7 +47,10 @@ int64_t sumCounts(const int* counts, int n) {
     return s;
 }
 
-bool isRoot(const CommInfo* c, int root) { return c && c->myRank == root; }
+/// The root of an intercommunicator collective passes MPI_ROOT (its rank names the other group).
+bool isRoot(const CommInfo* c, int root) {
+    return c && (c->inter ? root == MPI_ROOT : c->myRank == root);
+}
 
 #define HPCPROF_REAL(var, name, ...) RealMpi<int (*)(__VA_ARGS__)> var(name)
 
@@ -123,9 +126,9 @@ int64_t gatherBytes(const CommInfo* c, const void* sbuf, int scount, MPI_Datatyp
 }
 
 int64_t alltoallwBytes(const CommInfo* c, const int* counts, const MPI_Datatype* types) {
-    if (!c || c->size <= 0 || !counts || !types) return -1;
+    if (!c || c->peerSize <= 0 || !counts || !types) return -1;
     int64_t sum = 0;
-    for (int i = 0; i < c->size; ++i) {
+    for (int i = 0; i < c->peerSize; ++i) {
         int64_t b = typeBytes(types[i], counts[i]);
         if (b < 0) return -1;
         sum += b;
@@ -303,7 +306,7 @@ HPCPROF_MPI_EXPORT int MPI_Scatter(const void* s, int sc, MPI_Datatype st, void*
     return collective(Op::MpiScatter, comm, root, nullptr,
                       [&] { return fn(s, sc, st, r, rc, rt, root, comm); },
                       [&](const CommInfo* c) {
-                          return isRoot(c, root) ? typeBytes(st, int64_t(sc) * c->size)
+                          return isRoot(c, root) ? typeBytes(st, int64_t(sc) * c->peerSize)
                                                  : typeBytes(rt, rc);
                       });
 }
@@ -316,7 +319,7 @@ HPCPROF_MPI_EXPORT int MPI_Iscatter(const void* s, int sc, MPI_Datatype st, void
     return collective(Op::MpiIscatter, comm, root, req,
                       [&] { return fn(s, sc, st, r, rc, rt, root, comm, req); },
                       [&](const CommInfo* c) {
-                          return isRoot(c, root) ? typeBytes(st, int64_t(sc) * c->size)
+                          return isRoot(c, root) ? typeBytes(st, int64_t(sc) * c->peerSize)
                                                  : typeBytes(rt, rc);
                       });
 }
@@ -330,7 +333,7 @@ HPCPROF_MPI_EXPORT int MPI_Scatterv(const void* s, const int* scs, const int* di
     return collective(Op::MpiScatterv, comm, root, nullptr,
                       [&] { return fn(s, scs, displs, st, r, rc, rt, root, comm); },
                       [&](const CommInfo* c) {
-                          return isRoot(c, root) ? typeBytes(st, sumCounts(scs, c->size))
+                          return isRoot(c, root) ? typeBytes(st, sumCounts(scs, c->peerSize))
                                                  : typeBytes(rt, rc);
                       });
 }
@@ -344,7 +347,7 @@ HPCPROF_MPI_EXPORT int MPI_Iscatterv(const void* s, const int* scs, const int* d
     return collective(Op::MpiIscatterv, comm, root, req,
                       [&] { return fn(s, scs, displs, st, r, rc, rt, root, comm, req); },
                       [&](const CommInfo* c) {
-                          return isRoot(c, root) ? typeBytes(st, sumCounts(scs, c->size))
+                          return isRoot(c, root) ? typeBytes(st, sumCounts(scs, c->peerSize))
                                                  : typeBytes(rt, rc);
                       });
 }
@@ -405,8 +408,8 @@ HPCPROF_MPI_EXPORT int MPI_Alltoall(const void* s, int sc, MPI_Datatype st, void
     return collective(Op::MpiAlltoall, comm, -1, nullptr,
                       [&] { return fn(s, sc, st, r, rc, rt, comm); },
                       [&](const CommInfo* c) {
-                          return c ? (s == inPlace() ? typeBytes(rt, int64_t(rc) * c->size)
-                                                     : typeBytes(st, int64_t(sc) * c->size))
+                          return c ? (s == inPlace() ? typeBytes(rt, int64_t(rc) * c->peerSize)
+                                                     : typeBytes(st, int64_t(sc) * c->peerSize))
                                    : int64_t(-1);
                       });
 }
@@ -419,8 +422,8 @@ HPCPROF_MPI_EXPORT int MPI_Ialltoall(const void* s, int sc, MPI_Datatype st, voi
     return collective(Op::MpiIalltoall, comm, -1, req,
                       [&] { return fn(s, sc, st, r, rc, rt, comm, req); },
                       [&](const CommInfo* c) {
-                          return c ? (s == inPlace() ? typeBytes(rt, int64_t(rc) * c->size)
-                                                     : typeBytes(st, int64_t(sc) * c->size))
+                          return c ? (s == inPlace() ? typeBytes(rt, int64_t(rc) * c->peerSize)
+                                                     : typeBytes(st, int64_t(sc) * c->peerSize))
                                    : int64_t(-1);
                       });
 }
@@ -434,8 +437,8 @@ HPCPROF_MPI_EXPORT int MPI_Alltoallv(const void* s, const int* scs, const int* s
     return collective(Op::MpiAlltoallv, comm, -1, nullptr,
                       [&] { return fn(s, scs, sd, st, r, rcs, rd, rt, comm); },
                       [&](const CommInfo* c) {
-                          return c ? (s == inPlace() ? typeBytes(rt, sumCounts(rcs, c->size))
-                                                     : typeBytes(st, sumCounts(scs, c->size)))
+                          return c ? (s == inPlace() ? typeBytes(rt, sumCounts(rcs, c->peerSize))
+                                                     : typeBytes(st, sumCounts(scs, c->peerSize)))
                                    : int64_t(-1);
                       });
 }
@@ -449,8 +452,8 @@ HPCPROF_MPI_EXPORT int MPI_Ialltoallv(const void* s, const int* scs, const int* 
     return collective(Op::MpiIalltoallv, comm, -1, req,
                       [&] { return fn(s, scs, sd, st, r, rcs, rd, rt, comm, req); },
                       [&](const CommInfo* c) {
-                          return c ? (s == inPlace() ? typeBytes(rt, sumCounts(rcs, c->size))
-                                                     : typeBytes(st, sumCounts(scs, c->size)))
+                          return c ? (s == inPlace() ? typeBytes(rt, sumCounts(rcs, c->peerSize))
+                                                     : typeBytes(st, sumCounts(scs, c->peerSize)))
                                    : int64_t(-1);
                       });
 }
@@ -492,7 +495,7 @@ HPCPROF_MPI_EXPORT int MPI_Reduce_scatter(const void* s, void* r, const int* rcs
     return collective(Op::MpiReduceScatter, comm, -1, nullptr,
                       [&] { return fn(s, r, rcs, type, op, comm); },
                       [&](const CommInfo* c) {
-                          return c ? typeBytes(type, sumCounts(rcs, c->size)) : int64_t(-1);
+                          return c ? typeBytes(type, sumCounts(rcs, c->peerSize)) : int64_t(-1);
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Reduce_scatter)
@@ -505,7 +508,7 @@ HPCPROF_MPI_EXPORT int MPI_Ireduce_scatter(const void* s, void* r, const int* rc
     return collective(Op::MpiIreduceScatter, comm, -1, req,
                       [&] { return fn(s, r, rcs, type, op, comm, req); },
                       [&](const CommInfo* c) {
-                          return c ? typeBytes(type, sumCounts(rcs, c->size)) : int64_t(-1);
+                          return c ? typeBytes(type, sumCounts(rcs, c->peerSize)) : int64_t(-1);
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Ireduce_scatter)
@@ -517,7 +520,7 @@ HPCPROF_MPI_EXPORT int MPI_Reduce_scatter_block(const void* s, void* r, int rc, 
     return collective(Op::MpiReduceScatterBlock, comm, -1, nullptr,
                       [&] { return fn(s, r, rc, type, op, comm); },
                       [&](const CommInfo* c) {
-                          return c ? typeBytes(type, int64_t(rc) * c->size) : int64_t(-1);
+                          return c ? typeBytes(type, int64_t(rc) * c->peerSize) : int64_t(-1);
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Reduce_scatter_block)
@@ -529,7 +532,7 @@ HPCPROF_MPI_EXPORT int MPI_Ireduce_scatter_block(const void* s, void* r, int rc,
     return collective(Op::MpiIreduceScatterBlock, comm, -1, req,
                       [&] { return fn(s, r, rc, type, op, comm, req); },
                       [&](const CommInfo* c) {
-                          return c ? typeBytes(type, int64_t(rc) * c->size) : int64_t(-1);
+                          return c ? typeBytes(type, int64_t(rc) * c->peerSize) : int64_t(-1);
                       });
 }
 HPCPROF_PMPI_ALIAS(MPI_Ireduce_scatter_block)

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "clock_sync.hpp"
+#include "comm_creation.hpp"
 #include "mpi_abi.hpp"
 #include "mpi_call.hpp"
 
@@ -53,35 +54,6 @@ template <typename Call> int initCall(Op op, Call&& call) {
         if (CommInfo* w = g_worldRank >= 0 ? lookupComm(worldComm()) : nullptr) {
             e.commId = w->keyId;
             e.tag = w->size;
-            e.flags = hpcprof::schema::raw::kFlagTagIsCommSize;
-        }
-        record(e, t0, t1);
-    }
-    leave();
-    return rc;
-}
-
-// A communicator-creation call on `parent`: the new communicator's key is derived from the
-// parent's key and its creation counter, identical on every member.
-template <typename Call>
-int createComm(Op op, MPI_Comm parent, MPI_Comm* out, const char* suffix, Call&& call) {
-    CommInfo* p = lookupComm(parent);
-    uint32_t index = p ? __atomic_fetch_add(&p->creations, 1, __ATOMIC_RELAXED) : 0;
-    bool rec = enter();
-    uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
-    int rc = call();
-    uint64_t t1 = hpcprof_agent_now();
-    CommInfo* child = nullptr;
-    if (rc == MPI_SUCCESS && out) child = registerChildComm(p, index, *out, suffix);
-    if (rec) {
-        MpiEvent e{op};
-        if (child) {
-            e.commId = child->keyId;
-            e.tag = child->size;
-            e.flags = hpcprof::schema::raw::kFlagTagIsCommSize;
-        } else if (p) {
-            e.commId = p->keyId;
-            e.tag = p->size;
             e.flags = hpcprof::schema::raw::kFlagTagIsCommSize;
         }
         record(e, t0, t1);

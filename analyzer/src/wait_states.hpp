@@ -11,6 +11,7 @@
 /// number of calls.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -29,6 +30,10 @@ namespace hpcprof::analyzer {
 WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
+
+/// The communicator id messages on communicators the agent did not see created are given (their
+/// keys differ on every rank): they are matched by sender, receiver and tag across all of them.
+inline constexpr int64_t kUnknownCommunicatorId = INT64_MAX;
 
 /// Standard sends at least this large are taken to use the rendezvous protocol (above the eager
 /// limit of every common MPI transport), so their wait completes only once the receive is posted.

@@ -7,8 +7,12 @@
 // large collectives and the top collectives. Rules: exposed communication, small messages,
 // stragglers, low collective bandwidth.
 #include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "family_analysis.hpp"
+#include "hpcprof/schema/raw/common.hpp"
 #include "name_flags.hpp"
 #include "thresholds.hpp"
 #include "top_list.hpp"
@@ -129,6 +133,51 @@ void addLargeCollectiveFacts(const std::vector<CollectiveCall>& collectives, con
     }
 }
 
+/// Calls on one communicator the agent did not see created.
+struct UnknownCommunicatorUse {
+    int64_t collectives = 0, messages = 0;
+    std::optional<int64_t> size;
+};
+
+/// The communicator `id` when the agent did not see it created, else nullptr.
+const CommunicatorInfo* unknownCommunicator(const TraceIndex& index, int64_t id) {
+    const CommunicatorInfo* c = id >= 0 ? index.communicator(id) : nullptr;
+    // Traces recorded before issue 19 keyed them "unmatched:<handle>".
+    return c && (c->key.starts_with(schema::raw::kUnknownCommunicatorPrefix) ||
+                 c->key.starts_with("unmatched:"))
+               ? c
+               : nullptr;
+}
+
+/// Communicators the agent did not see created have a key of one process only: their
+/// collectives cannot be matched across ranks (they stay incomplete) and their messages are
+/// matched by sender, receiver and tag only (kUnknownCommunicatorId). Each such communicator is
+/// a data-quality entry with its key and the calls made on it, never left out silently.
+void reportUnknownCommunicators(const TraceIndex& index, const std::vector<CollectiveCall>& collectives,
+                                std::vector<P2pCall>& messages, std::vector<DataWarning>& warnings) {
+    std::map<std::string, UnknownCommunicatorUse> unknown; // by key: a stable order
+    for (const auto& c : collectives)
+        if (const CommunicatorInfo* info = unknownCommunicator(index, c.communicatorId)) {
+            ++unknown[info->key].collectives;
+            unknown[info->key].size = info->size;
+        }
+    for (auto& m : messages)
+        if (const CommunicatorInfo* info = unknownCommunicator(index, m.communicatorId)) {
+            ++unknown[info->key].messages;
+            unknown[info->key].size = info->size;
+            m.communicatorId = kUnknownCommunicatorId;
+        }
+    for (const auto& [key, use] : unknown) {
+        std::string size = use.size ? fmt::format(", {} members", *use.size) : "";
+        warnings.push_back(
+            {"unknown_communicator:" + key, use.collectives + use.messages,
+             fmt::format("communicator {} was not seen being created{}: {} collective calls on it cannot "
+                         "be matched across ranks (not in collective waits), {} point-to-point calls "
+                         "matched by ranks and tag only",
+                         key, size, use.collectives, use.messages)});
+    }
+}
+
 class CommunicationAnalysis final : public AnalysisFamily {
 public:
     std::string_view name() const override { return "communication"; }
@@ -150,6 +199,7 @@ public:
             s.reset(); // the call lists now live in the merged vectors
         }
         HPCPROF_RETURN_IF_ERROR(addCompletions(ctx, messages));
+        reportUnknownCommunicators(ctx.index, collectives, messages, an.warnings);
         std::vector<int64_t> rankIds;
         for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
         an.waits = computeWaitStates(collectives, std::move(messages), rankIds,

@@ -203,6 +203,10 @@ constexpr uint8_t kFlagHasOffset = 0x20;
 constexpr uint8_t kFlagFolded = 0x40;
 constexpr uint8_t kFlagRequest = 0x04; ///< seq = the process's request number of a posted MPI call
 
+/// How the MPI agent keys a communicator it did not see being created ("unknown@<world rank>.<n>"):
+/// its calls cannot be matched across ranks, and the analysis reports them by this key.
+constexpr char kUnknownCommunicatorPrefix[] = "unknown@";
+
 /// A piece of an interned string. Long strings span consecutive records with the same id;
 /// the piece with `last` set ends it. Defined before any event that refers to the id, in the
 /// same thread file.
