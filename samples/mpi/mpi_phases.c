@@ -4,6 +4,7 @@
 //
 //   mpi_phases [COMPUTE_PCT]
 //
+// 0. MPI_Barrier, so that the ranks start the phases together whenever MPI_Init returned;
 // 1. compute: every rank spins COMPUTE_MS * COMPUTE_PCT / 100 ms of wall time (default 100 %,
 //    so 120 lengthens this phase, and only it, by 20 %);
 // 2. I/O: every rank writes phases-rank<R>.dat in its working directory, 16 writes of 64 KiB
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const double pct = argc > 1 ? atof(argv[1]) : 100.0;
     const double computeMs = COMPUTE_MS * pct / 100.0;
+    MPI_Barrier(MPI_COMM_WORLD);
     spinMs(computeMs);
     if (writeAndReadBack(rank) != 0) {
         perror("mpi_phases");

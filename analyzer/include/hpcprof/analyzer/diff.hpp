@@ -19,7 +19,7 @@ struct DiffOptions {
     int64_t minChangeNs = 5'000'000;  ///< absolute floor, ns
     double minChangeWindowPct = 1.0;  ///< absolute floor as a share of BASE's job window, %
     double minChangePct = 10.0;       ///< relative floor, % of the BASE value
-    double minEfficiencyChange = 0.02; ///< POP metrics (0..1): floor of a change
+    double minEfficiencyChange = 0.05; ///< POP metrics (0..1): floor of a change
 };
 
 /// How a row's value moved, beyond the noise floor or not.
