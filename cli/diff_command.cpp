@@ -23,11 +23,22 @@ CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& o) {
     c->add_option("--format", o.format, "text | md | html | json | junit")->capture_default_str();
     c->add_option("-o,--output", o.output, "Write the diff to FILE (default: stdout)");
     c->add_option("--window", o.window, "Analyse only T0:T1 or range:NAME in both traces");
-    c->add_option("--threshold", o.thresholdPct, "Percent growth that counts as a regression")
+    // --threshold and --min-delta: the names of these options before the noise floor had three parts.
+    c->add_option("--min-change-pct,--threshold", o.floor.minChangePct,
+                  "Relative noise floor: a time changes only by more than this percent of its base value")
         ->check(numberFrom(0, 1e6, "%"))
         ->capture_default_str();
-    c->add_option("--min-delta", o.minDeltaNs, "Noise floor in ns below which growth is ignored")
+    c->add_option("--min-change-ns,--min-delta", o.floor.minChangeNs,
+                  "Absolute noise floor in ns (the larger of this and --min-change-window-pct applies)")
         ->check(numberFrom(0, 1e15, "ns", /*integer=*/true))
+        ->capture_default_str();
+    c->add_option("--min-change-window-pct", o.floor.minChangeWindowPct,
+                  "Absolute noise floor as a percent of the base job window")
+        ->check(numberFrom(0, 100, "%"))
+        ->capture_default_str();
+    c->add_option("--min-efficiency-change", o.floor.minEfficiencyChange,
+                  "Noise floor of the POP efficiencies (0..1)")
+        ->check(numberFrom(0, 1, ""))
         ->capture_default_str();
     c->add_option("--fail-on", o.failOn, "Gate on the diff, e.g. 'regressions > 0' (repeatable; exit 3 if true)");
     return c;
@@ -49,6 +60,9 @@ int diffCommand(const DiffCommandOptions& o) {
         gates.push_back(*g);
     }
     analyzer::AnalysisOptions ao;
+    // Every kernel, collective and file, not the report's top 10: an item that falls just out of
+    // one run's top list would otherwise read as gone from it.
+    ao.topItems = SIZE_MAX;
     auto window = analyzer::parseWindow(o.window);
     if (!window) {
         printMessage("diff", window.status().message());
@@ -74,10 +88,7 @@ int diffCommand(const DiffCommandOptions& o) {
         }
         analyses[i] = std::move(a.value());
     }
-    analyzer::DiffOptions dopt;
-    dopt.thresholdPct = o.thresholdPct;
-    dopt.minDeltaNs = o.minDeltaNs;
-    auto d = analyzer::diffAnalyses(*analyses[0], *analyses[1], dopt);
+    auto d = analyzer::diffAnalyses(*analyses[0], *analyses[1], o.floor);
     auto results = report::evaluateGates(report::diffJson(d), gates);
     if (!results) {
         printMessage("diff", results.status().message());

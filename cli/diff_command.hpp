@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // `hpcprof diff BASE NEW`: analyses two traces the same way and compares them per class, rank,
-// kernel, collective and file; regressions above a threshold are flagged, gates exit with 3.
+// kernel, collective and file (files by their path relative to the run's working directory);
+// changes beyond the noise floor are regressions or improvements, gates exit with 3.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
+
+#include "hpcprof/analyzer/diff.hpp"
 
 namespace hpcprof::cli {
 
@@ -16,8 +19,7 @@ struct DiffCommandOptions {
     std::string output;
     std::string window;
     std::vector<std::string> failOn;
-    double thresholdPct = 5.0;
-    int64_t minDeltaNs = 100'000;
+    analyzer::DiffOptions floor; ///< the noise floor (defaults: analyzer/diff.hpp)
 };
 
 CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& options);

@@ -155,6 +155,8 @@ private:
             if (auto it = m_processIds.find(ProcessKey{h.ppid, h.parentStartNs}); it != m_processIds.end())
                 parent = it->second;
         ProcessRow row = processRow(p, processId, ownsRank, clock, lastEnd, parent);
+        if (h.version >= 5 && h.cwdStringId != 0)
+            if (const std::string* cwd = m_strings.text(h.cwdStringId)) row.cwd = *cwd;
         if (row.rank) m_result.rankProcesses++;
         HPCPROF_RETURN_IF_ERROR(m_w.insertProcess(row));
         m_processIds[ProcessKey{h.pid, h.start.monotonicNs}] = processId;

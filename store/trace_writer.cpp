@@ -99,8 +99,8 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     w.m_insProcess = schema::Statement(
         d, "INSERT INTO process(id, rank, world_size, local_rank, rank_source, host, pid, ppid,"
            " parent_process_id, command, exe, start_ts, end_ts, end_state, exit_code, clock_method,"
-           " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir)"
-           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir, cwd)"
+           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     w.m_insThread =
         schema::Statement(d, "INSERT INTO thread(id, process_id, tid, name, recording_stopped_ts,"
                              " stop_reason, records_dropped) VALUES (?, ?, ?, ?, ?, ?, ?)");
@@ -197,6 +197,7 @@ Status TraceWriter::insertProcess(const ProcessRow& p) {
     s.bind(18, p.clockDriftPpb);
     bindOptional(s, 19, p.clockUncertaintyNs);
     s.bind(20, p.rawDir);
+    bindOptional(s, 21, p.cwd);
     Status st = s.run();
     check(st);
     return st;

@@ -38,6 +38,9 @@ Config g_config;
 constexpr uint64_t kChunksAhead = 2; // chunks the provisioning helper keeps ready past the current
 raw::ProcessHeader* g_header = nullptr;
 char g_procDir[1400];
+char g_cwd[4096];       // the working directory the process started in (format 5)
+size_t g_cwdLength = 0;
+constexpr uint32_t kCwdClaimed = ~0u; // cwdStringId while one thread is interning it
 pthread_key_t g_threadKey;
 int64_t g_clockSkewNs = 0;
 
@@ -106,6 +109,45 @@ void readFileInto(const char* path, char* buf, size_t cap, uint32_t* lengthOut) 
     if (lengthOut) *lengthOut = uint32_t(n);
 }
 
+// Who the process is: rank, host, executable, command line, working directory; a forked child
+// takes them from its parent.
+void fillIdentity(raw::ProcessHeader* h, const raw::ProcessHeader* parent) {
+    if (parent) {
+        // A forked child: same executable and command, not a rank, string ids continue after the
+        // parent's so ids inherited through the descriptor table still resolve (via the parent).
+        h->rank = -1;
+        h->worldSize = parent->worldSize;
+        h->localRank = -1;
+        std::strcpy(h->rankSource, "fork");
+        h->nextStringId = __atomic_load_n(&parent->nextStringId, __ATOMIC_RELAXED);
+        h->parentStartValid = 1;
+        h->parentStartNs = parent->start.monotonicNs - g_clockSkewNs;
+        std::memcpy(h->host, parent->host, sizeof(h->host));
+        std::memcpy(h->exe, parent->exe, sizeof(h->exe));
+        std::memcpy(h->cmdline, parent->cmdline, sizeof(h->cmdline));
+        h->cmdlineLength = parent->cmdlineLength;
+        // The child reports the folder its parent started in: an id the parent has interned
+        // resolves through the parent's strings; otherwise the child interns it (g_cwd is the
+        // parent's, copied by fork).
+        uint32_t cwd = __atomic_load_n(&parent->cwdStringId, __ATOMIC_ACQUIRE);
+        h->cwdStringId = cwd == kCwdClaimed ? 0 : cwd;
+    } else {
+        RankIdentity id = rankFromEnvironment();
+        h->rank = id.rank;
+        h->worldSize = id.worldSize;
+        h->localRank = id.localRank;
+        std::strncpy(h->rankSource, id.source, sizeof(h->rankSource) - 1);
+        h->nextStringId = 1;
+        struct utsname u;
+        if (uname(&u) == 0) std::memcpy(h->host, u.nodename, std::min(sizeof(h->host) - 1, std::strlen(u.nodename)));
+        ssize_t n = sys::readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
+        h->exe[n > 0 ? n : 0] = 0;
+        readFileInto("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline), &h->cmdlineLength);
+        ssize_t c = sys::readlink("/proc/self/cwd", g_cwd, sizeof(g_cwd));
+        g_cwdLength = c > 0 && size_t(c) < sizeof(g_cwd) ? size_t(c) : 0;
+    }
+}
+
 // Creates proc-<pid>-<start_ns>/process.bin and maps it. Returns false if the raw directory is
 // unusable; the process then runs unrecorded.
 bool createProcessFolder(const raw::ProcessHeader* parent) {
@@ -144,33 +186,7 @@ bool createProcessFolder(const raw::ProcessHeader* parent) {
     h->endState = raw::EndState::Running;
     h->exitCode = -1;
     h->endMonotonicNs = start.monotonicNs;
-    if (parent) {
-        // A forked child: same executable and command, not a rank, string ids continue after the
-        // parent's so ids inherited through the descriptor table still resolve (via the parent).
-        h->rank = -1;
-        h->worldSize = parent->worldSize;
-        h->localRank = -1;
-        std::strcpy(h->rankSource, "fork");
-        h->nextStringId = __atomic_load_n(&parent->nextStringId, __ATOMIC_RELAXED);
-        h->parentStartValid = 1;
-        h->parentStartNs = parent->start.monotonicNs - g_clockSkewNs;
-        std::memcpy(h->host, parent->host, sizeof(h->host));
-        std::memcpy(h->exe, parent->exe, sizeof(h->exe));
-        std::memcpy(h->cmdline, parent->cmdline, sizeof(h->cmdline));
-        h->cmdlineLength = parent->cmdlineLength;
-    } else {
-        RankIdentity id = rankFromEnvironment();
-        h->rank = id.rank;
-        h->worldSize = id.worldSize;
-        h->localRank = id.localRank;
-        std::strncpy(h->rankSource, id.source, sizeof(h->rankSource) - 1);
-        h->nextStringId = 1;
-        struct utsname u;
-        if (uname(&u) == 0) std::memcpy(h->host, u.nodename, std::min(sizeof(h->host) - 1, std::strlen(u.nodename)));
-        ssize_t n = sys::readlink("/proc/self/exe", h->exe, sizeof(h->exe) - 1);
-        h->exe[n > 0 ? n : 0] = 0;
-        readFileInto("/proc/self/cmdline", h->cmdline, sizeof(h->cmdline), &h->cmdlineLength);
-    }
+    fillIdentity(h, parent);
     // The magic goes last: the store ignores a header that never finished initialising.
     __atomic_store_n(&h->magic, raw::kProcessMagic, __ATOMIC_RELEASE);
     g_header = h;
@@ -233,6 +249,19 @@ bool threadWithoutFile(detail::ThreadState& t, int err) {
     return false;
 }
 
+// Interns the working directory into the process's strings once, from the first thread that
+// gets a file (so that a process that never records costs no string), and names it in the
+// header. The diff matches files by their path relative to it.
+void recordWorkingDirectory() {
+    uint32_t none = 0;
+    if (!g_header || g_cwdLength == 0 ||
+        !__atomic_compare_exchange_n(&g_header->cwdStringId, &none, kCwdClaimed, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return;
+    uint32_t id = internString(g_cwd, g_cwdLength);
+    __atomic_store_n(&g_header->cwdStringId, id, __ATOMIC_RELEASE);
+}
+
 // Creates the thread's file with its header and first two chunks (a page of records each: an
 // idle thread costs three pages on disk), maps them at the start of the thread's reservation and
 // claims its provisioning lane. Later chunks double up to HPCPROF_CHUNK_KB (chunk_geometry.hpp),
@@ -286,6 +315,7 @@ bool initThread(detail::ThreadState& t) {
     __atomic_store_n(&h->magic, raw::kThreadMagic, __ATOMIC_RELEASE);
     t.failed = false;
     pthread_setspecific(g_threadKey, &t);
+    recordWorkingDirectory();
     return true;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/diff.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -8,6 +9,15 @@
 namespace hpcprof::analyzer {
 
 namespace {
+
+/// Beyond the noise floor? Time rows: larger than the absolute floor and, unless a side is 0,
+/// than the relative floor. POP metrics: larger than their own floor.
+bool beyondFloor(const DiffRow& r, const AnalysisDiff& d) {
+    const double change = std::fabs(r.delta);
+    if (!r.time) return change > d.options.minEfficiencyChange;
+    if (change <= double(d.noiseFloorNs)) return false;
+    return !r.deltaPct || std::fabs(*r.deltaPct) > d.options.minChangePct;
+}
 
 void addRow(AnalysisDiff& d, std::string scope, std::string name, double base, double next, bool higherIsWorse,
             bool isTime) {
@@ -17,42 +27,37 @@ void addRow(AnalysisDiff& d, std::string scope, std::string name, double base, d
     r.base = base;
     r.next = next;
     r.delta = next - base;
-    r.deltaPct = base != 0 ? 100.0 * r.delta / std::fabs(base) : 0;
+    // A change from or to zero has no meaningful percentage: it is "new" or "gone".
+    if (base != 0 && next != 0) r.deltaPct = 100.0 * r.delta / std::fabs(base);
+    if (base == 0 && next == 0) r.deltaPct = 0.0;
+    r.time = isTime;
     r.higherIsWorse = higherIsWorse;
-    const DiffOptions& o = d.options;
-    if (isTime) {
-        // New time where there was none counts as a regression once above the noise floor.
-        r.regression = r.delta > double(o.minDeltaNs) && (base == 0 || r.deltaPct > o.thresholdPct);
-    } else {
-        r.regression = higherIsWorse ? r.delta > o.efficiencyDrop : -r.delta > o.efficiencyDrop;
+    if (beyondFloor(r, d)) {
+        const bool worse = higherIsWorse ? r.delta > 0 : r.delta < 0;
+        r.verdict = worse ? DiffVerdict::Regression : DiffVerdict::Improvement;
+        ++(worse ? d.regressions : d.improvements);
     }
-    if (r.regression) ++d.regressions;
     d.rows.push_back(std::move(r));
 }
 
-void diffTop(AnalysisDiff& d, const char* scope, const std::vector<TopItem>& base, const std::vector<TopItem>& next) {
+/// Top items matched by key (`key` maps a name to what is compared across the two runs).
+template <typename Key>
+void diffTop(AnalysisDiff& d, const char* scope, const std::vector<TopItem>& base, const std::vector<TopItem>& next,
+             const Key& keyOf) {
     std::map<std::string, std::pair<double, double>> m;
-    for (const auto& t : base) m[t.name].first = double(t.totalNs);
-    for (const auto& t : next) m[t.name].second = double(t.totalNs);
+    for (const auto& t : base) m[keyOf(t.name, 0)].first += double(t.totalNs);
+    for (const auto& t : next) m[keyOf(t.name, 1)].second += double(t.totalNs);
     for (const auto& [name, v] : m) addRow(d, scope, name, v.first, v.second, true, true);
 }
 
-} // namespace
+std::vector<std::string> workingDirs(const Analysis& a) {
+    std::set<std::string> dirs;
+    for (const auto& r : a.ranks)
+        if (!r.cwd.empty()) dirs.insert(r.cwd);
+    return {dirs.begin(), dirs.end()};
+}
 
-AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const DiffOptions& options) {
-    AnalysisDiff d;
-    d.options = options;
-    d.basePath = base.tracePath;
-    d.newPath = next.tracePath;
-    addRow(d, "summary", "wall_ns", double(base.summary.wallNs), double(next.summary.wallNs), true, true);
-    d.wallDeltaPct = d.rows.back().deltaPct;
-    for (int c = 0; c < kTimeClassCount; ++c)
-        addRow(d, "class", timeClassName(TimeClass(c)), double(base.summary.exclusive[c]),
-               double(next.summary.exclusive[c]), true, true);
-    addRow(d, "pop", "load_balance", base.pop.loadBalance, next.pop.loadBalance, false, false);
-    addRow(d, "pop", "communication_efficiency", base.pop.communicationEfficiency,
-           next.pop.communicationEfficiency, false, false);
-    addRow(d, "pop", "parallel_efficiency", base.pop.parallelEfficiency, next.pop.parallelEfficiency, false, false);
+void diffRanks(AnalysisDiff& d, const Analysis& base, const Analysis& next) {
     std::map<int64_t, std::pair<const RankBreakdown*, const RankBreakdown*>> ranks;
     for (const auto& r : base.ranks) ranks[r.rank].first = &r;
     for (const auto& r : next.ranks) ranks[r.rank].second = &r;
@@ -62,9 +67,56 @@ AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const Diff
             if (b == 0 && n == 0) continue;
             addRow(d, "rank", "rank " + std::to_string(rank) + " " + timeClassName(TimeClass(c)), b, n, true, true);
         }
-    diffTop(d, "kernel", base.topKernels, next.topKernels);
-    diffTop(d, "collective", base.topCollectives, next.topCollectives);
-    diffTop(d, "file", base.topFiles, next.topFiles);
+}
+
+} // namespace
+
+std::string relativeToWorkingDir(const std::string& path, const std::vector<std::string>& dirs) {
+    const std::string* best = nullptr;
+    for (const auto& dir : dirs) {
+        if (dir.empty() || path.size() <= dir.size() || path.compare(0, dir.size(), dir) != 0) continue;
+        // "/run/a" holds "/run/a/x" but not "/run/ab/x"; the root "/" holds every absolute path.
+        if (dir.back() != '/' && path[dir.size()] != '/') continue;
+        if (!best || dir.size() > best->size()) best = &dir;
+    }
+    if (!best) return path;
+    return path.substr(best->size() + (best->back() == '/' ? 0 : 1));
+}
+
+const char* verdictName(DiffVerdict v) {
+    switch (v) {
+    case DiffVerdict::Regression: return "regression";
+    case DiffVerdict::Improvement: return "improvement";
+    case DiffVerdict::Same: break;
+    }
+    return "";
+}
+
+AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const DiffOptions& options) {
+    AnalysisDiff d;
+    d.options = options;
+    d.basePath = base.tracePath;
+    d.newPath = next.tracePath;
+    d.noiseFloorNs = std::max(options.minChangeNs,
+                              int64_t(std::llround(double(base.summary.wallNs) * options.minChangeWindowPct / 100.0)));
+    addRow(d, "summary", "wall_ns", double(base.summary.wallNs), double(next.summary.wallNs), true, true);
+    d.wallDeltaPct = d.rows.back().deltaPct.value_or(0);
+    for (int c = 0; c < kTimeClassCount; ++c)
+        addRow(d, "class", timeClassName(TimeClass(c)), double(base.summary.exclusive[c]),
+               double(next.summary.exclusive[c]), true, true);
+    addRow(d, "pop", "load_balance", base.pop.loadBalance, next.pop.loadBalance, false, false);
+    addRow(d, "pop", "communication_efficiency", base.pop.communicationEfficiency,
+           next.pop.communicationEfficiency, false, false);
+    addRow(d, "pop", "parallel_efficiency", base.pop.parallelEfficiency, next.pop.parallelEfficiency, false, false);
+    diffRanks(d, base, next);
+    auto byName = [](const std::string& name, int) { return name; };
+    diffTop(d, "kernel", base.topKernels, next.topKernels, byName);
+    diffTop(d, "collective", base.topCollectives, next.topCollectives, byName);
+    // Files by their path relative to the run's working directory, so that the same program run
+    // in two folders compares its own files with each other.
+    const std::vector<std::string> dirs[2] = {workingDirs(base), workingDirs(next)};
+    diffTop(d, "file", base.topFiles, next.topFiles,
+            [&](const std::string& name, int side) { return relativeToWorkingDir(name, dirs[side]); });
     return d;
 }
 

@@ -80,6 +80,11 @@ void RankScanner::beginRank(const RankUnit& u, RankPass& out) {
     rb.processId = u.processes.front()->id;
     rb.pid = u.processes.front()->pid;
     rb.host = u.processes.front()->host;
+    for (const ProcessInfo* p : u.processes) // an exec'ed image inherits its predecessor's folder
+        if (!p->cwd.empty()) {
+            rb.cwd = p->cwd;
+            break;
+        }
     rb.gpu = u.gpu;
     rb.recordingStoppedTs = u.recordingStoppedTs;
     rb.stopReason = u.stopReason;

@@ -27,7 +27,7 @@ EventClass classFromName(const std::string& c) {
 
 Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
     schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
-                            " start_ts, end_ts FROM process ORDER BY id");
+                            " start_ts, end_ts, COALESCE(cwd, '') FROM process ORDER BY id");
     while (s.step()) {
         ProcessInfo p;
         p.id = s.int64(0);
@@ -38,6 +38,7 @@ Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
         p.command = s.text(5);
         p.startTs = s.int64(6);
         p.endTs = optInt(s, 7);
+        p.cwd = s.text(8);
         processes.push_back(std::move(p));
     }
     return s.error();

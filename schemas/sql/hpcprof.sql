@@ -51,7 +51,8 @@ CREATE TABLE process (
     clock_offset_ns INTEGER NOT NULL, -- ns added to this process's local time to reach trace time
     clock_drift_ppb INTEGER NOT NULL, -- linear drift correction applied, parts per billion
     clock_uncertainty_ns INTEGER,     -- uncertainty of the offset (half the round trip), NULL if n/a
-    raw_dir TEXT              -- raw folder this process was loaded from
+    raw_dir TEXT,             -- raw folder this process was loaded from
+    cwd TEXT                  -- working directory the process started in, NULL if not recorded
 );
 
 -- Operating-system threads of a process. A thread whose raw file could not grow (full disk,

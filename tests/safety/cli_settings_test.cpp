@@ -71,8 +71,10 @@ TEST_CASE("bad numeric options are refused in one line before anything runs",
     for (const auto& argv : std::vector<std::vector<std::string>>{
              {hpcprofBinary(), "report", dir / "ok.hpcprof", "--link-gbps", "-1"},
              {hpcprofBinary(), "report", dir / "ok.hpcprof", "--link-gbps", "inf"},
-             {hpcprofBinary(), "diff", dir / "ok.hpcprof", dir / "ok.hpcprof", "--threshold", "-1"},
-             {hpcprofBinary(), "diff", dir / "ok.hpcprof", dir / "ok.hpcprof", "--min-delta", "-5"}}) {
+             {hpcprofBinary(), "diff", dir / "ok.hpcprof", dir / "ok.hpcprof", "--min-change-pct", "-1"},
+             {hpcprofBinary(), "diff", dir / "ok.hpcprof", dir / "ok.hpcprof", "--min-change-ns", "-5"},
+             {hpcprofBinary(), "diff", dir / "ok.hpcprof", dir / "ok.hpcprof", "--min-change-window-pct", "101"},
+             {hpcprofBinary(), "diff", dir / "ok.hpcprof", dir / "ok.hpcprof", "--min-efficiency-change", "2"}}) {
         auto r = runProcess(argv);
         INFO(r.err);
         CHECK(r.exitCode == 2);

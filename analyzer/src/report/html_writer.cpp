@@ -278,18 +278,20 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
 
 std::string htmlDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates, const WriterOptions& o) {
     std::string b = "<h1>hpcprof diff</h1>\n";
-    b += fmt::format("<p><code>{}</code> &rarr; <code>{}</code>: wall time {:+.1f}%, {} regression(s).</p>\n",
-                     htmlEscape(d.basePath), htmlEscape(d.newPath), d.wallDeltaPct, d.regressions);
+    b += fmt::format("<p><code>{}</code> &rarr; <code>{}</code>: {}.</p>\n<p>{}.</p>\n", htmlEscape(d.basePath),
+                     htmlEscape(d.newPath), htmlEscape(diffHeadline(d)), htmlEscape(noiseFloorText(d)));
     b += gatesTable(gates);
     b += "<table><tr><th>scope</th><th>name</th><th>base</th><th>new</th><th>change</th><th></th></tr>\n";
     for (const auto& r : d.rows) {
-        bool time = r.scope != "pop";
-        b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:+.1f}%</td><td class=\"{}\">{}</td></tr>\n",
-                         htmlEscape(r.scope), htmlEscape(r.name), time ? dur(r.base) : fmt::format("{:.3f}", r.base),
-                         time ? dur(r.next) : fmt::format("{:.3f}", r.next), r.deltaPct,
-                         r.regression ? "failed" : "passed", r.regression ? "regression" : "");
+        if (!diffRowListed(r)) continue;
+        b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"{}\">{}</td></tr>\n",
+                         htmlEscape(r.scope), htmlEscape(r.name), htmlEscape(diffValueText(r, r.base)),
+                         htmlEscape(diffValueText(r, r.next)), htmlEscape(diffChangeText(r)),
+                         r.regression() ? "failed" : "passed", verdictName(r.verdict));
     }
     b += "</table>\n";
+    if (size_t hidden = diffRowsNotListed(d))
+        b += fmt::format("<p>{} rank, kernel, collective and file rows within the noise floor are not listed.</p>\n", hidden);
     return page("hpcprof diff", b, o);
 }
 

@@ -74,9 +74,11 @@ std::string junitDiff(const AnalysisDiff& d, const std::vector<GateResult>& gate
     std::vector<Case> cases;
     addGates(cases, gates);
     for (const auto& r : d.rows)
-        if (r.regression)
-            cases.push_back({"hpcprof.regressions." + r.scope, r.name, fmt::format("{:+.1f}%", r.deltaPct),
-                             "regression", fmt::format("base {:.6g}, new {:.6g}", r.base, r.next), true});
+        if (r.regression())
+            cases.push_back({"hpcprof.regressions." + r.scope, r.name, diffChangeText(r), "regression",
+                             fmt::format("base {}, new {} ({}); {}", diffValueText(r, r.base), diffValueText(r, r.next),
+                                         diffChangeText(r), noiseFloorText(d)),
+                             true});
     if (cases.empty()) cases.push_back({"hpcprof.regressions", "no regressions", "", "", "", false});
     return suite("hpcprof diff " + d.basePath + " -> " + d.newPath, cases);
 }

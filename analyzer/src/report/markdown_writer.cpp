@@ -103,8 +103,8 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
 
 std::string markdownDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates) {
     std::string o = "## hpcprof diff\n\n";
-    o += fmt::format("{} → {}: wall time {:+.1f}%, **{}** regression(s).\n\n", markdownEscape(d.basePath),
-                     markdownEscape(d.newPath), d.wallDeltaPct, d.regressions);
+    o += fmt::format("{} → {}: {}.\n\n{}.\n\n", markdownEscape(d.basePath), markdownEscape(d.newPath),
+                     diffHeadline(d), noiseFloorText(d));
     if (!gates.empty()) {
         o += "| gate | value | result |\n|---|---:|---|\n";
         for (const auto& g : gates)
@@ -114,12 +114,13 @@ std::string markdownDiff(const AnalysisDiff& d, const std::vector<GateResult>& g
     }
     o += "| scope | name | base | new | change | |\n|---|---|---:|---:|---:|---|\n";
     for (const auto& r : d.rows) {
-        bool time = r.scope != "pop";
-        o += fmt::format("| {} | {} | {} | {} | {:+.1f}% | {} |\n", r.scope, markdownEscape(r.name),
-                         time ? formatDuration(r.base) : fmt::format("{:.3f}", r.base),
-                         time ? formatDuration(r.next) : fmt::format("{:.3f}", r.next), r.deltaPct,
-                         r.regression ? "**regression**" : "");
+        if (!diffRowListed(r)) continue;
+        o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.scope, markdownEscape(r.name), diffValueText(r, r.base),
+                         diffValueText(r, r.next), diffChangeText(r),
+                         r.regression() ? "**regression**" : verdictName(r.verdict));
     }
+    if (size_t hidden = diffRowsNotListed(d))
+        o += fmt::format("\n{} rank, kernel, collective and file rows within the noise floor are not listed.\n", hidden);
     return o;
 }
 

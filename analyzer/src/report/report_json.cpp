@@ -183,12 +183,26 @@ json diffJson(const AnalysisDiff& d) {
     doc["schema_version"] = kReportSchemaVersion;
     doc["base"] = d.basePath;
     doc["new"] = d.newPath;
-    doc["summary"] = {{"regressions", d.regressions}, {"wall_delta_pct", d.wallDeltaPct},
-                      {"threshold_pct", d.options.thresholdPct}, {"min_delta_ns", d.options.minDeltaNs}};
+    const analyzer::DiffOptions& o = d.options;
+    doc["summary"] = {{"regressions", d.regressions},
+                      {"improvements", d.improvements},
+                      {"wall_delta_pct", d.wallDeltaPct},
+                      {"noise_floor",
+                       {{"ns", d.noiseFloorNs},
+                        {"min_change_ns", o.minChangeNs},
+                        {"min_change_window_pct", o.minChangeWindowPct},
+                        {"min_change_pct", o.minChangePct},
+                        {"min_efficiency_change", o.minEfficiencyChange}}}};
     json rows = json::array();
-    for (const auto& r : d.rows)
+    for (const auto& r : d.rows) {
+        // A row from or to zero has no percentage: "change" says new or gone instead.
         rows.push_back({{"scope", r.scope}, {"name", r.name}, {"base", r.base}, {"new", r.next},
-                        {"delta", r.delta}, {"delta_pct", r.deltaPct}, {"regression", r.regression}});
+                        {"delta", r.delta},
+                        {"delta_pct", r.deltaPct ? json(*r.deltaPct) : json(nullptr)},
+                        {"change", detail::diffChangeText(r)},
+                        {"verdict", *verdictName(r.verdict) ? verdictName(r.verdict) : "same"},
+                        {"regression", r.regression()}});
+    }
     doc["rows"] = std::move(rows);
     doc["gates"] = json::array();
     return doc;

@@ -156,16 +156,17 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
 
 std::string textDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates) {
     std::string o = fmt::format("hpcprof diff: {} -> {}\n", d.basePath, d.newPath);
-    o += fmt::format("wall time {:+.1f}%, {} regression(s) (threshold {:.1f}%, noise floor {})\n\n", d.wallDeltaPct,
-                     d.regressions, d.options.thresholdPct, formatDuration(double(d.options.minDeltaNs)));
+    o += diffHeadline(d) + "\n" + noiseFloorText(d) + "\n\n";
     o += fmt::format("{:<10} {:<40} {:>12} {:>12} {:>9}\n", "scope", "name", "base", "new", "change");
     for (const auto& r : d.rows) {
-        bool time = r.scope != "pop";
-        o += fmt::format("{:<10} {:<40} {:>12} {:>12} {:>+8.1f}%{}\n", r.scope, r.name,
-                         time ? formatDuration(r.base) : fmt::format("{:.3f}", r.base),
-                         time ? formatDuration(r.next) : fmt::format("{:.3f}", r.next), r.deltaPct,
-                         r.regression ? "  REGRESSION" : "");
+        if (!diffRowListed(r)) continue;
+        const char* verdict = r.regression() ? "  REGRESSION" : r.verdict == analyzer::DiffVerdict::Improvement ? "  improvement" : "";
+        o += fmt::format("{:<10} {:<40} {:>12} {:>12} {:>9}{}\n", r.scope, r.name, diffValueText(r, r.base),
+                         diffValueText(r, r.next), diffChangeText(r), verdict);
     }
+    if (size_t hidden = diffRowsNotListed(d))
+        o += fmt::format("({} rank, kernel, collective and file rows within the noise floor not listed; --format json lists them)\n",
+                         hidden);
     if (!gates.empty()) {
         o += "\nGates\n";
         for (const auto& g : gates) o += "  " + gateLine(g) + "\n";

@@ -43,4 +43,18 @@ FileLists splitFiles(const analyzer::Analysis& a);
 /// "runtime", "pseudo_fs", ... of a top-list item ("" when it is not a file).
 std::string fileClassOf(const analyzer::TopItem& t);
 
+// The diff's shared words (diff_text.cpp).
+/// "+20.1%", or "new" (from 0) / "gone" (to 0), which have no percentage.
+std::string diffChangeText(const analyzer::DiffRow& r);
+/// A row's value: a duration, or a POP efficiency with 3 decimals.
+std::string diffValueText(const analyzer::DiffRow& r, double v);
+/// Whether the text, markdown and HTML tables list the row (job-level rows, and the others
+/// that changed beyond the noise floor), and how many they leave out.
+bool diffRowListed(const analyzer::DiffRow& r);
+size_t diffRowsNotListed(const analyzer::AnalysisDiff& d);
+/// "wall time +3.1%, 0 regression(s), 1 improvement(s)"
+std::string diffHeadline(const analyzer::AnalysisDiff& d);
+/// The noise floor that applied, in words.
+std::string noiseFloorText(const analyzer::AnalysisDiff& d);
+
 } // namespace hpcprof::report::detail

@@ -69,6 +69,7 @@ struct RankBreakdown {
     int64_t processId = 0;
     int64_t pid = 0;
     std::string host;
+    std::string cwd;           ///< working directory its process started in; empty = unknown
     bool gpu = false;          ///< GPU reference timeline (the rank has GPU stream tracks)
     int64_t windowNs = 0;      ///< length of the rank's window (the sum of the exclusive classes)
     int64_t activeNs = 0;      ///< part of the window the process existed in

@@ -34,6 +34,7 @@ struct ProcessInfo {
     int64_t pid = 0;
     std::string host;
     std::string command;
+    std::string cwd; ///< working directory it started in; empty when not recorded
     int64_t startTs = 0;
     std::optional<int64_t> endTs;
 };

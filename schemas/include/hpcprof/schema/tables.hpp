@@ -60,7 +60,8 @@ inline constexpr std::string_view kProcessColumns[] = {
     "id",         "rank",          "world_size",   "local_rank",     "rank_source",
     "host",       "pid",           "ppid",         "parent_process_id", "command",
     "exe",        "start_ts",      "end_ts",       "end_state",      "exit_code",
-    "clock_method", "clock_offset_ns", "clock_drift_ppb", "clock_uncertainty_ns", "raw_dir"};
+    "clock_method", "clock_offset_ns", "clock_drift_ppb", "clock_uncertainty_ns", "raw_dir",
+    "cwd"};
 
 inline constexpr std::string_view kThreadColumns[] = {
     "id", "process_id", "tid", "name", "recording_stopped_ts", "stop_reason", "records_dropped"};

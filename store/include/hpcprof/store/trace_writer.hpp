@@ -25,6 +25,7 @@ struct ProcessRow {
     int64_t pid = 0;
     std::optional<int64_t> ppid, parentProcessId, endTs, exitCode, clockUncertaintyNs;
     int64_t startTs = 0, clockOffsetNs = 0, clockDriftPpb = 0;
+    std::optional<std::string> cwd; ///< working directory the process started in, if recorded
 };
 
 /// How a thread's recording ended (thread table): when it stopped and why, and what it could not

@@ -15,8 +15,9 @@ namespace hpcprof::schema::raw {
 constexpr uint64_t kProcessMagic = 0x31435250'46504348ull; // "HCPFPRC1" little endian
 constexpr uint64_t kThreadMagic = 0x31444854'46504348ull;  // "HCPFTHD1"
 /// 2: RepeatRecord; 3: its period; 4: why and when a thread stopped recording (ThreadFileHeader
-/// stop fields and drop counts by DropReason, ProcessHeader drops of threads without a file).
-constexpr uint32_t kFormatVersion = 4;
+/// stop fields and drop counts by DropReason, ProcessHeader drops of threads without a file);
+/// 5: the process's working directory (ProcessHeader::cwdStringId).
+constexpr uint32_t kFormatVersion = 5;
 constexpr uint32_t kOldestReadableVersion = 1; ///< what this reader still reads (1: no repeats)
 constexpr uint32_t kRecordSize = 64;
 constexpr uint32_t kHeaderSize = 4096;
@@ -133,7 +134,12 @@ struct ProcessHeader {
     uint32_t padding0;
     uint64_t firstDropWithoutFileTicks; ///< raw ticks of the first such drop, 0 = none
     uint64_t droppedWithoutFile[kDropReasonCount]; ///< atomic: their records, by DropReason
-    uint8_t reserved[4096 - 3984];
+    // Format 5: the working directory the process started in (getcwd() when the agent started),
+    // a string id of this process (or of its parent, for a forked child); 0 = not recorded. It
+    // is interned with the process's first thread file, so a process that never records has none.
+    uint32_t cwdStringId; ///< atomic
+    uint32_t padding1;
+    uint8_t reserved[4096 - 3992];
 };
 
 /// Header at the start of every thread file.
