@@ -6,6 +6,8 @@
 // reads the child's raw folder.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,12 +146,18 @@ TEST_CASE("strings longer than a record are written in pieces and reassembled", 
         f.objectId = ids[1];
         agent::recordEvent(f);
     });
-    REQUIRE(t.strings.size() == 2);
-    CHECK(t.strings[0].text == "/data/in.dat");
-    CHECK(t.strings[1].text == longName);
-    CHECK(t.strings[1].id == t.strings[0].id + 1);
+    // The process's working directory comes first: the agent interns it with the first thread
+    // file (ProcessHeader::cwdStringId).
+    REQUIRE(t.strings.size() == 3);
+    CHECK(t.strings[0].text == std::filesystem::current_path().string());
+    CHECK(t.strings[1].text == "/data/in.dat");
+    CHECK(t.strings[2].text == longName);
+    // One id per string, whatever its pieces (the working directory took the id between them:
+    // the first string's call created the thread file).
+    CHECK(t.strings[2].id == t.strings[0].id + 1);
+    CHECK(t.strings[0].id == t.strings[1].id + 1);
     REQUIRE(t.events.size() == 1);
-    CHECK(t.events[0].objectId == t.strings[1].id);
+    CHECK(t.events[0].objectId == t.strings[2].id);
     CHECK(t.incompleteStrings == 0);
 }
 
