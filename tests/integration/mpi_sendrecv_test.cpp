@@ -29,6 +29,7 @@ const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
 // The program's constants (mpi_sendrecv_halo.c).
 constexpr int kRanks = 4, kSlowRank = 2, kItersSendrecv = 40, kItersReplace = 20;
 constexpr int64_t kHaloBytes = 1024 * 8;
+constexpr double kComputeS = 25e-3; // COMPUTE_MS
 
 bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
@@ -107,8 +108,9 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
     for (const auto& d : doc["data_quality"]) CHECK(d["name"] != "unmatched_messages");
 
     // The wait per rank is what the program measured inside its Sendrecv calls, within 10 %
-    // (the calls move 8 KiB eagerly: nearly all their time is waiting). Rank 2 is never late
-    // and waits only for messages in flight: within 10 % of the longest wait.
+    // (the calls move 8 KiB: nearly all their time is waiting). Rank 2 is never late: its
+    // time in the calls is transfer and, on a loaded 2-core machine, waiting for a CPU (up to
+    // 0.1 s seen), not waiting for a partner: at most that, and under 10 % of the longest.
     double longest = 0;
     for (const auto& [rank, m] : measured) longest = std::max(longest, m.sendrecvS);
     for (const auto& r : doc["ranks"]) {
@@ -118,9 +120,10 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
         INFO("rank " << rank << ": report wait " << waitS << " s, program measured " << mine << " s");
         CHECK(measured.at(rank).calls == callsPerRank);
         if (rank == kSlowRank) {
-            CHECK(std::abs(waitS - mine) <= 0.10 * longest);
+            CHECK(waitS <= mine);
+            CHECK(waitS < 0.10 * longest);
         } else {
-            CHECK(mine > 0.5 * kItersSendrecv * 15e-3); // waited ~15 ms per iteration
+            CHECK(mine > 0.5 * (kItersSendrecv + kItersReplace) * kComputeS); // ~25 ms per iteration
             CHECK(std::abs(waitS - mine) <= 0.10 * mine);
         }
     }

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#define COMPUTE_MS 15.0
+#define COMPUTE_MS 25.0
 #define SLOW_RANK 2
 #define ITERS_SENDRECV 40
 #define ITERS_REPLACE 20
