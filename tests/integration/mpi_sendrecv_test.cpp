@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -147,4 +148,32 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
     REQUIRE(straggler);
     CHECK((*straggler)["ranks"] == nlohmann::json::array({kSlowRank}));
     CHECK_FALSE(finding(doc, "small-messages"));
+}
+
+TEST_CASE("MPI_Sendrecv and MPI_Sendrecv_replace through the Fortran 2008 binding are matched",
+          "[integration][mpi]") {
+    if (!haveMpirun() || !std::filesystem::exists(sampleBinary("mpi_sendrecv_f08"))) {
+        WARN("SKIPPED: mpirun or mpifort not found");
+        return;
+    }
+    TempDir dir;
+    const std::string path = dir / "trace.hpcprof";
+    auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np", "3",
+                           sampleBinary("mpi_sendrecv_f08")},
+                          kMpiEnv);
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    // 3 ranks, 5 iterations, 2 neighbour pairs: 10 messages per call kind, each with its two
+    // halves (512 doubles); the MPI_PROC_NULL halves of ranks 0 and 2 have no row.
+    TraceQuery q(path);
+    CHECK(q.rows("SELECT e.name, c.kind, COUNT(*), SUM(c.bytes) FROM mpi_completion c"
+                 " JOIN event_view e ON e.event_id = c.event_id GROUP BY 1, 2 ORDER BY 1, 2") ==
+          std::vector<std::string>{"MPI_Sendrecv|recv|10|40960", "MPI_Sendrecv|send|10|40960",
+                                   "MPI_Sendrecv_replace|recv|10|40960",
+                                   "MPI_Sendrecv_replace|send|10|40960"});
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    const auto doc = nlohmann::json::parse(rep.out);
+    CHECK(doc["wait_states"]["matched_messages"] == 20);
+    CHECK(doc["wait_states"]["unmatched_messages"] == 0);
 }
