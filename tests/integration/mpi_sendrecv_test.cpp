@@ -61,33 +61,16 @@ const nlohmann::json* finding(const nlohmann::json& doc, const std::string& id) 
     return nullptr;
 }
 
-} // namespace
+constexpr int64_t kCallsPerRank = 2 * (kItersSendrecv + kItersReplace);
 
-TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and blamed on the late rank",
-          "[integration][mpi]") {
-    if (!haveMpirun()) {
-        WARN("SKIPPED: mpirun not found");
-        return;
-    }
-    TempDir dir;
-    const std::string path = dir / "trace.hpcprof";
-    auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np",
-                           std::to_string(kRanks), sampleBinary("mpi_sendrecv_halo")},
-                          kMpiEnv);
-    INFO(run.out << run.err);
-    REQUIRE(run.exitCode == 0);
-    const auto measured = parseMeasured(run.out);
-    REQUIRE(measured.size() == size_t(kRanks));
-
-    // Capture: every call, and one mpi_completion row per half that moved data. Inner ranks
-    // move both halves of each call; the boundary ranks one (the other is MPI_PROC_NULL).
-    TraceQuery q(path);
-    const int64_t callsPerRank = 2 * (kItersSendrecv + kItersReplace);
+/// Capture: every call, and one mpi_completion row per half that moved data. Inner ranks
+/// move both halves of each call; the boundary ranks one (the other is MPI_PROC_NULL).
+void checkCapture(const TraceQuery& q) {
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'MPI_Sendrecv'") ==
           kRanks * 2 * kItersSendrecv);
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'MPI_Sendrecv_replace'") ==
           kRanks * 2 * kItersReplace);
-    const int64_t halves = (2 * 2 + 2 * 1) * callsPerRank; // ranks 1, 2: two; ranks 0, 3: one
+    const int64_t halves = (2 * 2 + 2 * 1) * kCallsPerRank; // ranks 1, 2: two; ranks 0, 3: one
     CHECK(q.scalar("SELECT COUNT(*) FROM mpi_completion c JOIN event_view e ON e.event_id = c.event_id"
                    " WHERE e.name LIKE 'MPI_Sendrecv%' AND c.post_event_id = c.event_id"
                    " AND c.bytes = " + std::to_string(kHaloBytes)) == halves);
@@ -95,15 +78,12 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
     CHECK(q.scalar("SELECT COUNT(*) FROM mpi_completion c JOIN event_view e ON e.event_id = c.event_id"
                    " WHERE c.kind = 'recv' AND ((c.tag IN (1, 3) AND c.peer = e.rank - 1)"
                    " OR (c.tag IN (2, 4) AND c.peer = e.rank + 1))") == halves / 2);
+}
 
-    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
-    REQUIRE(rep.exitCode == 0);
-    const auto doc = nlohmann::json::parse(rep.out);
-    INFO(doc["wait_states"].dump() << "\n" << doc["stragglers"].dump());
-
+void checkWaits(const nlohmann::json& doc, const std::map<int64_t, Measured>& measured) {
     // Every half matched: one message per neighbour pair, direction and call, none unmatched;
     // the MPI_PROC_NULL halves are neither.
-    const int64_t messages = (kRanks - 1) * callsPerRank;
+    const int64_t messages = (kRanks - 1) * kCallsPerRank;
     CHECK(doc["wait_states"]["matched_messages"] == messages);
     CHECK(doc["wait_states"]["unmatched_messages"] == 0);
     for (const auto& d : doc["data_quality"]) CHECK(d["name"] != "unmatched_messages");
@@ -119,7 +99,7 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
         const double waitS = r["wait_ns"].get<double>() * 1e-9;
         const double mine = measured.at(rank).sendrecvS;
         INFO("rank " << rank << ": report wait " << waitS << " s, program measured " << mine << " s");
-        CHECK(measured.at(rank).calls == callsPerRank);
+        CHECK(measured.at(rank).calls == kCallsPerRank);
         if (rank == kSlowRank) {
             CHECK(waitS <= mine);
             CHECK(waitS < 0.10 * longest);
@@ -128,7 +108,10 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
             CHECK(std::abs(waitS - mine) <= 0.10 * mine);
         }
     }
+}
 
+void checkBlame(const nlohmann::json& doc, const std::map<int64_t, Measured>& measured,
+                const TraceQuery& q) {
     // Blamed on the late rank: rank 2 made ranks 1 and 3 wait (rank 0 waits for rank 1, which
     // is itself waiting for rank 2 and so sends late: that wait is blamed on rank 1).
     REQUIRE_FALSE(doc["stragglers"].empty());
@@ -148,6 +131,33 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
     REQUIRE(straggler);
     CHECK((*straggler)["ranks"] == nlohmann::json::array({kSlowRank}));
     CHECK_FALSE(finding(doc, "small-messages"));
+}
+
+} // namespace
+
+TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and blamed on the late rank",
+          "[integration][mpi]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    const std::string path = dir / "trace.hpcprof";
+    auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np",
+                           std::to_string(kRanks), sampleBinary("mpi_sendrecv_halo")},
+                          kMpiEnv);
+    INFO(run.out << run.err);
+    REQUIRE(run.exitCode == 0);
+    const auto measured = parseMeasured(run.out);
+    REQUIRE(measured.size() == size_t(kRanks));
+    TraceQuery q(path);
+    checkCapture(q);
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    const auto doc = nlohmann::json::parse(rep.out);
+    INFO(doc["wait_states"].dump() << "\n" << doc["stragglers"].dump());
+    checkWaits(doc, measured);
+    checkBlame(doc, measured, q);
 }
 
 TEST_CASE("MPI_Sendrecv and MPI_Sendrecv_replace through the Fortran 2008 binding are matched",
