@@ -73,6 +73,37 @@ int64_t receivedBytes(const MPI_Status* status, MPI_Datatype type) {
 }
 } // namespace hpcprof::agent::mpi
 
+namespace {
+
+struct SendHalf {
+    int dest; ///< in the communicator
+    int tag;
+    int64_t bytes;
+};
+
+/// MPI_Sendrecv(_replace): the event carries the send half (peer = dest, tag, bytes sent). Both
+/// halves are also written as completions of the call itself, under two fresh request numbers,
+/// so that the analysis matches each half with its partner like a request posted at the call's
+/// entry and completed at its end (the call waits for both). A half whose partner is
+/// MPI_PROC_NULL moves nothing and is not written.
+void describeSendrecv(MpiEvent& e, MPI_Comm comm, int rc, const SendHalf& send,
+                      const MPI_Status& st, MPI_Datatype rtype) {
+    CommInfo* c = lookupComm(comm);
+    e.peer = worldRankOf(c, send.dest);
+    e.tag = send.tag;
+    e.commId = c ? c->keyId : 0;
+    e.bytes = send.bytes;
+    if (rc != MPI_SUCCESS) return;
+    const int32_t source = worldRankOf(c, st.MPI_SOURCE);
+    const uint32_t number =
+        __atomic_fetch_add(&nextRequestNumberCounter(), 2u, __ATOMIC_RELAXED);
+    if (e.peer >= 0) recordCompletion(false, number, e.peer, send.tag, send.bytes);
+    if (source >= 0)
+        recordCompletion(true, number + 1, source, st.MPI_TAG, receivedBytes(&st, rtype));
+}
+
+} // namespace
+
 HPCPROF_MPI_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                                 MPI_Comm comm) {
     return blockingSend(g_send, Op::MpiSend, buf, count, type, dest, tag, comm);
@@ -162,18 +193,16 @@ HPCPROF_MPI_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype s
                                     int source, int rtag, MPI_Comm comm, MPI_Status* status) {
     auto fn = g_sendrecv.get();
     if (!fn) return kNoMpi;
+    MPI_Status local;
+    MPI_Status* st = status == statusIgnore() ? &local : status;
     return tracedCall(
         Op::MpiSendrecv,
         [&] {
             return fn(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
-                      status);
+                      st);
         },
-        [&](MpiEvent& e, int) {
-            CommInfo* c = lookupComm(comm);
-            e.peer = worldRankOf(c, dest);
-            e.tag = stag;
-            e.commId = c ? c->keyId : 0;
-            e.bytes = typeBytes(stype, scount);
+        [&](MpiEvent& e, int rc) {
+            describeSendrecv(e, comm, rc, {dest, stag, typeBytes(stype, scount)}, *st, rtype);
         });
 }
 HPCPROF_PMPI_ALIAS(MPI_Sendrecv)
@@ -183,15 +212,13 @@ HPCPROF_MPI_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t
                                             MPI_Status* status) {
     auto fn = g_sendrecvReplace.get();
     if (!fn) return kNoMpi;
+    MPI_Status local;
+    MPI_Status* st = status == statusIgnore() ? &local : status;
     return tracedCall(
         Op::MpiSendrecvReplace,
-        [&] { return fn(buf, count, type, dest, stag, source, rtag, comm, status); },
-        [&](MpiEvent& e, int) {
-            CommInfo* c = lookupComm(comm);
-            e.peer = worldRankOf(c, dest);
-            e.tag = stag;
-            e.commId = c ? c->keyId : 0;
-            e.bytes = typeBytes(type, count);
+        [&] { return fn(buf, count, type, dest, stag, source, rtag, comm, st); },
+        [&](MpiEvent& e, int rc) {
+            describeSendrecv(e, comm, rc, {dest, stag, typeBytes(type, count)}, *st, type);
         });
 }
 HPCPROF_PMPI_ALIAS(MPI_Sendrecv_replace)

@@ -62,6 +62,7 @@ Status loadP2pCompletions(const Trace& trace, std::vector<P2pCall>& messages) {
         m.communicatorId = st.isNull(10) ? -1 : st.int64(10);
         m.synchronous = name == "MPI_Issend";
         m.waitEventId = st.int64(5);
+        m.sendrecv = m.waitEventId == postId;
         m.waitTs = st.int64(6);
         m.waitEnd = m.waitTs + st.int64(7);
     }

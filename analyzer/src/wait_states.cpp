@@ -137,6 +137,7 @@ public:
     void addTo(WaitTables& t) const {
         for (const auto& [eventId, c] : m_waits) {
             RankWait& rw = t.rankWait(c.waiterRank);
+            t.w.waitByEvent[eventId] += c.waitNs;
             (c.lateSender ? rw.lateSenderNs : rw.lateReceiverNs) += c.waitNs;
             (c.lateSender ? t.w.lateSenderNs : t.w.lateReceiverNs) += c.waitNs;
             t.blame(c.blamedRank, c.waitNs, c.blamedEventId);
@@ -159,6 +160,7 @@ void lateSender(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionWai
     if (r.blocking && s.ts > r.ts) {
         int64_t wait = std::min(s.ts, r.end) - r.ts;
         if (wait > 0) {
+            t.w.waitByEvent[r.eventId] += wait;
             t.rankWait(r.rank).lateSenderNs += wait;
             t.w.lateSenderNs += wait;
             t.blame(s.rank, wait, s.eventId);
@@ -173,6 +175,7 @@ void lateReceiver(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionW
     if (s.blocking && r.ts > s.ts && s.end > r.ts) {
         int64_t wait = std::min(r.ts, s.end) - s.ts;
         if (wait > 0) {
+            t.w.waitByEvent[s.eventId] += wait;
             t.rankWait(s.rank).lateReceiverNs += wait;
             t.w.lateReceiverNs += wait;
             t.blame(r.rank, wait, r.eventId);
@@ -180,6 +183,12 @@ void lateReceiver(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionW
     } else if (!s.blocking && s.waitEventId && (s.synchronous || s.bytes >= kRendezvousBytes)) {
         // Only a send that cannot complete before the receive is posted waits for it; an
         // eager send's wait may be long for other requests of the same call.
+        completions.offer(s, r, r.ts, false);
+    } else if (s.sendrecv && s.waitEnd > r.ts) {
+        // A Sendrecv's send half is a blocking send: still inside the call when the receive
+        // was posted, it waited for it (eager limits are often far below kRendezvousBytes:
+        // 4 KiB in Open MPI's shared memory). The call's other request is its own receive,
+        // whose late sender, if later, wins (a call waits once, for its latest partner).
         completions.offer(s, r, r.ts, false);
     }
 }

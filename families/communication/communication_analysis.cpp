@@ -52,6 +52,7 @@ public:
             if (e.bytes >= 0 && e.bytes < threshold::kSmallRequestBytes) {
                 m_smallCalls += e.count;
                 m_smallNs += e.dur;
+                smallCallIds.push_back(e.id);
                 if (m_examples.size() < 3) m_examples.push_back(e.id);
             }
         }
@@ -81,6 +82,7 @@ public:
         f.smallCommNs += m_smallNs;
         if (!m_examples.empty()) f.examples["small_comm"] = std::move(m_examples);
         const int64_t rank = end.breakdown.rank;
+        smallCallRank = rank;
         std::sort(m_tags.begin(), m_tags.end());
         for (P2pCall& m : messages) {
             m.rank = rank;
@@ -101,6 +103,8 @@ public:
 
     std::vector<CollectiveCall> collectives; ///< after finish()
     std::vector<P2pCall> messages;           ///< in scan order
+    std::vector<int64_t> smallCallIds;       ///< the calls counted as small, for their waits
+    int64_t smallCallRank = 0;
     TopAccumulator topCollectives;
 
 private:
@@ -110,6 +114,26 @@ private:
     int64_t m_commCalls = 0, m_smallCalls = 0, m_smallNs = 0;
     std::vector<int64_t> m_examples;
 };
+
+/// The calls of one rank counted as small messages.
+struct SmallCalls {
+    int64_t rank = 0;
+    std::vector<int64_t> ids;
+};
+
+/// A small call that waited for a late partner is not latency-bound: its wait (collective wait,
+/// late sender or receiver, from the wait states) is set apart from its time.
+void addSmallCallWaits(const std::vector<SmallCalls>& small, const WaitStates& waits,
+                       std::vector<RankBreakdown>& ranks) {
+    for (const SmallCalls& s : small) {
+        auto rb = std::lower_bound(ranks.begin(), ranks.end(), s.rank,
+                                   [](const RankBreakdown& b, int64_t rank) { return b.rank < rank; });
+        if (rb == ranks.end() || rb->rank != s.rank) continue;
+        for (int64_t id : s.ids)
+            if (auto w = waits.waitByEvent.find(id); w != waits.waitByEvent.end())
+                rb->facts.smallCommWaitNs += w->second;
+    }
+}
 
 /// Large collectives: achieved bandwidth = bytes / (duration - wait), per rank.
 void addLargeCollectiveFacts(const std::vector<CollectiveCall>& collectives, const WaitStates& waits,
@@ -190,9 +214,11 @@ public:
                    Analysis& an) const override {
         std::vector<CollectiveCall> collectives;
         std::vector<P2pCall> messages;
+        std::vector<SmallCalls> small;
         TopAccumulator top;
         for (auto& s : scans) {
             auto& scan = static_cast<CommunicationScan&>(*s);
+            small.push_back({scan.smallCallRank, std::move(scan.smallCallIds)});
             collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
             messages.insert(messages.end(), scan.messages.begin(), scan.messages.end());
             top.merge(scan.topCollectives);
@@ -208,6 +234,7 @@ public:
                                          return c ? c->size : std::nullopt;
                                      });
         addLargeCollectiveFacts(collectives, an.waits, an.ranks);
+        addSmallCallWaits(small, an.waits, an.ranks);
         an.topCollectives = top.top(ctx.options.topItems, [&](int64_t id) { return ctx.index.string(id); });
         ctx.collectives = std::move(collectives);
         return {};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The communication family's part of the store step: MPI non-blocking requests. The agent
 // writes, before each MPI_Wait*/MPI_Test* event, one MpiCompletionRecord per request the call
-// completed; this converter ties them to that call (a signal handler's event in between does not take them),
+// completed (and before each MPI_Sendrecv(_replace) one per half it moved, which the call
+// posted itself); this converter ties them to that call (a signal handler's event in between does not take them),
 // remembers which call posted each request (MPI_I*, MPI_Start*: flag kFlagRequest, request
 // number in seq), and writes one mpi_completion row per completed request once every thread of
 // the process is in (a request may complete on another thread than the one that posted it).
@@ -15,10 +16,15 @@ namespace {
 
 namespace raw = schema::raw;
 
-/// MPI_Wait* / MPI_Test*: the calls that complete non-blocking requests.
+/// MPI_Sendrecv(_replace): posts its two halves and completes them itself.
+bool isSendrecv(uint16_t op) {
+    return op == uint16_t(schema::Op::MpiSendrecv) || op == uint16_t(schema::Op::MpiSendrecvReplace);
+}
+
+/// MPI_Wait* / MPI_Test* complete non-blocking requests; MPI_Sendrecv(_replace) its own halves.
 bool completesRequests(uint16_t op) {
     const schema::OpInfo* info = schema::findOp(op);
-    return info && info->category == schema::Category::MpiWait;
+    return (info && info->category == schema::Category::MpiWait) || isSendrecv(op);
 }
 
 class MpiRequests final : public ProcessConverter {
@@ -48,14 +54,16 @@ public:
             if (c.peer >= 0) row.peer = c.peer;
             row.tag = c.tag;
             if (c.bytes >= 0) row.bytes = c.bytes;
+            if (isSendrecv(e.op)) row.postEventId = eventId;
             m_rows.push_back(row);
         }
     }
 
     Status finish(int64_t, int64_t&) override {
         for (MpiCompletionRow& row : m_rows) {
-            if (auto it = m_posted.find(uint32_t(row.request)); it != m_posted.end())
-                row.postEventId = it->second;
+            // A Sendrecv's halves already name their call.
+            auto it = row.postEventId ? m_posted.end() : m_posted.find(uint32_t(row.request));
+            if (it != m_posted.end()) row.postEventId = it->second;
             m_ctx.writer.insertMpiCompletion(row);
         }
         return m_ctx.writer.error();

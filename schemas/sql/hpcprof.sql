@@ -141,9 +141,9 @@ CREATE TABLE event_arg (
 -- MPI_Start, ...). The completing event's own bytes/tag keep the totals. Matching a posted
 -- receive to its send needs the actual source and tag, which only the completion knows.
 CREATE TABLE mpi_completion (
-    event_id INTEGER NOT NULL,  -- the completing call (event.id of an MPI_Wait* / MPI_Test*)
+    event_id INTEGER NOT NULL,  -- the completing call (event.id of an MPI_Wait* / MPI_Test* / MPI_Sendrecv*)
     request INTEGER NOT NULL,   -- per-process request number (0, 1, ... in posting order)
-    post_event_id INTEGER,      -- event.id of the posting call, NULL if it was not recorded
+    post_event_id INTEGER,      -- event.id of the posting call (MPI_Sendrecv*: itself), NULL if not recorded
     kind TEXT NOT NULL,         -- 'send' or 'recv'
     peer INTEGER,               -- partner world rank; receives: the actual source, NULL if unknown
     tag INTEGER,                -- message tag; receives: the actual tag

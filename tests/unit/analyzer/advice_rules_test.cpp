@@ -134,6 +134,31 @@ TEST_CASE("rule small-messages fires on 200 sends of 100 bytes, not on 200 sends
     CHECK_FALSE(find(run(build(1 << 20)), "small-messages"));
 }
 
+TEST_CASE("rule small-messages leaves out the wait for late senders inside the small calls",
+          "[analyzer][advice]") {
+    // Rank 0: 200 MPI_Recv of 100 B at 40 i lasting `dur`; rank 1 sends each at 40 i + 25.
+    // Each receive waits 25 for its late sender (200 x 25 = 5000 of wait); what is left is
+    // latency: dur 30 -> 200 x 5 = 1000 = 10 % of the 10000 window (fires, gain 1000);
+    // dur 26 -> 200 = 2 % (does not fire, although the calls take 52 % of the window).
+    auto build = [](int64_t dur) {
+        return [dur](test::TraceBuilder& b) {
+            int r0 = b.rank(0, 0, 10000, 2), r1 = b.rank(1, 0, 10000, 2);
+            for (int i = 0; i < 200; ++i) {
+                b.event(r0, Category::MpiP2p, "MPI_Recv", 40 * i, dur).withPeer(1).withTag(0).withBytes(100);
+                b.event(r1, Category::MpiP2p, "MPI_Send", 40 * i + 25, 1).withPeer(0).withTag(0).withBytes(100);
+            }
+        };
+    };
+    Analysis yes = run(build(30));
+    const Finding* f = find(yes, "small-messages");
+    REQUIRE(f);
+    CHECK(evidence(*f, "small_calls_ns") == 200 * 30 + 200 * 1);
+    CHECK(evidence(*f, "small_calls_wait_ns") == 5000);
+    CHECK(f->estimatedGainNs == 1000);
+    CHECK(f->ranks == std::vector<int64_t>{0});
+    CHECK_FALSE(find(run(build(26)), "small-messages"));
+}
+
 TEST_CASE("rule small-io fires on 200 writes of 512 bytes, not on 200 writes of 1 MiB", "[analyzer][advice]") {
     auto build = [](int64_t bytes) {
         return [bytes](test::TraceBuilder& b) {

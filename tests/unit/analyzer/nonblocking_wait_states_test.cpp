@@ -210,3 +210,83 @@ TEST_CASE("each request an MPI_Startall posted is a message of its own", "[analy
     CHECK(w.stragglers[0].rank == 2);
     CHECK(w.stragglers[0].inflictedWaitNs == 40);
 }
+
+namespace {
+
+// A non-periodic shift to the right on 3 ranks (tag 1): rank r sends to r+1 and receives from
+// r-1; rank 0 receives from MPI_PROC_NULL and rank 2 sends to it (those halves have no row).
+//   rank 0: Sendrecv [10, 12)  send 8 B to 1
+//   rank 1: Sendrecv [20, 80)  send to 2, recv from 0    (rank 0's send started at 10: no wait)
+//   rank 2: Sendrecv [5, 70)   recv from 1 (an MPI_Recv partner would do the same)
+// Rank 2's receive half: rank 1's send starts at 20: late sender, min(20,70)-5 = 15, blamed
+// on rank 1. Rank 1's send half is 8 B (eager): no late receiver although rank 2 was ready.
+// Then rank 1 sends 8 B to rank 2 in a second Sendrecv [100, 150) whose receive half has
+// MPI_PROC_NULL, and rank 2 posts the matching MPI_Irecv at 130 (Wait [131, 160)): the call
+// was still running when the receive was posted, so its send half waited for the late
+// receiver like a blocking send (whatever its size), min(130,150)-100 = 30, blamed on rank 2.
+// Last, rank 0 sends 8 B to rank 1 in a Sendrecv [170, 175) (tag 3) that rank 1 receives
+// with MPI_Recv [180, 181): the call had returned when the receive was posted: no wait.
+void writeSendrecvTrace(const std::string& path) {
+    test::TraceBuilder b;
+    int r0 = b.rank(0, 0, 200, 3), r1 = b.rank(1, 0, 200, 3), r2 = b.rank(2, 0, 200, 3);
+    auto sendrecv = [&](int track, int64_t ts, int64_t dur, const char* label) -> test::EventSpec& {
+        return b.event(track, Category::MpiP2p, "MPI_Sendrecv", ts, dur)
+            .withCommunicator("world", 3)
+            .withLabel(label);
+    };
+    sendrecv(r0, 10, 2, "a").withPeer(1).withTag(1).withBytes(8).completes("a", false, 1, 1, 8);
+    sendrecv(r1, 20, 60, "b").withPeer(2).withTag(1).withBytes(8)
+        .completes("b", false, 2, 1, 8)
+        .completes("b", true, 0, 1, 8);
+    sendrecv(r2, 5, 65, "c").completes("c", true, 1, 1, 8);
+    sendrecv(r1, 100, 50, "d").withPeer(2).withTag(2).withBytes(8).completes("d", false, 2, 2, 8);
+    b.event(r2, Category::MpiP2p, "MPI_Irecv", 130, 1).withPeer(1).withTag(2)
+        .withCommunicator("world", 3).withLabel("r");
+    b.event(r2, Category::MpiWait, "MPI_Wait", 131, 29).completes("r", true, 1, 2, 8);
+    sendrecv(r0, 170, 5, "e").withPeer(1).withTag(3).withBytes(8).completes("e", false, 1, 3, 8);
+    b.event(r1, Category::MpiP2p, "MPI_Recv", 180, 1).withPeer(0).withTag(3).withBytes(8)
+        .withCommunicator("world", 3);
+    b.write(path);
+}
+
+} // namespace
+
+TEST_CASE("both halves of an MPI_Sendrecv are matched and the call waits once for its late partner",
+          "[analyzer][wait_states]") {
+    test::TempDir dir;
+    const std::string path = dir / "sendrecv.hpcprof";
+    writeSendrecvTrace(path);
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    std::vector<P2pCall> messages;
+    REQUIRE(loadP2pCompletions(*trace, messages).ok());
+    // The blocking receive, as the per-rank scan collects it.
+    P2pCall recv;
+    recv.rank = 1;
+    recv.peer = 0;
+    recv.tag = 3;
+    recv.ts = 180;
+    recv.end = 181;
+    recv.bytes = 8;
+    recv.blocking = true;
+    recv.eventId = queryInt(*trace, "SELECT e.id FROM event e WHERE e.ts = 180");
+    recv.communicatorId = queryInt(*trace, "SELECT id FROM communicator WHERE key = 'world'");
+    messages.push_back(recv);
+    REQUIRE(messages.size() == 8); // one per recorded half, the Irecv and the Recv
+    WaitStates w = computeP2p(messages, 3);
+    CHECK(w.matchedMessages == 4);
+    CHECK(w.unmatchedMessages == 0); // the MPI_PROC_NULL halves are not messages
+    CHECK(rankWait(w, 0).total() == 0);
+    CHECK(rankWait(w, 1).lateReceiverNs == 30);
+    CHECK(rankWait(w, 1).lateSenderNs == 0);
+    CHECK(rankWait(w, 2).lateSenderNs == 15);
+    const int64_t c = queryInt(*trace, "SELECT e.id FROM event e WHERE e.ts = 5");
+    const int64_t d = queryInt(*trace, "SELECT e.id FROM event e WHERE e.ts = 100");
+    CHECK(w.waitByEvent.at(c) == 15);
+    CHECK(w.waitByEvent.at(d) == 30);
+    REQUIRE(w.stragglers.size() == 2);
+    CHECK(w.stragglers[0].rank == 2);
+    CHECK(w.stragglers[0].inflictedWaitNs == 30);
+    CHECK(w.stragglers[1].rank == 1);
+    CHECK(w.stragglers[1].inflictedWaitNs == 15);
+}

@@ -47,6 +47,7 @@ struct AnalysisOptions {
 /// Per-rank facts gathered during the scan that the advice rules use as evidence.
 struct RankFacts {
     int64_t commCalls = 0, smallCommCalls = 0, smallCommNs = 0;   ///< bytes < 64 KiB
+    int64_t smallCommWaitNs = 0; ///< of smallCommNs: waiting for late partners (wait states)
     /// POSIX/MPI-IO data calls (read/write family) on application data files; small: < 64 KiB
     int64_t ioCalls = 0, smallIoCalls = 0, smallIoNs = 0;
     int64_t ioBytes = 0;
@@ -119,6 +120,8 @@ struct P2pCall {
     bool blocking = false; ///< the call returns only when the transfer can complete
     bool synchronous = false;  ///< non-blocking synchronous send (MPI_Issend): completes only
                                ///< once the receive has started
+    bool sendrecv = false; ///< a half of an MPI_Sendrecv(_replace): posted and completed by
+                           ///< that one call (waitEventId = eventId)
     int64_t communicatorId = -1; ///< communicator.id; -1 = unknown (see computeWaitStates)
     /// Non-blocking calls: the wait or test that completed the request (waitEventId 0 = none).
     int64_t waitEventId = 0, waitTs = 0, waitEnd = 0;
@@ -145,7 +148,9 @@ struct WaitStates {
     int64_t collectiveWaitNs = 0, lateSenderNs = 0, lateReceiverNs = 0;
     std::vector<RankWait> perRank;      ///< by rank
     std::vector<Straggler> stragglers;  ///< inflicted wait descending; only ranks with > 0
-    /// Per collective call event id: its wait (used by the bandwidth rule).
+    /// Per call event id: the wait measured inside it, for every collective call and every
+    /// point-to-point call that waited (a blocking call, or the wait / MPI_Sendrecv that
+    /// completed late requests). Used by the bandwidth and small-message rules.
     std::map<int64_t, int64_t> waitByEvent;
 };
 
