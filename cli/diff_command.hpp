@@ -18,6 +18,7 @@ struct DiffCommandOptions {
     std::vector<std::string> failOn;
     double thresholdPct = 5.0;
     int64_t minDeltaNs = 100'000;
+    bool includeSetup = false; ///< POP rows on the whole window, MPI start-up included
 };
 
 CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& options);
