@@ -41,6 +41,8 @@ CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& o) {
         ->check(numberFrom(0, 1, ""))
         ->capture_default_str();
     c->add_option("--fail-on", o.failOn, "Gate on the diff, e.g. 'regressions > 0' (repeatable; exit 3 if true)");
+    c->add_flag("--include-setup", o.includeSetup,
+                "POP rows on the whole window, MPI start-up and shutdown included");
     return c;
 }
 
@@ -69,6 +71,7 @@ int diffCommand(const DiffCommandOptions& o) {
         return kExitUsage;
     }
     ao.window = *window;
+    ao.popIncludesSetup = o.includeSetup;
     if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analyses, not after
         printMessage("diff", s.message());
         return kExitUsage;

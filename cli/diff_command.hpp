@@ -20,6 +20,7 @@ struct DiffCommandOptions {
     std::string window;
     std::vector<std::string> failOn;
     analyzer::DiffOptions floor; ///< the noise floor (defaults: analyzer/diff.hpp)
+    bool includeSetup = false; ///< POP rows on the whole window, MPI start-up included
 };
 
 CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& options);

@@ -25,6 +25,9 @@ CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
         ->capture_default_str();
     c->add_option("--link-gbps", o.linkGbps, "Link bandwidth in GB/s for the collective bandwidth rule")
         ->check(numberFrom(0, 100000, "GB/s"));
+    c->add_flag("--include-setup", o.includeSetup,
+                "POP metrics on the whole window, MPI start-up and shutdown included (default: "
+                "between each rank's MPI_Init and MPI_Finalize)");
     return c;
 }
 
@@ -58,6 +61,7 @@ int reportCommand(const ReportOptions& o) {
     }
     ao.window = *window;
     ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
+    ao.popIncludesSetup = o.includeSetup;
     if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analysis, not after
         printMessage("report", s.message());
         return kExitUsage;

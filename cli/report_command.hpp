@@ -18,6 +18,7 @@ struct ReportOptions {
     std::vector<std::string> failOn;  ///< gate expressions
     std::string junitSeverity = "warning";
     double linkGbps = 0;              ///< link bandwidth for the collective-bandwidth rule, GB/s
+    bool includeSetup = false;        ///< POP metrics on the whole window, MPI start-up included
 };
 
 /// Registers the subcommand and its options on `app`.

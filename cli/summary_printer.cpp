@@ -27,6 +27,19 @@ std::string formatBytes(int64_t bytes) {
     return fmt::format("{:.1f} {}", v, kUnits[u]);
 }
 
+namespace {
+
+/// How the summary names a process: its rank, else its program (the command's first word
+/// without its folder), so that a process without a rank is not an anonymous "-".
+std::string processName(const analyzer::ProcessIo& p) {
+    if (p.rank) return fmt::format("rank {}", *p.rank);
+    std::string program = p.command.substr(0, p.command.find(' '));
+    if (auto slash = program.rfind('/'); slash != std::string::npos) program = program.substr(slash + 1);
+    return program.empty() ? std::string("-") : report::printable(program);
+}
+
+} // namespace
+
 // File paths come from the profiled program and may hold any bytes: they are printed in their
 // display form (report::printable, docs/reports.md), never as control sequences.
 void printIoSummary(std::FILE* out, const std::string& tracePath,
@@ -36,12 +49,14 @@ void printIoSummary(std::FILE* out, const std::string& tracePath,
     fmt::print(out, "hpcprof: wall time {}, {} process{}, {} events\n", formatDuration(s.wallNs),
                s.processes, s.processes == 1 ? "" : "es", s.events);
     if (!s.perProcess.empty()) {
-        fmt::print(out, "  {:<10} {:>8} {:>12} {:>12} {:>7} {:>10} {:>11} {:>11}\n", "process",
+        fmt::print(out, "  {:<16} {:>8} {:>12} {:>12} {:>7} {:>10} {:>11} {:>11}\n", "process",
                    "pid", "wall", "in I/O", "I/O %", "I/O calls", "read", "written");
         for (const auto& p : s.perProcess) {
-            std::string who = p.rank ? fmt::format("rank {}", *p.rank) : std::string("-");
+            // A process that exec()ed is one row, named by its last program, its time and I/O
+            // from its first image on.
+            std::string who = processName(p);
             double pct = p.wallNs > 0 ? 100.0 * double(p.ioNs) / double(p.wallNs) : 0.0;
-            fmt::print(out, "  {:<10} {:>8} {:>12} {:>12} {:>6.1f}% {:>10} {:>11} {:>11}\n", who,
+            fmt::print(out, "  {:<16} {:>8} {:>12} {:>12} {:>6.1f}% {:>10} {:>11} {:>11}\n", who,
                        p.pid, formatDuration(p.wallNs), formatDuration(p.ioNs), pct, p.calls,
                        formatBytes(p.bytesRead), formatBytes(p.bytesWritten));
         }

@@ -47,8 +47,10 @@ template <typename Call> int initCall(Op op, Call&& call) {
     bool rec = enter();
     uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
     int rc = call();
-    uint64_t t1 = hpcprof_agent_now();
     if (rc == MPI_SUCCESS) afterInit(); // inside the depth guard: our own traffic is not recorded
+    // The call ends for the program when the wrapper returns: the agent's clock measurement is
+    // part of its start-up, not the program's computation that follows.
+    uint64_t t1 = hpcprof_agent_now();
     if (rec) {
         MpiEvent e{op};
         if (CommInfo* w = g_worldRank >= 0 ? lookupComm(worldComm()) : nullptr) {

@@ -100,6 +100,7 @@ void summarize(Analysis& an) {
         js.commOverlappedNs += rb.commOverlappedNs;
         js.ioTotalNs += rb.ioTotalNs;
         js.ioOverlappedNs += rb.ioOverlappedNs;
+        js.setupTotalNs += rb.setupTotalNs;
     }
 }
 
@@ -243,7 +244,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     for (const auto& [r, u] : ranks->units) ctx.windows.emplace_back(r, u.window);
     for (size_t f = 0; f < families.size(); ++f) HPCPROF_RETURN_IF_ERROR(families[f]->combine(ctx, scans[f], an));
     scans.clear();
-    an.pop = computePop(an.ranks, an.waits);
+    an.pop = computePop(an.ranks, an.waits, options.popIncludesSetup);
     an.steps = chooseSteps(stepRanges, ctx.collectives);
     summarize(an);
     HPCPROF_RETURN_IF_ERROR(addDataQuality(trace, ix, quality, ranksStopped, an));

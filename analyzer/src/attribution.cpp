@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "attribution.hpp"
 
+#include <iterator>
+
 namespace hpcprof::analyzer {
 
 namespace {
@@ -15,6 +17,7 @@ const char* timeClassName(TimeClass c) {
     case TimeClass::Memory: return "memory";
     case TimeClass::Sync: return "sync";
     case TimeClass::Idle: return "idle";
+    case TimeClass::Setup: return "setup";
     }
     return "idle";
 }
@@ -30,11 +33,16 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
     a.windowNs = window.length();
     a.activeNs = act.length();
 
-    // Blocking sets: what the reference timeline waits on, per class.
-    static constexpr EventClass kBlocking[] = {EventClass::Communication, EventClass::Io,
-                                               EventClass::Memory, EventClass::Sync};
-    IntervalSet blocking[4];
-    for (int i = 0; i < 4; ++i) {
+    // Blocking sets: what the reference timeline waits on, per class. Setup comes first, so
+    // that whatever MPI start-up does inside MPI_Init (its own messages, its reads of /proc and
+    // /sys) is start-up, not communication or I/O of the program.
+    static constexpr EventClass kBlocking[] = {EventClass::Setup, EventClass::Communication,
+                                               EventClass::Io, EventClass::Memory, EventClass::Sync};
+    static constexpr TimeClass kOrder[] = {TimeClass::Setup, TimeClass::Communication, TimeClass::Io,
+                                           TimeClass::Memory, TimeClass::Sync};
+    constexpr int kBlockingCount = int(std::size(kBlocking));
+    IntervalSet blocking[kBlockingCount];
+    for (int i = 0; i < kBlockingCount; ++i) {
         const IntervalSet& src = sets.gpu ? sets.all[idx(kBlocking[i])] : sets.reference[idx(kBlocking[i])];
         blocking[i] = src.intersect(act);
     }
@@ -51,12 +59,11 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
         computeRef = act.subtract(inCalls);
     }
 
-    // Partition by priority: compute, then communication, I/O, memory, sync; the rest is idle.
+    // Partition by priority: compute, then setup, communication, I/O, memory, sync; the rest
+    // is idle.
     a.partition[int(TimeClass::Compute)] = computeRef;
     IntervalSet taken = computeRef;
-    static constexpr TimeClass kOrder[] = {TimeClass::Communication, TimeClass::Io,
-                                           TimeClass::Memory, TimeClass::Sync};
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < kBlockingCount; ++i) {
         IntervalSet part = blocking[i].subtract(taken);
         taken = taken.unite(part);
         a.partition[int(kOrder[i])] = std::move(part);
@@ -64,14 +71,18 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
     a.partition[int(TimeClass::Idle)] = window.subtract(taken);
     for (int c = 0; c < kTimeClassCount; ++c) a.exclusive[c] = a.partition[c].length();
 
-    const IntervalSet commAll = sets.all[idx(EventClass::Communication)].intersect(window);
-    const IntervalSet ioAll = sets.all[idx(EventClass::Io)].intersect(window);
+    // Messages and reads made while a thread of the rank is in set-up (the runtime's own
+    // traffic during MPI_Init, on its progress thread too) belong to the set-up.
+    const IntervalSet setupAll = sets.all[idx(EventClass::Setup)].intersect(window);
+    const IntervalSet commAll = sets.all[idx(EventClass::Communication)].intersect(window).subtract(setupAll);
+    const IntervalSet ioAll = sets.all[idx(EventClass::Io)].intersect(window).subtract(setupAll);
     a.commTotalNs = commAll.length();
     a.commOverlappedNs = commAll.intersect(computeRef).length();
     a.ioTotalNs = ioAll.length();
     a.ioOverlappedNs = ioAll.intersect(computeRef).length();
     a.memoryTotalNs = sets.all[idx(EventClass::Memory)].intersect(window).length();
     a.syncTotalNs = sets.all[idx(EventClass::Sync)].intersect(window).length();
+    a.setupTotalNs = setupAll.length();
     return a;
 }
 

@@ -13,7 +13,7 @@
 
 namespace hpcprof::analyzer {
 
-inline constexpr int kEventClassCount = 6; // EventClass values
+inline constexpr int kEventClassCount = 7; // EventClass values
 
 /// The interval sets of one rank, by EventClass.
 struct TimelineSets {
@@ -30,7 +30,7 @@ struct Attribution {
     IntervalSet partition[kTimeClassCount]; ///< the instants of each exclusive class
     int64_t windowNs = 0, activeNs = 0;
     int64_t commTotalNs = 0, commOverlappedNs = 0, ioTotalNs = 0, ioOverlappedNs = 0;
-    int64_t memoryTotalNs = 0, syncTotalNs = 0, gpuIdleNs = 0;
+    int64_t memoryTotalNs = 0, syncTotalNs = 0, setupTotalNs = 0, gpuIdleNs = 0;
 };
 
 /// Splits `window` into the exclusive classes. `active` is the part of the window in which the

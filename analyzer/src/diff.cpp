@@ -40,6 +40,15 @@ void addRow(AnalysisDiff& d, std::string scope, std::string name, double base, d
     d.rows.push_back(std::move(r));
 }
 
+/// The last row is shown but never judged: MPI start-up and shutdown vary from run to run with
+/// the launcher and the machine's load, not with the program.
+void informOnly(AnalysisDiff& d) {
+    DiffRow& r = d.rows.back();
+    if (r.verdict == DiffVerdict::Regression) --d.regressions;
+    if (r.verdict == DiffVerdict::Improvement) --d.improvements;
+    r.verdict = DiffVerdict::Same;
+}
+
 /// Top items matched by key (`key` maps a name to what is compared across the two runs).
 template <typename Key>
 void diffTop(AnalysisDiff& d, const char* scope, const std::vector<TopItem>& base, const std::vector<TopItem>& next,
@@ -66,6 +75,7 @@ void diffRanks(AnalysisDiff& d, const Analysis& base, const Analysis& next) {
             double b = p.first ? double(p.first->exclusive[c]) : 0, n = p.second ? double(p.second->exclusive[c]) : 0;
             if (b == 0 && n == 0) continue;
             addRow(d, "rank", "rank " + std::to_string(rank) + " " + timeClassName(TimeClass(c)), b, n, true, true);
+            if (c == int(TimeClass::Setup)) informOnly(d);
         }
 }
 
@@ -101,9 +111,11 @@ AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const Diff
                               int64_t(std::llround(double(base.summary.wallNs) * options.minChangeWindowPct / 100.0)));
     addRow(d, "summary", "wall_ns", double(base.summary.wallNs), double(next.summary.wallNs), true, true);
     d.wallDeltaPct = d.rows.back().deltaPct.value_or(0);
-    for (int c = 0; c < kTimeClassCount; ++c)
+    for (int c = 0; c < kTimeClassCount; ++c) {
         addRow(d, "class", timeClassName(TimeClass(c)), double(base.summary.exclusive[c]),
                double(next.summary.exclusive[c]), true, true);
+        if (c == int(TimeClass::Setup)) informOnly(d);
+    }
     addRow(d, "pop", "load_balance", base.pop.loadBalance, next.pop.loadBalance, false, false);
     addRow(d, "pop", "communication_efficiency", base.pop.communicationEfficiency,
            next.pop.communicationEfficiency, false, false);

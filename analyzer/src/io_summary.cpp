@@ -17,30 +17,71 @@ IoDirection ioDirection(const std::string& name) {
     return IoDirection::None;
 }
 
-Result<IoSummary> summarizeIo(const Trace& trace, size_t topFiles) {
-    IoSummary out;
-    sqlite3* db = detail::db(trace);
+namespace {
 
-    schema::Statement procs(db, "SELECT id, rank, pid, command, start_ts, end_ts FROM process"
-                                " ORDER BY rank IS NULL, rank, start_ts");
-    std::map<int64_t, size_t> index;
-    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+/// One row per operating-system process: the images a process had before exec() (same host and
+/// pid, ended by exec) are folded into the image that followed, which names the row. `index`
+/// maps every process id to its row.
+Status readProcesses(sqlite3* db, IoSummary& out, std::map<int64_t, size_t>& index) {
+    schema::Statement procs(db, "SELECT id, rank, pid, command, start_ts, end_ts, host,"
+                                " end_state = 'exec' FROM process ORDER BY start_ts, id");
+    std::map<std::pair<std::string, int64_t>, std::pair<size_t, bool>> latest; // -> row, execed
+    std::vector<std::pair<int64_t, int64_t>> spans;                               // per row
+    std::vector<std::vector<int64_t>> ids;                                        // per row
     while (procs.step()) {
-        ProcessIo p;
-        p.processId = procs.int64(0);
+        const int64_t start = procs.int64(4), end = procs.isNull(5) ? start : procs.int64(5);
+        auto key = std::make_pair(procs.text(6), procs.int64(2));
+        auto it = latest.find(key);
+        if (it == latest.end() || !it->second.second) { // a new process
+            out.perProcess.emplace_back();
+            spans.emplace_back(start, end);
+            ids.emplace_back();
+            it = latest.insert_or_assign(key, std::make_pair(out.perProcess.size() - 1, false)).first;
+        }
+        const size_t row = it->second.first;
+        it->second.second = procs.int64(7) != 0;
+        ProcessIo& p = out.perProcess[row];
+        p.processId = procs.int64(0); // the latest image names the row
         if (!procs.isNull(1)) p.rank = procs.int64(1);
         p.pid = procs.int64(2);
         p.command = procs.text(3);
-        int64_t start = procs.int64(4), end = procs.isNull(5) ? start : procs.int64(5);
-        p.wallNs = end - start;
-        t0 = std::min(t0, start);
-        t1 = std::max(t1, end);
-        index[p.processId] = out.perProcess.size();
-        out.perProcess.push_back(std::move(p));
+        spans[row] = {std::min(spans[row].first, start), std::max(spans[row].second, end)};
+        p.wallNs = spans[row].second - spans[row].first;
+        p.images = int64_t(ids[row].size()) + 1;
+        ids[row].push_back(procs.int64(0));
     }
-    if (!procs.error().ok()) return procs.error();
+    HPCPROF_RETURN_IF_ERROR(procs.error());
+    std::vector<size_t> order(out.perProcess.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { // ranks first, by rank
+        const auto& pa = out.perProcess[a];
+        const auto& pb = out.perProcess[b];
+        if (pa.rank.has_value() != pb.rank.has_value()) return pa.rank.has_value();
+        return pa.rank && *pa.rank != *pb.rank ? *pa.rank < *pb.rank : spans[a].first < spans[b].first;
+    });
+    std::vector<ProcessIo> sorted;
+    for (size_t k = 0; k < order.size(); ++k) {
+        for (int64_t id : ids[order[k]]) index[id] = k;
+        sorted.push_back(std::move(out.perProcess[order[k]]));
+    }
+    out.perProcess = std::move(sorted);
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (const auto& [b, e] : spans) {
+        t0 = std::min(t0, b);
+        t1 = std::max(t1, e);
+    }
     out.processes = int64_t(out.perProcess.size());
     out.wallNs = out.perProcess.empty() ? 0 : t1 - t0;
+    return {};
+}
+
+} // namespace
+
+Result<IoSummary> summarizeIo(const Trace& trace, size_t topFiles) {
+    IoSummary out;
+    sqlite3* db = detail::db(trace);
+    std::map<int64_t, size_t> index;
+    HPCPROF_RETURN_IF_ERROR(readProcesses(db, out, index));
 
     // Outermost I/O calls only (depth 0 among I/O): a call nested in another I/O call, such as
     // a write inside a signal handler that interrupted a read, is not counted twice.

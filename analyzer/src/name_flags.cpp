@@ -39,6 +39,7 @@ uint8_t classifyName(const std::string& name) {
     }
     if (l.rfind("mpi_i", 0) == 0) f |= kNonBlocking;
     if (ioDirection(name) != IoDirection::None) f |= kIoDataCall;
+    if (l == "mpi_init" || l == "mpi_init_thread" || l == "mpi_finalize") f |= kInitOrFinalize;
     return f;
 }
 

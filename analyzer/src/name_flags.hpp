@@ -20,6 +20,7 @@ enum NameFlag : uint8_t {
     kRecv = 16,
     kNonBlocking = 32, ///< MPI_I*
     kIoDataCall = 64,  ///< a read/write of the I/O data call family (io_summary.hpp)
+    kInitOrFinalize = 128, ///< MPI_Init, MPI_Init_thread or MPI_Finalize (the POP region's ends)
 };
 
 /// The NameFlag bits of `name`.

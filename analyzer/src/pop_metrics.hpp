@@ -10,7 +10,9 @@
 
 namespace hpcprof::analyzer {
 
-/// Fills each rank's waitNs and transferNs from `waits` and returns the metrics.
-PopMetrics computePop(std::vector<RankBreakdown>& ranks, const WaitStates& waits);
+/// Fills each rank's waitNs and transferNs from `waits` and returns the metrics, computed on each
+/// rank's region between MPI_Init and MPI_Finalize, or on the whole window when `includeSetup`
+/// (or when no rank has either call).
+PopMetrics computePop(std::vector<RankBreakdown>& ranks, const WaitStates& waits, bool includeSetup = false);
 
 } // namespace hpcprof::analyzer

@@ -62,6 +62,8 @@ private:
     void beginRank(const RankUnit& u, RankPass& out);
     Status scanTrack(const RankUnit& u, const TrackInfo& t, const Window& win, RankPass& out);
     void stepRange(const EventRecord& e, RankPass& out);
+    void setupBoundary(const EventRecord& e);
+    void addToSets(const EventRecord& e, bool ref, bool gpuTrack);
     void finishRank(const RankUnit& u, RankPass& out);
 
     const Trace& m_trace;
@@ -72,6 +74,8 @@ private:
     std::vector<uint8_t> m_detailsOf;           ///< category id -> a family reads its details
     TimelineSets m_sets;
     std::map<std::string, int32_t> m_stepDepth; ///< step family -> depth of its outermost ranges
+    int64_t m_initEnd = INT64_MIN;     ///< end of the rank's last MPI_Init(_thread)
+    int64_t m_finalizeBegin = INT64_MAX; ///< start of its first MPI_Finalize
 };
 
 void RankScanner::beginRank(const RankUnit& u, RankPass& out) {
@@ -94,6 +98,8 @@ void RankScanner::beginRank(const RankUnit& u, RankPass& out) {
     for (auto& s : m_sets.reference) s.clear();
     m_sets.gpu = u.gpu;
     m_stepDepth.clear();
+    m_initEnd = INT64_MIN;
+    m_finalizeBegin = INT64_MAX;
     const auto& families = *m_ctx.families;
     out.scans.clear();
     for (const auto& f : families) out.scans.push_back(f->rankScan(m_trace, m_ix));
@@ -111,6 +117,21 @@ void RankScanner::stepRange(const EventRecord& e, RankPass& out) {
     if (d->second == e.depth) out.stepRanges[family].push_back({e.ts, e.end()});
 }
 
+/// The ends of the region the program computes in: MPI_Init's return, MPI_Finalize's call.
+void RankScanner::setupBoundary(const EventRecord& e) {
+    if (!(m_names.of(e.nameId) & kInitOrFinalize)) return;
+    if (m_ix.string(e.nameId).find("inal") != std::string::npos) // MPI_Finalize, any case
+        m_finalizeBegin = std::min(m_finalizeBegin, e.ts);
+    else
+        m_initEnd = std::max(m_initEnd, e.end());
+}
+
+void RankScanner::addToSets(const EventRecord& e, bool ref, bool gpuTrack) {
+    m_sets.all[int(e.cls)].add(e.ts, e.end());
+    if (ref) m_sets.reference[int(e.cls)].add(e.ts, e.end());
+    if (e.cls == EventClass::Setup && !gpuTrack) setupBoundary(e);
+}
+
 Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Window& win, RankPass& out) {
     const bool gpuTrack = t.kind == TrackKind::GpuStream;
     const bool ref = u.gpu ? gpuTrack : u.referenceTracks.count(t.id) > 0;
@@ -123,10 +144,7 @@ Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Windo
     return analyzer::scanTrack(m_trace, m_ix, t, out.quality, [&](const EventRecord& e) {
         ++out.breakdown.events;
         if (e.ts < runBegin || e.end() > runEnd) ++out.quality.outsideRun;
-        if (e.cls != EventClass::Annotation) {
-            m_sets.all[int(e.cls)].add(e.ts, e.end());
-            if (ref) m_sets.reference[int(e.cls)].add(e.ts, e.end());
-        }
+        if (e.cls != EventClass::Annotation) addToSets(e, ref, gpuTrack);
         if (!win.contains(e)) return;
         const uint8_t flags = m_names.of(e.nameId);
         if ((e.categoryId == cat(Category::UserRange) || e.categoryId == cat(Category::Nvtx)) &&
@@ -136,6 +154,23 @@ Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Windo
         const EventContext ctx{t, gpuTrack, ref, flags};
         for (int f : m_byCategory[size_t(e.categoryId)]) out.scans[size_t(f)]->onEvent(e, ctx);
     }, &m_detailsOf);
+}
+
+/// The breakdown inside the region between MPI_Init and MPI_Finalize (the whole window when the
+/// rank has neither, or when they do not enclose anything).
+void setRegion(const Attribution& a, const IntervalSet& window, int64_t initEnd, int64_t finalizeBegin,
+               RankBreakdown& rb) {
+    const int64_t wb = window.empty() ? 0 : window.items().front().begin;
+    const int64_t we = window.empty() ? 0 : window.items().back().end;
+    rb.regionBegin = std::clamp(initEnd, wb, we);
+    rb.regionEnd = std::clamp(finalizeBegin, wb, we);
+    if (rb.regionEnd <= rb.regionBegin) {
+        rb.regionBegin = wb;
+        rb.regionEnd = we;
+    }
+    rb.regionNs = window.lengthIn(rb.regionBegin, rb.regionEnd);
+    for (int c = 0; c < kTimeClassCount; ++c)
+        rb.regionExclusive[c] = a.partition[c].lengthIn(rb.regionBegin, rb.regionEnd);
 }
 
 void RankScanner::finishRank(const RankUnit& u, RankPass& out) {
@@ -151,7 +186,9 @@ void RankScanner::finishRank(const RankUnit& u, RankPass& out) {
     rb.ioOverlappedNs = a.ioOverlappedNs;
     rb.memoryTotalNs = a.memoryTotalNs;
     rb.syncTotalNs = a.syncTotalNs;
+    rb.setupTotalNs = a.setupTotalNs;
     rb.gpuIdleNs = a.gpuIdleNs;
+    setRegion(a, u.window, m_initEnd, m_finalizeBegin, rb);
     rb.overview = overviewStrip(a, m_ctx.jobBegin, m_ctx.jobEnd, m_ctx.overviewBuckets);
     const RankEnd end{rb, m_sets, u.window, a.partition[int(TimeClass::Io)]};
     for (auto& scan : out.scans)

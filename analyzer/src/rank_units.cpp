@@ -82,16 +82,35 @@ Result<IntervalSet> rangeWindows(const Trace& trace, const WindowSpec& spec, Ran
     return all;
 }
 
+/// Unit numbers for a trace without ranks: one per operating-system process, its images before
+/// and after exec() together (same host and pid, the earlier one ended by exec), numbered in
+/// process-table order.
+std::vector<int64_t> processOrdinals(const std::vector<ProcessInfo>& processes) {
+    std::map<std::pair<std::string, int64_t>, size_t> lastImage; // (host, pid) -> its latest row
+    std::vector<int64_t> ordinal(processes.size());
+    int64_t next = 0;
+    for (size_t i = 0; i < processes.size(); ++i) {
+        const ProcessInfo& p = processes[i];
+        auto it = lastImage.find({p.host, p.pid});
+        const bool continues = it != lastImage.end() && processes[it->second].execed;
+        ordinal[i] = continues ? ordinal[it->second] : next++;
+        lastImage[{p.host, p.pid}] = i;
+    }
+    return ordinal;
+}
+
 } // namespace
 
 Result<RankUnits> rankUnits(const Trace& trace, const TraceIndex& ix) {
     RankUnits out;
-    const bool anyRank = std::any_of(ix.processes().begin(), ix.processes().end(),
+    const auto& processes = ix.processes();
+    const bool anyRank = std::any_of(processes.begin(), processes.end(),
                                      [](const ProcessInfo& p) { return p.rank.has_value(); });
-    int64_t ordinal = 0;
-    for (const auto& p : ix.processes()) {
+    const std::vector<int64_t> ordinals = anyRank ? std::vector<int64_t>() : processOrdinals(processes);
+    for (size_t i = 0; i < processes.size(); ++i) {
+        const ProcessInfo& p = processes[i];
         if (anyRank && !p.rank) continue;
-        int64_t r = anyRank ? *p.rank : ordinal++;
+        const int64_t r = anyRank ? *p.rank : ordinals[i];
         out.units[r].rank = r;
         out.units[r].processes.push_back(&p);
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/trace_index.hpp"
 #include "file_class.hpp"
+#include "hpcprof/schema/catalog.hpp"
 #include "trace_access.hpp"
 #include "track_scan.hpp"
 
@@ -20,14 +21,24 @@ EventClass classFromName(const std::string& c) {
     if (c == "io") return EventClass::Io;
     if (c == "memory") return EventClass::Memory;
     if (c == "sync") return EventClass::Sync;
+    if (c == "setup") return EventClass::Setup;
     return EventClass::Annotation;
+}
+
+/// Traces written before the setup class existed store MPI and NCCL set-up as communication;
+/// a category the catalog now files as setup is read as setup, so old traces are analysed the
+/// same way as new ones.
+EventClass catalogClass(const std::string& category, EventClass stored) {
+    for (const auto& c : schema::kCategories)
+        if (c.name == category && c.className == "setup") return EventClass::Setup;
+    return stored;
 }
 
 // --- The tables TraceIndex::load reads, one function each. ---
 
 Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
     schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
-                            " start_ts, end_ts, COALESCE(cwd, '') FROM process ORDER BY id");
+                            " start_ts, end_ts, COALESCE(cwd, ''), end_state = 'exec' FROM process ORDER BY id");
     while (s.step()) {
         ProcessInfo p;
         p.id = s.int64(0);
@@ -39,6 +50,7 @@ Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
         p.startTs = s.int64(6);
         p.endTs = optInt(s, 7);
         p.cwd = s.text(8);
+        p.execed = !s.isNull(9) && s.int64(9) != 0;
         processes.push_back(std::move(p));
     }
     return s.error();
@@ -104,7 +116,7 @@ Status readCategories(sqlite3* db, std::unordered_map<int64_t, std::pair<std::st
     schema::Statement s(db, "SELECT id, name, class FROM category");
     while (s.step()) {
         const int64_t id = s.int64(0);
-        const EventClass cls = classFromName(s.text(2));
+        const EventClass cls = catalogClass(s.text(1), classFromName(s.text(2)));
         categories[id] = {s.text(1), cls};
         if (id >= 0 && id < 65536) { // category ids are small; others take the unknown path
             if (size_t(id) >= classById.size()) classById.resize(size_t(id) + 1, -1);
@@ -142,6 +154,7 @@ const char* eventClassName(EventClass c) {
     case EventClass::Memory: return "memory";
     case EventClass::Sync: return "sync";
     case EventClass::Annotation: return "annotation";
+    case EventClass::Setup: return "setup";
     }
     return "annotation";
 }

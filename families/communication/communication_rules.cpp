@@ -105,8 +105,9 @@ RuleSpec exposedCommunicationRule() {
         "Communication is exposed (not hidden behind computation)",
         "job `comm.exposed_pct` ≥ {min_exposed_comm_pct}",
         "max over ranks of exposed communication",
-        "Communication nobody computed under. A large `wait_ns` means the real cause is "
-        "imbalance (see load-imbalance and straggler).",
+        "Communication nobody computed under. MPI start-up and shutdown and communicator or "
+        "window creation are set-up, not communication: neither here nor in the gain. A large "
+        "`wait_ns` means the real cause is imbalance (see load-imbalance and straggler).",
         "Overlap communication with computation: start collectives asynchronously "
         "(non-blocking MPI, async NCCL / DDP gradient bucketing) and wait for them as late as "
         "possible; make buckets large enough to be bandwidth-bound but early enough to overlap "

@@ -180,7 +180,7 @@ void MainWindow::buildToolbar() {
     m_regex = new QCheckBox(tr("regex"), tb);
     tb->addWidget(m_regex);
     m_class = new QComboBox(tb);
-    m_class->addItem(tr("all classes"), 0x3f);
+    m_class->addItem(tr("all classes"), 0x7f);
     for (int c = 0; c < kEventClassCount; ++c) m_class->addItem(className(analyzer::EventClass(c)), 1 << c);
     tb->addWidget(m_class);
     m_ranks = new QLineEdit(tb);

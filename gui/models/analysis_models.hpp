@@ -37,7 +37,7 @@ class BreakdownModel : public AnalysisTableModel {
     Q_OBJECT
 public:
     /// Rank, window, the six exclusive classes, wait, events.
-    enum Column { RankColumn, WindowColumn, FirstClassColumn, WaitColumn = FirstClassColumn + 6, EventsColumn, ColumnCount };
+    enum Column { RankColumn, WindowColumn, FirstClassColumn, WaitColumn = FirstClassColumn + analyzer::kTimeClassCount, EventsColumn, ColumnCount };
     explicit BreakdownModel(QObject* parent = nullptr) : AnalysisTableModel(parent) {}
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -13,6 +13,7 @@ QColor classColor(analyzer::EventClass c) {
     case analyzer::EventClass::Memory: return QColor(0xff, 0x8c, 0x00);
     case analyzer::EventClass::Sync: return QColor(0x94, 0x4f, 0xc8);
     case analyzer::EventClass::Annotation: return QColor(0x9e, 0x9e, 0x9e);
+    case analyzer::EventClass::Setup: return QColor(0x8c, 0x56, 0x4b); // brown: apart from the six
     }
     return QColor(0x9e, 0x9e, 0x9e);
 }
@@ -25,6 +26,7 @@ QColor timeClassColor(analyzer::TimeClass c) {
     case analyzer::TimeClass::Memory: return classColor(analyzer::EventClass::Memory);
     case analyzer::TimeClass::Sync: return classColor(analyzer::EventClass::Sync);
     case analyzer::TimeClass::Idle: return QColor(0xe0, 0xe0, 0xe0);
+    case analyzer::TimeClass::Setup: return classColor(analyzer::EventClass::Setup);
     }
     return QColor(0xe0, 0xe0, 0xe0);
 }

@@ -10,7 +10,7 @@
 
 namespace hpcprof::gui {
 
-inline constexpr int kEventClassCount = 6;
+inline constexpr int kEventClassCount = 7;
 
 /// Fill colour of events of class `c`.
 QColor classColor(analyzer::EventClass c);

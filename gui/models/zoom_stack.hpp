@@ -16,10 +16,10 @@ namespace hpcprof::gui {
 struct Filter {
     QString text;
     bool regex = false;
-    unsigned classMask = 0x3f; ///< bit per analyzer::EventClass
+    unsigned classMask = 0x7f; ///< bit per analyzer::EventClass (7 classes)
     int rankMin = 0, rankMax = -1; ///< rankMax < 0: no upper bound
     bool operator==(const Filter&) const = default;
-    bool active() const { return !text.isEmpty() || classMask != 0x3f || rankMin > 0 || rankMax >= 0; }
+    bool active() const { return !text.isEmpty() || classMask != 0x7f || rankMin > 0 || rankMax >= 0; }
 };
 
 class ZoomStack : public QObject {

@@ -27,7 +27,7 @@ CREATE TABLE string (
 CREATE TABLE category (
     id INTEGER PRIMARY KEY, -- category id (stable across versions, see categories.def)
     name TEXT NOT NULL,     -- e.g. posix_io, mpi_collective, gpu_kernel
-    class TEXT NOT NULL     -- compute | communication | io | memory | sync | annotation
+    class TEXT NOT NULL     -- compute | communication | io | memory | sync | setup | annotation
 );
 
 -- One row per recorded process: MPI ranks, their helpers, forked and exec'ed children.
@@ -200,7 +200,7 @@ SELECT
     t.name AS track,             -- lane name
     t.kind AS track_kind,        -- cpu_thread | gpu_stream | nic_queue
     c.name AS category,          -- fine category
-    c.class AS class,            -- compute | communication | io | memory | sync | annotation
+    c.class AS class,            -- compute | communication | io | memory | sync | setup | annotation
     s.value AS name,             -- function / kernel / range name
     e.ts AS ts_ns,               -- start, ns since the trace origin
     e.dur AS dur_ns,             -- duration, ns

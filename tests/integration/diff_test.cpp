@@ -117,11 +117,12 @@ void checkFilesMatched(const json& doc, const TempDir& root) {
 
 } // namespace
 
-// Hidden ([.], run it with `hpcprof_diff_tests '[diff-property]'`) until it is steady: on the shared
-// 2-core build machine identical runs still differed by up to ~115 ms in a rank's compute
-// (process start-up before MPI_Init counts as compute) and ~100 ms in a rank's comm (MPI_Init).
+// The floor is 100 ms (--min-change-ns) instead of the default 5 ms / 1 % of the window: on a
+// shared 2-core machine the time before MPI_Init (the loader, counted as compute) moves by up to
+// ~100 ms between identical runs. MPI start-up itself is setup, never a regression. On a quiet
+// machine the defaults give 0 regressions too (docs/reports.md).
 TEST_CASE("diff of the same program run in three folders: no regression; 20 % slower compute: exactly that",
-          "[.][diff-property][integration][mpi][diff]") {
+          "[diff-property][integration][mpi][diff]") {
     if (!haveMpirun()) {
         WARN("SKIPPED: mpirun not found");
         return;

@@ -321,3 +321,26 @@ TEST_CASE("TCP traffic is recorded as communication with the connection's endpoi
     CHECK(q.text("SELECT object_kind FROM event_view WHERE name = 'send' LIMIT 1") == "socket");
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'connect'") == 1);
 }
+
+TEST_CASE("a process that exec()s is one process, not an extra unnamed one with the same pid",
+          "[integration][io]") {
+    // sh exec()s io_sample (two images of one process, the first ended with end_state 'exec'),
+    // which forks one child: two processes.
+    TempDir dir;
+    auto r = profile(dir, {"sh", "-c", "exec " + sampleBinary("io_sample") + " " + dir.path().string()});
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    TraceQuery q(dir / "trace.hpcprof");
+    REQUIRE(q.scalar("SELECT COUNT(*) FROM process") == 3);
+    REQUIRE(q.scalar("SELECT COUNT(DISTINCT pid) FROM process") == 2);
+    REQUIRE(q.scalar("SELECT COUNT(*) FROM process WHERE end_state = 'exec'") == 1);
+    // The run's summary: two processes, named by the program they ran last.
+    CHECK(r.err.find("2 processes,") != std::string::npos);
+    CHECK(r.err.find("  io_sample ") != std::string::npos);
+    CHECK(r.err.find("  -  ") == std::string::npos);
+    // The report (no ranks: every process on its own): two, not three.
+    auto report = runProcess({hpcprofBinary(), "report", "--format", "json", dir / "trace.hpcprof"});
+    INFO(report.out);
+    REQUIRE(report.exitCode == 0);
+    CHECK(report.out.find("\"ranks\": 2,") != std::string::npos);
+}

@@ -137,8 +137,12 @@ TEST_CASE("a 4-rank C MPI program's calls, bytes and peers are recorded exactly 
     // rank: on a loaded, oversubscribed machine another rank may be descheduled into lateness.)
     CHECK(q.scalar("SELECT dur_ns FROM event_view WHERE name = 'MPI_Allreduce' AND seq = 2"
                    " ORDER BY ts_ns LIMIT 1") > 40'000'000);
-    CHECK(q.text("SELECT DISTINCT class FROM event_view WHERE category LIKE 'mpi%'") ==
-          "communication");
+    CHECK(q.text("SELECT DISTINCT class FROM event_view WHERE category LIKE 'mpi%'"
+                 " AND category <> 'mpi_setup'") == "communication");
+    // MPI_Init, MPI_Finalize and the communicator calls are set-up, not communication.
+    CHECK(q.text("SELECT DISTINCT class FROM event_view WHERE category = 'mpi_setup'") == "setup");
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE category = 'mpi_setup'"
+                   " AND name IN ('MPI_Init', 'MPI_Finalize')") == 8);
 }
 
 TEST_CASE("a Fortran (use mpi_f08) program's calls are recorded under their C names",

@@ -67,7 +67,7 @@ TEST_CASE("report names the late rank as the straggler and the load balance refl
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     json doc = json::parse(r.out);
-    CHECK(doc["schema_version"] == 1);
+    CHECK(doc["schema_version"] == 2);
     CHECK(doc["summary"]["ranks"] == 4);
     CHECK(doc["pop"]["load_balance"].get<double>() == Approx(0.5));
     CHECK(doc["pop"]["ideal_runtime_ns"] == 30000);

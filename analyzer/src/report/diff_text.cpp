@@ -34,8 +34,10 @@ size_t diffRowsNotListed(const AnalysisDiff& d) {
 }
 
 std::string diffHeadline(const AnalysisDiff& d) {
+    // The first row is the window length (diffAnalyses); a diff without rows has nothing to say.
     return fmt::format("wall time {}, {} regression(s), {} improvement(s)",
-                       diffChangeText(d.rows.front()), d.regressions, d.improvements);
+                       d.rows.empty() ? std::string("unknown") : diffChangeText(d.rows.front()), d.regressions,
+                       d.improvements);
 }
 
 std::string noiseFloorText(const AnalysisDiff& d) {

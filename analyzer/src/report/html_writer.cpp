@@ -16,8 +16,10 @@ using namespace hpcprof::analyzer;
 
 namespace {
 
-constexpr const char* kColors[kTimeClassCount] = {"#4e79a7", "#e15759", "#f28e2b", "#76b7b2", "#edc948", "#bab0ac"};
-constexpr const char* kLabels[kTimeClassCount] = {"compute", "communication", "I/O", "memory", "sync", "idle"};
+constexpr const char* kColors[kTimeClassCount] = {"#4e79a7", "#e15759", "#f28e2b", "#76b7b2",
+                                                  "#edc948", "#bab0ac", "#9c755f"};
+constexpr const char* kLabels[kTimeClassCount] = {"compute", "communication", "I/O", "memory",
+                                                  "sync",    "idle",          "setup"};
 constexpr size_t kMaxChartRanks = 512;
 
 std::string dur(double ns) { return htmlEscape(formatDuration(ns)); }
@@ -181,7 +183,9 @@ std::string timeShares(const JobSummary& s) {
 }
 
 std::string popTable(const PopMetrics& p) {
-    std::string b = "<h2>POP efficiency</h2>\n<table>\n";
+    std::string b = fmt::format("<h2>POP efficiency</h2>\n<p>Computed {}.</p>\n<table>\n",
+                                p.region == "window" ? "on the whole window"
+                                                     : "between MPI_Init and MPI_Finalize of each rank");
     b += fmt::format("<tr><td>parallel efficiency</td><td class=\"n\">{:.3f}</td></tr>\n<tr><td>load balance</td><td class=\"n\">{:.3f}</td></tr>\n"
                      "<tr><td>communication efficiency</td><td class=\"n\">{:.3f}</td></tr>\n<tr><td>serialisation efficiency</td><td class=\"n\">{:.3f}</td></tr>\n"
                      "<tr><td>transfer efficiency</td><td class=\"n\">{:.3f}</td></tr>\n",
@@ -230,11 +234,13 @@ std::string ranksHtml(const Analysis& a) {
 
 std::string stragglersHtml(const std::vector<Straggler>& stragglers) {
     if (stragglers.empty()) return {};
-    std::string b = "<h2>Stragglers</h2>\n<table><tr><th>rank</th><th>last in</th><th>others waited</th><th>worst instance</th></tr>\n";
-    for (const auto& st : stragglers)
-        b += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{} of {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-                         st.rank, st.timesLast, st.instances, dur(double(st.inflictedWaitNs)),
-                         dur(double(st.maxInflictedNs)));
+    std::string b = "<h2>Stragglers</h2>\n<table><tr><th>rank</th><th>last in (collectives)</th><th>others waited</th><th>worst instance</th></tr>\n";
+    for (const auto& st : stragglers) {
+        // A rank late only in point-to-point messages was last in no collective: no "0 of 0".
+        const std::string last = st.instances > 0 ? fmt::format("{} of {}", st.timesLast, st.instances) : "-";
+        b += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+                         st.rank, last, dur(double(st.inflictedWaitNs)), dur(double(st.maxInflictedNs)));
+    }
     return b + "</table>\n";
 }
 

@@ -23,6 +23,28 @@ std::string otherFilesMarkdown(const std::vector<TopItem>& other) {
                          dur(t.totalNs), dur(t.maxNs));
     return o + "\n";
 }
+
+/// The per-rank table and the stragglers.
+std::string ranksMarkdown(const Analysis& a) {
+    std::string o;
+    o += "### Ranks\n\n| rank | compute | comm | io | memory | sync | setup | idle | wait |\n"
+         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& r : a.ranks)
+        o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.rank, dur(r.ns(TimeClass::Compute)),
+                         dur(r.ns(TimeClass::Communication)), dur(r.ns(TimeClass::Io)), dur(r.ns(TimeClass::Memory)),
+                         dur(r.ns(TimeClass::Sync)), dur(r.ns(TimeClass::Setup)), dur(r.ns(TimeClass::Idle)),
+                         dur(r.waitNs));
+    o += "\n";
+    if (!a.waits.stragglers.empty()) {
+        o += "### Stragglers\n\n| rank | last in | others waited |\n|---:|---:|---:|\n";
+        for (const auto& st : a.waits.stragglers) // "-": late in messages only, in no collective
+            o += fmt::format("| {} | {} | {} |\n", st.rank,
+                             st.instances > 0 ? fmt::format("{} of {}", st.timesLast, st.instances) : "-",
+                             dur(st.inflictedWaitNs));
+        o += "\n";
+    }
+    return o;
+}
 } // namespace
 
 std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gates) {
@@ -50,10 +72,12 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
                      s.commTotalNs ? 100.0 * double(s.commOverlappedNs) / double(s.commTotalNs) : 0.0);
     o += fmt::format("| I/O (exposed) | {:.1f}% | {:.1f}% |\n", s.pct(TimeClass::Io),
                      s.ioTotalNs ? 100.0 * double(s.ioOverlappedNs) / double(s.ioTotalNs) : 0.0);
-    o += fmt::format("| memory copies | {:.1f}% | |\n| sync | {:.1f}% | |\n| idle | {:.1f}% | |\n\n",
-                     s.pct(TimeClass::Memory), s.pct(TimeClass::Sync), s.pct(TimeClass::Idle));
+    o += fmt::format("| memory copies | {:.1f}% | |\n| sync | {:.1f}% | |\n| setup (MPI start-up, shutdown, communicators) | {:.1f}% | |\n"
+                     "| idle | {:.1f}% | |\n\n",
+                     s.pct(TimeClass::Memory), s.pct(TimeClass::Sync), s.pct(TimeClass::Setup), s.pct(TimeClass::Idle));
     const PopMetrics& p = a.pop;
-    o += "### POP metrics\n\n| metric | value |\n|---|---:|\n";
+    o += fmt::format("### POP metrics\n\nComputed {}.\n\n| metric | value |\n|---|---:|\n",
+                     p.region == "window" ? "on the whole window" : "between MPI_Init and MPI_Finalize of each rank");
     o += fmt::format("| parallel efficiency | {:.3f} |\n| load balance | {:.3f} |\n| communication efficiency | {:.3f} |\n"
                      "| serialisation efficiency | {:.3f} |\n| transfer efficiency | {:.3f} |\n\n",
                      p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
@@ -68,18 +92,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
                              markdownEscape(evidenceText(f)), markdownEscape(f.suggestion));
         o += "\n";
     }
-    o += "### Ranks\n\n| rank | compute | comm | io | memory | sync | idle | wait |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-    for (const auto& r : a.ranks)
-        o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", r.rank, dur(r.ns(TimeClass::Compute)),
-                         dur(r.ns(TimeClass::Communication)), dur(r.ns(TimeClass::Io)), dur(r.ns(TimeClass::Memory)),
-                         dur(r.ns(TimeClass::Sync)), dur(r.ns(TimeClass::Idle)), dur(r.waitNs));
-    o += "\n";
-    if (!a.waits.stragglers.empty()) {
-        o += "### Stragglers\n\n| rank | last in | others waited |\n|---:|---:|---:|\n";
-        for (const auto& st : a.waits.stragglers)
-            o += fmt::format("| {} | {} of {} | {} |\n", st.rank, st.timesLast, st.instances, dur(st.inflictedWaitNs));
-        o += "\n";
-    }
+    o += ranksMarkdown(a);
     auto top = [&](const char* title, const std::vector<TopItem>& items) {
         if (items.empty()) return;
         o += fmt::format("### {}\n\n| name | calls | total | max |\n|---|---:|---:|---:|\n", title);

@@ -55,6 +55,8 @@ json summaryJson(const Analysis& a) {
         {"io", classJson(s.exclusive[int(TimeClass::Io)], s.ioOverlappedNs, s.ioTotalNs, s.totalNs)},
         {"memory", {{"pct", s.pct(TimeClass::Memory)}, {"ns", s.exclusive[int(TimeClass::Memory)]}}},
         {"sync", {{"pct", s.pct(TimeClass::Sync)}, {"ns", s.exclusive[int(TimeClass::Sync)]}}},
+        {"setup", {{"pct", s.pct(TimeClass::Setup)}, {"ns", s.exclusive[int(TimeClass::Setup)]},
+                   {"total_ns", s.setupTotalNs}}},
         {"wait_ns", wait},
         {"findings", {{"count", int64_t(a.findings.size())}, {"critical", crit}, {"warning", warn}, {"info", info}}},
         {"data_quality_warnings", int64_t(a.warnings.size())},
@@ -67,7 +69,8 @@ json summaryJson(const Analysis& a) {
 }
 
 json popJson(const PopMetrics& p) {
-    return {{"load_balance", p.loadBalance},
+    return {{"region", p.region},
+            {"load_balance", p.loadBalance},
             {"communication_efficiency", p.communicationEfficiency},
             {"serialisation_efficiency", p.serialisationEfficiency},
             {"transfer_efficiency", p.transferEfficiency},
@@ -89,6 +92,11 @@ json rankJson(const RankBreakdown& r) {
     j["io_overlapped_ns"] = r.ioOverlappedNs;
     j["memory_total_ns"] = r.memoryTotalNs;
     j["sync_total_ns"] = r.syncTotalNs;
+    j["setup_total_ns"] = r.setupTotalNs;
+    json region = {{"begin_ns", r.regionBegin}, {"end_ns", r.regionEnd}, {"window_ns", r.regionNs}};
+    for (int c = 0; c < kTimeClassCount; ++c)
+        region[std::string(timeClassName(TimeClass(c))) + "_ns"] = r.regionExclusive[c];
+    j["region"] = std::move(region);
     j["gpu_idle_ns"] = r.gpuIdleNs;
     j["wait_ns"] = r.waitNs;
     j["transfer_ns"] = r.transferNs;

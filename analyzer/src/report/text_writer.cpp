@@ -74,6 +74,55 @@ std::string rankList(const std::vector<int64_t>& ranks) {
     return out.empty() ? "-" : out;
 }
 
+/// "Where the time went": the job's exclusive classes, set-up on its own line.
+std::string breakdownText(const JobSummary& s) {
+    std::string o = "Where the time went (all ranks)\n";
+    o += fmt::format("  compute        {:6.1f}%\n", s.pct(TimeClass::Compute));
+    o += fmt::format("  communication  {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",
+                     s.pct(TimeClass::Communication),
+                     s.commTotalNs ? 100.0 * double(s.commOverlappedNs) / double(s.commTotalNs) : 0.0,
+                     formatDuration(double(s.commTotalNs)));
+    o += fmt::format("  I/O            {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",
+                     s.pct(TimeClass::Io), s.ioTotalNs ? 100.0 * double(s.ioOverlappedNs) / double(s.ioTotalNs) : 0.0,
+                     formatDuration(double(s.ioTotalNs)));
+    o += fmt::format("  memory copies  {:6.1f}%\n", s.pct(TimeClass::Memory));
+    o += fmt::format("  sync           {:6.1f}%\n", s.pct(TimeClass::Sync));
+    o += fmt::format("  setup          {:6.1f}%            (MPI start-up and shutdown, communicators, windows)\n",
+                     s.pct(TimeClass::Setup));
+    o += fmt::format("  idle           {:6.1f}%\n\n", s.pct(TimeClass::Idle));
+    return o;
+}
+
+std::string popText(const PopMetrics& p) {
+    return fmt::format("POP: parallel efficiency {:.3f} = load balance {:.3f} x communication efficiency {:.3f}"
+                       " (serialisation {:.3f} x transfer {:.3f}), {}\n\n",
+                       p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
+                       p.transferEfficiency,
+                       p.region == "window" ? "on the whole window"
+                                            : "between MPI_Init and MPI_Finalize of each rank");
+}
+
+std::string rankTable(const Analysis& a) {
+    auto d = [](int64_t ns) { return formatDuration(double(ns)); };
+    std::string o = fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "rank",
+                                "compute", "comm", "io", "memory", "sync", "setup", "idle", "wait", "gpu idle");
+    for (const auto& r : a.ranks)
+        o += fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", r.rank,
+                         d(r.ns(TimeClass::Compute)), d(r.ns(TimeClass::Communication)), d(r.ns(TimeClass::Io)),
+                         d(r.ns(TimeClass::Memory)), d(r.ns(TimeClass::Sync)), d(r.ns(TimeClass::Setup)),
+                         d(r.ns(TimeClass::Idle)), d(r.waitNs), r.gpu ? d(r.gpuIdleNs) : "-");
+    return o;
+}
+
+/// One straggler: the collectives it entered last only when it took part in any (a program
+/// that only sends and receives has none to count).
+std::string stragglerLine(const Straggler& st) {
+    const std::string last =
+        st.instances > 0 ? fmt::format("last in {} of {} collectives, ", st.timesLast, st.instances) : "";
+    return fmt::format("  rank {:<5} {}others waited {} in total\n", st.rank, last,
+                       formatDuration(double(st.inflictedWaitNs)));
+}
+
 std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) {
     const JobSummary& s = a.summary;
     std::string o;
@@ -87,37 +136,12 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     if (std::string stopped = recordingStoppedList(a); !stopped.empty())
         o += fmt::format("RECORDING STOPPED: {}; each of these ranks is analysed up to that "
                          "moment only\n\n", stopped);
-    o += "Where the time went (all ranks)\n";
-    o += fmt::format("  compute        {:6.1f}%\n", s.pct(TimeClass::Compute));
-    o += fmt::format("  communication  {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",
-                     s.pct(TimeClass::Communication),
-                     s.commTotalNs ? 100.0 * double(s.commOverlappedNs) / double(s.commTotalNs) : 0.0,
-                     formatDuration(double(s.commTotalNs)));
-    o += fmt::format("  I/O            {:6.1f}% exposed   ({:.1f}% of {} hidden behind compute)\n",
-                     s.pct(TimeClass::Io), s.ioTotalNs ? 100.0 * double(s.ioOverlappedNs) / double(s.ioTotalNs) : 0.0,
-                     formatDuration(double(s.ioTotalNs)));
-    o += fmt::format("  memory copies  {:6.1f}%\n", s.pct(TimeClass::Memory));
-    o += fmt::format("  sync           {:6.1f}%\n", s.pct(TimeClass::Sync));
-    o += fmt::format("  idle           {:6.1f}%\n\n", s.pct(TimeClass::Idle));
-    const PopMetrics& p = a.pop;
-    o += fmt::format("POP: parallel efficiency {:.3f} = load balance {:.3f} x communication efficiency {:.3f}"
-                     " (serialisation {:.3f} x transfer {:.3f})\n\n",
-                     p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
-                     p.transferEfficiency);
-    o += fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "rank", "compute",
-                     "comm", "io", "memory", "sync", "idle", "wait", "gpu idle");
-    for (const auto& r : a.ranks)
-        o += fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", r.rank,
-                         formatDuration(double(r.ns(TimeClass::Compute))),
-                         formatDuration(double(r.ns(TimeClass::Communication))),
-                         formatDuration(double(r.ns(TimeClass::Io))), formatDuration(double(r.ns(TimeClass::Memory))),
-                         formatDuration(double(r.ns(TimeClass::Sync))), formatDuration(double(r.ns(TimeClass::Idle))),
-                         formatDuration(double(r.waitNs)), r.gpu ? formatDuration(double(r.gpuIdleNs)) : "-");
+    o += breakdownText(s);
+    o += popText(a.pop);
+    o += rankTable(a);
     if (!a.waits.stragglers.empty()) {
         o += "\nStragglers (others waited for them)\n";
-        for (const auto& st : a.waits.stragglers)
-            o += fmt::format("  rank {:<5} last in {} of {} collectives, others waited {} in total\n", st.rank,
-                             st.timesLast, st.instances, formatDuration(double(st.inflictedWaitNs)));
+        for (const auto& st : a.waits.stragglers) o += stragglerLine(st);
     }
     if (!a.steps.steps.empty())
         o += fmt::format("\nSteps ({}): {} steps, mean {}, min {}, max {}, cv {:.3f}\n", a.steps.source,

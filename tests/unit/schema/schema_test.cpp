@@ -82,7 +82,8 @@ TEST_CASE("catalog ids and names are unique and classes are the documented ones"
     std::set<int> catIds, opIds;
     std::set<std::string_view> catNames, opNames, statNames;
     const std::set<std::string_view> classes = {"compute", "communication", "io",
-                                                "memory",  "sync",          "annotation"};
+                                                "memory",  "sync",          "setup",
+                                                "annotation"};
     for (const auto& c : kCategories) {
         CHECK(catIds.insert(int(c.category)).second);
         CHECK(catNames.insert(c.name).second);

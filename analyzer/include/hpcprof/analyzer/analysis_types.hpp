@@ -17,9 +17,11 @@
 namespace hpcprof::analyzer {
 
 /// The exclusive classes of the breakdown: at every instant of a rank's window exactly one holds.
-enum class TimeClass : uint8_t { Compute, Communication, Io, Memory, Sync, Idle };
-inline constexpr int kTimeClassCount = 6;
-/// JSON / report name of a class: compute, comm, io, memory, sync, idle.
+/// Setup (MPI start-up and shutdown, communicator and window creation/free) is its own class,
+/// never communication; it is last so that the older classes keep their values.
+enum class TimeClass : uint8_t { Compute, Communication, Io, Memory, Sync, Idle, Setup };
+inline constexpr int kTimeClassCount = 7;
+/// JSON / report name of a class: compute, comm, io, memory, sync, idle, setup.
 const char* timeClassName(TimeClass c);
 
 /// How the analysis window is chosen (`--window`).
@@ -42,6 +44,9 @@ struct AnalysisOptions {
     /// Worker threads for the per-rank pass; 0 = the hardware's concurrency (at most 8). The
     /// result does not depend on it.
     int threads = 0;
+    /// POP metrics on the whole window, MPI start-up and shutdown included (`--include-setup`);
+    /// by default they are computed between each rank's MPI_Init and MPI_Finalize.
+    bool popIncludesSetup = false;
 };
 
 /// Per-rank facts gathered during the scan that the advice rules use as evidence.
@@ -78,7 +83,14 @@ struct RankBreakdown {
     int64_t commTotalNs = 0, commOverlappedNs = 0;
     int64_t ioTotalNs = 0, ioOverlappedNs = 0;
     int64_t memoryTotalNs = 0, syncTotalNs = 0;
+    int64_t setupTotalNs = 0;  ///< set-up calls on any thread of the rank, in the window
     int64_t gpuIdleNs = 0;     ///< GPU ranks: active time with no GPU activity at all
+    /// The part of the window the program computes in: from the end of its MPI_Init to the start
+    /// of its MPI_Finalize (the window's ends where it has none). POP metrics use it unless the
+    /// report includes set-up (docs/analysis.md, "POP metrics").
+    int64_t regionBegin = 0, regionEnd = 0;
+    int64_t regionNs = 0;                          ///< window time inside the region
+    int64_t regionExclusive[kTimeClassCount] = {}; ///< the breakdown inside the region
     int64_t waitNs = 0;        ///< time waiting for late partners (wait states)
     int64_t transferNs = 0;    ///< exposed communication minus wait (clamped at 0)
     int64_t events = 0;
@@ -98,6 +110,7 @@ struct JobSummary {
     int64_t totalNs = 0;                     ///< sum of the ranks' windowNs
     int64_t exclusive[kTimeClassCount] = {}; ///< sums over ranks
     int64_t commTotalNs = 0, commOverlappedNs = 0, ioTotalNs = 0, ioOverlappedNs = 0;
+    int64_t setupTotalNs = 0;
     double pct(TimeClass c) const { return totalNs > 0 ? 100.0 * double(exclusive[int(c)]) / double(totalNs) : 0; }
 };
 
@@ -105,6 +118,9 @@ struct PopMetrics {
     double loadBalance = 0, communicationEfficiency = 0, serialisationEfficiency = 0,
            transferEfficiency = 0, parallelEfficiency = 0;
     int64_t runtimeNs = 0, idealRuntimeNs = 0, avgUsefulNs = 0, maxUsefulNs = 0;
+    /// What the metrics were computed on: "init_to_finalize" (each rank's region between MPI_Init
+    /// and MPI_Finalize) or "window" (the whole window, set-up included).
+    std::string region = "window";
 };
 
 /// One collective call of one rank (input of the wait-state analysis).

@@ -18,8 +18,11 @@ enum class IoDirection { Read, Write, None };
 /// Direction of an intercepted I/O function by its name (read, pread64, fread, fgets -> Read).
 IoDirection ioDirection(const std::string& functionName);
 
+/// One operating-system process: its images before exec() are folded into the one that followed.
 struct ProcessIo {
-    int64_t processId = 0;
+    int64_t processId = 0; ///< its latest image
+    int64_t images = 1;    ///< 2 and more: the process exec()ed
+
     std::optional<int64_t> rank;
     int64_t pid = 0;
     std::string command;

@@ -19,8 +19,10 @@ namespace detail {
 struct TrackScan; // the analyses' event scan (src/track_scan.hpp)
 }
 
-/// Attribution class of a category (the category table's `class` column).
-enum class EventClass : uint8_t { Compute, Communication, Io, Memory, Sync, Annotation };
+/// Attribution class of a category (the category table's `class` column). Setup (MPI start-up
+/// and shutdown, communicator and window creation) is last so that the older classes keep their
+/// values.
+enum class EventClass : uint8_t { Compute, Communication, Io, Memory, Sync, Annotation, Setup };
 
 /// Name of a class as stored in the trace ("communication", ...).
 const char* eventClassName(EventClass c);
@@ -37,6 +39,7 @@ struct ProcessInfo {
     std::string cwd; ///< working directory it started in; empty when not recorded
     int64_t startTs = 0;
     std::optional<int64_t> endTs;
+    bool execed = false; ///< end_state 'exec': an earlier image of the process that follows with its pid
 };
 
 struct TrackInfo {

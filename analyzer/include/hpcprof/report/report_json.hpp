@@ -12,7 +12,9 @@
 namespace hpcprof::report {
 
 /// Bumped when a field changes meaning or disappears (adding fields keeps the version).
-inline constexpr int kReportSchemaVersion = 1;
+/// 2: set-up (MPI_Init, MPI_Finalize, communicator and window creation) is its own class, no
+/// longer part of comm; POP metrics are computed between MPI_Init and MPI_Finalize (pop.region).
+inline constexpr int kReportSchemaVersion = 2;
 
 /// The report document without gates (gates are evaluated against it, then added).
 nlohmann::json reportJson(const analyzer::Analysis& a);

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// Small things every report format must get right (issue 19, point 8): a straggler of a
+// point-to-point-only program is not "last in 0 of 0 collectives", and every text format ends
+// its last line.
+#include <catch2/catch.hpp>
+
+#include "hpcprof/report/writers.hpp"
+
+using namespace hpcprof;
+using namespace hpcprof::analyzer;
+
+namespace {
+
+/// Two ranks; rank 1 was late in messages only (no collective at all), rank 0 in collectives.
+Analysis lateAnalysis(bool withCollectives) {
+    Analysis a;
+    a.tracePath = "t.hpcprof";
+    for (int64_t r = 0; r < 2; ++r) {
+        RankBreakdown b;
+        b.rank = r;
+        b.windowNs = 1'000'000;
+        b.exclusive[int(TimeClass::Compute)] = 1'000'000;
+        a.ranks.push_back(b);
+    }
+    Straggler p2p;
+    p2p.rank = 1;
+    p2p.inflictedWaitNs = 244'000'000;
+    a.waits.stragglers.push_back(p2p);
+    if (withCollectives) {
+        Straggler coll;
+        coll.rank = 0;
+        coll.timesLast = 3;
+        coll.instances = 7;
+        coll.inflictedWaitNs = 5'000'000;
+        a.waits.stragglers.push_back(coll);
+    }
+    return a;
+}
+
+} // namespace
+
+TEST_CASE("a straggler that took part in no collective is not 'last in 0 of 0'", "[report][stragglers]") {
+    const Analysis a = lateAnalysis(true);
+    for (report::Format f : {report::Format::Text, report::Format::Markdown, report::Format::Html}) {
+        const std::string out = report::writeReport(f, a, {});
+        INFO(out);
+        CHECK(out.find("0 of 0") == std::string::npos);
+        CHECK(out.find("3 of 7") != std::string::npos); // the collective straggler keeps its count
+    }
+    const std::string text = report::writeReport(report::Format::Text, a, {});
+    CHECK(text.find("rank 1     others waited 244 ms in total") != std::string::npos);
+    CHECK(text.find("rank 0     last in 3 of 7 collectives, others waited") != std::string::npos);
+}
+
+TEST_CASE("every report and diff format ends its last line", "[report]") {
+    const Analysis a = lateAnalysis(false);
+    AnalysisDiff d;
+    d.basePath = "a.hpcprof";
+    d.newPath = "b.hpcprof";
+    for (report::Format f : {report::Format::Text, report::Format::Markdown, report::Format::Html,
+                             report::Format::Json, report::Format::Junit}) {
+        for (const std::string& out : {report::writeReport(f, a, {}), report::writeDiff(f, d, {})}) {
+            INFO(out);
+            REQUIRE(!out.empty());
+            CHECK(out.back() == '\n');
+        }
+    }
+}
