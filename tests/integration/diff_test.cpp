@@ -20,14 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// mpirun as root on a 2-core machine: allow both, and let idle ranks yield the CPU.
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
 constexpr int64_t kComputeNs = 800'000'000; // mpi_phases' compute phase at 100 %
 constexpr int64_t kFileBytes = 1 << 20;     // written, then read, per rank
-
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
 /// Runs mpi_phases PCT on 2 ranks under hpcprof run with `dir` (created) as working directory;
 /// returns the trace's path.
@@ -37,7 +31,7 @@ std::string profileIn(const TempDir& root, const std::string& name, int pct) {
     const std::string trace = root / (name + ".hpcprof");
     auto r = runProcess({"sh", "-c", "cd \"$0\" && exec \"$@\"", dir.string(), hpcprofBinary(), "run", "-o", trace,
                          "--", "mpirun", "-np", "2", sampleBinary("mpi_phases"), std::to_string(pct)},
-                        kMpiEnv);
+                        kMpiTestEnv);
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     CHECK(r.out == "mpi_phases done: compute_ms=" + std::to_string(800 * pct / 100) + " bytes=1048576\n");

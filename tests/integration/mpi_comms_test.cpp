@@ -22,13 +22,6 @@ using Rows = std::vector<std::string>;
 
 namespace {
 
-// mpirun as root on a 2-core machine: allow both, and let idle ranks yield the CPU.
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
-
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
 /// Runs `program` (with `args`) on 4 ranks under hpcprof run; the trace is dir/trace.hpcprof.
 void profile(const TempDir& dir, const std::string& program, const std::string& expectedOut,
@@ -36,7 +29,7 @@ void profile(const TempDir& dir, const std::string& program, const std::string& 
     std::vector<std::string> argv = {hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--",
                                      "mpirun", "-np", "4", sampleBinary(program)};
     argv.insert(argv.end(), args.begin(), args.end());
-    auto r = runProcess(argv, kMpiEnv);
+    auto r = runProcess(argv, kMpiTestEnv);
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     CHECK(r.out == expectedOut);

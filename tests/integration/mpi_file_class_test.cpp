@@ -14,13 +14,6 @@
 using namespace hpcprof::test;
 using nlohmann::json;
 
-namespace {
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
-} // namespace
-
 TEST_CASE("an MPI checkpoint's files lead the report, the runtime's start-up reads are classed apart",
           "[integration][mpi][files]") {
     if (!haveMpirun()) {
@@ -31,7 +24,7 @@ TEST_CASE("an MPI checkpoint's files lead the report, the runtime's start-up rea
     const std::string trace = dir / "t.hpcprof";
     auto r = runProcess({hpcprofBinary(), "run", "-o", trace, "--", "mpirun", "-np", "2",
                          sampleBinary("mpi_checkpoint"), dir.path().string()},
-                        kMpiEnv);
+                        kMpiTestEnv);
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     CHECK(r.out == "mpi_checkpoint: 16777216 bytes written, 8388608 read back by rank 0\n");

@@ -19,22 +19,15 @@ using namespace hpcprof::test;
 
 namespace {
 
-// mpirun as root on a 2-core machine: allow both, and let idle ranks yield the CPU.
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
 
 constexpr int64_t kLateNs = 120'000'000; // LATE_MS of mpi_halo.c (rank 2, step 2)
-
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
 /// Runs mpi_halo (with `mode`, "" or "persistent") on 4 ranks under hpcprof run.
 void runHalo(const std::string& path, const std::string& mode) {
     std::vector<std::string> argv = {hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np",
                                      "4", sampleBinary("mpi_halo")};
     if (!mode.empty()) argv.push_back(mode);
-    auto r = runProcess(argv, kMpiEnv);
+    auto r = runProcess(argv, kMpiTestEnv);
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
 }

@@ -21,18 +21,11 @@ using namespace hpcprof::test;
 
 namespace {
 
-// mpirun as root on a 2-core machine: allow both, and let idle ranks yield the CPU.
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
 
 // The program's constants (mpi_sendrecv_halo.c).
 constexpr int kRanks = 4, kSlowRank = 2, kItersSendrecv = 40, kItersReplace = 20;
 constexpr int64_t kHaloBytes = 1024 * 8;
 constexpr double kComputeS = 25e-3; // COMPUTE_MS
-
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
 struct Measured {
     double sendrecvS = 0, computeS = 0;
@@ -145,7 +138,7 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
     const std::string path = dir / "trace.hpcprof";
     auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np",
                            std::to_string(kRanks), sampleBinary("mpi_sendrecv_halo")},
-                          kMpiEnv);
+                          kMpiTestEnv);
     INFO(run.out << run.err);
     REQUIRE(run.exitCode == 0);
     const auto measured = parseMeasured(run.out);
@@ -170,7 +163,7 @@ TEST_CASE("MPI_Sendrecv and MPI_Sendrecv_replace through the Fortran 2008 bindin
     const std::string path = dir / "trace.hpcprof";
     auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np", "3",
                            sampleBinary("mpi_sendrecv_f08")},
-                          kMpiEnv);
+                          kMpiTestEnv);
     INFO(run.err);
     REQUIRE(run.exitCode == 0);
     // 3 ranks, 5 iterations, 2 neighbour pairs: 10 messages per call kind, each with its two

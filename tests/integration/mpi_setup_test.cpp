@@ -24,14 +24,7 @@ using nlohmann::json;
 
 namespace {
 
-// mpirun as root on a 2-core machine: allow both, and let idle ranks yield the CPU.
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
 constexpr int kRanks = 2;
-
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
 /// What one rank of mpi_setup_share printed, in ns.
 struct Measured {
@@ -111,7 +104,7 @@ TEST_CASE("MPI start-up and shutdown are set-up, not communication: the report a
     const fs::path trace = dir / "share.hpcprof";
     auto run = runProcess({hpcprofBinary(), "run", "-o", trace.string(), "--", "mpirun", "-np",
                            std::to_string(kRanks), sampleBinary("mpi_setup_share")},
-                          kMpiEnv);
+                          kMpiTestEnv);
     INFO(run.err);
     REQUIRE(run.exitCode == 0);
     const auto measured = parseMeasured(run.out);
@@ -166,7 +159,7 @@ TEST_CASE("a Fortran program's MPI_Init and MPI_Finalize bound its POP region", 
     const fs::path trace = dir / "f.hpcprof";
     auto run = runProcess({hpcprofBinary(), "run", "-o", trace.string(), "--", "mpirun", "-np", "2",
                            sampleBinary("mpi_sample_f08")},
-                          kMpiEnv);
+                          kMpiTestEnv);
     INFO(run.err);
     REQUIRE(run.exitCode == 0);
     const json doc = reportOf(trace, dir / "f.json");

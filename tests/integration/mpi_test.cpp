@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// mpirun as root on a 2-core machine: allow both, and let idle ranks yield the CPU.
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
-
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
 std::vector<std::string> mpirun(int ranks, std::vector<std::string> cmd) {
     std::vector<std::string> argv = {"mpirun", "-np", std::to_string(ranks)};
@@ -38,7 +31,7 @@ std::vector<std::string> mpirun(int ranks, std::vector<std::string> cmd) {
 ProcessResult profile(const TempDir& dir, std::vector<std::string> cmd) {
     std::vector<std::string> argv = {hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--"};
     argv.insert(argv.end(), cmd.begin(), cmd.end());
-    return runProcess(argv, kMpiEnv);
+    return runProcess(argv, kMpiTestEnv);
 }
 
 /// "name|calls|bytes" per MPI function of one rank.
@@ -206,7 +199,7 @@ TEST_CASE("mpirun starting one hpcprof per rank gives one trace with every rank"
     TempDir dir;
     auto r = runProcess(mpirun(4, {hpcprofBinary(), "run", "-o", dir / "trace.hpcprof", "--",
                                    sampleBinary("mpi_sample")}),
-                        kMpiEnv);
+                        kMpiTestEnv);
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     CHECK(r.out == "mpi_sample done: sum=4\n");
@@ -269,13 +262,13 @@ TEST_CASE("mpi4py (MPI loaded at run time by Python) runs unchanged and is recor
     // Debian's python3-mpi4py belongs to the system interpreter, not to whatever python3 comes
     // first on PATH (pyenv, conda).
     const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-    if (!haveMpirun() || runProcess({python, "-c", "import mpi4py"}, kMpiEnv).exitCode != 0) {
+    if (!haveMpirun() || runProcess({python, "-c", "import mpi4py"}, kMpiTestEnv).exitCode != 0) {
         WARN("SKIPPED: mpirun or python3-mpi4py missing");
         return;
     }
     TempDir dir;
     auto cmd = mpirun(4, {python, "-m", "mpi4py.bench", "helloworld"});
-    auto plain = runProcess(cmd, kMpiEnv);
+    auto plain = runProcess(cmd, kMpiTestEnv);
     auto r = profile(dir, cmd);
     INFO(r.err);
     REQUIRE(r.exitCode == 0);

@@ -94,4 +94,10 @@ std::string sampleBinary(const std::string& name) {
     return HPCPROF_TEST_BUILD_DIR "/samples/" + name;
 }
 
+const std::vector<std::string> kMpiTestEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                              "OMPI_MCA_mpi_yield_when_idle=1",
+                                              "OMPI_MCA_rmaps_base_oversubscribe=1"};
+
+bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
+
 } // namespace hpcprof::test

@@ -42,4 +42,10 @@ std::string hpcprofBinary();
 std::string agentLibrary();
 std::string sampleBinary(const std::string& name);
 
+/// The environment the MPI tests give mpirun: allowed as root (CI runs as root), more ranks than
+/// cores allowed, and idle ranks yielding the CPU (the CI machine has 2 cores).
+extern const std::vector<std::string> kMpiTestEnv;
+/// Whether mpirun is on the PATH (the MPI tests skip with a note when it is not).
+bool haveMpirun();
+
 } // namespace hpcprof::test
