@@ -74,8 +74,8 @@ void TraceBuilder::write(const std::string& path) const {
         row.id = p.id;
         row.rank = p.rank;
         row.worldSize = p.worldSize;
-        row.rankSource = p.rank ? "test" : "";
-        row.host = "node" + std::to_string(p.rank.value_or(99) / 4);
+        row.rankSource = !p.rankSource.empty() ? p.rankSource : p.rank ? "test" : "";
+        row.host = !p.host.empty() ? p.host : "node" + std::to_string(p.rank.value_or(99) / 4);
         row.pid = p.pid;
         row.command = "test_app";
         row.exe = "/bin/test_app";
