@@ -111,12 +111,16 @@ int64_t claimOnRank(int64_t wanted, const std::vector<TimeClass>& classes, int64
 
 /// The exclusive gains, findings taken in order (largest estimated gain first): a finding claims
 /// on each rank its blamed time (at most its estimated gain) from what is left of the rank's
-/// classes; its exclusive gain is the most it claims on one rank, at most what the findings
+/// classes in the part of the window T is measured on; its exclusive gain is the most it claims on one rank, at most what the findings
 /// before it left of the runtime. Their sum thus never exceeds the runtime.
 void assignExclusiveGains(std::vector<Evaluated>& found, const Analysis& a) {
+    // The breakdown of the part of the window the runtime T is measured on (POP metrics).
+    const bool whole = a.pop.region == "window";
     std::vector<std::array<int64_t, kTimeClassCount>> left(a.ranks.size());
-    for (size_t i = 0; i < a.ranks.size(); ++i)
-        std::copy(std::begin(a.ranks[i].exclusive), std::end(a.ranks[i].exclusive), left[i].begin());
+    for (size_t i = 0; i < a.ranks.size(); ++i) {
+        const int64_t* from = whole ? a.ranks[i].exclusive : a.ranks[i].regionExclusive;
+        std::copy(from, from + kTimeClassCount, left[i].begin());
+    }
     int64_t runtimeLeft = std::max<int64_t>(0, a.pop.runtimeNs);
     for (Evaluated& e : found) {
         int64_t most = 0;
