@@ -100,7 +100,7 @@ private:
     struct Process {
         int64_t id, pid, start, end;
         std::optional<int64_t> rank, worldSize;
-        std::string host, rankSource; ///< empty: the defaults
+        std::string host, rankSource;
     };
     struct Track {
         int process;
