@@ -109,7 +109,9 @@ RuleSpec exposedCommunicationRule() {
         "max over ranks of exposed communication",
         "Communication nobody computed under. MPI start-up and shutdown and communicator or "
         "window creation are set-up, not communication: neither here nor in the gain. A large "
-        "`wait_ns` means the real cause is imbalance (see load-imbalance and straggler).",
+        "`wait_ns` means the real cause is imbalance (see load-imbalance and straggler): "
+        "overlap moves that wait to MPI_Wait rather than removing it, so the exclusive gain "
+        "claims only the rest (exposed communication less wait) and leaves the wait to them.",
         "Overlap communication with computation: start collectives asynchronously "
         "(non-blocking MPI, async NCCL / DDP gradient bucketing) and wait for them as late as "
         "possible; make buckets large enough to be bandwidth-bound but early enough to overlap "
@@ -133,6 +135,9 @@ RuleSpec exposedCommunicationRule() {
                       "exchange it asynchronously or in larger batches so that each process "
                       "keeps working while the other produces."}};
     exposed.loss = exposedComm;
+    // Overlap does not remove waiting for a late partner (it moves to MPI_Wait): that part is
+    // left for straggler and load-imbalance, which name its cause.
+    exposed.claim = [](const RankBreakdown& r, const Analysis&) { return r.transferNs; };
     exposed.claims = {TimeClass::Communication};
     exposed.evidence = exposedCommEvidence;
     return exposed;

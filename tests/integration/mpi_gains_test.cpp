@@ -3,7 +3,8 @@
 // (tests/integration/programs/mpi_gains.c): rank 3 computes four times as long as the others,
 // then all ranks MPI_Allreduce 2 MiB. The others' wait in the allreduce is exposed
 // communication, load-imbalance wait and the wait the straggler inflicts at once: the estimated
-// gains add up to more than the run, the exclusive gains to at most the run. The advice is worded
+// gains add up to more than the run, the exclusive gains to at most the run, and the wait is
+// given to the straggler, not to communication. The advice is worded
 // for MPI, and the collectives of ranks that all run on this host are compared with a memory
 // copy, not with the network link.
 #include <catch2/catch.hpp>
@@ -106,10 +107,13 @@ void checkGains(const nlohmann::json& doc, const std::map<int64_t, Measured>& me
     CHECK(std::abs((*imbalance)["estimated_gain_ns"].get<double>() * 1e-9 - spread) <= 0.10 * spread);
     CHECK((*imbalance)["ranks"] == nlohmann::json::array({kSlowRank}));
     CHECK((*straggler)["ranks"] == nlohmann::json::array({kSlowRank}));
-    // The largest estimate keeps it; the waits the others blame are its time already.
-    CHECK((*comm)["exclusive_gain_ns"] == (*comm)["estimated_gain_ns"]);
-    CHECK((*imbalance)["exclusive_gain_ns"].get<double>() + (*straggler)["exclusive_gain_ns"].get<double>() <=
-          0.10 * ((*imbalance)["estimated_gain_ns"].get<double>() + (*straggler)["estimated_gain_ns"].get<double>()));
+    // Overlapping cannot remove the wait for rank 3: exposed-communication's exclusive gain is
+    // its transfer part, under half its estimate (the others wait ~30 of their ~36 ms per
+    // iteration). The wait goes to the straggler, whole; load-imbalance blames the same wait
+    // and finds at most a tenth of its estimate left.
+    CHECK((*comm)["exclusive_gain_ns"].get<double>() < 0.5 * (*comm)["estimated_gain_ns"].get<double>());
+    CHECK((*straggler)["exclusive_gain_ns"] == (*straggler)["estimated_gain_ns"]);
+    CHECK((*imbalance)["exclusive_gain_ns"].get<double>() <= 0.10 * (*imbalance)["estimated_gain_ns"].get<double>());
 }
 
 void checkWording(const nlohmann::json& doc) {

@@ -80,7 +80,10 @@ std::optional<Evaluated> evaluate(const RuleSpec& spec, const Analysis& a) {
     const int64_t worst = maxOver(a, loss);
     if (worst == 0) return std::nullopt;
     Evaluated e{newFinding(spec, a, int64_t(double(worst) * spec.gainScale)), {}, &spec};
-    for (const auto& r : a.ranks) e.rankClaimNs.push_back(int64_t(double(loss(r)) * spec.gainScale));
+    for (const auto& r : a.ranks) {
+        const int64_t removed = spec.claim ? std::min(spec.claim(r, a), loss(r)) : loss(r);
+        e.rankClaimNs.push_back(int64_t(double(removed) * spec.gainScale));
+    }
     Finding& f = e.finding;
     f.ranks = topRanks(a, loss);
     if (spec.evidence) f.evidence = spec.evidence(a);

@@ -42,6 +42,8 @@ struct RuleSpec {
     std::vector<const char*> exampleKeys; ///< RankFacts::examples of the listed ranks
     /// Whole-job rules: the judgement, nullopt when the rule does not fire.
     std::function<std::optional<Judgement>(const Analysis&)> judge;
+    /// The part of a rank's loss its change removes, for the exclusive gain (empty: the loss).
+    std::function<int64_t(const RankBreakdown&, const Analysis&)> claim;
     /// The time classes a rank's blamed time lies in, the first drawn first (exclusive gain:
     /// rule_engine.cpp); empty = the rank's whole window.
     std::vector<TimeClass> claims;

@@ -344,11 +344,12 @@ TEST_CASE("exclusive gains: time two rules blame is counted once, and they sum t
     REQUIRE(late);
     REQUIRE(imbalance);
     CHECK(comm->estimatedGainNs + late->estimatedGainNs + imbalance->estimatedGainNs == 1235);
-    // exposed-communication comes first and claims rank 1's 500 ns of communication (and rank
-    // 0's 10): 500. Nothing of rank 1's communication, sync or idle time is left for the
-    // straggler's 490 or the imbalance's min(245, 990 - 500), so both get 0.
-    CHECK(comm->exclusiveGainNs == 500);
-    CHECK(late->exclusiveGainNs == 0);
+    // exposed-communication comes first but claims only what overlap removes, communication
+    // less wait: 10 ns on each rank, exclusive 10. The straggler then claims rank 1's wait,
+    // min(490, 490), from its 490 ns of communication left: 490. Nothing of rank 1's
+    // communication, sync or idle time is left for the imbalance's min(245, 990 - 500): 0.
+    CHECK(comm->exclusiveGainNs == 10);
+    CHECK(late->exclusiveGainNs == 490);
     CHECK(imbalance->exclusiveGainNs == 0);
     CHECK(a.findingsGainNs == 500);
     int64_t sum = 0;
