@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Runs the rule table: the shared steps of every rule (gate, per-rank losses, gain, ranks,
-// evidence, examples, severity) are done here once.
+// evidence, examples, severity, wording for the program) are done here once, then the
+// findings' exclusive gains, which add up to at most the runtime.
 #include <algorithm>
 #include <array>
 #include <cassert>
