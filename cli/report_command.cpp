@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <optional>
+
 #include "report_command.hpp"
 
 #include <fmt/format.h>
@@ -25,11 +27,33 @@ CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
         ->capture_default_str();
     c->add_option("--link-gbps", o.linkGbps, "Link bandwidth in GB/s for the collective bandwidth rule")
         ->check(numberFrom(0, 100000, "GB/s"));
+    c->add_option("--memory-gbps", o.memoryGbps,
+                  "Copy bandwidth in GB/s the collective bandwidth rule uses when all ranks share one host (default 10)")
+        ->check(numberFrom(0, 100000, "GB/s"));
     c->add_flag("--include-setup", o.includeSetup,
                 "POP metrics on the whole window, MPI start-up and shutdown included (default: "
                 "between each rank's MPI_Init and MPI_Finalize)");
     return c;
 }
+
+namespace {
+
+/// The analysis options the command line asks for; nullopt (after a message) for a wrong --window.
+std::optional<analyzer::AnalysisOptions> analysisOptions(const ReportOptions& o) {
+    analyzer::AnalysisOptions ao;
+    auto window = analyzer::parseWindow(o.window);
+    if (!window) {
+        printMessage("report", window.status().message());
+        return std::nullopt;
+    }
+    ao.window = *window;
+    ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
+    ao.memoryBandwidthBytesPerS = o.memoryGbps * 1e9;
+    ao.popIncludesSetup = o.includeSetup;
+    return ao;
+}
+
+} // namespace
 
 int reportCommand(const ReportOptions& o) {
     report::Format format;
@@ -53,15 +77,8 @@ int reportCommand(const ReportOptions& o) {
         }
         gates.push_back(*g);
     }
-    analyzer::AnalysisOptions ao;
-    auto window = analyzer::parseWindow(o.window);
-    if (!window) {
-        printMessage("report", window.status().message());
-        return kExitUsage;
-    }
-    ao.window = *window;
-    ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
-    ao.popIncludesSetup = o.includeSetup;
+    auto ao = analysisOptions(o);
+    if (!ao) return kExitUsage;
     if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analysis, not after
         printMessage("report", s.message());
         return kExitUsage;
@@ -72,7 +89,7 @@ int reportCommand(const ReportOptions& o) {
         printMessage("report", trace.status().message());
         return kExitUsage;
     }
-    auto analysis = analyzer::analyzeTrace(*trace, ao);
+    auto analysis = analyzer::analyzeTrace(*trace, *ao);
     if (!analysis) {
         printMessage("report", analysis.status().message());
         return kExitUsage;

@@ -18,6 +18,7 @@ struct ReportOptions {
     std::vector<std::string> failOn;  ///< gate expressions
     std::string junitSeverity = "warning";
     double linkGbps = 0;              ///< link bandwidth for the collective-bandwidth rule, GB/s
+    double memoryGbps = 0;            ///< its copy bandwidth when all ranks share a host, GB/s
     bool includeSetup = false;        ///< POP metrics on the whole window, MPI start-up included
 };
 

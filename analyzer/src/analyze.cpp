@@ -57,6 +57,45 @@ double linkBandwidth(const Trace& trace, const AnalysisOptions& options, std::ve
     return threshold::kDefaultLinkBytesPerS;
 }
 
+/// True when the query gives a first row.
+bool any(const Trace& trace, const char* sql) {
+    schema::Statement s(detail::db(trace), sql);
+    return s.step();
+}
+
+/// The kind of program, for the wording of the advice: MPI when it calls MPI (the PMPI agent
+/// named the rank, or MPI_Init is among the names); data-parallel training when its ranks come
+/// from torchrun's RANK or a PyTorch trace, or it calls NCCL; else plain processes.
+std::string programKind(const Trace& trace) {
+    if (any(trace, "SELECT 1 FROM process WHERE rank_source = 'MPI' LIMIT 1") ||
+        any(trace, "SELECT 1 FROM string WHERE value IN ('MPI_Init', 'MPI_Init_thread') LIMIT 1"))
+        return "mpi";
+    if (any(trace, "SELECT 1 FROM process WHERE rank_source IN ('RANK', 'distributedInfo') LIMIT 1") ||
+        any(trace, "SELECT 1 FROM string WHERE value GLOB 'nccl[A-Z]*' LIMIT 1"))
+        return "data_parallel";
+    return "processes";
+}
+
+/// The collective-bandwidth rule's yardstick: ranks all on one host copy through memory, not
+/// through the link between hosts.
+void chooseCollectiveBandwidth(Analysis& an, const AnalysisOptions& options) {
+    bool oneHost = an.ranks.size() > 1;
+    for (const auto& r : an.ranks) oneHost = oneHost && r.host == an.ranks.front().host;
+    an.collectiveBandwidthBasis = oneHost ? "memory" : "link";
+    an.collectiveBandwidthBytesPerS =
+        !oneHost ? an.linkBandwidthBytesPerS
+        : options.memoryBandwidthBytesPerS > 0 ? options.memoryBandwidthBytesPerS
+                                               : threshold::kDefaultMemoryCopyBytesPerS;
+}
+
+/// The advice, worded for the program, and the sum of the findings' exclusive gains.
+void addFindings(Analysis& an, const Trace& trace, const AnalysisOptions& options) {
+    an.programKind = programKind(trace);
+    chooseCollectiveBandwidth(an, options);
+    an.findings = advice::runRules(an);
+    for (const auto& f : an.findings) an.findingsGainNs += f.exclusiveGainNs;
+}
+
 /// The passes' scan problems, summed.
 ScanQuality sumQuality(const std::vector<RankPass>& passes) {
     ScanQuality q;
@@ -250,7 +289,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     HPCPROF_RETURN_IF_ERROR(addDataQuality(trace, ix, quality, ranksStopped, an));
     an.warnings.insert(an.warnings.end(), notes.begin(), notes.end());
     for (const auto& f : families) HPCPROF_RETURN_IF_ERROR(f->conclude(ctx, an));
-    an.findings = advice::runRules(an);
+    addFindings(an, trace, options);
     return an;
 }
 

@@ -19,6 +19,9 @@ inline constexpr int64_t kShortGpuGapNs = 20'000;
 inline constexpr int64_t kLargeCollectiveBytes = 1024 * 1024;
 /// The link bandwidth assumed when neither the user nor the trace gives one (100 Gb/s).
 inline constexpr double kDefaultLinkBytesPerS = 12.5e9;
+/// The copy bandwidth between two ranks on one host (shared memory, one copy through a buffer)
+/// assumed when the user gives none: a conservative figure for one core's memcpy.
+inline constexpr double kDefaultMemoryCopyBytesPerS = 10e9;
 
 // --- Busy threads (counters.cpp): who wants a CPU ---
 /// A thread wants a CPU when (on-CPU + run-queue wait) / wall >= this.

@@ -52,10 +52,10 @@ std::vector<Evidence> smallMessageEvidence(const Analysis& a) {
             {"threshold_bytes", double(kSmallRequestBytes), "bytes"}};
 }
 
-/// Transfer time above what the link would need, for a rank whose large collectives reach
-/// less than kLowBandwidthShare of the link.
+/// Transfer time above what the link (or, all ranks on one host, a memory copy) would need, for
+/// a rank whose large collectives reach less than kLowBandwidthShare of it.
 int64_t bandwidthLoss(const RankBreakdown& r, const Analysis& a) {
-    const double link = a.linkBandwidthBytesPerS;
+    const double link = a.collectiveBandwidthBytesPerS;
     const RankFacts& f = r.facts;
     if (f.largeCollectives < kMinLargeCollectives || f.largeCollectiveTransferNs <= 0) return 0;
     double achieved = double(f.largeCollectiveBytes) / (double(f.largeCollectiveTransferNs) * 1e-9);
@@ -64,7 +64,7 @@ int64_t bandwidthLoss(const RankBreakdown& r, const Analysis& a) {
 }
 
 std::vector<Evidence> bandwidthEvidence(const Analysis& a) {
-    const double link = a.linkBandwidthBytesPerS;
+    const double link = a.collectiveBandwidthBytesPerS;
     int64_t bytes = 0, ns = 0, calls = 0;
     for (const auto& r : a.ranks) {
         bytes += r.facts.largeCollectiveBytes;
@@ -74,8 +74,9 @@ std::vector<Evidence> bandwidthEvidence(const Analysis& a) {
     double achieved = ns > 0 ? double(bytes) / (double(ns) * 1e-9) : 0;
     return {{"large_collectives", double(calls), "count"},
             {"achieved_bytes_per_s", achieved, "bytes_per_s"},
-            {"link_bytes_per_s", link, "bytes_per_s"},
-            {"achieved_pct_of_link", 100.0 * achieved / link, "pct"}};
+            {"reference_bytes_per_s", link, "bytes_per_s"},
+            {"achieved_pct_of_reference", 100.0 * achieved / link, "pct"},
+            {"one_host", a.collectiveBandwidthBasis == "memory" ? 1.0 : 0.0, "count"}};
 }
 
 std::optional<Judgement> straggler(const Analysis& a) {
@@ -88,6 +89,7 @@ std::optional<Judgement> straggler(const Analysis& a) {
         if (r.rank != s.rank) maxWait = std::max(maxWait, r.waitNs);
     Judgement j;
     j.gainNs = std::min(maxWait, s.inflictedWaitNs);
+    for (const auto& r : a.ranks) j.rankClaimNs.push_back(r.rank == s.rank ? 0 : std::min(r.waitNs, s.inflictedWaitNs));
     j.ranks = {s.rank};
     j.eventIds = {s.exampleEventId};
     j.evidence = {{"rank", double(s.rank), "count"},
@@ -107,7 +109,9 @@ RuleSpec exposedCommunicationRule() {
         "max over ranks of exposed communication",
         "Communication nobody computed under. MPI start-up and shutdown and communicator or "
         "window creation are set-up, not communication: neither here nor in the gain. A large "
-        "`wait_ns` means the real cause is imbalance (see load-imbalance and straggler).",
+        "`wait_ns` means the real cause is imbalance (see load-imbalance and straggler): "
+        "overlap moves that wait to MPI_Wait rather than removing it, so the exclusive gain "
+        "claims only the rest (exposed communication less wait) and leaves the wait to them.",
         "Overlap communication with computation: start collectives asynchronously "
         "(non-blocking MPI, async NCCL / DDP gradient bucketing) and wait for them as late as "
         "possible; make buckets large enough to be bandwidth-bound but early enough to overlap "
@@ -117,7 +121,24 @@ RuleSpec exposedCommunicationRule() {
     exposed.gate = [](const Analysis& a) {
         return a.summary.pct(TimeClass::Communication) >= kMinExposedCommPct;
     };
+    exposed.info.suggestionFor = {
+        {"mpi", "Overlap communication with computation: post non-blocking calls "
+                "(MPI_Isend/MPI_Irecv, MPI_Iallreduce) early, compute on data that does not "
+                "depend on them (the interior of a halo exchange), and MPI_Wait as late as "
+                "possible. A large `wait_ns` is imbalance, not communication: see "
+                "load-imbalance and straggler."},
+        {"data_parallel", "Overlap gradient communication with the backward pass: let DDP/FSDP "
+                          "all-reduce gradient buckets while later gradients are still computed "
+                          "(bucket_cap_mb), and avoid calls that synchronize every step "
+                          "(.item(), explicit barriers, per-step metric all-reduces)."},
+        {"processes", "The processes block on each other's data (pipes, sockets, shared files): "
+                      "exchange it asynchronously or in larger batches so that each process "
+                      "keeps working while the other produces."}};
     exposed.loss = exposedComm;
+    // Overlap does not remove waiting for a late partner (it moves to MPI_Wait): that part is
+    // left for straggler and load-imbalance, which name its cause.
+    exposed.claim = [](const RankBreakdown& r, const Analysis&) { return r.transferNs; };
+    exposed.claims = {TimeClass::Communication};
     exposed.evidence = exposedCommEvidence;
     return exposed;
 }
@@ -141,7 +162,16 @@ RuleSpec smallMessagesRule() {
         {{"min_small_calls", double(kMinSmallCalls), "count"},
          {"small_bytes", double(kSmallRequestBytes), "bytes"},
          {"min_small_call_share", kMinSmallCallShare, "share"}}};
+    small.info.suggestionFor = {
+        {"mpi", "Aggregate: pack small messages into bigger ones (one message per neighbour and "
+                "step, derived datatypes), fuse small collectives into one call, or replace many "
+                "point-to-point exchanges by one neighbourhood collective "
+                "(MPI_Neighbor_alltoallv)."},
+        {"data_parallel", "Fuse small collectives: raise the DDP bucket size (bucket_cap_mb), "
+                          "coalesce tensors before reducing them, and all-reduce metrics once "
+                          "per logging interval rather than every step."}};
     small.loss = smallMessageTime;
+    small.claims = {TimeClass::Communication};
     small.evidence = smallMessageEvidence;
     small.exampleKeys = {"small_comm"};
     return small;
@@ -151,23 +181,38 @@ RuleSpec lowCollectiveBandwidthRule() {
     RuleSpec bandwidth;
     bandwidth.info = {
         "low-collective-bandwidth", "communication",
-        "Collectives reach a small fraction of the link bandwidth",
+        "Large collectives reach a small fraction of the available bandwidth",
         "a rank makes ≥ {min_large_collectives} collective calls moving ≥ {large_bytes} and "
-        "achieves < {low_bandwidth_share} of the link bandwidth",
-        "max over ranks of (transfer time − bytes / link bandwidth)",
+        "achieves < {low_bandwidth_share} of the reference bandwidth",
+        "max over ranks of (transfer time − bytes / reference bandwidth)",
         "Achieved bandwidth of a rank = Σ bytes / Σ (call duration − its wait at N x N), over its "
-        "large collective calls (`bytes` is what the rank sent). The link bandwidth comes from "
-        "`--link-gbps`, else the trace metadata key `link_bandwidth_bytes_per_s`, else "
-        "{default_link_bytes_per_s}.",
+        "large collective calls (`bytes` is what the rank sent). The reference is the link "
+        "between hosts: `--link-gbps`, else the trace metadata key `link_bandwidth_bytes_per_s`, "
+        "else {default_link_bytes_per_s}. When every rank runs on one host (the processes' host "
+        "names) no link is involved: the ranks copy through shared memory, and the reference is "
+        "the bandwidth of one memory copy, `--memory-gbps`, else {default_memory_bytes_per_s} "
+        "(`one_host` = 1 in the evidence).",
         "Check the transport: is NCCL/MPI using the fast interconnect (NCCL_DEBUG=INFO, "
         "UCX/OFI settings), is GPUDirect RDMA enabled, are ranks placed so that rings stay "
         "inside nodes? Larger buckets also raise the achieved bandwidth.",
-        {"large_collectives", "achieved_bytes_per_s", "link_bytes_per_s", "achieved_pct_of_link"},
+        {"large_collectives", "achieved_bytes_per_s", "reference_bytes_per_s", "achieved_pct_of_reference",
+         "one_host"},
         {{"min_large_collectives", double(kMinLargeCollectives), "count"},
          {"large_bytes", double(kLargeCollectiveBytes), "bytes"},
          {"low_bandwidth_share", kLowBandwidthShare, "share"},
-         {"default_link_bytes_per_s", threshold::kDefaultLinkBytesPerS, "bytes_per_s"}}};
+         {"default_link_bytes_per_s", threshold::kDefaultLinkBytesPerS, "bytes_per_s"},
+         {"default_memory_bytes_per_s", threshold::kDefaultMemoryCopyBytesPerS, "bytes_per_s"}}};
+    bandwidth.info.suggestionFor = {
+        {"mpi", "Check the transport: between hosts, is Open MPI / UCX / OFI using the fast "
+                "interconnect (ompi_info, UCX_TLS) and are the ranks placed so that large "
+                "collectives stay inside nodes? On one host, is the shared-memory transport "
+                "(btl vader/sm with CMA or XPMEM single-copy) in use? Larger messages also raise "
+                "the achieved bandwidth."},
+        {"data_parallel", "Check the transport: NCCL_DEBUG=INFO shows whether NCCL uses NVLink, "
+                          "InfiniBand or falls back to sockets or shared memory; enable GPUDirect "
+                          "RDMA, keep rings inside nodes, and use larger gradient buckets."}};
     bandwidth.loss = bandwidthLoss;
+    bandwidth.claims = {TimeClass::Communication};
     bandwidth.evidence = bandwidthEvidence;
     bandwidth.exampleKeys = {"large_collective"};
     return bandwidth;
@@ -188,6 +233,7 @@ RuleSpec stragglerRule() {
         {"rank", "times_last", "instances", "inflicted_wait_ns", "max_instance_wait_ns"},
         {{"min_wait_per_other_rank", kMinWaitPerOtherRank, "share"}}};
     late.judge = straggler;
+    late.claims = {TimeClass::Communication, TimeClass::Sync, TimeClass::Idle};
     return late;
 }
 

@@ -132,6 +132,7 @@ RuleSpec lowIpcRule() {
          {"min_compute_share", kMinComputeShare, "share"},
          {"reachable_ipc", kReachableIpc, "ratio"}}};
     ipc.judge = lowIpc;
+    ipc.claims = {TimeClass::Compute};
     return ipc;
 }
 
@@ -153,6 +154,7 @@ RuleSpec sharedCoresRule() {
          {"starved_utilization", kStarvedUtilization, "share"},
          {"starved_involuntary_per_s", kStarvedInvoluntaryPerS, "per_s"}}};
     shared.judge = sharedCores;
+    shared.claims = {TimeClass::Compute};
     return shared;
 }
 

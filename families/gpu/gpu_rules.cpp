@@ -123,6 +123,7 @@ RuleSpec frequentSyncRule() {
         {"sync_calls", "sync_exposed_pct"},
         {{"min_sync_calls", double(kMinSyncCalls), "count"}, {"min_sync_share", kMinSyncShare, "share"}}};
     sync.loss = syncTime;
+    sync.claims = {TimeClass::Sync};
     sync.evidence = syncEvidence;
     sync.exampleKeys = {"sync"};
     return sync;

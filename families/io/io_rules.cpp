@@ -75,6 +75,7 @@ RuleSpec ioBoundRule() {
         {{"min_exposed_io_pct", kMinExposedIoPct, "pct"}}};
     bound.gate = [](const Analysis& a) { return dataExposedPct(a) >= kMinExposedIoPct; };
     bound.loss = exposedDataIo;
+    bound.claims = {TimeClass::Io};
     bound.evidence = exposedIoEvidence;
     return bound;
 }
@@ -98,6 +99,7 @@ RuleSpec smallIoRule() {
          {"small_bytes", double(kSmallRequestBytes), "bytes"},
          {"min_small_request_share", kMinSmallRequestShare, "share"}}};
     small.loss = smallRequestTime;
+    small.claims = {TimeClass::Io};
     small.evidence = smallRequestEvidence;
     small.exampleKeys = {"small_io"};
     return small;

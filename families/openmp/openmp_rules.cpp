@@ -60,6 +60,8 @@ std::vector<RuleSpec> openMpRules() {
         {"thread_imbalance_ns", "regions", "thread_wait_ns", "worst_region_imbalance_ns"},
         {{"min_imbalance_share", kMinImbalanceShare, "share"}}};
     imbalance.judge = threadImbalance;
+    // The region on the rank's reference thread: its waits at the barrier (sync) or its work.
+    imbalance.claims = {TimeClass::Sync, TimeClass::Compute};
     return {imbalance};
 }
 

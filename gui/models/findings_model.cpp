@@ -55,7 +55,10 @@ QVariant displayData(const analyzer::Finding& f, int column) {
     case FindingsModel::SeverityColumn: return QString::fromLatin1(analyzer::severityName(f.severity));
     case FindingsModel::TitleColumn: return QString::fromStdString(f.title);
     case FindingsModel::RanksColumn: return ranksText(f);
-    default: return formatDuration(f.estimatedGainNs);
+    // The exclusive gain adds up over the findings; the estimate is the change's alone.
+    default:
+        return QStringLiteral("%1 (alone %2)")
+            .arg(formatDuration(f.exclusiveGainNs), formatDuration(f.estimatedGainNs));
     }
 }
 
@@ -65,7 +68,7 @@ QVariant sortData(const analyzer::Finding& f, int column) {
     case FindingsModel::SeverityColumn: return int(f.severity);
     case FindingsModel::TitleColumn: return QString::fromStdString(f.title);
     case FindingsModel::RanksColumn: return qint64(f.ranks.size());
-    default: return qint64(f.estimatedGainNs);
+    default: return qint64(f.exclusiveGainNs);
     }
 }
 
@@ -108,7 +111,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
 
 QVariant FindingsModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* kNames[] = {"Severity", "Finding", "Ranks", "Est. gain"};
+    static const char* kNames[] = {"Severity", "Finding", "Ranks", "Gain"};
     return section >= 0 && section < ColumnCount ? QString::fromLatin1(kNames[section]) : QVariant();
 }
 

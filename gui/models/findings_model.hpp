@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The advice findings as a table: severity, title, ranks involved, estimated gain; the evidence,
-// suggestion, ranks and example events are custom roles so the view can explain a finding and the
+// The advice findings as a table: severity, title, ranks involved, gain (exclusive, and alone);
+// the evidence, suggestion, ranks and example events are custom roles so the view can explain a finding and the
 // timeline can zoom to it.
 #pragma once
 

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "process_runner.hpp"
 
 using namespace hpcprof::test;
@@ -68,4 +70,27 @@ TEST_CASE("the JSON report of the real Kineto traces is the golden one", "[golde
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     checkAgainstGolden("kineto_sampled", reportJson(dir, dir / "t.hpcprof"));
+}
+
+TEST_CASE("in every golden report the findings' exclusive gains add up to at most the runtime",
+          "[golden][report]") {
+    int reports = 0;
+    for (const auto& e : fs::directory_iterator(kGolden / "reports")) {
+        if (e.path().extension() != ".json") continue;
+        ++reports;
+        const auto doc = nlohmann::json::parse(readWholeFile(e.path().string()));
+        const int64_t runtime = doc["pop"]["runtime_ns"].get<int64_t>();
+        int64_t sum = 0;
+        for (const auto& f : doc["findings"]) {
+            INFO(e.path().filename().string() << ": " << f["id"]);
+            CHECK(f["exclusive_gain_ns"].get<int64_t>() >= 0);
+            CHECK(f["exclusive_gain_ns"].get<int64_t>() <= f["estimated_gain_ns"].get<int64_t>());
+            sum += f["exclusive_gain_ns"].get<int64_t>();
+        }
+        INFO(e.path().filename().string() << ": exclusive gains " << sum << " ns, runtime " << runtime << " ns");
+        CHECK(sum <= runtime);
+        CHECK(sum <= doc["summary"]["wall_ns"].get<int64_t>());
+        CHECK(doc["summary"]["findings_gain_ns"].get<int64_t>() == sum);
+    }
+    CHECK(reports >= 10);
 }

@@ -51,6 +51,10 @@ std::string codeList(const std::vector<std::string>& names) {
     return out;
 }
 
+std::string claimsText(const RuleInfo& r) {
+    return r.claims.empty() ? std::string("the rank's whole window") : codeList(r.claims);
+}
+
 constexpr const char* kIntro = R"(# Advice rules
 
 <!-- Generated from the rule table (analyzer/src/advice/rules_*.cpp) by `hpcprof rules --format md`;
@@ -65,12 +69,22 @@ measured breakdown, wait states and per-rank facts and may produce one **finding
 - `ranks`: the ranks behind it (largest contribution first, at most 8);
 - `evidence`: named numbers with units, and `event_ids`: a few example events (look them up in
   `event_view`);
-- `estimated_gain_ns`: an **upper bound** of the runtime the suggested change could save, never
-  more than `T`. The runtime cannot shrink by more than the largest per-rank time a change
-  removes, so most rules use the maximum over ranks of the time they blame;
-- `suggestion`: what to change, in plain words.
+- `estimated_gain_ns`: an **upper bound** of the runtime the suggested change could save on its
+  own, never more than `T`. The runtime cannot shrink by more than the largest per-rank time a
+  change removes, so most rules use the maximum over ranks of the time they blame;
+- `exclusive_gain_ns`: the part of that gain no finding above it claims already. Several rules
+  can blame the same time (a rank's MPI wait is exposed communication, load-imbalance wait and
+  straggler wait at once), so the estimated gains do not add up. Findings are taken in order;
+  on each rank a finding claims its blamed time (at most its estimated gain) from what is left
+  of the time classes the rule names below ("claims"), its exclusive gain is the most it claims
+  on one rank, and never more than the findings above it left of `T`. The exclusive gains thus
+  sum to at most `T` (`summary.findings_gain_ns`), and reports show them;
+- `suggestion`: what to change, in plain words, worded for the kind of program
+  (`summary.program_kind`): `mpi` when it calls MPI, `data_parallel` when its ranks come from
+  torchrun (`RANK`) or a PyTorch trace or it calls NCCL without MPI, else `processes`. Rules
+  with no wording for that kind give their general one.
 
-Findings are sorted by estimated gain. Every rule has a test trace that fires it and one that
+Findings are sorted by estimated gain; severity comes from the estimated gain. Every rule has a test trace that fires it and one that
 must not (`tests/unit/analyzer/advice_rules_test.cpp`). "Window" below is the rank's analysis
 window, "facts" are counted over events overlapping it. Definitions of exposed, overlapped,
 wait etc.: [analysis.md](analysis.md). `hpcprof rules --format json` lists the same rules and
@@ -83,7 +97,10 @@ thresholds for scripts.
 const std::vector<RuleInfo>& ruleReference() {
     static const std::vector<RuleInfo> kInfo = [] {
         std::vector<RuleInfo> out;
-        for (const auto& spec : advice::ruleSpecs()) out.push_back(spec.info);
+        for (const auto& spec : advice::ruleSpecs()) {
+            out.push_back(spec.info);
+            for (TimeClass c : spec.claims) out.back().claims.push_back(timeClassName(c));
+        }
         return out;
     }();
     return kInfo;
@@ -112,7 +129,9 @@ std::string ruleReferenceMarkdown() {
                 params += fmt::format("{}`{}` = {}", params.empty() ? "" : ", ", p.name, formatParameter(p));
             o += fmt::format("- Thresholds: {}.\n", params);
         }
+        o += fmt::format("- Claims: {}.\n", claimsText(r));
         o += fmt::format("- Suggestion: {}\n", r.suggestion);
+        for (const auto& [kind, text] : r.suggestionFor) o += fmt::format("  - for `{}`: {}\n", kind, text);
     }
     return o;
 }
@@ -131,7 +150,9 @@ std::string ruleReferenceJson() {
                          {"severity", r.severityFromGain ? "from_gain" : "warning"},
                          {"evidence", r.evidence},
                          {"parameters", std::move(params)},
-                         {"suggestion", r.suggestion}});
+                         {"claims", r.claims.empty() ? std::vector<std::string>{"window"} : r.claims},
+                         {"suggestion", r.suggestion},
+                         {"suggestion_for", r.suggestionFor}});
     }
     nlohmann::json doc = {{"schema", "hpcprof-rules"}, {"rules", std::move(rules)}};
     return doc.dump(2) + "\n";

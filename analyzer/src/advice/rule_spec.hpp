@@ -26,6 +26,9 @@ struct Judgement {
     std::vector<int64_t> ranks;
     std::vector<Evidence> evidence;
     std::vector<int64_t> eventIds;
+    /// Time the change would save on each rank, by index of Analysis::ranks (for the exclusive
+    /// gain); empty = gainNs on every rank.
+    std::vector<int64_t> rankClaimNs;
 };
 
 struct RuleSpec {
@@ -39,12 +42,18 @@ struct RuleSpec {
     std::vector<const char*> exampleKeys; ///< RankFacts::examples of the listed ranks
     /// Whole-job rules: the judgement, nullopt when the rule does not fire.
     std::function<std::optional<Judgement>(const Analysis&)> judge;
+    /// The part of a rank's loss its change removes, for the exclusive gain (empty: the loss).
+    std::function<int64_t(const RankBreakdown&, const Analysis&)> claim;
+    /// The time classes a rank's blamed time lies in, the first drawn first (exclusive gain:
+    /// rule_engine.cpp); empty = the rank's whole window.
+    std::vector<TimeClass> claims;
 };
 
 /// Every rule in reference order: the core's, then each registered family's.
 const std::vector<RuleSpec>& ruleSpecs();
 
-/// Runs every rule; findings sorted by estimated gain, descending (then id).
+/// Runs every rule; findings sorted by estimated gain, descending (then id), each with its
+/// exclusive gain.
 std::vector<Finding> runRules(const Analysis& analysis);
 
 /// Severity from the gain relative to the runtime (threshold::kCriticalGainShare, ...).

@@ -22,6 +22,10 @@ std::optional<Judgement> loadImbalance(const Analysis& a) {
         minUseful = std::min(minUseful, r.ns(TimeClass::Compute));
         if (double(r.ns(TimeClass::Compute)) > kListedAboveAverage * double(a.pop.avgUsefulNs))
             j.ranks.push_back(r.rank);
+        // What rebalancing saves a rank is its wait for the slowest one, at most the gain.
+        const int64_t useful = a.pop.region == "window" ? r.ns(TimeClass::Compute)
+                                                        : r.regionExclusive[int(TimeClass::Compute)];
+        j.rankClaimNs.push_back(std::min(j.gainNs, a.pop.maxUsefulNs - useful));
     }
     j.evidence = {{"pop.load_balance", a.pop.loadBalance, "ratio"},
                   {"max_compute_ns", double(a.pop.maxUsefulNs), "ns"},
@@ -45,7 +49,17 @@ std::vector<RuleSpec> balanceRules() {
         {"pop.load_balance", "max_compute_ns", "avg_compute_ns", "min_compute_ns"},
         {{"min_load_balance", kMinLoadBalance, "ratio"},
          {"listed_above_average", kListedAboveAverage, "ratio"}}};
+    imbalance.info.suggestionFor = {
+        {"mpi", "Rebalance the work across ranks: partition the domain by cost rather than by "
+                "size (weighted graph or space-filling-curve partitioning), or balance "
+                "dynamically; the listed ranks compute the most, the others wait for them in MPI."},
+        {"data_parallel", "Give every rank the same work per step: equal per-rank batch sizes, "
+                          "bucket or pad samples of varying length, and run data loading, "
+                          "evaluation and logging on all ranks alike (or off the step)."},
+        {"processes", "Split the work into more, smaller tasks handed out on demand (a work "
+                      "queue or pool) instead of a fixed share per process."}};
     imbalance.judge = loadImbalance;
+    imbalance.claims = {TimeClass::Communication, TimeClass::Sync, TimeClass::Idle};
 
     return {imbalance};
 }

@@ -200,8 +200,10 @@ std::string findingsHtml(const std::vector<Finding>& findings) {
     for (const auto& f : findings) {
         b += fmt::format("<div class=\"finding\"><h3><span class=\"{}\">{}</span> {}: {}</h3>\n",
                          severityName(f.severity), severityName(f.severity), htmlEscape(f.id), htmlEscape(f.title));
-        b += fmt::format("<p>Could save up to <b>{}</b>. Ranks: {}.</p>\n<p>Evidence: {}</p>\n<p>Suggestion: {}</p>\n",
-                         dur(double(f.estimatedGainNs)), htmlEscape(rankList(f.ranks)), htmlEscape(evidenceText(f)),
+        b += fmt::format("<p>Could save <b>{}</b> (up to {} alone). Ranks: {}.</p>\n<p>Evidence: {}</p>\n"
+                         "<p>Suggestion: {}</p>\n",
+                         dur(double(f.exclusiveGainNs)), dur(double(f.estimatedGainNs)), htmlEscape(rankList(f.ranks)),
+                         htmlEscape(evidenceText(f)),
                          htmlEscape(f.suggestion));
         if (!f.eventIds.empty()) {
             std::string ids;

@@ -59,6 +59,8 @@ json summaryJson(const Analysis& a) {
                    {"total_ns", s.setupTotalNs}}},
         {"wait_ns", wait},
         {"findings", {{"count", int64_t(a.findings.size())}, {"critical", crit}, {"warning", warn}, {"info", info}}},
+        {"findings_gain_ns", a.findingsGainNs},
+        {"program_kind", a.programKind},
         {"data_quality_warnings", int64_t(a.warnings.size())},
         {"unused_rows", {{"negative_duration", a.unusedRows.negativeDuration},
                          {"outside_run", a.unusedRows.outsideRun},
@@ -141,7 +143,8 @@ json findingsJson(const std::vector<Finding>& list) {
         for (const auto& e : f.evidence) ev.push_back({{"name", e.key}, {"value", e.value}, {"unit", e.unit}});
         findings.push_back({{"id", f.id}, {"title", f.title}, {"severity", severityName(f.severity)},
                             {"ranks", f.ranks}, {"evidence", std::move(ev)}, {"event_ids", f.eventIds},
-                            {"estimated_gain_ns", f.estimatedGainNs}, {"suggestion", f.suggestion}});
+                            {"estimated_gain_ns", f.estimatedGainNs}, {"exclusive_gain_ns", f.exclusiveGainNs},
+                            {"suggestion", f.suggestion}});
     }
     return findings;
 }

@@ -123,6 +123,28 @@ std::string stragglerLine(const Straggler& st) {
                        formatDuration(double(st.inflictedWaitNs)));
 }
 
+namespace {
+
+/// The findings, their exclusive gains first (docs/analysis.md, "Findings and their gains").
+std::string findingsText(const Analysis& a) {
+    std::string o = "\nFindings\n";
+    if (a.findings.empty()) o += "  none\n";
+    else
+        o += fmt::format("  together they could save up to {} of the {} run (each finding: its own share, "
+                         "time another finding above already claims not counted again)\n",
+                         formatDuration(double(a.findingsGainNs)), formatDuration(double(a.pop.runtimeNs)));
+    for (const auto& f : a.findings) {
+        o += fmt::format("  [{}] {}: {} (could save {}, up to {} alone; ranks {})\n", severityName(f.severity), f.id,
+                         f.title, formatDuration(double(f.exclusiveGainNs)), formatDuration(double(f.estimatedGainNs)),
+                         rankList(f.ranks));
+        o += fmt::format("      evidence: {}\n", evidenceText(f));
+        o += fmt::format("      suggestion: {}\n", f.suggestion);
+    }
+    return o;
+}
+
+} // namespace
+
 std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) {
     const JobSummary& s = a.summary;
     std::string o;
@@ -159,14 +181,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     top("Top files (the program's data)", files.data);
     o += otherFilesText(files.other);
     for (const auto& section : reportSections()) o += section->text(a);
-    o += "\nFindings\n";
-    if (a.findings.empty()) o += "  none\n";
-    for (const auto& f : a.findings) {
-        o += fmt::format("  [{}] {}: {} (could save up to {}; ranks {})\n", severityName(f.severity), f.id, f.title,
-                         formatDuration(double(f.estimatedGainNs)), rankList(f.ranks));
-        o += fmt::format("      evidence: {}\n", evidenceText(f));
-        o += fmt::format("      suggestion: {}\n", f.suggestion);
-    }
+    o += findingsText(a);
     if (!gates.empty()) {
         o += "\nGates\n";
         for (const auto& g : gates) o += "  " + gateLine(g) + "\n";

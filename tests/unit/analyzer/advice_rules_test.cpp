@@ -284,6 +284,7 @@ TEST_CASE("rule low-collective-bandwidth fires at 0.8 GB/s on a 12.5 GB/s link, 
             int64_t end = 20 * (dur + 1000);
             int r0 = b.rank(0, 0, end, 2);
             int r1 = b.rank(1, 0, end, 2);
+            b.setHost(r1, "node-b"); // two hosts: the link is the reference
             for (int i = 0; i < 20; ++i)
                 for (int t : {r0, r1})
                     b.event(t, Category::MpiCollective, "MPI_Allreduce", i * (dur + 1000), dur)
@@ -297,5 +298,106 @@ TEST_CASE("rule low-collective-bandwidth fires at 0.8 GB/s on a 12.5 GB/s link, 
     CHECK(evidence(*f, "achieved_bytes_per_s") == Approx(8.0 * 1048576 / 0.01));
     CHECK(f->estimatedGainNs == 200'000'000 - int64_t(20.0 * 8 * 1048576 / 12.5e9 * 1e9));
     CHECK(f->ranks == std::vector<int64_t>{0, 1});
+    CHECK(evidence(*f, "reference_bytes_per_s") == Approx(12.5e9));
+    CHECK(evidence(*f, "one_host") == 0);
     CHECK_FALSE(find(run(build(500'000)), "low-collective-bandwidth"));
+}
+
+TEST_CASE("rule low-collective-bandwidth compares ranks on one host with a memory copy, not the link",
+          "[analyzer][advice]") {
+    // Both ranks on node0: 8 MiB in 10 ms against the 10 GB/s default copy bandwidth, which
+    // would take 0.839 ms: 20 x (10 - 0.839) ms.
+    Analysis a = run([](test::TraceBuilder& b) {
+        const int64_t dur = 10'000'000;
+        int r0 = b.rank(0, 0, 20 * (dur + 1000), 2);
+        int r1 = b.rank(1, 0, 20 * (dur + 1000), 2);
+        for (int i = 0; i < 20; ++i)
+            for (int t : {r0, r1})
+                b.event(t, Category::MpiCollective, "MPI_Allreduce", i * (dur + 1000), dur)
+                    .collective("world", 2, i).withBytes(8 << 20);
+    });
+    const Finding* f = find(a, "low-collective-bandwidth");
+    REQUIRE(f);
+    CHECK(a.collectiveBandwidthBasis == "memory");
+    CHECK(evidence(*f, "reference_bytes_per_s") == Approx(10e9));
+    CHECK(evidence(*f, "one_host") == 1);
+    CHECK(f->estimatedGainNs == 200'000'000 - int64_t(20.0 * 8 * 1048576 / 10e9 * 1e9));
+}
+
+TEST_CASE("exclusive gains: time two rules blame is counted once, and they sum to at most the runtime",
+          "[analyzer][advice]") {
+    // Rank 0 computes 990 ns then enters the barrier; rank 1 computes 500 ns and waits 490 ns of
+    // its 500 ns barrier for rank 0. Estimated gains: exposed-communication 500 (rank 1's
+    // exposed MPI time), straggler 490 (the wait rank 0 inflicts), load-imbalance 245 (max 990 -
+    // avg 745): 1235 ns on a 1000 ns run, all three blaming rank 1's barrier.
+    Analysis a = run([](test::TraceBuilder& b) {
+        int r0 = b.rank(0, 0, 1000, 2);
+        int r1 = b.rank(1, 0, 1000, 2);
+        b.event(r0, Category::MpiCollective, "MPI_Barrier", 990, 10).collective("world", 2, 0);
+        b.event(r1, Category::MpiCollective, "MPI_Barrier", 500, 500).collective("world", 2, 0);
+    });
+    REQUIRE(a.pop.runtimeNs == 1000);
+    const Finding* comm = find(a, "exposed-communication");
+    const Finding* late = find(a, "straggler");
+    const Finding* imbalance = find(a, "load-imbalance");
+    REQUIRE(comm);
+    REQUIRE(late);
+    REQUIRE(imbalance);
+    CHECK(comm->estimatedGainNs + late->estimatedGainNs + imbalance->estimatedGainNs == 1235);
+    // exposed-communication comes first but claims only what overlap removes, communication
+    // less wait: 10 ns on each rank, exclusive 10. The straggler then claims rank 1's wait,
+    // min(490, 490), from its 490 ns of communication left: 490. Nothing of rank 1's
+    // communication, sync or idle time is left for the imbalance's min(245, 990 - 500): 0.
+    CHECK(comm->exclusiveGainNs == 10);
+    CHECK(late->exclusiveGainNs == 490);
+    CHECK(imbalance->exclusiveGainNs == 0);
+    CHECK(a.findingsGainNs == 500);
+    int64_t sum = 0;
+    for (const auto& f : a.findings) sum += f.exclusiveGainNs;
+    CHECK(sum == a.findingsGainNs);
+    CHECK(sum <= a.pop.runtimeNs);
+}
+
+TEST_CASE("exclusive gains: a rule blaming time a larger one claims gets none of it", "[analyzer][advice]") {
+    // Rank 0 of 1000 ns: a 300 ns MPI_Allreduce and 100 small ones (8 bytes) of 2 ns, all
+    // exposed communication: exposed-communication (500) claims the 500 ns first and
+    // small-messages (its 200 ns of latency, the same time) finds none left.
+    Analysis a = run([](test::TraceBuilder& b) {
+        int t = b.rank(0, 0, 1000, 1);
+        b.event(t, Category::MpiCollective, "MPI_Allreduce", 100, 300).collective("world", 1, 0);
+        for (int i = 0; i < 100; ++i) b.event(t, Category::MpiCollective, "MPI_Allreduce", 500 + 2 * i, 2)
+            .collective("world", 1, i + 1).withBytes(8);
+    });
+    const Finding* comm = find(a, "exposed-communication");
+    const Finding* small = find(a, "small-messages");
+    REQUIRE(comm);
+    REQUIRE(small);
+    CHECK(comm->estimatedGainNs == 500);
+    CHECK(comm->exclusiveGainNs == 500);
+    CHECK(small->estimatedGainNs == 200);
+    CHECK(small->exclusiveGainNs == 0);
+    CHECK(a.findingsGainNs == 500);
+}
+
+TEST_CASE("advice is worded for the kind of program", "[analyzer][advice]") {
+    auto build = [](const char* source, const char* call) {
+        return [source, call](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 1000, 1);
+            b.setRankSource(t, source);
+            b.event(t, Category::MpiCollective, call, 100, 300).collective("world", 1, 0);
+        };
+    };
+    Analysis mpi = run(build("MPI", "MPI_Allreduce"));
+    Analysis ddp = run(build("RANK", "ncclAllReduce"));
+    Analysis plain = run(build("test", "MPI_Allreduce"));
+    CHECK(mpi.programKind == "mpi");
+    CHECK(ddp.programKind == "data_parallel");
+    CHECK(plain.programKind == "processes");
+    const Finding* m = find(mpi, "exposed-communication");
+    const Finding* d = find(ddp, "exposed-communication");
+    REQUIRE(m);
+    REQUIRE(d);
+    CHECK(m->suggestion.find("MPI_Isend") != std::string::npos);
+    CHECK(d->suggestion.find("DDP") != std::string::npos);
+    CHECK(d->suggestion.find("MPI") == std::string::npos);
 }

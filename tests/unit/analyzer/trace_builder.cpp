@@ -16,6 +16,8 @@ int TraceBuilder::rank(int64_t rank, int64_t start, int64_t end, int64_t worldSi
     p.end = end;
     if (rank >= 0) p.rank = rank;
     if (worldSize > 0) p.worldSize = worldSize;
+    p.rankSource = p.rank ? "test" : "";
+    p.host = "node" + std::to_string(p.rank.value_or(99) / 4);
     m_processes.push_back(p);
     Track t;
     t.process = int(m_processes.size()) - 1;
@@ -74,8 +76,8 @@ void TraceBuilder::write(const std::string& path) const {
         row.id = p.id;
         row.rank = p.rank;
         row.worldSize = p.worldSize;
-        row.rankSource = p.rank ? "test" : "";
-        row.host = "node" + std::to_string(p.rank.value_or(99) / 4);
+        row.rankSource = p.rankSource;
+        row.host = p.host;
         row.pid = p.pid;
         row.command = "test_app";
         row.exe = "/bin/test_app";

@@ -83,6 +83,12 @@ public:
         m_tracks.at(size_t(track)).stoppedTs = ts;
         m_tracks.at(size_t(track)).stopReason = std::move(reason);
     }
+    /// The host name and rank source of the process that owns `track` (default: "node<rank/4>"
+    /// and "test").
+    void setHost(int track, std::string host) { m_processes.at(size_t(m_tracks.at(size_t(track)).process)).host = std::move(host); }
+    void setRankSource(int track, std::string source) {
+        m_processes.at(size_t(m_tracks.at(size_t(track)).process)).rankSource = std::move(source);
+    }
     void setMetadata(std::string key, std::string value) { m_metadata[std::move(key)] = std::move(value); }
     /// Keep events in the order added (for unsorted-trace tests).
     void keepInsertionOrder() { m_sort = false; }
@@ -94,6 +100,7 @@ private:
     struct Process {
         int64_t id, pid, start, end;
         std::optional<int64_t> rank, worldSize;
+        std::string host, rankSource;
     };
     struct Track {
         int process;

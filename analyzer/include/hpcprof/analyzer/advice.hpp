@@ -5,6 +5,7 @@
 /// file differs) and of `hpcprof rules --format json` for scripts.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,16 @@ struct RuleInfo {
     std::string firesWhen;  ///< the condition, thresholds written as {name}
     std::string gain;       ///< how its estimated gain is computed
     std::string details;    ///< a paragraph for the reference: how it reads the data
-    std::string suggestion; ///< what its findings suggest
+    std::string suggestion; ///< what its findings suggest (any program)
     std::vector<std::string> evidence; ///< the evidence keys its findings carry
     std::vector<RuleParameter> parameters;
     bool severityFromGain = true; ///< else every finding is a warning (gain not estimated)
+    /// Wording for one kind of program (Analysis::programKind: mpi, data_parallel, processes),
+    /// used instead of `suggestion` when the trace shows that kind.
+    std::map<std::string, std::string> suggestionFor = {};
+    /// The time classes its blamed time is claimed from for the exclusive gain (empty = the
+    /// whole window); filled from the rule table.
+    std::vector<std::string> claims = {};
 };
 
 /// Every rule, in the order the reference lists them.

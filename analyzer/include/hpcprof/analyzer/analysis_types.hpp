@@ -41,6 +41,9 @@ struct AnalysisOptions {
     /// Link bandwidth for the collective-bandwidth rule, bytes/s; 0 = metadata key
     /// `link_bandwidth_bytes_per_s` if the trace has it, else 12.5e9 (100 Gb/s).
     double linkBandwidthBytesPerS = 0;
+    /// Copy bandwidth between ranks on one host, bytes/s, which the collective-bandwidth rule
+    /// compares with when every rank runs on the same host; 0 = 10 GB/s.
+    double memoryBandwidthBytesPerS = 0;
     /// Worker threads for the per-rank pass; 0 = the hardware's concurrency (at most 8). The
     /// result does not depend on it.
     int threads = 0;
@@ -201,7 +204,10 @@ struct Finding {
     std::vector<int64_t> ranks;
     std::vector<Evidence> evidence;
     std::vector<int64_t> eventIds; ///< example events behind the evidence
-    int64_t estimatedGainNs = 0;   ///< upper bound of runtime saved
+    int64_t estimatedGainNs = 0;   ///< upper bound of runtime saved by this change alone
+    /// The part of estimatedGainNs no finding with a larger gain claims already (the same rank's
+    /// time counted once); the findings' exclusive gains sum to at most the runtime.
+    int64_t exclusiveGainNs = 0;
     std::string suggestion;
 };
 
@@ -262,7 +268,15 @@ struct Analysis {
     std::vector<FileClassIo> ioByClass; ///< classes with I/O calls, in FileClass order
     std::vector<DataWarning> warnings; ///< data-quality problems (trace stats and analysis)
     UnusedRows unusedRows;             ///< event rows the analysis could not use (also in warnings)
-    double linkBandwidthBytesPerS = 0; ///< the link the collective-bandwidth rule compares with
+    double linkBandwidthBytesPerS = 0; ///< the link between hosts
+    /// What the collective-bandwidth rule compares with: the link, or the memory bandwidth of a
+    /// copy when every rank runs on one host (collectiveBandwidthBasis "link" or "memory").
+    double collectiveBandwidthBytesPerS = 0;
+    std::string collectiveBandwidthBasis = "link";
+    /// What kind of program the trace shows, for the wording of the advice: "mpi" (MPI calls),
+    /// "data_parallel" (ranks from torchrun or NCCL without MPI), "processes" (anything else).
+    std::string programKind = "processes";
+    int64_t findingsGainNs = 0; ///< sum of the findings' exclusive gains, at most pop.runtimeNs
     CounterAnalysis counters;          ///< CPU counters (counters.hpp); present = false without
     RdmaAnalysis rdma;                 ///< RDMA traffic (families/rdma/rdma_analysis.hpp); empty without nic_queue events
     /// The data families' own results by family name (e.g. "openmp"), absent when the trace has
