@@ -22,13 +22,7 @@ using namespace hpcprof::test;
 
 namespace {
 
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_mpi_yield_when_idle=1",
-                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
 constexpr int kRanks = 4, kSlowRank = 3, kIters = 20;
-
-bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
 struct Measured {
     double allreduceS = 0, computeS = 0;
@@ -153,7 +147,7 @@ TEST_CASE("an MPI program's findings: gains that add up, MPI advice, one-host ba
     const std::string path = dir / "trace.hpcprof";
     auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np", std::to_string(kRanks),
                            sampleBinary("mpi_gains")},
-                          kMpiEnv);
+                          kMpiTestEnv);
     INFO(run.out << run.err);
     REQUIRE(run.exitCode == 0);
     const auto measured = parseMeasured(run.out);
