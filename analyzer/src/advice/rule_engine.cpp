@@ -99,8 +99,11 @@ const std::vector<RuleSpec>& ruleSpecs() {
 
 std::vector<Finding> runRules(const Analysis& analysis) {
     std::vector<Finding> out;
-    for (const auto& spec : ruleSpecs())
+    for (const auto& spec : ruleSpecs()) {
+        // How work is spread over ranks means nothing for processes that are not ranks.
+        if (spec.info.area == "balance" && !analysis.crossRank) continue;
         if (auto f = evaluate(spec, analysis)) out.push_back(std::move(*f));
+    }
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return a.estimatedGainNs != b.estimatedGainNs ? a.estimatedGainNs > b.estimatedGainNs : a.id < b.id;
     });
