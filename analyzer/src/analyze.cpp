@@ -215,8 +215,12 @@ void setPop(Analysis& an, const AnalysisOptions& options) {
     const bool alone = an.ranks.size() == 1 && std::none_of(an.processes.begin(), an.processes.end(), [](const ProcessEntry& p) {
         return p.role == ProcessRole::Worker || p.role == ProcessRole::Other;
     });
-    if (an.crossRank || alone) an.pop = computePop(an.ranks, an.waits, options.popIncludesSetup);
-    else an.pop.region = "none";
+    an.pop = computePop(an.ranks, an.waits, options.popIncludesSetup);
+    if (an.crossRank || alone) return;
+    PopMetrics none; // the runtime stays: the rules size their gains by it
+    none.runtimeNs = an.pop.runtimeNs;
+    none.region = "none";
+    an.pop = none;
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -97,4 +98,44 @@ TEST_CASE("a parent and the workers it forks are a main process and its workers,
                            "low-collective-bandwidth"})
         CHECK_FALSE(hasFinding(doc, id));
     CHECK(doc["pop"]["region"] == "none");
+}
+
+TEST_CASE("an MPI run: its ranks are ranks, mpirun is a launcher and never a rank",
+          "[integration][process][mpi]") {
+    if (runProcess({"sh", "-c", "command -v mpirun"}).exitCode != 0 ||
+        !std::filesystem::exists(sampleBinary("mpi_sample"))) {
+        WARN("SKIPPED: mpirun or the MPI sample not found");
+        return;
+    }
+    // mpirun as root on a small machine: allow both, and let idle ranks yield the CPU.
+    const std::vector<std::string> env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                          "OMPI_MCA_mpi_yield_when_idle=1", "OMPI_MCA_rmaps_base_oversubscribe=1"};
+    TempDir dir;
+    const std::string trace = dir / "t.hpcprof";
+    ProcessResult run = runProcess(
+        {hpcprofBinary(), "run", "-o", trace, "--", "mpirun", "-np", "4", sampleBinary("mpi_sample")}, env);
+    INFO(run.out << run.err);
+    REQUIRE(run.exitCode == 0);
+    ProcessResult rep = runProcess({hpcprofBinary(), "report", trace, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    const auto doc = nlohmann::json::parse(rep.out);
+    CHECK(doc["ranks"].size() == 4);
+    CHECK(doc["cross_rank"] == true);
+    int ranks = 0, launchers = 0;
+    for (const auto& p : doc["processes"]) {
+        const std::string cmd = p["command"];
+        if (p["role"] == "rank") {
+            ++ranks;
+            CHECK(cmd.find("mpi_sample") != std::string::npos);
+            CHECK(cmd.rfind("mpirun", 0) != 0);
+        }
+        if (cmd.rfind("mpirun", 0) == 0 && p["parent"].is_null()) {
+            ++launchers; // mpirun itself (its forks before exec() carry its command line too)
+            CHECK(p["role"] == "launcher");
+            CHECK_FALSE(p.contains("breakdown"));
+        }
+    }
+    CHECK(ranks == 4);
+    CHECK(launchers == 1);
+    CHECK(doc["pop"]["region"] != "none");
 }
