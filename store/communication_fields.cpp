@@ -21,7 +21,9 @@ bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const
                               TraceWriter& writer, EventRow& row, EventDetail& detail,
                               std::vector<PendingArg>& args) {
     bool known = true;
-    if (e.peer >= 0) row.peer = e.peer;
+    // A wait for a child carries the child's pid, not a rank: an argument, never peer.
+    if (e.peer >= 0 && op.category == Category::ProcessWait) args.push_back({"child_pid", e.peer, {}});
+    else if (e.peer >= 0) row.peer = e.peer;
     if (e.flags & raw::kFlagFolded) row.count = e.aux;
     if (e.commId) {
         if (const std::string* key = strings(e.commId)) {

@@ -16,6 +16,7 @@
 #include "family_analysis.hpp"
 #include "hpcprof/analyzer/event_query.hpp"
 #include "pop_metrics.hpp"
+#include "process_roles.hpp"
 #include "rank_pass.hpp"
 #include "rank_units.hpp"
 #include "steps.hpp"
@@ -178,7 +179,101 @@ Status addDataQuality(const Trace& trace, const TraceIndex& ix, const ScanQualit
     return {};
 }
 
+/// At least 2 ranks whose rank some source gave (MPI, the launcher's environment, an import):
+/// only then are the cross-rank analyses meaningful.
+bool crossRankJob(const detail::RankUnits& ranks) {
+    int64_t n = 0;
+    for (const auto& [r, u] : ranks.units)
+        for (const ProcessInfo* p : u.processes)
+            if (p->rank && !p->rankSource.empty()) {
+                ++n;
+                break;
+            }
+    return n >= 2;
+}
+
+/// Workers and other non-rank processes: each over its own life inside the job window, with
+/// the core's breakdown only (the data families' cross-rank results are the ranks').
+std::vector<RankPass> otherPasses(const Trace& trace, detail::PassContext pass, detail::RankUnits& ranks,
+                                  const IntervalSet& jobWindow, int threads) {
+    static const std::vector<std::unique_ptr<AnalysisFamily>> kNoFamilies;
+    pass.families = &kNoFamilies;
+    std::vector<const RankUnit*> list;
+    for (auto& [i, u] : ranks.others) {
+        u.window = u.active.intersect(jobWindow);
+        list.push_back(&u);
+    }
+    std::vector<RankPass> out;
+    if (!list.empty()) detail::runRankPasses(trace, pass, list, threads, out);
+    return out;
+}
+
+/// Every process with its role; workers and others with their breakdown and what their parent
+/// waited for them.
+Status describeProcesses(const Trace& trace, const TraceIndex& ix, const detail::RankUnits& ranks,
+                         std::vector<RankPass>& others, Analysis& an) {
+    const auto& ps = ix.processes();
+    an.processes.resize(ps.size());
+    for (size_t i = 0; i < ps.size(); ++i) {
+        ProcessEntry& e = an.processes[i];
+        e.processId = ps[i].id;
+        e.pid = ps[i].pid;
+        e.ppid = ps[i].ppid;
+        e.host = ps[i].host;
+        e.command = ps[i].command;
+        e.role = ranks.roles.role[i];
+        if (auto up = ranks.roles.parent[i]) e.parentPid = ps[*up].pid;
+        e.unit = ranks.unitOf[i];
+    }
+    size_t k = 0;
+    for (const auto& [i, u] : ranks.others) {
+        if (!others[k].status.ok()) return others[k].status;
+        an.processes[i].breakdown = std::move(others[k++].breakdown);
+    }
+    return detail::waitsForWorkers(trace, ps, ranks.roles, an.processes);
+}
+
+/// The processes' roles, the breakdowns of the workers and others, and whether the job is
+/// cross-rank.
+Status analyseProcesses(const Trace& trace, const TraceIndex& ix, const detail::PassContext& pass,
+                        detail::RankUnits& ranks, const IntervalSet& jobWindow, int threads, Analysis& an) {
+    auto others = otherPasses(trace, pass, ranks, jobWindow, threads);
+    HPCPROF_RETURN_IF_ERROR(describeProcesses(trace, ix, ranks, others, an));
+    an.crossRank = crossRankJob(ranks);
+    for (const ProcessEntry& p : an.processes) {
+        if (p.role != ProcessRole::Worker || !p.unit) continue;
+        for (RankBreakdown& rb : an.ranks)
+            if (rb.rank == *p.unit) rb.workerWaitNs += p.waitedForNs;
+    }
+    return {};
+}
+
+/// Several processes of a program without ranks are not a parallel decomposition: no POP (a
+/// single process without workers keeps its trivial one).
+void setPop(Analysis& an, const AnalysisOptions& options) {
+    const bool alone = an.ranks.size() == 1 && std::none_of(an.processes.begin(), an.processes.end(), [](const ProcessEntry& p) {
+        return p.role == ProcessRole::Worker || p.role == ProcessRole::Other;
+    });
+    an.pop = computePop(an.ranks, an.waits, options.popIncludesSetup);
+    if (an.crossRank || alone) return;
+    PopMetrics none; // the runtime stays: the rules size their gains by it
+    none.runtimeNs = an.pop.runtimeNs;
+    none.region = "none";
+    an.pop = none;
+}
+
 } // namespace
+
+const char* processRoleName(ProcessRole r) {
+    switch (r) {
+    case ProcessRole::Rank: return "rank";
+    case ProcessRole::Main: return "main";
+    case ProcessRole::Worker: return "worker";
+    case ProcessRole::Launcher: return "launcher";
+    case ProcessRole::Other: return "other";
+    }
+    return "other";
+}
 
 const char* severityName(Severity s) {
     switch (s) {
@@ -277,13 +372,14 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
         an.ranks.push_back(std::move(p.breakdown));
     }
     passes.clear();
+    HPCPROF_RETURN_IF_ERROR(analyseProcesses(trace, ix, pass, *ranks, jobWindow, options.threads, an));
 
     // --- Across ranks: the families' results, then the core's. ---
     AnalysisContext ctx{trace, ix, options, {}, {}};
     for (const auto& [r, u] : ranks->units) ctx.windows.emplace_back(r, u.window);
     for (size_t f = 0; f < families.size(); ++f) HPCPROF_RETURN_IF_ERROR(families[f]->combine(ctx, scans[f], an));
     scans.clear();
-    an.pop = computePop(an.ranks, an.waits, options.popIncludesSetup);
+    setPop(an, options);
     an.steps = chooseSteps(stepRanges, ctx.collectives);
     summarize(an);
     HPCPROF_RETURN_IF_ERROR(addDataQuality(trace, ix, quality, ranksStopped, an));

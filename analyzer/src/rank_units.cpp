@@ -82,15 +82,16 @@ Result<IntervalSet> rangeWindows(const Trace& trace, const WindowSpec& spec, Ran
     return all;
 }
 
-/// Unit numbers for a trace without ranks: one per operating-system process, its images before
+/// Unit numbers for a trace without ranks: one per main process, its images before
 /// and after exec() together (same host and pid, the earlier one ended by exec), numbered in
 /// process-table order.
-std::vector<int64_t> processOrdinals(const std::vector<ProcessInfo>& processes) {
+std::vector<int64_t> processOrdinals(const std::vector<ProcessInfo>& processes, const ProcessRoles& roles) {
     std::map<std::pair<std::string, int64_t>, size_t> lastImage; // (host, pid) -> its latest row
     std::vector<int64_t> ordinal(processes.size());
     int64_t next = 0;
     for (size_t i = 0; i < processes.size(); ++i) {
         const ProcessInfo& p = processes[i];
+        if (roles.role[i] != ProcessRole::Main) continue;
         auto it = lastImage.find({p.host, p.pid});
         const bool continues = it != lastImage.end() && processes[it->second].execed;
         ordinal[i] = continues ? ordinal[it->second] : next++;
@@ -99,32 +100,53 @@ std::vector<int64_t> processOrdinals(const std::vector<ProcessInfo>& processes) 
     return ordinal;
 }
 
+/// Tracks and active span of each unit; widens the job to the ranks' (not the others').
+Status fillUnit(const Trace& trace, const TraceIndex& ix, RankUnit& u, RankUnits* job) {
+    for (const ProcessInfo* p : u.processes) {
+        int64_t b = clampTime(p->startTs), e = clampTime(p->endTs.value_or(p->startTs));
+        HPCPROF_RETURN_IF_ERROR(addProcess(trace, ix, *p, u, b, e));
+        u.active.add(b, e);
+        if (job) {
+            job->jobBegin = std::min(job->jobBegin, b);
+            job->jobEnd = std::max(job->jobEnd, e);
+        }
+    }
+    u.active.normalize();
+    return {};
+}
+
 } // namespace
 
 Result<RankUnits> rankUnits(const Trace& trace, const TraceIndex& ix) {
     RankUnits out;
     const auto& processes = ix.processes();
-    const bool anyRank = std::any_of(processes.begin(), processes.end(),
-                                     [](const ProcessInfo& p) { return p.rank.has_value(); });
-    const std::vector<int64_t> ordinals = anyRank ? std::vector<int64_t>() : processOrdinals(processes);
+    out.roles = processRoles(processes);
+    if (std::none_of(out.roles.role.begin(), out.roles.role.end(),
+                     [](ProcessRole r) { return r == ProcessRole::Rank || r == ProcessRole::Main; }))
+        out.roles = processRoles(processes, true);
+    const bool anyRank = out.roles.anyRank;
+    const std::vector<int64_t> ordinals = anyRank ? std::vector<int64_t>() : processOrdinals(processes, out.roles);
+    out.unitOf.assign(processes.size(), std::nullopt);
     for (size_t i = 0; i < processes.size(); ++i) {
         const ProcessInfo& p = processes[i];
-        if (anyRank && !p.rank) continue;
+        const ProcessRole role = out.roles.role[i];
+        if (role != ProcessRole::Rank && role != ProcessRole::Main) continue;
         const int64_t r = anyRank ? *p.rank : ordinals[i];
+        out.unitOf[i] = r;
         out.units[r].rank = r;
         out.units[r].processes.push_back(&p);
     }
     if (out.units.empty()) return Status::error(trace.path() + ": the trace has no processes to analyse");
-    for (auto& [r, u] : out.units) {
-        for (const ProcessInfo* p : u.processes) {
-            int64_t b = clampTime(p->startTs), e = clampTime(p->endTs.value_or(p->startTs));
-            HPCPROF_RETURN_IF_ERROR(addProcess(trace, ix, *p, u, b, e));
-            u.active.add(b, e);
-            out.jobBegin = std::min(out.jobBegin, b);
-            out.jobEnd = std::max(out.jobEnd, e);
-        }
-        u.active.normalize();
+    for (size_t i = 0; i < processes.size(); ++i) {
+        const ProcessRole role = out.roles.role[i];
+        if (role != ProcessRole::Worker && role != ProcessRole::Other) continue;
+        if (auto o = out.roles.owner[i]) out.unitOf[i] = out.unitOf[*o];
+        RankUnit& u = out.others[i];
+        u.rank = out.unitOf[i].value_or(-1);
+        u.processes.push_back(&processes[i]);
     }
+    for (auto& [r, u] : out.units) HPCPROF_RETURN_IF_ERROR(fillUnit(trace, ix, u, &out));
+    for (auto& [i, u] : out.others) HPCPROF_RETURN_IF_ERROR(fillUnit(trace, ix, u, nullptr));
     return out;
 }
 

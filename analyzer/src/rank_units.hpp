@@ -2,7 +2,9 @@
 // Internal: the ranks of an analysis and the window each is analysed in.
 //
 //  - Ranks: processes with a rank (grouped: an exec'ed process keeps its rank), else every
-//    process on its own, numbered in process order. Each rank's reference timeline is its main
+//    main process (a process without rank none of the others started; its exec'ed images
+//    together), numbered in process order. Workers and other non-rank processes are units of
+//    their own (RankUnits::others); launchers are not analysed (process_roles.hpp). Each rank's reference timeline is its main
 //    thread (or its busiest CPU thread), or its GPU streams when it has any.
 //  - Window: the whole run, a time range, or the ranges of a name (--window); a rank whose
 //    thread stopped recording (full disk, quota, buffer limit) ends its window there.
@@ -10,12 +12,18 @@
 
 #include <map>
 
+#include "process_roles.hpp"
 #include "rank_pass.hpp"
 
 namespace hpcprof::analyzer::detail {
 
 struct RankUnits {
     std::map<int64_t, RankUnit> units; ///< by rank
+    /// Workers and other non-rank processes (not launchers), each analysed on its own: by
+    /// index in TraceIndex::processes(). Their rank is the unit they belong to, else -1.
+    std::map<size_t, RankUnit> others;
+    ProcessRoles roles;
+    std::vector<std::optional<int64_t>> unitOf; ///< by process index: the unit it is or belongs to
     int64_t jobBegin = INT64_MAX, jobEnd = INT64_MIN; ///< hull of the ranks' activity
 };
 

@@ -38,7 +38,8 @@ EventClass catalogClass(const std::string& category, EventClass stored) {
 
 Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
     schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
-                            " start_ts, end_ts, COALESCE(cwd, ''), end_state = 'exec' FROM process ORDER BY id");
+                            " start_ts, end_ts, COALESCE(cwd, ''), end_state = 'exec', COALESCE(rank_source, ''), ppid,"
+                            " parent_process_id FROM process ORDER BY id");
     while (s.step()) {
         ProcessInfo p;
         p.id = s.int64(0);
@@ -51,6 +52,9 @@ Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
         p.endTs = optInt(s, 7);
         p.cwd = s.text(8);
         p.execed = !s.isNull(9) && s.int64(9) != 0;
+        p.rankSource = s.text(10);
+        p.ppid = optInt(s, 11);
+        p.parentProcessId = optInt(s, 12);
         processes.push_back(std::move(p));
     }
     return s.error();

@@ -338,9 +338,17 @@ TEST_CASE("a process that exec()s is one process, not an extra unnamed one with 
     CHECK(r.err.find("2 processes,") != std::string::npos);
     CHECK(r.err.find("  io_sample ") != std::string::npos);
     CHECK(r.err.find("  -  ") == std::string::npos);
-    // The report (no ranks: every process on its own): two, not three.
+    // The report (no ranks): one main process (its two images together, not two units) and the
+    // child it forked, a worker of it (issue 19: processes are analysed as what they are).
     auto report = runProcess({hpcprofBinary(), "report", "--format", "json", dir / "trace.hpcprof"});
     INFO(report.out);
     REQUIRE(report.exitCode == 0);
-    CHECK(report.out.find("\"ranks\": 2,") != std::string::npos);
+    CHECK(report.out.find("\"ranks\": 1,") != std::string::npos);
+    auto count = [&](const std::string& what) {
+        size_t n = 0;
+        for (size_t at = report.out.find(what); at != std::string::npos; at = report.out.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count("\"role\": \"main\"") == 2);
+    CHECK(count("\"role\": \"worker\"") == 1);
 }

@@ -167,8 +167,11 @@ const std::vector<RuleSpec>& ruleSpecs() {
 
 std::vector<Finding> runRules(const Analysis& analysis) {
     std::vector<Evaluated> found;
-    for (const auto& spec : ruleSpecs())
+    for (const auto& spec : ruleSpecs()) {
+        // How work is spread over ranks means nothing for processes that are not ranks.
+        if (spec.info.area == "balance" && !analysis.crossRank) continue;
         if (auto e = evaluate(spec, analysis)) found.push_back(std::move(*e));
+    }
     std::stable_sort(found.begin(), found.end(), [](const Evaluated& x, const Evaluated& y) {
         const Finding &a = x.finding, &b = y.finding;
         return a.estimatedGainNs != b.estimatedGainNs ? a.estimatedGainNs > b.estimatedGainNs : a.id < b.id;

@@ -40,7 +40,7 @@ std::vector<RuleSpec> balanceRules() {
     RuleSpec imbalance;
     imbalance.info = {
         "load-imbalance", "balance", "Computation is unevenly distributed across ranks",
-        "≥ 2 ranks and `pop.load_balance` < {min_load_balance}",
+        "≥ 2 ranks with a rank source (`cross_rank`) and `pop.load_balance` < {min_load_balance}",
         "max(useful) − avg(useful)",
         "`useful` is the exclusive compute of each rank. Ranks listed: those computing more than "
         "{listed_above_average} × the average.",

@@ -101,6 +101,7 @@ json rankJson(const RankBreakdown& r) {
     j["region"] = std::move(region);
     j["gpu_idle_ns"] = r.gpuIdleNs;
     j["wait_ns"] = r.waitNs;
+    j["worker_wait_ns"] = r.workerWaitNs;
     j["transfer_ns"] = r.transferNs;
     j["events"] = r.events;
     if (r.recordingStoppedTs) {
@@ -108,6 +109,22 @@ json rankJson(const RankBreakdown& r) {
         j["stop_reason"] = r.stopReason;
     }
     return j;
+}
+
+/// Every process with its role; workers and others with their own breakdown.
+json processesJson(const std::vector<ProcessEntry>& list) {
+    json a = json::array();
+    for (const auto& p : list) {
+        json j = {{"pid", p.pid}, {"host", p.host}, {"role", processRoleName(p.role)}, {"command", p.command}};
+        j["ppid"] = p.ppid ? json(*p.ppid) : json(nullptr);
+        j["parent"] = p.parentPid ? json(*p.parentPid) : json(nullptr);
+        j["unit"] = p.unit ? json(*p.unit) : json(nullptr);
+        if (p.breakdown) j["breakdown"] = rankJson(*p.breakdown);
+        if (p.role == ProcessRole::Worker)
+            j["waited_for"] = {{"ns", p.waitedForNs}, {"calls", p.waitedForCalls}};
+        a.push_back(std::move(j));
+    }
+    return a;
 }
 
 json waitStatesJson(const WaitStates& w) {
@@ -168,6 +185,8 @@ json reportJson(const Analysis& a) {
     json ranks = json::array();
     for (const auto& r : a.ranks) ranks.push_back(rankJson(r));
     doc["ranks"] = std::move(ranks);
+    doc["cross_rank"] = a.crossRank;
+    doc["processes"] = processesJson(a.processes);
     doc["wait_states"] = waitStatesJson(a.waits);
     doc["stragglers"] = stragglersJson(a.waits.stragglers);
     doc["steps"] = stepsJson(a.steps);

@@ -94,6 +94,9 @@ std::string breakdownText(const JobSummary& s) {
 }
 
 std::string popText(const PopMetrics& p) {
+    if (p.region == "none")
+        return "POP: not computed (several processes of a program without ranks are not a parallel "
+               "decomposition)\n\n";
     return fmt::format("POP: parallel efficiency {:.3f} = load balance {:.3f} x communication efficiency {:.3f}"
                        " (serialisation {:.3f} x transfer {:.3f}), {}\n\n",
                        p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
@@ -111,6 +114,30 @@ std::string rankTable(const Analysis& a) {
                          d(r.ns(TimeClass::Compute)), d(r.ns(TimeClass::Communication)), d(r.ns(TimeClass::Io)),
                          d(r.ns(TimeClass::Memory)), d(r.ns(TimeClass::Sync)), d(r.ns(TimeClass::Setup)),
                          d(r.ns(TimeClass::Idle)), d(r.waitNs), r.gpu ? d(r.gpuIdleNs) : "-");
+    return o;
+}
+
+/// Workers and other processes that are not ranks, each with its own breakdown, and launchers.
+std::string processTable(const Analysis& a) {
+    auto d = [](int64_t ns) { return formatDuration(double(ns)); };
+    std::string o;
+    for (const auto& p : a.processes) {
+        if (p.role == ProcessRole::Rank || p.role == ProcessRole::Main) continue;
+        if (o.empty())
+            o = fmt::format("\nProcesses that are not ranks\n{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n",
+                            "role", "pid", "of", "compute", "io", "sync", "idle", "parent waited", "command");
+        const std::string unit = p.unit ? std::to_string(*p.unit) : "-";
+        const std::string cmd = p.command.substr(0, 40);
+        if (!p.breakdown) {
+            o += fmt::format("{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n", processRoleName(p.role), p.pid,
+                             unit, "-", "-", "-", "-", "-", cmd);
+            continue;
+        }
+        const RankBreakdown& b = *p.breakdown;
+        o += fmt::format("{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n", processRoleName(p.role), p.pid,
+                         unit, d(b.ns(TimeClass::Compute)), d(b.ns(TimeClass::Io)), d(b.ns(TimeClass::Sync)),
+                         d(b.ns(TimeClass::Idle)), p.role == ProcessRole::Worker ? d(p.waitedForNs) : "-", cmd);
+    }
     return o;
 }
 
@@ -160,7 +187,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
                          "moment only\n\n", stopped);
     o += breakdownText(s);
     o += popText(a.pop);
-    o += rankTable(a);
+    o += rankTable(a) + processTable(a);
     if (!a.waits.stragglers.empty()) {
         o += "\nStragglers (others waited for them)\n";
         for (const auto& st : a.waits.stragglers) o += stragglerLine(st);

@@ -95,6 +95,9 @@ struct RankBreakdown {
     int64_t regionNs = 0;                          ///< window time inside the region
     int64_t regionExclusive[kTimeClassCount] = {}; ///< the breakdown inside the region
     int64_t waitNs = 0;        ///< time waiting for late partners (wait states)
+    /// Its blocking waits for its own workers (ProcessEntry::waitedForNs, summed): part of its
+    /// io and sync time.
+    int64_t workerWaitNs = 0;
     int64_t transferNs = 0;    ///< exposed communication minus wait (clamped at 0)
     int64_t events = 0;
     /// The rank stopped recording here (a thread its breakdown stands on could not record any
@@ -253,11 +256,40 @@ struct FamilySection {
     virtual ~FamilySection() = default;
 };
 
+/// What a process is to the job (docs/analysis.md, "Process roles"): a rank; the main process
+/// of a program without ranks; a worker (a process a rank or main process started: forked
+/// data-loader, I/O helper); a launcher or daemon (mpirun, orted, prted, torchrun, srun); other
+/// (not a rank and started by none: a wrapper script around the launcher).
+enum class ProcessRole : uint8_t { Rank, Main, Worker, Launcher, Other };
+/// "rank", "main", "worker", "launcher", "other"
+const char* processRoleName(ProcessRole r);
+
+/// One process of the trace with its role. Ranks and main processes are analysed in
+/// Analysis::ranks; workers and others have their own breakdown here (breakdown.rank = the
+/// unit they belong to, else -1). Launchers are not analysed.
+struct ProcessEntry {
+    int64_t processId = 0, pid = 0;
+    std::optional<int64_t> ppid;
+    std::string host, command;
+    ProcessRole role = ProcessRole::Other;
+    std::optional<int64_t> parentPid;  ///< the recorded parent's pid
+    std::optional<int64_t> unit;       ///< the rank (or main-process number) it is or belongs to
+    std::optional<RankBreakdown> breakdown; ///< workers and others only
+    /// Its parent's blocking calls waiting for it: waitpid/wait4 that reaped it, reads of a pipe
+    /// or socket it wrote to. Counted in the parent's io/sync time, never its compute.
+    int64_t waitedForNs = 0;
+    int64_t waitedForCalls = 0;
+};
+
 struct Analysis {
     std::string tracePath;
     WindowSpec window;
     JobSummary summary;
     std::vector<RankBreakdown> ranks; ///< by rank
+    std::vector<ProcessEntry> processes; ///< every process, in process-table order
+    /// At least 2 ranks with a rank source: the cross-rank analyses (POP, load imbalance,
+    /// stragglers) apply. Never for the processes of a program without ranks.
+    bool crossRank = false;
     PopMetrics pop;
     WaitStates waits;
     StepStats steps;

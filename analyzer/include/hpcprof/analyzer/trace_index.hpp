@@ -33,7 +33,10 @@ struct ProcessInfo {
     int64_t id = 0;
     std::optional<int64_t> rank;
     std::optional<int64_t> worldSize;
+    std::string rankSource;            ///< process.rank_source ("fork" for a forked child)
     int64_t pid = 0;
+    std::optional<int64_t> ppid;            ///< the parent's operating-system pid
+    std::optional<int64_t> parentProcessId; ///< process.id of the recorded parent (fork)
     std::string host;
     std::string command;
     std::string cwd; ///< working directory it started in; empty when not recorded
