@@ -98,6 +98,16 @@ TEST_CASE("a parent and the workers it forks are a main process and its workers,
                            "low-collective-bandwidth"})
         CHECK_FALSE(hasFinding(doc, id));
     CHECK(doc["pop"]["region"] == "none");
+
+    // Every human-readable format lists the three workers under the parent.
+    for (const char* format : {"text", "markdown", "html"}) {
+        ProcessResult f = runProcess({hpcprofBinary(), "report", trace, "--format", format});
+        INFO(format);
+        CHECK(f.out.find("Processes that are not ranks") != std::string::npos);
+        size_t rows = 0;
+        for (size_t at = f.out.find("worker"); at != std::string::npos; at = f.out.find("worker", at + 1)) ++rows;
+        CHECK(rows >= 3);
+    }
 }
 
 TEST_CASE("an MPI run: its ranks are ranks, mpirun is a launcher and never a rank",

@@ -216,6 +216,20 @@ std::string findingsHtml(const std::vector<Finding>& findings) {
 }
 
 /// The per-rank charts (the families' strips under the timeline) and the per-rank table.
+/// Workers, launchers and other processes that are not ranks.
+std::string processesHtml(const Analysis& a) {
+    const std::vector<ProcessCells> rows = processCells(a);
+    if (rows.empty()) return {};
+    std::string b = "<h2>Processes that are not ranks</h2>\n<table><tr><th>role</th><th>pid</th><th>of</th>"
+                    "<th>compute</th><th>io</th><th>sync</th><th>idle</th><th>parent waited</th><th>command</th></tr>\n";
+    for (const auto& c : rows)
+        b += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                         "<td>{}</td></tr>\n",
+                         c.role, c.pid, c.of, c.compute, c.io, c.sync, c.idle, c.parentWaited, htmlEscape(c.command));
+    return b + "</table>\n";
+}
+
 std::string ranksHtml(const Analysis& a) {
     std::string b = "<h2>Ranks</h2>\n" + legend() + rankBars(a);
     if (a.ranks.size() > kMaxChartRanks)
@@ -270,7 +284,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += timeShares(a.summary);
     b += popTable(a.pop);
     b += findingsHtml(a.findings);
-    b += ranksHtml(a);
+    b += ranksHtml(a) + processesHtml(a);
     b += stragglersHtml(a.waits.stragglers);
     b += stepsHtml(a.steps);
     b += "<h2>Top lists</h2>\n";

@@ -24,6 +24,18 @@ std::string otherFilesMarkdown(const std::vector<TopItem>& other) {
     return o + "\n";
 }
 
+/// Workers, launchers and other processes that are not ranks.
+std::string processesMarkdown(const Analysis& a) {
+    const std::vector<ProcessCells> rows = processCells(a);
+    if (rows.empty()) return {};
+    std::string o = "### Processes that are not ranks\n\n| role | pid | of | compute | io | sync | idle | parent waited | "
+                    "command |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const auto& c : rows)
+        o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.role, c.pid, c.of, c.compute, c.io,
+                         c.sync, c.idle, c.parentWaited, markdownEscape(c.command));
+    return o + "\n";
+}
+
 /// The per-rank table and the stragglers.
 std::string ranksMarkdown(const Analysis& a) {
     std::string o;
@@ -103,7 +115,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
                      p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
                      p.transferEfficiency);
     o += findingsMarkdown(a);
-    o += ranksMarkdown(a);
+    o += ranksMarkdown(a) + processesMarkdown(a);
     auto top = [&](const char* title, const std::vector<TopItem>& items) {
         if (items.empty()) return;
         o += fmt::format("### {}\n\n| name | calls | total | max |\n|---|---:|---:|---:|\n", title);

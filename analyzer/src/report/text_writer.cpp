@@ -117,27 +117,35 @@ std::string rankTable(const Analysis& a) {
     return o;
 }
 
-/// Workers and other processes that are not ranks, each with its own breakdown, and launchers.
-std::string processTable(const Analysis& a) {
+std::vector<ProcessCells> processCells(const Analysis& a) {
     auto d = [](int64_t ns) { return formatDuration(double(ns)); };
-    std::string o;
+    std::vector<ProcessCells> rows;
     for (const auto& p : a.processes) {
         if (p.role == ProcessRole::Rank || p.role == ProcessRole::Main) continue;
-        if (o.empty())
-            o = fmt::format("\nProcesses that are not ranks\n{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n",
-                            "role", "pid", "of", "compute", "io", "sync", "idle", "parent waited", "command");
-        const std::string unit = p.unit ? std::to_string(*p.unit) : "-";
-        const std::string cmd = p.command.substr(0, 40);
-        if (!p.breakdown) {
-            o += fmt::format("{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n", processRoleName(p.role), p.pid,
-                             unit, "-", "-", "-", "-", "-", cmd);
-            continue;
+        ProcessCells c{processRoleName(p.role), std::to_string(p.pid), p.unit ? std::to_string(*p.unit) : "-",
+                       "-", "-", "-", "-", "-", p.command.substr(0, 40)};
+        if (p.breakdown) {
+            const RankBreakdown& b = *p.breakdown;
+            c.compute = d(b.ns(TimeClass::Compute));
+            c.io = d(b.ns(TimeClass::Io));
+            c.sync = d(b.ns(TimeClass::Sync));
+            c.idle = d(b.ns(TimeClass::Idle));
+            if (p.role == ProcessRole::Worker) c.parentWaited = d(p.waitedForNs);
         }
-        const RankBreakdown& b = *p.breakdown;
-        o += fmt::format("{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n", processRoleName(p.role), p.pid,
-                         unit, d(b.ns(TimeClass::Compute)), d(b.ns(TimeClass::Io)), d(b.ns(TimeClass::Sync)),
-                         d(b.ns(TimeClass::Idle)), p.role == ProcessRole::Worker ? d(p.waitedForNs) : "-", cmd);
+        rows.push_back(std::move(c));
     }
+    return rows;
+}
+
+/// Workers and other processes that are not ranks, each with its own breakdown, and launchers.
+std::string processTable(const Analysis& a) {
+    const std::vector<ProcessCells> rows = processCells(a);
+    if (rows.empty()) return {};
+    std::string o = fmt::format("\nProcesses that are not ranks\n{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n",
+                                "role", "pid", "of", "compute", "io", "sync", "idle", "parent waited", "command");
+    for (const auto& c : rows)
+        o += fmt::format("{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}  {}\n", c.role, c.pid, c.of, c.compute,
+                         c.io, c.sync, c.idle, c.parentWaited, c.command);
     return o;
 }
 

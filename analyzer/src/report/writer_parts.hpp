@@ -57,4 +57,11 @@ std::string diffHeadline(const analyzer::AnalysisDiff& d);
 /// The noise floor that applied, in words.
 std::string noiseFloorText(const analyzer::AnalysisDiff& d);
 
+/// One process that is not a rank or a main process (workers, launchers, others), as the
+/// report tables show it: durations are "-" for a process that is not analysed (launchers).
+struct ProcessCells {
+    std::string role, pid, of, compute, io, sync, idle, parentWaited, command;
+};
+std::vector<ProcessCells> processCells(const analyzer::Analysis& a);
+
 } // namespace hpcprof::report::detail
