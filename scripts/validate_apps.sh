@@ -34,18 +34,22 @@ import json, sys
 d = json.load(sys.stdin)
 ranks = d["ranks"]
 comm = sum(r["region"]["comm_ns"] / r["region"]["window_ns"] for r in ranks) / len(ranks)
+seconds = sum(r["region"]["comm_ns"] for r in ranks) / len(ranks) / 1e9
 setup = sum(r["setup_ns"] / r["window_ns"] for r in ranks) / len(ranks)
-print(f"{100 * comm:.1f} {100 * setup:.1f}")'
+print(f"{100 * comm:.1f} {seconds:.3f} {100 * setup:.1f}")'
 }
 
-row() { # app, what it ran, its own share (or -), hpcprof share, setup share
-    local diff="-"
-    if [ "$3" != "-" ]; then diff=$(python3 -c "print(f'{100 * ($4 - $3) / $3:+.1f} %')"); fi
-    echo "| $1 | $2 | $3 | $4 | $diff | $5 |"
+rel() { # relative difference of $2 to $1, or - without a figure of the program's
+    if [ "$1" = "-" ]; then echo "-"; else python3 -c "print(f'{100 * ($2 - $1) / $1:+.1f} %')"; fi
 }
 
-echo "| application | run | its own comm % | hpcprof comm % | relative difference | MPI start-up, % of each rank's time |"
-echo "|---|---|---:|---:|---:|---:|"
+# app, what it ran, its own comm % and s (or -), hpcprof's comm % and s, setup share
+row() {
+    echo "| $1 | $2 | $3 | $4 | $(rel "$3" "$4") | $5 | $6 | $(rel "$5" "$6") | $7 |"
+}
+
+echo "| application | run | its own comm % | hpcprof comm % | difference | its own comm s per rank | hpcprof comm s per rank | difference | MPI start-up, % of each rank's time |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 
 if command -v lmp > /dev/null; then
     cat > "$work/in.melt" <<'IN'
@@ -67,10 +71,12 @@ run             500
 IN
     (cd "$work" && "$hpcprof" run -q -o lammps.hpcprof -- mpirun -np "$ranks" lmp -in in.melt -log none > lammps.out 2>&1)
     own=$(awk '/^Comm / {print $NF}' "$work/lammps.out")
-    read -r comm setup < <(report_shares "$work/lammps.hpcprof")
-    row "LAMMPS $(dpkg-query -W -f '${Version}' lammps 2>/dev/null | cut -d+ -f1)" "LJ melt, 32000 atoms, 500 steps, $ranks ranks" "$own" "$comm" "$setup"
+    own_s=$(awk '/^Comm / {print $5}' "$work/lammps.out")
+    read -r comm comm_s setup < <(report_shares "$work/lammps.hpcprof")
+    row "LAMMPS $(dpkg-query -W -f '${Version}' lammps 2>/dev/null | cut -d+ -f1)" "LJ melt, 32000 atoms, 500 steps, $ranks ranks" \
+        "$own" "$comm" "$own_s" "$comm_s" "$setup"
 else
-    echo "| LAMMPS | skipped: package lammps not installed | | | | |"
+    echo "| LAMMPS | skipped: package lammps not installed | | | | | | | |"
 fi
 
 if command -v cp2k > /dev/null && [ -f /usr/share/cp2k/BASIS_MOLOPT ]; then
@@ -79,6 +85,9 @@ if command -v cp2k > /dev/null && [ -f /usr/share/cp2k/BASIS_MOLOPT ]; then
   PROJECT h2o
   RUN_TYPE ENERGY
   PRINT_LEVEL MEDIUM
+  &TIMINGS
+    THRESHOLD 0.0
+  &END TIMINGS
 &END GLOBAL
 &FORCE_EVAL
   METHOD Quickstep
@@ -125,19 +134,22 @@ IN
         /T I M I N G/ {timing = 1}
         timing && NF == 7 && $1 ~ /^mp_/ && $1 !~ /^mp_(cart|comm_split|comm_dup|comm_free|group|environ)/ {comm += $4}
         timing && NF == 7 && $1 == "CP2K" {total = $6}
-        END {if (total > 0) printf "%.1f", 100 * comm / total; else print "-"}' "$work/cp2k.out")
-    read -r comm setup < <(report_shares "$work/cp2k.hpcprof")
-    row "CP2K $(dpkg-query -W -f '${Version}' cp2k 2>/dev/null | cut -d- -f1)" "H2O PBE/DZVP energy, $ranks ranks" "$own" "$comm" "$setup"
+        END {if (total > 0) printf "%.1f %.3f", 100 * comm / total, comm; else print "- -"}' "$work/cp2k.out")
+    read -r own own_s <<<"$own"
+    read -r comm comm_s setup < <(report_shares "$work/cp2k.hpcprof")
+    row "CP2K $(dpkg-query -W -f '${Version}' cp2k 2>/dev/null | cut -d- -f1)" "H2O PBE/DZVP energy, $ranks ranks" \
+        "$own" "$comm" "$own_s" "$comm_s" "$setup"
 else
-    echo "| CP2K | skipped: package cp2k not installed | | | | |"
+    echo "| CP2K | skipped: package cp2k not installed | | | | | | | |"
 fi
 
 if [ -x /usr/lib/mumps/dsimpletest ]; then
     python3 "$here/bench/mpi/laplacian_input.py" 30 > "$work/laplacian"
     (cd "$work" && "$hpcprof" run -q -o mumps.hpcprof -- mpirun -np "$ranks" /usr/lib/mumps/dsimpletest \
         < laplacian > mumps.out 2>&1)
-    read -r comm setup < <(report_shares "$work/mumps.hpcprof")
-    row "MUMPS $(dpkg-query -W -f '${Version}' mumps-test 2>/dev/null | cut -d- -f1)" "dsimpletest, 7-point Laplacian 30^3, $ranks ranks" "-" "$comm" "$setup"
+    read -r comm comm_s setup < <(report_shares "$work/mumps.hpcprof")
+    row "MUMPS $(dpkg-query -W -f '${Version}' mumps-test 2>/dev/null | cut -d- -f1)" "dsimpletest, 7-point Laplacian 30^3, $ranks ranks" \
+        "-" "$comm" "-" "$comm_s" "$setup"
 else
-    echo "| MUMPS | skipped: package mumps-test not installed | | | | |"
+    echo "| MUMPS | skipped: package mumps-test not installed | | | | | | | |"
 fi
