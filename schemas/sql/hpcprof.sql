@@ -9,7 +9,7 @@
 -- stats_view) are the stable query surface for users and CI scripts.
 
 PRAGMA application_id = 1213219654; -- 0x48504346, "HPCF"
-PRAGMA user_version = 1;            -- schema version; readers refuse versions they do not know
+PRAGMA user_version = 2;            -- schema version; readers refuse versions they do not know
 
 -- Facts about the whole trace, one row per key.
 CREATE TABLE metadata (

@@ -187,6 +187,11 @@ Result<DbHandle> openTraceReadOnly(const std::string& path) {
     Statement version(db.get(), "PRAGMA user_version");
     if (!version.step()) return Status::error(path + ": cannot read schema version");
     int64_t v = version.int64(0);
+    if (v > 0 && v < kSchemaVersion)
+        return Status::error(path + ": written by an older hpcprof (trace schema version " + std::to_string(v) +
+                             "; this one reads version " + std::to_string(kSchemaVersion) +
+                             "): convert its raw data again with hpcprof merge if it was kept (--keep-raw), "
+                             "or read it with the hpcprof that wrote it");
     if (v != kSchemaVersion)
         return Status::error(path + ": trace schema version " + std::to_string(v) +
                              " is not supported by this hpcprof (it reads version " +

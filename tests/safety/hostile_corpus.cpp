@@ -9,6 +9,7 @@
 #include <random>
 
 #include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/tables.hpp"
 #include "tests/unit/analyzer/trace_builder.hpp"
 
 namespace hpcprof::test::corpus {
@@ -139,6 +140,9 @@ std::vector<TraceCase> damagedTraces(const fs::path& good, const fs::path& dir) 
     copyAndRun(good, add("version-999", Outcome::Refused, "version 999"),
                "PRAGMA user_version = 999");
     copyAndRun(good, add("version-0", Outcome::Refused, "version 0"), "PRAGMA user_version = 0");
+    // A trace an older hpcprof wrote: the message says what to do (convert the raw data again).
+    copyAndRun(good, add("version-older", Outcome::Refused, "written by an older hpcprof"),
+               "PRAGMA user_version = " + std::to_string(hpcprof::schema::kSchemaVersion - 1));
     copyAndRun(good, add("foreign-application-id", Outcome::Refused, "not an hpcprof trace"),
                "PRAGMA application_id = 0");
 

@@ -154,9 +154,9 @@ std::string topTable(const char* title, const std::vector<TopItem>& items, bool 
 std::string heading(const Analysis& a) {
     const JobSummary& s = a.summary;
     std::string b = "<h1>hpcprof report</h1>\n";
-    b += fmt::format("<p>Trace <code>{}</code>, window {} ({}), {} ranks ({} GPU), {} events.</p>\n",
-                     htmlEscape(a.tracePath), htmlEscape(a.window.text.empty() ? "whole run" : a.window.text),
-                     dur(double(s.wallNs)), s.rankCount, s.gpuRankCount, s.events);
+    b += fmt::format("<p>Trace <code>{}</code>, window {} ({}), {}, {} events.</p>\n", htmlEscape(a.tracePath),
+                     htmlEscape(a.window.text.empty() ? "whole run" : a.window.text), dur(double(s.wallNs)),
+                     unitsText(a), s.events);
     if (std::string lost = dataLossList(a); !lost.empty())
         b += fmt::format("<p class=\"failed\"><strong>Partial trace</strong>: {} (see Data quality): "
                          "what was not recorded is missing from every number below.</p>\n",

@@ -82,9 +82,9 @@ std::string findingsMarkdown(const Analysis& a) {
 std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gates) {
     const JobSummary& s = a.summary;
     std::string o = "## hpcprof report\n\n";
-    o += fmt::format("Trace {}, window {} ({}), {} ranks ({} GPU), {} events.\n\n", markdownEscape(a.tracePath),
-                     markdownEscape(a.window.text.empty() ? "whole run" : a.window.text), dur(s.wallNs),
-                     s.rankCount, s.gpuRankCount, s.events);
+    o += fmt::format("Trace {}, window {} ({}), {}, {} events.\n\n", markdownEscape(a.tracePath),
+                     markdownEscape(a.window.text.empty() ? "whole run" : a.window.text), dur(s.wallNs), unitsText(a),
+                     s.events);
     if (std::string lost = dataLossList(a); !lost.empty())
         o += fmt::format("> **Partial trace**: {} (see Data quality): what was not recorded is "
                          "missing from every number below.\n\n", markdownEscape(lost));

@@ -117,6 +117,16 @@ std::string rankTable(const Analysis& a) {
     return o;
 }
 
+std::string unitsText(const Analysis& a) {
+    const JobSummary& s = a.summary;
+    bool ranks = false;
+    for (const auto& p : a.processes) ranks = ranks || p.role == ProcessRole::Rank;
+    // Traces without a process list (none recorded) keep the word they always had.
+    const char* noun = ranks || a.processes.empty() ? (s.rankCount == 1 ? "rank" : "ranks")
+                                                    : (s.rankCount == 1 ? "process" : "processes");
+    return fmt::format("{} {} ({} GPU)", s.rankCount, noun, s.gpuRankCount);
+}
+
 std::vector<ProcessCells> processCells(const Analysis& a) {
     auto d = [](int64_t ns) { return formatDuration(double(ns)); };
     std::vector<ProcessCells> rows;
@@ -184,9 +194,8 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     const JobSummary& s = a.summary;
     std::string o;
     o += fmt::format("hpcprof report: {}\n", a.tracePath);
-    o += fmt::format("window {} ({}), {} ranks ({} GPU), {} events\n\n",
-                     a.window.text.empty() ? "whole run" : a.window.text, formatDuration(double(s.wallNs)),
-                     s.rankCount, s.gpuRankCount, s.events);
+    o += fmt::format("window {} ({}), {}, {} events\n\n", a.window.text.empty() ? "whole run" : a.window.text,
+                     formatDuration(double(s.wallNs)), unitsText(a), s.events);
     if (std::string lost = dataLossList(a); !lost.empty())
         o += fmt::format("PARTIAL TRACE: {} (see Data quality): what was not recorded is missing "
                          "from every number below\n\n", lost);

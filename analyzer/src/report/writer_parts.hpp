@@ -57,6 +57,10 @@ std::string diffHeadline(const analyzer::AnalysisDiff& d);
 /// The noise floor that applied, in words.
 std::string noiseFloorText(const analyzer::AnalysisDiff& d);
 
+/// What the analysed units are: "4 ranks (1 GPU)", or "1 process (0 GPU)" / "3 processes (0 GPU)"
+/// for a program without ranks (its main processes are analysed like ranks).
+std::string unitsText(const analyzer::Analysis& a);
+
 /// One process that is not a rank or a main process (workers, launchers, others), as the
 /// report tables show it: durations are "-" for a process that is not analysed (launchers).
 struct ProcessCells {

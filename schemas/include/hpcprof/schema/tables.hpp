@@ -9,7 +9,7 @@
 namespace hpcprof::schema {
 
 /// PRAGMA user_version of traces this build writes and reads.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 /// PRAGMA application_id marking hpcprof files ("HPCF").
 inline constexpr int32_t kApplicationId = 0x48504346;
 
