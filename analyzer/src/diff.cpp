@@ -79,6 +79,36 @@ void diffRanks(AnalysisDiff& d, const Analysis& base, const Analysis& next) {
         }
 }
 
+/// The processes that are not ranks, by what they are rather than by pid (which differs from run to
+/// run): "worker fork_workers #2" is the second worker running fork_workers, in start order.
+std::map<std::string, const RankBreakdown*> processesByRole(const Analysis& a) {
+    std::map<std::string, const RankBreakdown*> out;
+    std::map<std::string, int> seen;
+    for (const auto& p : a.processes) {
+        if (!p.breakdown) continue; // ranks and main processes are diffed as ranks; launchers not analysed
+        const size_t slash = p.command.find_last_of('/');
+        std::string program = p.command.substr(slash == std::string::npos ? 0 : slash + 1);
+        program = program.substr(0, program.find(' '));
+        std::string key = std::string(processRoleName(p.role)) + " " + program;
+        out[key + " #" + std::to_string(++seen[key])] = &*p.breakdown;
+    }
+    return out;
+}
+
+void diffProcesses(AnalysisDiff& d, const Analysis& base, const Analysis& next) {
+    const auto b = processesByRole(base), n = processesByRole(next);
+    std::map<std::string, std::pair<const RankBreakdown*, const RankBreakdown*>> both;
+    for (const auto& [key, r] : b) both[key].first = r;
+    for (const auto& [key, r] : n) both[key].second = r;
+    for (const auto& [key, p] : both)
+        for (int c = 0; c < kTimeClassCount; ++c) {
+            double x = p.first ? double(p.first->exclusive[c]) : 0, y = p.second ? double(p.second->exclusive[c]) : 0;
+            if (x == 0 && y == 0) continue;
+            addRow(d, "process", key + " " + timeClassName(TimeClass(c)), x, y, true, true);
+            if (c == int(TimeClass::Setup)) informOnly(d);
+        }
+}
+
 } // namespace
 
 std::string relativeToWorkingDir(const std::string& path, const std::vector<std::string>& dirs) {
@@ -121,6 +151,7 @@ AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const Diff
            next.pop.communicationEfficiency, false, false);
     addRow(d, "pop", "parallel_efficiency", base.pop.parallelEfficiency, next.pop.parallelEfficiency, false, false);
     diffRanks(d, base, next);
+    diffProcesses(d, base, next);
     auto byName = [](const std::string& name, int) { return name; };
     diffTop(d, "kernel", base.topKernels, next.topKernels, byName);
     diffTop(d, "collective", base.topCollectives, next.topCollectives, byName);

@@ -80,3 +80,38 @@ TEST_CASE("paths relative to the longest working directory that holds them", "[u
     CHECK(relativeToWorkingDir("/x.dat", {"/"}) == "x.dat");
     CHECK(relativeToWorkingDir("(no file)", {"/run/a"}) == "(no file)");
 }
+
+TEST_CASE("workers are matched by role, program and start order, not by pid", "[unit][diff]") {
+    auto withWorkers = [](std::vector<int64_t> computeNs, int64_t firstPid) {
+        Analysis a = analysisOf(10'000'000'000, 0, "/run", {});
+        for (size_t i = 0; i < computeNs.size(); ++i) {
+            ProcessEntry p;
+            p.pid = firstPid + int64_t(i);
+            p.role = ProcessRole::Worker;
+            p.command = "/opt/bin/loader --shard " + std::to_string(i);
+            RankBreakdown b;
+            b.exclusive[int(TimeClass::Compute)] = computeNs[i];
+            p.breakdown = b;
+            a.processes.push_back(p);
+        }
+        ProcessEntry launcher; // not analysed: no rows
+        launcher.role = ProcessRole::Launcher;
+        launcher.command = "mpirun";
+        a.processes.push_back(launcher);
+        return a;
+    };
+    // Same work under other pids: nothing changes.
+    AnalysisDiff same = diffAnalyses(withWorkers({2'000'000'000, 3'000'000'000}, 100),
+                                     withWorkers({2'000'000'000, 3'000'000'000}, 900), DiffOptions{});
+    CHECK(same.regressions == 0);
+    CHECK(rowOf(same, "process", "worker loader #2 compute").base == 3e9);
+    // The second worker 30 % slower: exactly that row regresses; a third worker is new.
+    AnalysisDiff slower = diffAnalyses(withWorkers({2'000'000'000, 3'000'000'000}, 100),
+                                       withWorkers({2'000'000'000, 3'900'000'000, 500'000'000}, 900), DiffOptions{});
+    CHECK(rowOf(slower, "process", "worker loader #2 compute").verdict == DiffVerdict::Regression);
+    CHECK(rowOf(slower, "process", "worker loader #1 compute").verdict == DiffVerdict::Same);
+    const DiffRow& added = rowOf(slower, "process", "worker loader #3 compute");
+    CHECK(added.base == 0);
+    CHECK_FALSE(added.deltaPct.has_value());
+    for (const auto& r : slower.rows) CHECK(r.name.find("mpirun") == std::string::npos);
+}
