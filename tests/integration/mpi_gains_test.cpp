@@ -17,46 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "process_runner.hpp"
+#include "report_json.hpp"
 
 using namespace hpcprof::test;
 
 namespace {
 
 constexpr int kRanks = 4, kSlowRank = 3, kIters = 20;
-
-struct Measured {
-    double allreduceS = 0, computeS = 0;
-    long calls = 0;
-};
-
-/// The program's own figures: "rank R allreduce_s A compute_s C calls N", one line per rank.
-std::map<int64_t, Measured> parseMeasured(const std::string& out) {
-    std::map<int64_t, Measured> m;
-    std::istringstream in(out);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream l(line);
-        std::string word, k1, k2, k3;
-        int64_t rank = -1;
-        Measured x;
-        if (l >> word >> rank >> k1 >> x.allreduceS >> k2 >> x.computeS >> k3 >> x.calls && word == "rank")
-            m[rank] = x;
-    }
-    return m;
-}
-
-const nlohmann::json* finding(const nlohmann::json& doc, const std::string& id) {
-    for (const auto& f : doc["findings"])
-        if (f["id"] == id) return &f;
-    return nullptr;
-}
-
-double evidence(const nlohmann::json& f, const std::string& name) {
-    for (const auto& e : f["evidence"])
-        if (e["name"] == name) return e["value"].get<double>();
-    FAIL("no evidence " << name);
-    return 0;
-}
 
 nlohmann::json report(const std::string& path, const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {hpcprofBinary(), "report", path, "--format", "json"};
@@ -67,7 +34,7 @@ nlohmann::json report(const std::string& path, const std::vector<std::string>& e
     return nlohmann::json::parse(rep.out);
 }
 
-void checkGains(const nlohmann::json& doc, const std::map<int64_t, Measured>& measured) {
+void checkGains(const nlohmann::json& doc, const std::map<int64_t, RankMeasured>& measured) {
     const int64_t runtime = doc["pop"]["runtime_ns"];
     int64_t estimated = 0, exclusive = 0;
     for (const auto& f : doc["findings"]) {
@@ -86,13 +53,13 @@ void checkGains(const nlohmann::json& doc, const std::map<int64_t, Measured>& me
     double maxAllreduce = 0, maxCompute = 0, sumCompute = 0;
     for (const auto& [rank, m] : measured) {
         CHECK(m.calls == kIters);
-        maxAllreduce = std::max(maxAllreduce, m.allreduceS);
+        maxAllreduce = std::max(maxAllreduce, m.callsS);
         maxCompute = std::max(maxCompute, m.computeS);
         sumCompute += m.computeS;
     }
-    const nlohmann::json* comm = finding(doc, "exposed-communication");
-    const nlohmann::json* imbalance = finding(doc, "load-imbalance");
-    const nlohmann::json* straggler = finding(doc, "straggler");
+    const nlohmann::json* comm = findingIn(doc, "exposed-communication");
+    const nlohmann::json* imbalance = findingIn(doc, "load-imbalance");
+    const nlohmann::json* straggler = findingIn(doc, "straggler");
     REQUIRE(comm);
     REQUIRE(imbalance);
     REQUIRE(straggler);
@@ -112,8 +79,8 @@ void checkGains(const nlohmann::json& doc, const std::map<int64_t, Measured>& me
 
 void checkWording(const nlohmann::json& doc) {
     CHECK(doc["summary"]["program_kind"] == "mpi");
-    const std::string comm = (*finding(doc, "exposed-communication"))["suggestion"];
-    const std::string imbalance = (*finding(doc, "load-imbalance"))["suggestion"];
+    const std::string comm = (*findingIn(doc, "exposed-communication"))["suggestion"];
+    const std::string imbalance = (*findingIn(doc, "load-imbalance"))["suggestion"];
     CHECK(comm.find("MPI_Isend") != std::string::npos);
     CHECK(comm.find("DDP") == std::string::npos);
     CHECK(imbalance.find("partition the domain") != std::string::npos);
@@ -123,16 +90,16 @@ void checkWording(const nlohmann::json& doc) {
 void checkOneHostBandwidth(const std::string& path) {
     // A copy bandwidth no machine reaches: the rule must fire, against that figure.
     const auto fast = report(path, {"--memory-gbps", "1000"});
-    const nlohmann::json* f = finding(fast, "low-collective-bandwidth");
+    const nlohmann::json* f = findingIn(fast, "low-collective-bandwidth");
     REQUIRE(f);
-    CHECK(evidence(*f, "reference_bytes_per_s") == Approx(1e12));
-    CHECK(evidence(*f, "one_host") == 1);
-    CHECK(evidence(*f, "large_collectives") == kRanks * kIters);
+    CHECK(evidenceOf(*f, "reference_bytes_per_s") == Approx(1e12));
+    CHECK(evidenceOf(*f, "one_host") == 1);
+    CHECK(evidenceOf(*f, "large_collectives") == kRanks * kIters);
     CHECK(std::string((*f)["suggestion"]).find("shared-memory") != std::string::npos);
     // A fast link changes nothing: no link is involved.
     const auto link = report(path, {"--link-gbps", "1000"});
-    if (const nlohmann::json* g = finding(link, "low-collective-bandwidth"))
-        CHECK(evidence(*g, "reference_bytes_per_s") == Approx(10e9));
+    if (const nlohmann::json* g = findingIn(link, "low-collective-bandwidth"))
+        CHECK(evidenceOf(*g, "reference_bytes_per_s") == Approx(10e9));
 }
 
 } // namespace
@@ -150,7 +117,7 @@ TEST_CASE("an MPI program's findings: gains that add up, MPI advice, one-host ba
                           kMpiTestEnv);
     INFO(run.out << run.err);
     REQUIRE(run.exitCode == 0);
-    const auto measured = parseMeasured(run.out);
+    const auto measured = parseRankLines(run.out);
     REQUIRE(measured.size() == size_t(kRanks));
     const auto doc = report(path);
     INFO(doc["findings"].dump());

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process_runner.hpp"
+#include "report_json.hpp"
 #include "trace_query.hpp"
 
 using namespace hpcprof::test;
@@ -27,32 +28,6 @@ constexpr int kRanks = 4, kSlowRank = 2, kItersSendrecv = 40, kItersReplace = 20
 constexpr int64_t kHaloBytes = 1024 * 8;
 constexpr double kComputeS = 25e-3; // COMPUTE_MS
 
-struct Measured {
-    double sendrecvS = 0, computeS = 0;
-    long calls = 0;
-};
-
-/// The program's own figures: "rank R sendrecv_s S compute_s C calls N", one line per rank.
-std::map<int64_t, Measured> parseMeasured(const std::string& out) {
-    std::map<int64_t, Measured> m;
-    std::istringstream in(out);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream l(line);
-        std::string word, k1, k2, k3;
-        int64_t rank = -1;
-        Measured x;
-        if (l >> word >> rank >> k1 >> x.sendrecvS >> k2 >> x.computeS >> k3 >> x.calls && word == "rank")
-            m[rank] = x;
-    }
-    return m;
-}
-
-const nlohmann::json* finding(const nlohmann::json& doc, const std::string& id) {
-    for (const auto& f : doc["findings"])
-        if (f["id"] == id) return &f;
-    return nullptr;
-}
 
 constexpr int64_t kCallsPerRank = 2 * (kItersSendrecv + kItersReplace);
 
@@ -73,7 +48,7 @@ void checkCapture(const TraceQuery& q) {
                    " OR (c.tag IN (2, 4) AND c.peer = e.rank + 1))") == halves / 2);
 }
 
-void checkWaits(const nlohmann::json& doc, const std::map<int64_t, Measured>& measured) {
+void checkWaits(const nlohmann::json& doc, const std::map<int64_t, RankMeasured>& measured) {
     // Every half matched: one message per neighbour pair, direction and call, none unmatched;
     // the MPI_PROC_NULL halves are neither.
     const int64_t messages = (kRanks - 1) * kCallsPerRank;
@@ -86,11 +61,11 @@ void checkWaits(const nlohmann::json& doc, const std::map<int64_t, Measured>& me
     // time in the calls is transfer and, on a loaded 2-core machine, waiting for a CPU (up to
     // 0.1 s seen), not waiting for a partner: at most that, and under 10 % of the longest.
     double longest = 0;
-    for (const auto& [rank, m] : measured) longest = std::max(longest, m.sendrecvS);
+    for (const auto& [rank, m] : measured) longest = std::max(longest, m.callsS);
     for (const auto& r : doc["ranks"]) {
         const int64_t rank = r["rank"];
         const double waitS = r["wait_ns"].get<double>() * 1e-9;
-        const double mine = measured.at(rank).sendrecvS;
+        const double mine = measured.at(rank).callsS;
         INFO("rank " << rank << ": report wait " << waitS << " s, program measured " << mine << " s");
         CHECK(measured.at(rank).calls == kCallsPerRank);
         if (rank == kSlowRank) {
@@ -103,13 +78,13 @@ void checkWaits(const nlohmann::json& doc, const std::map<int64_t, Measured>& me
     }
 }
 
-void checkBlame(const nlohmann::json& doc, const std::map<int64_t, Measured>& measured,
+void checkBlame(const nlohmann::json& doc, const std::map<int64_t, RankMeasured>& measured,
                 const TraceQuery& q) {
     // Blamed on the late rank: rank 2 made ranks 1 and 3 wait (rank 0 waits for rank 1, which
     // is itself waiting for rank 2 and so sends late: that wait is blamed on rank 1).
     REQUIRE_FALSE(doc["stragglers"].empty());
     CHECK(doc["stragglers"][0]["rank"] == kSlowRank);
-    const double neighbours = measured.at(1).sendrecvS + measured.at(3).sendrecvS;
+    const double neighbours = measured.at(1).callsS + measured.at(3).callsS;
     CHECK(doc["stragglers"][0]["inflicted_wait_ns"].get<double>() * 1e-9 > 0.8 * neighbours);
     CHECK(q.text("SELECT name FROM event_view WHERE event_id = " +
                  std::to_string(doc["stragglers"][0]["example_event_id"].get<int64_t>()))
@@ -117,13 +92,13 @@ void checkBlame(const nlohmann::json& doc, const std::map<int64_t, Measured>& me
 
     // Findings: load imbalance and straggler on rank 2, and the waiting is not called
     // latency-bound small messages.
-    const nlohmann::json* imbalance = finding(doc, "load-imbalance");
+    const nlohmann::json* imbalance = findingIn(doc, "load-imbalance");
     REQUIRE(imbalance);
     CHECK((*imbalance)["ranks"] == nlohmann::json::array({kSlowRank}));
-    const nlohmann::json* straggler = finding(doc, "straggler");
+    const nlohmann::json* straggler = findingIn(doc, "straggler");
     REQUIRE(straggler);
     CHECK((*straggler)["ranks"] == nlohmann::json::array({kSlowRank}));
-    CHECK_FALSE(finding(doc, "small-messages"));
+    CHECK_FALSE(findingIn(doc, "small-messages"));
 }
 
 } // namespace
@@ -141,7 +116,7 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
                           kMpiTestEnv);
     INFO(run.out << run.err);
     REQUIRE(run.exitCode == 0);
-    const auto measured = parseMeasured(run.out);
+    const auto measured = parseRankLines(run.out);
     REQUIRE(measured.size() == size_t(kRanks));
     TraceQuery q(path);
     checkCapture(q);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "process_runner.hpp"
+#include "report_json.hpp"
 
 using namespace hpcprof::test;
 
@@ -34,11 +35,6 @@ std::map<int64_t, int64_t> printedCompute(const std::string& out, int64_t& paren
     return byPid;
 }
 
-bool hasFinding(const nlohmann::json& doc, const std::string& id) {
-    for (const auto& f : doc["findings"])
-        if (f["id"] == id) return true;
-    return false;
-}
 
 } // namespace
 
@@ -96,7 +92,7 @@ TEST_CASE("a parent and the workers it forks are a main process and its workers,
     // No cross-rank advice for processes that are not ranks.
     for (const char* id : {"load-imbalance", "straggler", "exposed-communication", "small-messages",
                            "low-collective-bandwidth"})
-        CHECK_FALSE(hasFinding(doc, id));
+        CHECK_FALSE(findingIn(doc, id));
     CHECK(doc["pop"]["region"] == "none");
 
     // Every human-readable format lists the three workers under the parent.
