@@ -30,13 +30,13 @@ template <typename Fn> bool missing(Fn fn) {
 }
 
 /// Times `call`; `reaped` turns its result into the child's pid (<= 0: none). errno is left as
-/// the real call set it.
+/// the real call set it, after a success too, like every other hook.
 template <typename Call, typename Reaped> auto waitCall(Op op, Call&& call, Reaped&& reaped) {
     if (!hpcprof::agent::recording(hpcprof::agent::SourceBit::Io)) return call();
     const uint64_t t0 = hpcprof::agent::now();
     auto result = call();
     const uint64_t t1 = hpcprof::agent::now();
-    const int err = result < 0 ? errno : 0;
+    const int err = errno; // what the real call left, success or not: the program sees exactly that
     hpcprof::agent::EventFields f{op, t0, t1};
     const int64_t child = reaped(result);
     f.peer = child > 0 ? int32_t(child) : -1;
@@ -45,7 +45,7 @@ template <typename Call, typename Reaped> auto waitCall(Op op, Call&& call, Reap
         f.status = err;
     }
     hpcprof::agent::recordEvent(f);
-    if (result < 0) errno = err; // the recording path may have changed it
+    errno = err; // the recording path (a chunk growing, a string interned) may have changed it
     return result;
 }
 

@@ -13,6 +13,7 @@
 
 #include "process_runner.hpp"
 #include "report_json.hpp"
+#include "trace_query.hpp"
 
 using namespace hpcprof::test;
 
@@ -104,6 +105,19 @@ TEST_CASE("a parent and the workers it forks are a main process and its workers,
         for (size_t at = f.out.find("worker"); at != std::string::npos; at = f.out.find("worker", at + 1)) ++rows;
         CHECK(rows >= 3);
     }
+}
+
+TEST_CASE("a parent's waits leave errno as the real call left it, after a success too", "[integration][process]") {
+    ProcessResult plain = runProcess({sampleBinary("wait_errno")});
+    REQUIRE(plain.exitCode == 0);
+    CHECK(plain.out == "reaped 1 exit 7 errno 4242; again -1 errno 10\n");
+    TempDir dir;
+    ProcessResult run = runProcess({hpcprofBinary(), "run", "-o", dir / "t.hpcprof", "--", sampleBinary("wait_errno")});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    CHECK(run.out == plain.out);
+    TraceQuery q(dir / "t.hpcprof");
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'waitpid'") == 2);
 }
 
 TEST_CASE("an MPI run: its ranks are ranks, mpirun is a launcher and never a rank",
