@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "process_strings.hpp"
 
+#include "hpcprof/schema/object_kind.hpp"
+
 namespace hpcprof::store {
 
 void ProcessStrings::beginProcess(const schema::raw::ProcessHeader& h,
@@ -40,7 +42,7 @@ std::optional<int64_t> ProcessStrings::object(uint32_t localId, std::string_view
     }
     const KnownString* s = find(localId);
     if (!s) return std::nullopt;
-    kind = classifyObject(s->text);
+    kind = schema::objectKindOf(s->text);
     int64_t objectId = m_w.internObject(s->id, s->text);
     m_objects.emplace(localId, ResolvedObject{objectId, kind});
     return objectId;

@@ -38,7 +38,7 @@ public:
     }
 
     /// The trace object an I/O call's string id names, interned once per process, and its kind
-    /// (classifyObject: file, socket, ...); nullopt when the id is unknown.
+    /// (schema::objectKindOf: file, socket, ...); nullopt when the id is unknown.
     std::optional<int64_t> object(uint32_t localId, std::string_view& kind);
 
 private:
@@ -50,7 +50,7 @@ private:
     using ProcessKey = std::pair<int32_t, int64_t>; ///< pid, start monotonic ns
     struct ResolvedObject {
         int64_t objectId;
-        std::string_view kind; ///< a literal from classifyObject
+        std::string_view kind; ///< a literal from schema::objectKindOf
     };
 
     const KnownString* find(uint32_t id) const;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/store/trace_writer.hpp"
 
+#include "hpcprof/schema/object_kind.hpp"
 #include "hpcprof/schema/tables.hpp"
 
 namespace hpcprof::store {
@@ -12,7 +13,6 @@ template <typename T> void bindOptional(schema::Statement& s, int i, const std::
     else
         s.bindNull(i);
 }
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 /// A NULL-able column of a row type: its name and where the row keeps it.
 template <typename Row> struct OptionalColumn {
@@ -74,17 +74,6 @@ std::string shapedBatchInsert(std::string head, std::string row,
 }
 } // namespace
 
-std::string_view classifyObject(std::string_view name) {
-    if (startsWith(name, "pipe:[")) return "pipe";
-    if (startsWith(name, "socket:")) return "socket";
-    if (startsWith(name, "anon_inode:")) return "other";
-    if (startsWith(name, "/dev/shm/")) return "shm";
-    if (startsWith(name, "/proc/") || startsWith(name, "/sys/")) return "procfs";
-    if (startsWith(name, "/dev/")) return "device";
-    if (startsWith(name, "/")) return "file";
-    return "unknown";
-}
-
 Result<TraceWriter> TraceWriter::create(const std::string& path) {
     auto db = schema::createTrace(path);
     if (!db) return db.status();
@@ -145,7 +134,7 @@ int64_t TraceWriter::internObject(int64_t nameStringId, std::string_view name) {
     if (!inserted) return it->second;
     m_insObject.bind(1, m_nextObject);
     m_insObject.bind(2, nameStringId);
-    m_insObject.bind(3, classifyObject(name));
+    m_insObject.bind(3, schema::objectKindOf(name));
     check(m_insObject.run());
     return m_nextObject++;
 }

@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "hpcprof/schema/object_kind.hpp"
+
 namespace hpcprof::analyzer {
 
 namespace {
@@ -40,10 +42,6 @@ bool isRuntimeFile(std::string_view path) {
     return isSharedObject(path) || path.ends_with(".pyc");
 }
 
-bool isIpc(std::string_view path, std::string_view asFolder, std::string_view kind) {
-    return kind == "pipe" || kind == "socket" || kind == "shm" || startsWith(path, "pipe:[") ||
-           startsWith(path, "socket:") || startsWith(path, "anon_inode:") || startsWith(asFolder, "/dev/shm/");
-}
 
 } // namespace
 
@@ -66,9 +64,12 @@ FileClass classifyFile(std::string_view path, std::string_view kind) {
     std::string asFolder(path);
     if (asFolder.back() != '/') asFolder += '/';
     if (asFolder == "/") return FileClass::Runtime;
-    if (isIpc(path, asFolder, kind)) return FileClass::Ipc;
-    if (kind == "procfs" || startsWith(asFolder, "/proc/") || startsWith(asFolder, "/sys/")) return FileClass::PseudoFs;
-    if (kind == "device" || startsWith(asFolder, "/dev/")) return FileClass::Device;
+    // The store's kind, or the same rule on the name for traces that lack it (imported, older).
+    const std::string_view derived = schema::objectKindOf(asFolder);
+    auto is = [&](std::string_view k) { return kind == k || derived == k; };
+    if (is("pipe") || is("socket") || is("shm") || startsWith(path, "anon_inode:")) return FileClass::Ipc;
+    if (is("procfs")) return FileClass::PseudoFs;
+    if (is("device")) return FileClass::Device;
     if (isRuntimeFile(path) || isRuntimeFile(asFolder)) return FileClass::Runtime;
     return FileClass::Data;
 }

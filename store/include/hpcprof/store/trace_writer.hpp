@@ -187,7 +187,5 @@ private:
     Status m_error;
 };
 
-/// Object kind from its name: "/dev/shm/..." shm, "/proc/..." procfs, "pipe:[..]" pipe, ...
-std::string_view classifyObject(std::string_view name);
 
 } // namespace hpcprof::store
