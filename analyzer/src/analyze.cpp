@@ -210,6 +210,30 @@ std::vector<RankPass> otherPasses(const Trace& trace, detail::PassContext pass, 
 
 /// Every process with its role; workers and others with their breakdown and what their parent
 /// waited for them.
+/// One entry per operating-system process: an image that ended in exec() (a launcher's child
+/// before it became a rank, a shell before the program) is the same process as the image that
+/// followed it (same host and pid), which names the entry and takes its waits.
+void foldExecImages(const std::vector<ProcessInfo>& ps, std::vector<ProcessEntry>& entries) {
+    std::map<std::pair<std::string, int64_t>, size_t> lastImage; // (host, pid) -> latest index
+    std::vector<bool> folded(ps.size(), false);
+    for (size_t i = 0; i < ps.size(); ++i) {
+        auto it = lastImage.find({ps[i].host, ps[i].pid});
+        if (it != lastImage.end() && ps[it->second].execed) {
+            entries[i].waitedForNs += entries[it->second].waitedForNs;
+            entries[i].waitedForCalls += entries[it->second].waitedForCalls;
+            folded[it->second] = true;
+        }
+        lastImage[{ps[i].host, ps[i].pid}] = i;
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        if (folded[i]) continue;
+        if (out != i) entries[out] = std::move(entries[i]);
+        ++out;
+    }
+    entries.resize(out);
+}
+
 Status describeProcesses(const Trace& trace, const TraceIndex& ix, const detail::RankUnits& ranks,
                          std::vector<RankPass>& others, Analysis& an) {
     const auto& ps = ix.processes();
@@ -230,7 +254,9 @@ Status describeProcesses(const Trace& trace, const TraceIndex& ix, const detail:
         if (!others[k].status.ok()) return others[k].status;
         an.processes[i].breakdown = std::move(others[k++].breakdown);
     }
-    return detail::waitsForWorkers(trace, ps, ranks.roles, an.processes);
+    HPCPROF_RETURN_IF_ERROR(detail::waitsForWorkers(trace, ps, ranks.roles, an.processes));
+    foldExecImages(ps, an.processes);
+    return {};
 }
 
 /// The processes' roles, the breakdowns of the workers and others, and whether the job is

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // What a parent waits for its workers: its waits that reaped a worker (process_wait events with
-// the child's pid) and its reads of a pipe or socket a worker of it wrote to. Two scans of the
-// events on pipes, sockets and process waits; the parent's time stays in its io/sync class.
+// the child's pid), and its reads of a pipe or socket a worker of it wrote to and its waits for
+// that pipe or socket to become ready (poll/select: how Python's multiprocessing queues, PyTorch's
+// data-loader queue among them, wait for data). Two scans of the events on pipes, sockets and
+// process waits; the parent's time stays in its io/sync class.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -14,17 +16,18 @@ namespace hpcprof::analyzer::detail {
 
 namespace {
 
-bool readCall(const std::string& name) {
-    return name.find("read") != std::string::npos || name.find("recv") != std::string::npos;
+bool readCall(const std::string& name, const std::string& category) {
+    return category == "fd_wait" || name.find("read") != std::string::npos ||
+           name.find("recv") != std::string::npos;
 }
 bool writeCall(const std::string& name) {
     return name.find("write") != std::string::npos || name.find("send") != std::string::npos;
 }
 
 constexpr const char* kPipeEvents =
-    "SELECT t.process_id, e.object_id, e.dur, s.value FROM event e JOIN track t ON t.id = e.track_id"
+    "SELECT t.process_id, e.object_id, e.dur, s.value, c.name FROM event e JOIN track t ON t.id = e.track_id"
     " JOIN object o ON o.id = e.object_id JOIN string s ON s.id = e.name_id"
-    " WHERE o.kind IN ('pipe', 'socket')";
+    " JOIN category c ON c.id = e.category_id WHERE o.kind IN ('pipe', 'socket')";
 
 constexpr const char* kWaitEvents =
     "SELECT t.process_id, e.dur, a.value FROM event e JOIN track t ON t.id = e.track_id"
@@ -38,7 +41,7 @@ void addWait(ProcessEntry& e, int64_t ns) {
     ++e.waitedForCalls;
 }
 
-/// A parent's reads of a pipe or socket one of its workers wrote to.
+/// A parent's reads of (and readiness waits on) a pipe or socket one of its workers wrote to.
 Status pipeWaits(const Trace& trace, const IndexOf& indexOf, const ProcessRoles& roles,
                  std::vector<ProcessEntry>& entries) {
     std::map<int64_t, std::set<size_t>> writers; // object id -> workers that wrote to it
@@ -49,7 +52,7 @@ Status pipeWaits(const Trace& trace, const IndexOf& indexOf, const ProcessRoles&
         if (it == indexOf.end()) continue;
         const std::string name = s.text(3);
         if (roles.role[it->second] == ProcessRole::Worker && writeCall(name)) writers[s.int64(1)].insert(it->second);
-        else if (readCall(name)) reads.emplace_back(it->second, s.int64(1), s.int64(2));
+        else if (readCall(name, s.text(4))) reads.emplace_back(it->second, s.int64(1), s.int64(2));
     }
     HPCPROF_RETURN_IF_ERROR(s.error());
     for (const auto& [reader, object, dur] : reads) {

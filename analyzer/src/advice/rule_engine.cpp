@@ -158,6 +158,7 @@ const std::vector<RuleSpec>& ruleSpecs() {
     static const std::vector<RuleSpec> kAll = [] {
         std::vector<RuleSpec> all;
         for (auto& r : balanceRules()) all.push_back(std::move(r));
+        for (auto& r : workerRules()) all.push_back(std::move(r));
         for (const auto& family : analysisFamilies())
             for (auto& r : family->rules()) all.push_back(std::move(r));
         return all;

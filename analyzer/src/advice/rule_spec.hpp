@@ -66,5 +66,7 @@ int64_t maxOver(const Analysis& a, const std::function<int64_t(const RankBreakdo
 
 /// The core's rules (load imbalance); the data families give theirs (family_analysis.hpp).
 std::vector<RuleSpec> balanceRules();
+/// The core's rule about ranks waiting for their worker processes.
+std::vector<RuleSpec> workerRules();
 
 } // namespace hpcprof::analyzer::advice

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "report_section.hpp"
 #include "writer_parts.hpp"
@@ -194,15 +195,18 @@ std::string popTable(const PopMetrics& p) {
     return b + "</table>\n";
 }
 
-std::string findingsHtml(const std::vector<Finding>& findings) {
+std::string findingsHtml(const Analysis& a) {
+    const std::vector<Finding>& findings = a.findings;
     std::string b = "<h2>Findings</h2>\n";
     if (findings.empty()) b += "<p>No findings.</p>\n";
     for (const auto& f : findings) {
         b += fmt::format("<div class=\"finding\"><h3><span class=\"{}\">{}</span> {}: {}</h3>\n",
                          severityName(f.severity), severityName(f.severity), htmlEscape(f.id), htmlEscape(f.title));
-        b += fmt::format("<p>Could save <b>{}</b> (up to {} alone). Ranks: {}.</p>\n<p>Evidence: {}</p>\n"
+        std::string noun = unitNoun(a, f.ranks.size());
+        noun[0] = char(std::toupper(static_cast<unsigned char>(noun[0])));
+        b += fmt::format("<p>Could save <b>{}</b> (up to {} alone). {}: {}.</p>\n<p>Evidence: {}</p>\n"
                          "<p>Suggestion: {}</p>\n",
-                         dur(double(f.exclusiveGainNs)), dur(double(f.estimatedGainNs)), htmlEscape(rankList(f.ranks)),
+                         dur(double(f.exclusiveGainNs)), dur(double(f.estimatedGainNs)), noun, htmlEscape(rankList(f.ranks)),
                          htmlEscape(evidenceText(f)),
                          htmlEscape(f.suggestion));
         if (!f.eventIds.empty()) {
@@ -231,12 +235,13 @@ std::string processesHtml(const Analysis& a) {
 }
 
 std::string ranksHtml(const Analysis& a) {
-    std::string b = "<h2>Ranks</h2>\n" + legend() + rankBars(a);
+    std::string b = std::string(unitNoun(a, 2) == "ranks" ? "<h2>Ranks</h2>\n" : "<h2>Processes</h2>\n") +
+                    legend() + rankBars(a);
     if (a.ranks.size() > kMaxChartRanks)
         b += fmt::format("<p>Charts show the first {} of {} ranks.</p>\n", kMaxChartRanks, a.ranks.size());
     b += "<h2>Timeline overview</h2>\n" + timelineOverview(a);
     for (const auto& section : reportSections()) b += section->htmlTimeline(a); // per-rank strips
-    b += "<table><tr><th>rank</th><th>host</th>";
+    b += "<table><tr><th>" + unitNoun(a, 1) + "</th><th>host</th>";
     for (const char* l : kLabels) b += fmt::format("<th>{}</th>", l);
     b += "<th>wait</th><th>GPU idle</th></tr>\n";
     for (const auto& r : a.ranks) {
@@ -283,7 +288,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += gatesTable(gates);
     b += timeShares(a.summary);
     b += popTable(a.pop);
-    b += findingsHtml(a.findings);
+    b += findingsHtml(a);
     b += ranksHtml(a) + processesHtml(a);
     b += stragglersHtml(a.waits.stragglers);
     b += stepsHtml(a.steps);

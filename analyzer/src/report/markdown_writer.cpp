@@ -39,7 +39,7 @@ std::string processesMarkdown(const Analysis& a) {
 /// The per-rank table and the stragglers.
 std::string ranksMarkdown(const Analysis& a) {
     std::string o;
-    o += "### Ranks\n\n| rank | compute | comm | io | memory | sync | setup | idle | wait |\n"
+    o += std::string(unitNoun(a, 2) == "ranks" ? "### Ranks" : "### Processes") + "\n\n| " + unitNoun(a, 1) + " | compute | comm | io | memory | sync | setup | idle | wait |\n"
          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& r : a.ranks)
         o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.rank, dur(r.ns(TimeClass::Compute)),
@@ -66,7 +66,8 @@ std::string findingsMarkdown(const Analysis& a) {
         o += fmt::format("Together the findings could save up to {} of the {} run: each counts only the time "
                          "no finding above it already claims (alone: up to the second figure).\n\n",
                          dur(a.findingsGainNs), dur(a.pop.runtimeNs));
-        o += "| severity | finding | ranks | could save (alone) | evidence | suggestion |\n|---|---|---|---:|---|---|\n";
+        o += fmt::format("| severity | finding | {} | could save (alone) | evidence | suggestion |\n|---|---|---|---:|---|---|\n",
+                         unitNoun(a, 2));
         for (const auto& f : a.findings)
             o += fmt::format("| {} | **{}** {} | {} | {} ({}) | {} | {} |\n", severityName(f.severity),
                              markdownEscape(f.id), markdownEscape(f.title), rankList(f.ranks), dur(f.exclusiveGainNs),

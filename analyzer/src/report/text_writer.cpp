@@ -107,24 +107,31 @@ std::string popText(const PopMetrics& p) {
 
 std::string rankTable(const Analysis& a) {
     auto d = [](int64_t ns) { return formatDuration(double(ns)); };
-    std::string o = fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "rank",
+    std::string o = fmt::format("{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", unitNoun(a, 1),
                                 "compute", "comm", "io", "memory", "sync", "setup", "idle", "wait", "gpu idle");
     for (const auto& r : a.ranks)
-        o += fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", r.rank,
+        o += fmt::format("{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", r.rank,
                          d(r.ns(TimeClass::Compute)), d(r.ns(TimeClass::Communication)), d(r.ns(TimeClass::Io)),
                          d(r.ns(TimeClass::Memory)), d(r.ns(TimeClass::Sync)), d(r.ns(TimeClass::Setup)),
                          d(r.ns(TimeClass::Idle)), d(r.waitNs), r.gpu ? d(r.gpuIdleNs) : "-");
     return o;
 }
 
+std::string unitNoun(const Analysis& a, size_t count) {
+    bool ranks = a.processes.empty(); // traces without a process list keep the word they always had
+    for (const auto& p : a.processes) ranks = ranks || p.role == ProcessRole::Rank;
+    if (ranks) return count == 1 ? "rank" : "ranks";
+    return count == 1 ? "process" : "processes";
+}
+
 std::string unitsText(const Analysis& a) {
     const JobSummary& s = a.summary;
-    bool ranks = false;
-    for (const auto& p : a.processes) ranks = ranks || p.role == ProcessRole::Rank;
-    // Traces without a process list (none recorded) keep the word they always had.
-    const char* noun = ranks || a.processes.empty() ? (s.rankCount == 1 ? "rank" : "ranks")
-                                                    : (s.rankCount == 1 ? "process" : "processes");
-    return fmt::format("{} {} ({} GPU)", s.rankCount, noun, s.gpuRankCount);
+    size_t workers = 0;
+    for (const auto& p : a.processes) workers += p.role == ProcessRole::Worker ? 1 : 0;
+    const std::string withWorkers =
+        workers == 0 ? "" : fmt::format(" with {} worker{}", workers, workers == 1 ? "" : "s");
+    return fmt::format("{} {}{} ({} GPU)", s.rankCount, unitNoun(a, size_t(s.rankCount)), withWorkers,
+                       s.gpuRankCount);
 }
 
 std::vector<ProcessCells> processCells(const Analysis& a) {
@@ -179,9 +186,9 @@ std::string findingsText(const Analysis& a) {
                          "time another finding above already claims not counted again)\n",
                          formatDuration(double(a.findingsGainNs)), formatDuration(double(a.pop.runtimeNs)));
     for (const auto& f : a.findings) {
-        o += fmt::format("  [{}] {}: {} (could save {}, up to {} alone; ranks {})\n", severityName(f.severity), f.id,
+        o += fmt::format("  [{}] {}: {} (could save {}, up to {} alone; {} {})\n", severityName(f.severity), f.id,
                          f.title, formatDuration(double(f.exclusiveGainNs)), formatDuration(double(f.estimatedGainNs)),
-                         rankList(f.ranks));
+                         unitNoun(a, f.ranks.size()), rankList(f.ranks));
         o += fmt::format("      evidence: {}\n", evidenceText(f));
         o += fmt::format("      suggestion: {}\n", f.suggestion);
     }

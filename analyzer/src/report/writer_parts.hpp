@@ -60,6 +60,9 @@ std::string noiseFloorText(const analyzer::AnalysisDiff& d);
 /// What the analysed units are: "4 ranks (1 GPU)", or "1 process (0 GPU)" / "3 processes (0 GPU)"
 /// for a program without ranks (its main processes are analysed like ranks).
 std::string unitsText(const analyzer::Analysis& a);
+/// What a row of the per-rank table is: "rank"/"ranks", or "process"/"processes" for the main
+/// processes of a program without ranks (by `count`).
+std::string unitNoun(const analyzer::Analysis& a, size_t count);
 
 /// One process that is not a rank or a main process (workers, launchers, others), as the
 /// report tables show it: durations are "-" for a process that is not analysed (launchers).
