@@ -6,8 +6,7 @@
 // process waits; the parent's time stays in its io/sync class.
 #include <algorithm>
 #include <map>
-#include <set>
-#include <tuple>
+#include <vector>
 
 #include "process_roles.hpp"
 #include "trace_access.hpp"
@@ -25,7 +24,7 @@ bool writeCall(const std::string& name) {
 }
 
 constexpr const char* kPipeEvents =
-    "SELECT t.process_id, e.object_id, e.dur, s.value, c.name FROM event e JOIN track t ON t.id = e.track_id"
+    "SELECT t.process_id, e.object_id, e.dur, s.value, c.name, e.ts FROM event e JOIN track t ON t.id = e.track_id"
     " JOIN object o ON o.id = e.object_id JOIN string s ON s.id = e.name_id"
     " JOIN category c ON c.id = e.category_id WHERE o.kind IN ('pipe', 'socket')";
 
@@ -41,26 +40,51 @@ void addWait(ProcessEntry& e, int64_t ns) {
     ++e.waitedForCalls;
 }
 
+struct PipeWrite {
+    int64_t ts;
+    size_t worker;
+};
+struct PipeRead {
+    size_t reader;
+    int64_t object, end, dur;
+};
+
+/// The worker whose write woke a wait that ended at `end`: among the reader's workers that wrote
+/// to the object, the one whose write started last before it (several data-loader workers share
+/// one result queue: each batch is credited to the worker that delivered it); the earliest
+/// writer when none wrote before (clocks of one host agree, so this is rare).
+const PipeWrite* wakingWrite(const std::vector<PipeWrite>& writes, const PipeRead& r, const ProcessRoles& roles) {
+    const auto own = [&](const PipeWrite& w) { return roles.parent[w.worker] == r.reader; };
+    auto after = std::upper_bound(writes.begin(), writes.end(), r.end,
+                                  [](int64_t t, const PipeWrite& w) { return t < w.ts; }); // sorted by ts
+    for (auto it = after; it != writes.begin();)
+        if (own(*--it)) return &*it;
+    auto later = std::find_if(after, writes.end(), own);
+    return later != writes.end() ? &*later : nullptr;
+}
+
 /// A parent's reads of (and readiness waits on) a pipe or socket one of its workers wrote to.
 Status pipeWaits(const Trace& trace, const IndexOf& indexOf, const ProcessRoles& roles,
                  std::vector<ProcessEntry>& entries) {
-    std::map<int64_t, std::set<size_t>> writers; // object id -> workers that wrote to it
-    std::vector<std::tuple<size_t, int64_t, int64_t>> reads; // (reader, object, dur)
+    std::map<int64_t, std::vector<PipeWrite>> writes; // object id -> workers' writes to it
+    std::vector<PipeRead> reads;
     schema::Statement s(db(trace), kPipeEvents);
     while (s.step()) {
         auto it = indexOf.find(s.int64(0));
         if (it == indexOf.end()) continue;
         const std::string name = s.text(3);
-        if (roles.role[it->second] == ProcessRole::Worker && writeCall(name)) writers[s.int64(1)].insert(it->second);
-        else if (readCall(name, s.text(4))) reads.emplace_back(it->second, s.int64(1), s.int64(2));
+        if (roles.role[it->second] == ProcessRole::Worker && writeCall(name))
+            writes[s.int64(1)].push_back({s.int64(5), it->second});
+        else if (readCall(name, s.text(4)))
+            reads.push_back({it->second, s.int64(1), s.int64(5) + s.int64(2), s.int64(2)});
     }
     HPCPROF_RETURN_IF_ERROR(s.error());
-    for (const auto& [reader, object, dur] : reads) {
-        auto w = writers.find(object);
-        if (w == writers.end()) continue;
-        auto worker = std::find_if(w->second.begin(), w->second.end(),
-                                   [&, r = reader](size_t k) { return roles.parent[k] == r; });
-        if (worker != w->second.end()) addWait(entries[*worker], dur);
+    for (auto& [object, v] : writes)
+        std::sort(v.begin(), v.end(), [](const PipeWrite& a, const PipeWrite& b) { return a.ts < b.ts; });
+    for (const PipeRead& r : reads) {
+        auto w = writes.find(r.object);
+        if (w == writes.end()) continue;
+        if (const PipeWrite* waking = wakingWrite(w->second, r, roles)) addWait(entries[waking->worker], r.dur);
     }
     return {};
 }
