@@ -50,6 +50,9 @@ struct RankEnd {
     const IntervalSet& window;
     /// The instants of the window attributed to I/O (exposed I/O, exclusive of the other classes).
     const IntervalSet& exposedIo;
+    /// GPU ranks: the instants of the window the rank is active and its GPU does nothing
+    /// (breakdown.gpuIdleNs long); empty for other ranks.
+    const IntervalSet& gpuIdle;
 };
 
 /// One family's view of one rank during the rank pass (on a worker thread, with that worker's

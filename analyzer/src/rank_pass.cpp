@@ -190,7 +190,7 @@ void RankScanner::finishRank(const RankUnit& u, RankPass& out) {
     rb.gpuIdleNs = a.gpuIdleNs;
     setRegion(a, u.window, m_initEnd, m_finalizeBegin, rb);
     rb.overview = overviewStrip(a, m_ctx.jobBegin, m_ctx.jobEnd, m_ctx.overviewBuckets);
-    const RankEnd end{rb, m_sets, u.window, a.partition[int(TimeClass::Io)]};
+    const RankEnd end{rb, m_sets, u.window, a.partition[int(TimeClass::Io)], a.gpuIdle};
     for (auto& scan : out.scans)
         if (scan) scan->finish(end);
 }

@@ -13,7 +13,7 @@
 namespace hpcprof::analyzer {
 
 /// One event as the analyses see it. Absent optional columns are -1 (bytes, peer, seq, ...).
-/// Columns no analysis reads (correlation_id) are not fetched by the scan.
+/// The columns the analyses read (details: only for the categories of a family that needs them).
 struct EventRecord {
     int64_t id = 0;
     int64_t ts = 0;
@@ -23,6 +23,7 @@ struct EventRecord {
     int64_t communicatorId = -1;
     int64_t objectId = -1;
     int64_t nameId = 0;
+    int64_t correlationId = -1; ///< joins a GPU activity to the API call that launched it
     int32_t peer = -1;
     int32_t depth = 0;
     int32_t categoryId = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "family_analysis.hpp"
+#include "gpu_idle_causes.hpp"
 #include "name_flags.hpp"
 #include "thresholds.hpp"
 #include "top_list.hpp"
@@ -32,13 +33,14 @@ struct Examples {
 
 class GpuScan final : public RankScan {
 public:
-    explicit GpuScan(const Trace& trace)
+    GpuScan(const Trace& trace, const TraceIndex& index)
         // Copies' memory kinds live in event_arg (its primary key starts with event_id): one
         // range read per GPU track instead of a lookup per copy.
-        : m_pageableRange(detail::db(trace), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
+        : idle(index), m_pageableRange(detail::db(trace), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
                                              " AND key IN ('src_kind', 'dst_kind') AND value = 'pageable'") {}
 
     void beginTrack(const TrackInfo& t, bool gpuTrack) override {
+        idle.beginTrack(t);
         m_pageable.clear();
         if (!gpuTrack || !t.firstEventId || !t.lastEventId) return;
         m_pageableRange.reset();
@@ -49,6 +51,7 @@ public:
     }
 
     void onEvent(const EventRecord& e, const EventContext& ctx) override {
+        idle.onEvent(e, ctx.gpuTrack);
         switch (Category(e.categoryId)) {
         case Category::CudaApi:
             if (ctx.nameFlags & kSyncCopyApi) {
@@ -99,6 +102,7 @@ public:
         put("pageable_copy", m_examples.pageableCopy);
         put("sync", m_examples.sync);
         if (end.breakdown.gpu) gaps(end, f);
+        idle.finish(end);
         // Kept until the ranks are combined: the statement belongs to the worker's connection,
         // which closes when the pass ends.
         m_pageableRange = schema::Statement();
@@ -106,6 +110,7 @@ public:
     }
 
     TopAccumulator topKernels;
+    GpuIdleCauses idle;
 
 private:
     void kernel(const EventRecord& e, const EventContext& ctx) {
@@ -151,16 +156,39 @@ public:
     std::string_view name() const override { return "gpu"; }
     std::vector<Category> categories() const override {
         return {Category::CudaApi, Category::GpuKernel, Category::ComputeRange, Category::GpuCommKernel,
-                Category::GpuMemcpy, Category::GpuSync};
+                Category::GpuMemcpy, Category::GpuSync,
+                // The host's side of GPU idle time (gpu_idle_causes.hpp): what it waited in.
+                Category::FdWait, Category::ProcessWait, Category::PosixIo, Category::Stdio, Category::MpiIo,
+                Category::MpiP2p, Category::MpiCollective, Category::MpiWait, Category::MpiOneSided,
+                Category::MpiSetup, Category::Socket, Category::NcclCollective, Category::NcclP2p,
+                Category::NcclSetup, Category::UserRange, Category::CpuOp, Category::Nvtx};
     }
-    std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex&) const override {
-        return std::make_unique<GpuScan>(trace);
+    bool needsDetails() const override { return true; } // correlation ids: launch to GPU start
+    std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex& index) const override {
+        return std::make_unique<GpuScan>(trace, index);
     }
     Status combine(AnalysisContext& ctx, std::vector<std::unique_ptr<RankScan>>& scans,
                    Analysis& an) const override {
         TopAccumulator top;
         for (auto& s : scans) top.merge(static_cast<GpuScan&>(*s).topKernels);
         an.topKernels = top.top(ctx.options.topItems, [&](int64_t id) { return ctx.index.string(id); });
+        auto section = std::make_shared<GpuIdleSection>();
+        for (auto& s : scans) {
+            GpuIdleRank& r = static_cast<GpuScan&>(*s).idle.result;
+            if (r.idleNs > 0 || !r.pieces.empty()) section->ranks.push_back(std::move(r));
+        }
+        std::sort(section->ranks.begin(), section->ranks.end(),
+                  [](const GpuIdleRank& a, const GpuIdleRank& b) { return a.rank < b.rank; });
+        if (!section->ranks.empty()) an.sections[GpuIdleSection::kName] = std::move(section);
+        return {};
+    }
+    /// Per-step idle causes, once the steps are known.
+    Status conclude(AnalysisContext&, Analysis& an) const override {
+        auto it = an.sections.find(GpuIdleSection::kName);
+        if (it == an.sections.end() || an.steps.steps.empty()) return {};
+        // The section is this family's own, made in combine(); only its steps are added here.
+        auto& section = const_cast<GpuIdleSection&>(static_cast<const GpuIdleSection&>(*it->second));
+        section.steps = idleBySteps(section.ranks, an.steps);
         return {};
     }
     std::vector<advice::RuleSpec> rules() const override { return advice::gpuRules(); }

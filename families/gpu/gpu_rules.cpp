@@ -218,6 +218,13 @@ RuleSpec fp32GemmRule() {
 
 } // namespace
 
-std::vector<RuleSpec> gpuRules() { return {frequentSyncRule(), gpuIdleRule(), launchBoundRule(), hostDeviceCopiesRule(), fp32GemmRule()}; }
+std::vector<RuleSpec> gpuIdleRules(); // gpu_idle_rules.cpp
+
+std::vector<RuleSpec> gpuRules() {
+    std::vector<RuleSpec> rules = {frequentSyncRule(), gpuIdleRule(), launchBoundRule(), hostDeviceCopiesRule(),
+                                   fp32GemmRule()};
+    for (auto& r : gpuIdleRules()) rules.push_back(std::move(r));
+    return rules;
+}
 
 } // namespace hpcprof::analyzer::advice
