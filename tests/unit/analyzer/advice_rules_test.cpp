@@ -18,13 +18,7 @@ using schema::Category;
 
 namespace {
 
-Analysis run(const std::function<void(test::TraceBuilder&)>& build) {
-    test::TraceBuilder b;
-    build(b);
-    test::TempDir dir;
-    b.write(dir / "t.hpcprof");
-    return test::analyseFile(dir / "t.hpcprof");
-}
+Analysis run(const std::function<void(test::TraceBuilder&)>& build) { return test::analyseBuilt(build); }
 
 const Finding* find(const Analysis& a, const std::string& id) { return test::findFinding(a, id); }
 double evidence(const Finding& f, const std::string& key) { return test::findingEvidence(f, key); }

@@ -5,10 +5,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/analyzer/trace.hpp"
+#include "process_runner.hpp"
+#include "tests/unit/analyzer/trace_builder.hpp"
 
 namespace hpcprof::test {
 
@@ -19,6 +22,15 @@ inline analyzer::Analysis analyseFile(const std::string& path) {
     INFO(a.status().message());
     REQUIRE(a.ok());
     return std::move(a.value());
+}
+
+/// Builds a trace with `build` in a temporary folder and analyses it.
+inline analyzer::Analysis analyseBuilt(const std::function<void(TraceBuilder&)>& build) {
+    TraceBuilder b;
+    build(b);
+    TempDir dir;
+    b.write(dir / "t.hpcprof");
+    return analyseFile(dir / "t.hpcprof");
 }
 
 inline const analyzer::Finding* findFinding(const analyzer::Analysis& a, const std::string& id) {

@@ -64,13 +64,7 @@ TEST_CASE("files are classed by what they are to the program", "[analyzer][files
 }
 
 namespace {
-Analysis run(const std::function<void(test::TraceBuilder&)>& build) {
-    test::TraceBuilder b;
-    build(b);
-    test::TempDir dir;
-    b.write(dir / "t.hpcprof");
-    return test::analyseFile(dir / "t.hpcprof");
-}
+Analysis run(const std::function<void(test::TraceBuilder&)>& build) { return test::analyseBuilt(build); }
 const Finding* find(const Analysis& a, const std::string& id) { return test::findFinding(a, id); }
 } // namespace
 

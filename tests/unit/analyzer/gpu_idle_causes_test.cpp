@@ -19,13 +19,7 @@ using schema::Category;
 
 namespace {
 
-Analysis run(const std::function<void(test::TraceBuilder&)>& build) {
-    test::TraceBuilder b;
-    build(b);
-    test::TempDir dir;
-    b.write(dir / "t.hpcprof");
-    return test::analyseFile(dir / "t.hpcprof");
-}
+Analysis run(const std::function<void(test::TraceBuilder&)>& build) { return test::analyseBuilt(build); }
 
 int64_t cause(const std::array<int64_t, kGpuIdleCauseCount>& c, GpuIdleCause k) { return c[size_t(k)]; }
 
