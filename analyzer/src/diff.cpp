@@ -49,6 +49,18 @@ void informOnly(AnalysisDiff& d) {
     r.verdict = DiffVerdict::Same;
 }
 
+/// What a time of run `side` (0 = BASE, 1 = NEW) is divided by: its step count in a per-step
+/// diff, else 1.
+double per(const AnalysisDiff& d, int side) {
+    if (!d.perStep) return 1.0;
+    return double(side == 0 ? d.baseSteps : d.newSteps);
+}
+
+/// A time row: both values scaled to the diff's unit (the run, or one step).
+void addTimeRow(AnalysisDiff& d, std::string scope, std::string name, double base, double next) {
+    addRow(d, std::move(scope), std::move(name), base / per(d, 0), next / per(d, 1), true, true);
+}
+
 /// Top items matched by key (`key` maps a name to what is compared across the two runs).
 template <typename Key>
 void diffTop(AnalysisDiff& d, const char* scope, const std::vector<TopItem>& base, const std::vector<TopItem>& next,
@@ -56,7 +68,7 @@ void diffTop(AnalysisDiff& d, const char* scope, const std::vector<TopItem>& bas
     std::map<std::string, std::pair<double, double>> m;
     for (const auto& t : base) m[keyOf(t.name, 0)].first += double(t.totalNs);
     for (const auto& t : next) m[keyOf(t.name, 1)].second += double(t.totalNs);
-    for (const auto& [name, v] : m) addRow(d, scope, name, v.first, v.second, true, true);
+    for (const auto& [name, v] : m) addTimeRow(d, scope, name, v.first, v.second);
 }
 
 std::vector<std::string> workingDirs(const Analysis& a) {
@@ -74,7 +86,7 @@ void diffRanks(AnalysisDiff& d, const Analysis& base, const Analysis& next) {
         for (int c = 0; c < kTimeClassCount; ++c) {
             double b = p.first ? double(p.first->exclusive[c]) : 0, n = p.second ? double(p.second->exclusive[c]) : 0;
             if (b == 0 && n == 0) continue;
-            addRow(d, "rank", "rank " + std::to_string(rank) + " " + timeClassName(TimeClass(c)), b, n, true, true);
+            addTimeRow(d, "rank", "rank " + std::to_string(rank) + " " + timeClassName(TimeClass(c)), b, n);
             if (c == int(TimeClass::Setup)) informOnly(d);
         }
 }
@@ -104,7 +116,7 @@ void diffProcesses(AnalysisDiff& d, const Analysis& base, const Analysis& next) 
         for (int c = 0; c < kTimeClassCount; ++c) {
             double x = p.first ? double(p.first->exclusive[c]) : 0, y = p.second ? double(p.second->exclusive[c]) : 0;
             if (x == 0 && y == 0) continue;
-            addRow(d, "process", key + " " + timeClassName(TimeClass(c)), x, y, true, true);
+            addTimeRow(d, "process", key + " " + timeClassName(TimeClass(c)), x, y);
             if (c == int(TimeClass::Setup)) informOnly(d);
         }
 }
@@ -132,20 +144,47 @@ const char* verdictName(DiffVerdict v) {
     return "";
 }
 
+/// Per-step rows only for steps both runs mark the same way (a range family such as
+/// ProfilerStep#N): steps guessed from a pattern of collectives may be cut differently in two
+/// runs, which would move every per-step value.
+bool stepsComparable(const StepStats& base, const StepStats& next) {
+    return !base.steps.empty() && !next.steps.empty() && base.source == next.source &&
+           base.source.rfind("collectives:", 0) != 0;
+}
+
+/// The summary rows: the mean step time when both runs have steps (the window's length then
+/// shown only), else the window's length; then the classes.
+void diffSummary(AnalysisDiff& d, const Analysis& base, const Analysis& next) {
+    if (d.perStep) {
+        addRow(d, "summary", "step_ns", double(base.steps.meanNs), double(next.steps.meanNs), true, true);
+        d.wallDeltaPct = d.rows.back().deltaPct.value_or(0);
+        addRow(d, "summary", "wall_ns", double(base.summary.wallNs), double(next.summary.wallNs), true, true);
+        informOnly(d);
+        addRow(d, "summary", "steps", double(d.baseSteps), double(d.newSteps), true, false);
+        informOnly(d);
+    } else {
+        addRow(d, "summary", "wall_ns", double(base.summary.wallNs), double(next.summary.wallNs), true, true);
+        d.wallDeltaPct = d.rows.back().deltaPct.value_or(0);
+    }
+    for (int c = 0; c < kTimeClassCount; ++c) {
+        addTimeRow(d, "class", timeClassName(TimeClass(c)), double(base.summary.exclusive[c]),
+                   double(next.summary.exclusive[c]));
+        if (c == int(TimeClass::Setup)) informOnly(d);
+    }
+}
+
 AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const DiffOptions& options) {
     AnalysisDiff d;
     d.options = options;
     d.basePath = base.tracePath;
     d.newPath = next.tracePath;
-    d.noiseFloorNs = std::max(options.minChangeNs,
-                              int64_t(std::llround(double(base.summary.wallNs) * options.minChangeWindowPct / 100.0)));
-    addRow(d, "summary", "wall_ns", double(base.summary.wallNs), double(next.summary.wallNs), true, true);
-    d.wallDeltaPct = d.rows.back().deltaPct.value_or(0);
-    for (int c = 0; c < kTimeClassCount; ++c) {
-        addRow(d, "class", timeClassName(TimeClass(c)), double(base.summary.exclusive[c]),
-               double(next.summary.exclusive[c]), true, true);
-        if (c == int(TimeClass::Setup)) informOnly(d);
-    }
+    d.baseSteps = int64_t(base.steps.steps.size());
+    d.newSteps = int64_t(next.steps.steps.size());
+    d.perStep = stepsComparable(base.steps, next.steps);
+    // The absolute floor's window share is of what a row measures: the run, or one step.
+    const double unit = d.perStep ? double(base.steps.meanNs) : double(base.summary.wallNs);
+    d.noiseFloorNs = std::max(options.minChangeNs, int64_t(std::llround(unit * options.minChangeWindowPct / 100.0)));
+    diffSummary(d, base, next);
     addRow(d, "pop", "load_balance", base.pop.loadBalance, next.pop.loadBalance, false, false);
     addRow(d, "pop", "communication_efficiency", base.pop.communicationEfficiency,
            next.pop.communicationEfficiency, false, false);
@@ -153,7 +192,9 @@ AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const Diff
     diffRanks(d, base, next);
     diffProcesses(d, base, next);
     auto byName = [](const std::string& name, int) { return name; };
-    diffTop(d, "kernel", base.topKernels, next.topKernels, byName);
+    // Every kernel (traces analysed before the full list existed have the top list only).
+    diffTop(d, "kernel", base.kernels.empty() ? base.topKernels : base.kernels,
+            next.kernels.empty() ? next.topKernels : next.kernels, byName);
     diffTop(d, "collective", base.topCollectives, next.topCollectives, byName);
     // Files by their path relative to the run's working directory, so that the same program run
     // in two folders compares its own files with each other.

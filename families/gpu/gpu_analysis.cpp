@@ -171,7 +171,9 @@ public:
                    Analysis& an) const override {
         TopAccumulator top;
         for (auto& s : scans) top.merge(static_cast<GpuScan&>(*s).topKernels);
-        an.topKernels = top.top(ctx.options.topItems, [&](int64_t id) { return ctx.index.string(id); });
+        const auto nameOf = [&](int64_t id) { return ctx.index.string(id); };
+        an.topKernels = top.top(ctx.options.topItems, nameOf);
+        an.kernels = top.top(SIZE_MAX, nameOf);
         auto section = std::make_shared<GpuIdleSection>();
         for (auto& s : scans) {
             GpuIdleRank& r = static_cast<GpuScan&>(*s).idle.result;

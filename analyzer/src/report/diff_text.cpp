@@ -34,10 +34,13 @@ size_t diffRowsNotListed(const AnalysisDiff& d) {
 }
 
 std::string diffHeadline(const AnalysisDiff& d) {
-    // The first row is the window length (diffAnalyses); a diff without rows has nothing to say.
-    return fmt::format("wall time {}, {} regression(s), {} improvement(s)",
-                       d.rows.empty() ? std::string("unknown") : diffChangeText(d.rows.front()), d.regressions,
-                       d.improvements);
+    // The first row is the window length, or the mean step time in a per-step diff
+    // (diffAnalyses); a diff without rows has nothing to say.
+    const std::string change = d.rows.empty() ? std::string("unknown") : diffChangeText(d.rows.front());
+    if (d.perStep)
+        return fmt::format("step time {} (times per step: {} steps vs {}), {} regression(s), {} improvement(s)", change,
+                           d.baseSteps, d.newSteps, d.regressions, d.improvements);
+    return fmt::format("wall time {}, {} regression(s), {} improvement(s)", change, d.regressions, d.improvements);
 }
 
 std::string noiseFloorText(const AnalysisDiff& d) {

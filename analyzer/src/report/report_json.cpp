@@ -217,6 +217,8 @@ json diffJson(const AnalysisDiff& d) {
     doc["summary"] = {{"regressions", d.regressions},
                       {"improvements", d.improvements},
                       {"wall_delta_pct", d.wallDeltaPct},
+                      {"per_step", d.perStep},
+                      {"steps", {{"base", d.baseSteps}, {"new", d.newSteps}}},
                       {"noise_floor",
                        {{"ns", d.noiseFloorNs},
                         {"min_change_ns", o.minChangeNs},

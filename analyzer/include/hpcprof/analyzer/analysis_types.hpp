@@ -295,6 +295,9 @@ struct Analysis {
     StepStats steps;
     std::vector<Finding> findings; ///< by estimated gain, descending
     std::vector<TopItem> topKernels, topCollectives;
+    /// Every kernel name (GPU kernels and communication kernels), by total time: what a diff
+    /// compares (the top lists would turn a kernel that left the top into "gone").
+    std::vector<TopItem> kernels;
     /// Application data files first (the top N by time), then the top N of every other class.
     std::vector<TopItem> topFiles;
     std::vector<FileClassIo> ioByClass; ///< classes with I/O calls, in FileClass order

@@ -46,6 +46,11 @@ struct AnalysisDiff {
     double wallDeltaPct = 0;
     int64_t noiseFloorNs = 0; ///< the absolute floor that applied: max(minChangeNs, window share)
     DiffOptions options;
+    /// Both runs have steps of the same named range family: every time row is per step (its value divided by the run's step
+    /// count), the judged summary row is the mean step time and the window's length is shown
+    /// only, so that a run with more steps is not a regression.
+    bool perStep = false;
+    int64_t baseSteps = 0, newSteps = 0;
 };
 
 AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const DiffOptions& options = {});
