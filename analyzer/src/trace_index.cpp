@@ -227,7 +227,8 @@ schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, b
     // costs one column call per value instead of a type test and a read.
     static constexpr const char* kColumns =
         "SELECT id, ts, dur, category_id, name_id, depth, IFNULL(bytes, -1), IFNULL(object_id, -1),"
-        " IFNULL(peer, -1), IFNULL(communicator_id, -1), IFNULL(seq, -1), IFNULL(count, 1) FROM event ";
+        " IFNULL(peer, -1), IFNULL(communicator_id, -1), IFNULL(seq, -1), IFNULL(count, 1),"
+        " IFNULL(correlation_id, -1) FROM event ";
     byRange = track.firstEventId && track.lastEventId;
     std::string sql = kColumns;
     // The id range bounds the track (rowid range scan); the track_id test guards against a
@@ -264,10 +265,11 @@ void readEventDetails(const schema::Statement& s, EventRecord& e) {
     e.seq = sqlite3_column_int64(st, 10);
     int64_t c = sqlite3_column_int64(st, 11);
     e.count = c < 1 ? 1 : int32_t(std::min<int64_t>(c, INT32_MAX));
+    e.correlationId = sqlite3_column_int64(st, 12);
 }
 
 void clearEventDetails(EventRecord& e) {
-    e.bytes = e.objectId = e.communicatorId = e.seq = -1;
+    e.bytes = e.objectId = e.communicatorId = e.seq = e.correlationId = -1;
     e.peer = -1;
     e.count = 1;
 }

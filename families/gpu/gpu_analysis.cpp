@@ -2,10 +2,13 @@
 // The gpu family's part of the analysis: kernels (short ones, FP32 GEMMs), host-device copies
 // (pageable memory, blocking copy calls), device synchronizations and the gaps in a GPU rank's
 // activity, per rank; the top kernels across ranks. Rules: frequent synchronization, idle GPUs,
-// launch-bound phases, host-device copies, FP32 GEMMs.
+// launch-bound phases, host-device copies, FP32 GEMMs. Kernel statistics (kernel_stats.hpp)
+// go to its own section, Analysis::sections["gpu"].
 #include <algorithm>
 
 #include "family_analysis.hpp"
+#include "gpu_section.hpp"
+#include "kernel_stats.hpp"
 #include "name_flags.hpp"
 #include "thresholds.hpp"
 #include "top_list.hpp"
@@ -33,12 +36,14 @@ struct Examples {
 class GpuScan final : public RankScan {
 public:
     explicit GpuScan(const Trace& trace)
-        // Copies' memory kinds live in event_arg (its primary key starts with event_id): one
-        // range read per GPU track instead of a lookup per copy.
-        : m_pageableRange(detail::db(trace), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
+        : kernelStats(trace),
+          // Copies' memory kinds live in event_arg (its primary key starts with event_id): one
+          // range read per GPU track instead of a lookup per copy.
+          m_pageableRange(detail::db(trace), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
                                              " AND key IN ('src_kind', 'dst_kind') AND value = 'pageable'") {}
 
     void beginTrack(const TrackInfo& t, bool gpuTrack) override {
+        kernelStats.beginTrack(t, gpuTrack);
         m_pageable.clear();
         if (!gpuTrack || !t.firstEventId || !t.lastEventId) return;
         m_pageableRange.reset();
@@ -51,6 +56,7 @@ public:
     void onEvent(const EventRecord& e, const EventContext& ctx) override {
         switch (Category(e.categoryId)) {
         case Category::CudaApi:
+            kernelStats.onApi(e);
             if (ctx.nameFlags & kSyncCopyApi) {
                 ++m_facts.syncCopies;
                 m_facts.syncCopyNs += e.dur;
@@ -61,8 +67,15 @@ public:
         case Category::ComputeRange:
             if (ctx.gpuTrack) kernel(e, ctx);
             break;
-        case Category::GpuCommKernel: topKernels.add(e.nameId, e.dur, -1); break;
+        case Category::GpuCommKernel:
+            if (ctx.gpuTrack) kernelStats.onKernel(e, KernelClass::Communication);
+            topKernels.add(e.nameId, e.dur, -1);
+            break;
+        case Category::GpuMemset:
+            if (ctx.gpuTrack) kernelStats.onCopy(e, true);
+            break;
         case Category::GpuMemcpy:
+            if (ctx.gpuTrack) kernelStats.onCopy(e, false);
             if (std::binary_search(m_pageable.begin(), m_pageable.end(), e.id)) {
                 ++m_facts.pageableCopies;
                 m_facts.pageableCopyNs += e.dur;
@@ -99,6 +112,7 @@ public:
         put("pageable_copy", m_examples.pageableCopy);
         put("sync", m_examples.sync);
         if (end.breakdown.gpu) gaps(end, f);
+        kernelStats.finish(end);
         // Kept until the ranks are combined: the statement belongs to the worker's connection,
         // which closes when the pass ends.
         m_pageableRange = schema::Statement();
@@ -106,6 +120,7 @@ public:
     }
 
     TopAccumulator topKernels;
+    KernelStats kernelStats;
 
 private:
     void kernel(const EventRecord& e, const EventContext& ctx) {
@@ -118,6 +133,7 @@ private:
             Examples::add(m_examples.fp32Gemm, e.id);
         }
         topKernels.add(e.nameId, e.dur, -1);
+        kernelStats.onKernel(e, KernelClass::Compute);
     }
 
     /// The gaps in the GPU's activity (its reference timeline) inside the window.
@@ -150,9 +166,11 @@ class GpuAnalysis final : public AnalysisFamily {
 public:
     std::string_view name() const override { return "gpu"; }
     std::vector<Category> categories() const override {
-        return {Category::CudaApi, Category::GpuKernel, Category::ComputeRange, Category::GpuCommKernel,
-                Category::GpuMemcpy, Category::GpuSync};
+        return {Category::CudaApi,   Category::GpuKernel, Category::ComputeRange, Category::GpuCommKernel,
+                Category::GpuMemcpy, Category::GpuMemset, Category::GpuSync};
     }
+    /// The correlation ids of API calls and kernels (launch latency).
+    bool needsDetails() const override { return true; }
     std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex&) const override {
         return std::make_unique<GpuScan>(trace);
     }
@@ -161,6 +179,11 @@ public:
         TopAccumulator top;
         for (auto& s : scans) top.merge(static_cast<GpuScan&>(*s).topKernels);
         an.topKernels = top.top(ctx.options.topItems, [&](int64_t id) { return ctx.index.string(id); });
+        auto section = std::make_shared<GpuSection>();
+        std::vector<int64_t> latencies;
+        for (auto& s : scans) addKernelRank(ctx.index, static_cast<GpuScan&>(*s).kernelStats, *section, latencies);
+        finishKernelSection(*section, latencies);
+        if (!section->ranks.empty()) an.sections[GpuSection::kName] = std::move(section);
         return {};
     }
     std::vector<advice::RuleSpec> rules() const override { return advice::gpuRules(); }
