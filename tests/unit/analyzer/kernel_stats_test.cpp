@@ -66,16 +66,24 @@ const KernelNameStats* findKernel(const GpuKernelRank& r, const std::string& nam
 
 } // namespace
 
-TEST_CASE("kernel statistics per name and rank, launch latency and queue depth on known values",
-          "[analyzer][gpu][kernels]") {
-    test::TempDir dir;
-    buildTrace(dir / "t.hpcprof");
-    Analysis a = test::analyseFile(dir / "t.hpcprof");
-    const GpuSection* g = gpuSection(a);
-    REQUIRE(g);
-    REQUIRE(g->ranks.size() == 2);
-    const GpuKernelRank& r = g->ranks[0];
-    CHECK(r.rank == 0);
+/// The analysis of buildTrace()'s trace, with its gpu section's two ranks.
+struct Analysed {
+    Analysis a;
+    const GpuSection* g = nullptr;
+    Analysed() {
+        test::TempDir dir;
+        buildTrace(dir / "t.hpcprof");
+        a = test::analyseFile(dir / "t.hpcprof");
+        g = gpuSection(a);
+        REQUIRE(g);
+        REQUIRE(g->ranks.size() == 2);
+        REQUIRE(g->ranks[0].rank == 0);
+    }
+};
+
+TEST_CASE("kernel statistics per name and rank on known values", "[analyzer][gpu][kernels]") {
+    Analysed x;
+    const GpuKernelRank& r = x.g->ranks[0];
 
     // Per name: sorted by total time; gemm_a is 100 + 200 + 600.
     REQUIRE(r.kernels.size() == 3);
@@ -98,7 +106,13 @@ TEST_CASE("kernel statistics per name and rank, launch latency and queue depth o
     REQUIRE(lonely);
     CHECK(lonely->launch.count == 0);
     CHECK(lonely->stdNs == 0);
+}
 
+TEST_CASE("launch latency joined by correlation id and the launch-queue depth on known values",
+          "[analyzer][gpu][kernels]") {
+    Analysed x;
+    const GpuKernelRank& r = x.g->ranks[0];
+    const GpuSection* g = x.g;
     // The rank's launches: {900, 900, 1000, 1100}; "lonely" has no call.
     CHECK(r.launch.count == 4);
     CHECK(r.launch.meanNs == Approx(975.0));
@@ -110,7 +124,7 @@ TEST_CASE("kernel statistics per name and rank, launch latency and queue depth o
 
     // Queued over [100,1000) [200,1100) [300,1300) [400,1500): at most 4 at once, area 3900.
     CHECK(r.queue.max == 4);
-    const int64_t windowNs = a.ranks[0].windowNs;
+    const int64_t windowNs = x.a.ranks[0].windowNs;
     REQUIRE(windowNs > 0);
     CHECK(r.queue.mean == Approx(3900.0 / double(windowNs)));
     REQUIRE(r.queue.meanSeries.size() == 60);
@@ -123,6 +137,21 @@ TEST_CASE("kernel statistics per name and rank, launch latency and queue depth o
     CHECK(seriesMax == 4);
     CHECK(area == Approx(3900.0).margin(double(r.queue.bucketNs)));
 
+    // Rank 1: latencies {5000, -10}; job-wide {-10, 900, 900, 1000, 1100, 5000}.
+    const GpuKernelRank& r1 = g->ranks[1];
+    CHECK(r1.launch.count == 2);
+    CHECK(r1.launch.negative == 1);
+    CHECK(r1.queue.max == 1);
+    CHECK(g->launch.count == 6);
+    CHECK(g->launch.medianNs == 900);
+    CHECK(g->launch.p95Ns == 5000);
+    CHECK(g->launch.meanNs == Approx(8890.0 / 6));
+    CHECK(g->launch.negative == 1);
+}
+
+TEST_CASE("copies by direction and the kernel classes' overlaps on known values", "[analyzer][gpu][kernels]") {
+    Analysed x;
+    const GpuKernelRank& r = x.g->ranks[0];
     // Copies by direction: bytes / ns = GB/s.
     REQUIRE(r.copies.size() == 3);
     CHECK(r.copies[0].direction == "DtoH");
@@ -146,19 +175,8 @@ TEST_CASE("kernel statistics per name and rank, launch latency and queue depth o
     CHECK(r.commComputeOverlapNs == 400);
     CHECK(r.memoryComputeOverlapNs == 100);
     CHECK(r.commMemoryOverlapNs == 700);
-
-    // Rank 1: latencies {5000, -10}; job-wide {-10, 900, 900, 1000, 1100, 5000}.
-    const GpuKernelRank& r1 = g->ranks[1];
-    CHECK(r1.launch.count == 2);
-    CHECK(r1.launch.negative == 1);
-    CHECK(r1.queue.max == 1);
-    CHECK(g->launch.count == 6);
-    CHECK(g->launch.medianNs == 900);
-    CHECK(g->launch.p95Ns == 5000);
-    CHECK(g->launch.meanNs == Approx(8890.0 / 6));
-    CHECK(g->launch.negative == 1);
-    REQUIRE(g->copies.size() == 3);
-    CHECK(g->copies[1].bytes == 1000);
+    REQUIRE(x.g->copies.size() == 3); // rank 1 has none: the job's are rank 0's
+    CHECK(x.g->copies[1].bytes == 1000);
 }
 
 TEST_CASE("the kernel section in the text, markdown, HTML and JSON reports", "[analyzer][gpu][kernels]") {
