@@ -12,8 +12,8 @@
 
 namespace hpcprof::analyzer {
 
-/// One event as the analyses see it. Absent optional columns are -1 (bytes, peer, seq, ...).
-/// The columns the analyses read (details: only for the categories of a family that needs them).
+/// One event as the analyses see it. Absent optional columns are -1 (bytes, peer, seq,
+/// correlation id, ...).
 struct EventRecord {
     int64_t id = 0;
     int64_t ts = 0;
@@ -22,8 +22,8 @@ struct EventRecord {
     int64_t seq = -1;
     int64_t communicatorId = -1;
     int64_t objectId = -1;
+    int64_t correlationId = -1; ///< joins a CUDA API call to the GPU work it launched
     int64_t nameId = 0;
-    int64_t correlationId = -1; ///< joins a GPU activity to the API call that launched it
     int32_t peer = -1;
     int32_t depth = 0;
     int32_t categoryId = 0;
@@ -47,7 +47,7 @@ namespace detail {
 schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, bool& byRange);
 /// Reads the columns of the current row every event needs (id, ts, dur, category, name, depth).
 void readEventRow(const schema::Statement& s, EventRecord& e);
-/// Reads the rest (bytes, object, peer, communicator, seq, count).
+/// Reads the rest (bytes, object, peer, communicator, seq, count, correlation id).
 void readEventDetails(const schema::Statement& s, EventRecord& e);
 /// Sets the rest to "absent" (-1, count 1).
 void clearEventDetails(EventRecord& e);
@@ -60,7 +60,7 @@ struct TrackScan {
 /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
 /// durations are read as 0 and counted in `quality`; events with times out of range
 /// (timeInRange) are skipped and counted there. For compute and annotation events bytes,
-/// objectId, peer, communicatorId, seq and count are not read (left -1, count 1) unless
+/// objectId, peer, communicatorId, seq, count and correlationId are not read (left -1, count 1) unless
 /// `detailsOf` (by category id, may be null) asks for them: skipping them is a measurable part
 /// of the scan.
 template <typename Fn>

@@ -2,11 +2,14 @@
 // The gpu family's part of the analysis: kernels (short ones, FP32 GEMMs), host-device copies
 // (pageable memory, blocking copy calls), device synchronizations and the gaps in a GPU rank's
 // activity, per rank; the top kernels across ranks. Rules: frequent synchronization, idle GPUs,
-// launch-bound phases, host-device copies, FP32 GEMMs.
+// launch-bound phases, host-device copies, FP32 GEMMs. Kernel statistics (kernel_stats.hpp)
+// go to its own section, Analysis::sections["gpu"].
 #include <algorithm>
 
 #include "family_analysis.hpp"
 #include "gpu_idle_causes.hpp"
+#include "gpu_section.hpp"
+#include "kernel_stats.hpp"
 #include "name_flags.hpp"
 #include "thresholds.hpp"
 #include "top_list.hpp"
@@ -34,12 +37,14 @@ struct Examples {
 class GpuScan final : public RankScan {
 public:
     GpuScan(const Trace& trace, const TraceIndex& index)
-        // Copies' memory kinds live in event_arg (its primary key starts with event_id): one
-        // range read per GPU track instead of a lookup per copy.
-        : idle(index), m_pageableRange(detail::db(trace), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
+        : kernelStats(trace), idle(index),
+          // Copies' memory kinds live in event_arg (its primary key starts with event_id): one
+          // range read per GPU track instead of a lookup per copy.
+          m_pageableRange(detail::db(trace), "SELECT event_id FROM event_arg WHERE event_id BETWEEN ? AND ?"
                                              " AND key IN ('src_kind', 'dst_kind') AND value = 'pageable'") {}
 
     void beginTrack(const TrackInfo& t, bool gpuTrack) override {
+        kernelStats.beginTrack(t, gpuTrack);
         idle.beginTrack(t);
         m_pageable.clear();
         if (!gpuTrack || !t.firstEventId || !t.lastEventId) return;
@@ -54,6 +59,7 @@ public:
         idle.onEvent(e, ctx.gpuTrack);
         switch (Category(e.categoryId)) {
         case Category::CudaApi:
+            kernelStats.onApi(e);
             if (ctx.nameFlags & kSyncCopyApi) {
                 ++m_facts.syncCopies;
                 m_facts.syncCopyNs += e.dur;
@@ -64,8 +70,15 @@ public:
         case Category::ComputeRange:
             if (ctx.gpuTrack) kernel(e, ctx);
             break;
-        case Category::GpuCommKernel: topKernels.add(e.nameId, e.dur, -1); break;
+        case Category::GpuCommKernel:
+            if (ctx.gpuTrack) kernelStats.onKernel(e, KernelClass::Communication);
+            topKernels.add(e.nameId, e.dur, -1);
+            break;
+        case Category::GpuMemset:
+            if (ctx.gpuTrack) kernelStats.onCopy(e, true);
+            break;
         case Category::GpuMemcpy:
+            if (ctx.gpuTrack) kernelStats.onCopy(e, false);
             if (std::binary_search(m_pageable.begin(), m_pageable.end(), e.id)) {
                 ++m_facts.pageableCopies;
                 m_facts.pageableCopyNs += e.dur;
@@ -102,6 +115,7 @@ public:
         put("pageable_copy", m_examples.pageableCopy);
         put("sync", m_examples.sync);
         if (end.breakdown.gpu) gaps(end, f);
+        kernelStats.finish(end);
         idle.finish(end);
         // Kept until the ranks are combined: the statement belongs to the worker's connection,
         // which closes when the pass ends.
@@ -110,6 +124,7 @@ public:
     }
 
     TopAccumulator topKernels;
+    KernelStats kernelStats;
     GpuIdleCauses idle;
 
 private:
@@ -123,6 +138,7 @@ private:
             Examples::add(m_examples.fp32Gemm, e.id);
         }
         topKernels.add(e.nameId, e.dur, -1);
+        kernelStats.onKernel(e, KernelClass::Compute);
     }
 
     /// The gaps in the GPU's activity (its reference timeline) inside the window.
@@ -151,19 +167,32 @@ private:
     Examples m_examples;
 };
 
+/// The ranks' idle causes, in a section of their own (gpu_idle_section.hpp).
+void combineIdle(std::vector<std::unique_ptr<RankScan>>& scans, Analysis& an) {
+    auto section = std::make_shared<GpuIdleSection>();
+    for (auto& s : scans) {
+        GpuIdleRank& r = static_cast<GpuScan&>(*s).idle.result;
+        if (r.idleNs > 0 || !r.pieces.empty()) section->ranks.push_back(std::move(r));
+    }
+    std::sort(section->ranks.begin(), section->ranks.end(),
+              [](const GpuIdleRank& a, const GpuIdleRank& b) { return a.rank < b.rank; });
+    if (!section->ranks.empty()) an.sections[GpuIdleSection::kName] = std::move(section);
+}
+
 class GpuAnalysis final : public AnalysisFamily {
 public:
     std::string_view name() const override { return "gpu"; }
     std::vector<Category> categories() const override {
         return {Category::CudaApi, Category::GpuKernel, Category::ComputeRange, Category::GpuCommKernel,
-                Category::GpuMemcpy, Category::GpuSync,
+                Category::GpuMemcpy, Category::GpuMemset, Category::GpuSync,
                 // The host's side of GPU idle time (gpu_idle_causes.hpp): what it waited in.
                 Category::FdWait, Category::ProcessWait, Category::PosixIo, Category::Stdio, Category::MpiIo,
                 Category::MpiP2p, Category::MpiCollective, Category::MpiWait, Category::MpiOneSided,
                 Category::MpiSetup, Category::Socket, Category::NcclCollective, Category::NcclP2p,
                 Category::NcclSetup, Category::UserRange, Category::CpuOp, Category::Nvtx};
     }
-    bool needsDetails() const override { return true; } // correlation ids: launch to GPU start
+    /// The correlation ids of API calls and kernels (launch latency, launched work not started).
+    bool needsDetails() const override { return true; }
     std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex& index) const override {
         return std::make_unique<GpuScan>(trace, index);
     }
@@ -174,14 +203,12 @@ public:
         const auto nameOf = [&](int64_t id) { return ctx.index.string(id); };
         an.topKernels = top.top(ctx.options.topItems, nameOf);
         an.kernels = top.top(SIZE_MAX, nameOf);
-        auto section = std::make_shared<GpuIdleSection>();
-        for (auto& s : scans) {
-            GpuIdleRank& r = static_cast<GpuScan&>(*s).idle.result;
-            if (r.idleNs > 0 || !r.pieces.empty()) section->ranks.push_back(std::move(r));
-        }
-        std::sort(section->ranks.begin(), section->ranks.end(),
-                  [](const GpuIdleRank& a, const GpuIdleRank& b) { return a.rank < b.rank; });
-        if (!section->ranks.empty()) an.sections[GpuIdleSection::kName] = std::move(section);
+        auto section = std::make_shared<GpuSection>();
+        std::vector<int64_t> latencies;
+        for (auto& s : scans) addKernelRank(ctx.index, static_cast<GpuScan&>(*s).kernelStats, *section, latencies);
+        finishKernelSection(*section, latencies);
+        if (!section->ranks.empty()) an.sections[GpuSection::kName] = std::move(section);
+        combineIdle(scans, an);
         return {};
     }
     /// Per-step idle causes, once the steps are known.

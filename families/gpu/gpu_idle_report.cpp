@@ -107,8 +107,8 @@ public:
 
 } // namespace
 
-} // namespace hpcprof::report::detail
+/// The idle-cause part of the gpu family's report section (gpu_report.cpp writes it after the
+/// kernel statistics).
+std::unique_ptr<ReportSection> makeGpuIdleReport() { return std::make_unique<GpuIdleReport>(); }
 
-namespace hpcprof::report {
-std::unique_ptr<ReportSection> makeGpuReport() { return std::make_unique<detail::GpuIdleReport>(); }
-} // namespace hpcprof::report
+} // namespace hpcprof::report::detail
