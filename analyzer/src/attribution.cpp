@@ -52,7 +52,8 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
         computeRef = sets.reference[idx(EventClass::Compute)].intersect(act);
         IntervalSet gpuBusy = sets.reference[idx(EventClass::Compute)];
         for (EventClass c : kBlocking) gpuBusy = gpuBusy.unite(sets.reference[idx(c)]);
-        a.gpuIdleNs = act.subtract(gpuBusy).length();
+        a.gpuIdle = act.subtract(gpuBusy);
+        a.gpuIdleNs = a.gpuIdle.length();
     } else {
         IntervalSet inCalls;
         for (const auto& b : blocking) inCalls = inCalls.unite(b);

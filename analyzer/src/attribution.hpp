@@ -31,6 +31,7 @@ struct Attribution {
     int64_t windowNs = 0, activeNs = 0;
     int64_t commTotalNs = 0, commOverlappedNs = 0, ioTotalNs = 0, ioOverlappedNs = 0;
     int64_t memoryTotalNs = 0, syncTotalNs = 0, setupTotalNs = 0, gpuIdleNs = 0;
+    IntervalSet gpuIdle; ///< GPU ranks: the instants of gpuIdleNs (per-step breakdowns)
 };
 
 /// Splits `window` into the exclusive classes. `active` is the part of the window in which the
