@@ -395,7 +395,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     if (!ranks) return ranks.status();
     auto rangeFamilies = detail::scanRangeFamilies(trace, ix, *ranks);
     if (!rangeFamilies) return rangeFamilies.status();
-    detail::setActivity(*ranks, *rangeFamilies);
+    HPCPROF_RETURN_IF_ERROR(detail::setActivity(trace, *ranks, *rangeFamilies));
     auto chosenSteps = detail::chooseRangeSteps(*rangeFamilies, *ranks, options.steps);
     if (!chosenSteps) return chosenSteps.status();
     auto job = detail::chooseWindows(trace, ix, options.window, *chosenSteps, *ranks, an.windowChoice);

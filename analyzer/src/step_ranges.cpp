@@ -151,6 +151,24 @@ std::string displayName(const std::string& family) {
     return !family.empty() && family.back() == '#' ? family.substr(0, family.size() - 1) : family;
 }
 
+/// The end of a track's last activity: the track's last event by start may be nested in an
+/// outer one that ends later (a step range around its last op), so read back from the last
+/// event to the last outermost one (depth 0): every event after it is nested in it.
+Result<int64_t> trackEnd(const Trace& trace, const TrackInfo& t, int64_t lastEnd) {
+    if (!t.firstEventId || !t.lastEventId) return lastEnd;
+    schema::Statement s(detail::db(trace), "SELECT ts + MAX(dur, 0), depth FROM event"
+                                           " WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC");
+    s.bind(1, *t.firstEventId);
+    s.bind(2, *t.lastEventId);
+    int64_t end = lastEnd;
+    while (s.step()) {
+        if (timeInRange(s.int64(0))) end = std::max(end, s.int64(0));
+        if (s.int64(1) == 0) break;
+    }
+    HPCPROF_RETURN_IF_ERROR(s.error());
+    return end;
+}
+
 } // namespace
 
 bool stepOptionMatches(const std::string& option, const std::string& family) {
@@ -178,17 +196,21 @@ Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix
     return out;
 }
 
-void setActivity(RankUnits& ranks, const RangeFamilies& ranges) {
+Status setActivity(const Trace& trace, RankUnits& ranks, const RangeFamilies& ranges) {
     for (auto& [r, u] : ranks.units) {
         if (!u.imported) continue; // a captured process is active all its life
         Interval hull{INT64_MAX, INT64_MIN};
-        for (const auto& [track, b] : u.trackBounds) {
-            if (ranges.rangeOnlyTracks.count(track)) continue;
-            hull.begin = std::min(hull.begin, b.begin);
-            hull.end = std::max(hull.end, b.end);
+        for (const TrackInfo* t : u.tracks) {
+            auto b = u.trackBounds.find(t->id);
+            if (b == u.trackBounds.end() || ranges.rangeOnlyTracks.count(t->id)) continue;
+            auto end = trackEnd(trace, *t, b->second.end);
+            if (!end) return end.status();
+            hull.begin = std::min(hull.begin, b->second.begin);
+            hull.end = std::max(hull.end, *end);
         }
         if (hull.begin < hull.end) u.activity = hull;
     }
+    return {};
 }
 
 Result<StepStats> chooseRangeSteps(const RangeFamilies& ranges, const RankUnits& ranks, const std::string& option) {

@@ -31,7 +31,7 @@ Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix
 
 /// Sets the activity of imported ranks: first to last event of their tracks, range-only tracks
 /// left out (Kineto's "PyTorch Profiler" span covers the profiler's warm-up and stop too).
-void setActivity(RankUnits& ranks, const RangeFamilies& ranges);
+Status setActivity(const Trace& trace, RankUnits& ranks, const RangeFamilies& ranges);
 
 /// The steps from ranges (source, basis, reason, per-rank steps); empty when no family
 /// qualifies (the caller then tries the collective pattern), an error when --steps names no
