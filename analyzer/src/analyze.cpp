@@ -133,6 +133,23 @@ StepStats stepsInWindows(const StepStats& chosen, const detail::RangeFamilies& r
     return s;
 }
 
+/// The steps from ranges (before the pass: the default window is made of them, and the pass
+/// computes each step's breakdown) and each rank's window, ended where recording stopped.
+Result<IntervalSet> stepsAndWindows(const Trace& trace, const TraceIndex& ix, const AnalysisOptions& options,
+                                    detail::RankUnits& ranks, StepStats& steps, WindowChoice& choice,
+                                    int64_t& ranksStopped) {
+    auto families = detail::scanRangeFamilies(trace, ix, ranks);
+    if (!families) return families.status();
+    HPCPROF_RETURN_IF_ERROR(detail::setActivity(trace, ranks, *families));
+    auto chosen = detail::chooseRangeSteps(*families, ranks, options.steps);
+    if (!chosen) return chosen.status();
+    auto job = detail::chooseWindows(trace, ix, options.window, *chosen, ranks, choice);
+    if (!job) return job.status();
+    ranksStopped = detail::endWindowsWhereRecordingStopped(ranks.units);
+    steps = stepsInWindows(*chosen, *families, ranks);
+    return job;
+}
+
 /// Each rank's steps from ranges get the breakdown its pass computed.
 void attachStepBreakdowns(StepStats& steps, const std::vector<RankPass>& passes) {
     for (RankSteps& rs : steps.ranks)
@@ -393,17 +410,11 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     // --- Ranks and their windows. ---
     auto ranks = detail::rankUnits(trace, ix);
     if (!ranks) return ranks.status();
-    auto rangeFamilies = detail::scanRangeFamilies(trace, ix, *ranks);
-    if (!rangeFamilies) return rangeFamilies.status();
-    HPCPROF_RETURN_IF_ERROR(detail::setActivity(trace, *ranks, *rangeFamilies));
-    auto chosenSteps = detail::chooseRangeSteps(*rangeFamilies, *ranks, options.steps);
-    if (!chosenSteps) return chosenSteps.status();
-    auto job = detail::chooseWindows(trace, ix, options.window, *chosenSteps, *ranks, an.windowChoice);
+    StepStats steps;
+    int64_t ranksStopped = 0;
+    auto job = stepsAndWindows(trace, ix, options, *ranks, steps, an.windowChoice, ranksStopped);
     if (!job) return job.status();
     IntervalSet jobWindow = std::move(job.value());
-    const int64_t ranksStopped = detail::endWindowsWhereRecordingStopped(ranks->units);
-    StepStats steps = stepsInWindows(*chosenSteps, *rangeFamilies, *ranks);
-    if (jobWindow.empty()) jobWindow = IntervalSet::single(0, 0);
     an.summary.windowBegin = jobWindow.empty() ? 0 : jobWindow.items().front().begin;
     an.summary.windowEnd = jobWindow.empty() ? 0 : jobWindow.items().back().end;
     an.summary.wallNs = an.summary.windowEnd - an.summary.windowBegin;

@@ -96,7 +96,7 @@ TEST_CASE("ProfilerStep is the step family: not the Optimizer.step ranges with m
     CHECK(a.ranks[0].gpuIdleNs == 160 * kMs - 25 * kMs);
 }
 
-TEST_CASE("--steps chooses the family, --window all the whole span, and without steps the "
+TEST_CASE("the steps option chooses the family, window all the whole span, and without steps the "
           "window is the first to last activity", "[import][kineto][steps]") {
     TempDir dir;
     const std::string trace = importDir(syntheticRanks(), dir);
