@@ -22,7 +22,8 @@ CLI::App* addDiffSubcommand(CLI::App& app, DiffCommandOptions& o) {
     c->add_option("new", o.next, "New trace")->required();
     c->add_option("--format", o.format, "text | md | html | json | junit")->capture_default_str();
     c->add_option("-o,--output", o.output, "Write the diff to FILE (default: stdout)");
-    c->add_option("--window", o.window, "Analyse only T0:T1 or range:NAME in both traces");
+    c->add_option("--window", o.window, "Analyse only T0:T1 or range:NAME in both traces ('all': the whole span)");
+    c->add_option("--steps", o.steps, "Step family in both traces (see hpcprof report --steps)");
     // --threshold and --min-delta: the names of these options before the noise floor had three parts.
     c->add_option("--min-change-pct,--threshold", o.floor.minChangePct,
                   "Relative noise floor: a time changes only by more than this percent of its base value")
@@ -71,6 +72,7 @@ int diffCommand(const DiffCommandOptions& o) {
         return kExitUsage;
     }
     ao.window = *window;
+    ao.steps = o.steps;
     ao.popIncludesSetup = o.includeSetup;
     if (Status s = checkTextOutput(o.output); !s.ok()) { // before the analyses, not after
         printMessage("diff", s.message());

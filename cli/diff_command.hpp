@@ -18,6 +18,7 @@ struct DiffCommandOptions {
     std::string format = "text";
     std::string output;
     std::string window;
+    std::string steps; ///< --steps NAME (hpcprof report --steps)
     std::vector<std::string> failOn;
     analyzer::DiffOptions floor; ///< the noise floor (defaults: analyzer/diff.hpp)
     bool includeSetup = false; ///< POP rows on the whole window, MPI start-up included

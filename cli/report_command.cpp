@@ -21,7 +21,12 @@ CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
     c->add_option("trace", o.trace, "Trace file")->required();
     c->add_option("--format", o.format, "text | md | html | json | junit")->capture_default_str();
     c->add_option("-o,--output", o.output, "Write the report to FILE (default: stdout)");
-    c->add_option("--window", o.window, "Analyse only T0:T1 (ns, or with unit ns|us|ms|s) or range:NAME");
+    c->add_option("--window", o.window,
+                  "Analyse only T0:T1 (ns, or with unit ns|us|ms|s) or range:NAME; 'all' for the whole "
+                  "recorded span (default: the steps, or the first to last activity)");
+    c->add_option("--steps", o.steps,
+                  "Step family: a range name without its number (ProfilerStep, Optimizer.step#, NAME*) "
+                  "or 'collectives' (default: chosen by what a step is)");
     c->add_option("--fail-on", o.failOn, "Gate, e.g. 'comm.exposed_pct > 25' (repeatable; exit 3 if true)");
     c->add_option("--junit-severity", o.junitSeverity, "JUnit: findings at or above info|warning|critical")
         ->capture_default_str();
@@ -47,6 +52,7 @@ std::optional<analyzer::AnalysisOptions> analysisOptions(const ReportOptions& o)
         return std::nullopt;
     }
     ao.window = *window;
+    ao.steps = o.steps;
     ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
     ao.memoryBandwidthBytesPerS = o.memoryGbps * 1e9;
     ao.popIncludesSetup = o.includeSetup;

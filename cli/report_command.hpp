@@ -14,7 +14,8 @@ struct ReportOptions {
     std::string trace;
     std::string format = "text";
     std::string output;               ///< empty = stdout
-    std::string window;               ///< --window T0:T1 | range:NAME
+    std::string window;               ///< --window all | T0:T1 | range:NAME (default: steps or activity)
+    std::string steps;                ///< --steps NAME: the step family (or "collectives")
     std::vector<std::string> failOn;  ///< gate expressions
     std::string junitSeverity = "warning";
     double linkGbps = 0;              ///< link bandwidth for the collective-bandwidth rule, GB/s

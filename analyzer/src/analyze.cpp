@@ -19,6 +19,7 @@
 #include "process_roles.hpp"
 #include "rank_pass.hpp"
 #include "rank_units.hpp"
+#include "step_ranges.hpp"
 #include "steps.hpp"
 #include "thresholds.hpp"
 #include "trace_access.hpp"
@@ -111,21 +112,61 @@ ScanQuality sumQuality(const std::vector<RankPass>& passes) {
     return q;
 }
 
-/// Steps: the range family with the most instances, else the collective pattern.
-StepStats chooseSteps(std::map<std::string, std::map<int64_t, std::vector<Interval>>>& stepRanges,
-                      const std::vector<CollectiveCall>& collectives) {
-    std::string bestFamily;
-    size_t bestCount = 0;
-    for (const auto& [family, byRank] : stepRanges) {
-        size_t n = 0;
-        for (const auto& [rr, v] : byRank) n += v.size();
-        if (n > bestCount) {
-            bestCount = n;
-            bestFamily = family;
-        }
+/// The chosen range family's ranges that overlap each rank's window are the steps; each rank's
+/// unit gets its own, for their breakdown in the pass.
+StepStats stepsInWindows(const StepStats& chosen, const detail::RangeFamilies& ranges, detail::RankUnits& ranks) {
+    if (chosen.source.rfind("range:", 0) != 0) return chosen;
+    const std::string family = chosen.source.substr(6);
+    const auto& byRank = ranges.families.at(family);
+    std::map<int64_t, std::vector<Interval>> kept;
+    for (auto& [r, u] : ranks.units) {
+        auto it = byRank.find(r);
+        if (it == byRank.end()) continue;
+        for (const Interval& iv : it->second)
+            if (u.window.lengthIn(iv.begin, iv.end) > 0) kept[r].push_back(iv);
+        u.steps = kept[r];
     }
-    return bestCount > 0 ? stepsFromRanges(stepRanges[bestFamily], bestFamily)
-                         : stepsFromCollectives(collectives);
+    StepStats s = stepsFromRanges(kept, family);
+    s.basis = chosen.basis;
+    s.reason = chosen.reason;
+    s.tiling = chosen.tiling;
+    return s;
+}
+
+/// The steps from ranges (before the pass: the default window is made of them, and the pass
+/// computes each step's breakdown) and each rank's window, ended where recording stopped.
+Result<IntervalSet> stepsAndWindows(const Trace& trace, const TraceIndex& ix, const AnalysisOptions& options,
+                                    detail::RankUnits& ranks, StepStats& steps, WindowChoice& choice,
+                                    int64_t& ranksStopped) {
+    auto families = detail::scanRangeFamilies(trace, ix, ranks);
+    if (!families) return families.status();
+    HPCPROF_RETURN_IF_ERROR(detail::setActivity(trace, ranks, *families));
+    auto chosen = detail::chooseRangeSteps(*families, ranks, options.steps);
+    if (!chosen) return chosen.status();
+    auto job = detail::chooseWindows(trace, ix, options.window, *chosen, ranks, choice);
+    if (!job) return job.status();
+    ranksStopped = detail::endWindowsWhereRecordingStopped(ranks.units);
+    steps = stepsInWindows(*chosen, *families, ranks);
+    return job;
+}
+
+/// Each rank's steps from ranges get the breakdown its pass computed.
+void attachStepBreakdowns(StepStats& steps, const std::vector<RankPass>& passes) {
+    for (RankSteps& rs : steps.ranks)
+        for (const RankPass& p : passes)
+            if (p.breakdown.rank == rs.rank && p.steps.size() == rs.steps.size()) rs.steps = p.steps;
+}
+
+/// The steps from ranges, else the collective pattern (unless --steps named a range family).
+StepStats stepsOrCollectives(StepStats steps, const std::vector<CollectiveCall>& collectives,
+                             const std::string& option) {
+    if (!steps.steps.empty()) return steps;
+    if (!option.empty() && option != "collectives") return steps; // the family is outside the window
+    StepStats c = stepsFromCollectives(collectives);
+    if (c.steps.empty()) return c;
+    c.basis = option.empty() ? "collectives" : "option";
+    c.reason = "collective pattern (every " + c.source.substr(c.source.find(':') + 1) + " collective calls)";
+    return c;
 }
 
 void summarize(Analysis& an) {
@@ -322,6 +363,10 @@ Result<WindowSpec> parseWindow(const std::string& text) {
     WindowSpec w;
     w.text = text;
     if (text.empty()) return w;
+    if (text == "all") {
+        w.kind = WindowSpec::Kind::Whole;
+        return w;
+    }
     if (text.rfind("range:", 0) == 0) {
         w.kind = WindowSpec::Kind::RangeName;
         w.pattern = text.substr(6);
@@ -365,11 +410,11 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     // --- Ranks and their windows. ---
     auto ranks = detail::rankUnits(trace, ix);
     if (!ranks) return ranks.status();
-    auto job = detail::chooseWindows(trace, ix, options.window, *ranks);
+    StepStats steps;
+    int64_t ranksStopped = 0;
+    auto job = stepsAndWindows(trace, ix, options, *ranks, steps, an.windowChoice, ranksStopped);
     if (!job) return job.status();
     IntervalSet jobWindow = std::move(job.value());
-    const int64_t ranksStopped = detail::endWindowsWhereRecordingStopped(ranks->units);
-    if (jobWindow.empty()) jobWindow = IntervalSet::single(0, 0);
     an.summary.windowBegin = jobWindow.empty() ? 0 : jobWindow.items().front().begin;
     an.summary.windowEnd = jobWindow.empty() ? 0 : jobWindow.items().back().end;
     an.summary.wallNs = an.summary.windowEnd - an.summary.windowBegin;
@@ -390,10 +435,9 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     for (const auto& p : passes)
         if (!p.status.ok()) return p.status;
     const ScanQuality quality = sumQuality(passes);
-    std::map<std::string, std::map<int64_t, std::vector<Interval>>> stepRanges; // family -> rank
+    attachStepBreakdowns(steps, passes);
     std::vector<std::vector<std::unique_ptr<RankScan>>> scans(families.size());
     for (RankPass& p : passes) {
-        for (auto& [family, ranges] : p.stepRanges) stepRanges[family][p.breakdown.rank] = std::move(ranges);
         for (size_t f = 0; f < families.size(); ++f) scans[f].push_back(std::move(p.scans[f]));
         an.ranks.push_back(std::move(p.breakdown));
     }
@@ -406,7 +450,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     for (size_t f = 0; f < families.size(); ++f) HPCPROF_RETURN_IF_ERROR(families[f]->combine(ctx, scans[f], an));
     scans.clear();
     setPop(an, options);
-    an.steps = chooseSteps(stepRanges, ctx.collectives);
+    an.steps = stepsOrCollectives(std::move(steps), ctx.collectives, options.steps);
     summarize(an);
     HPCPROF_RETURN_IF_ERROR(addDataQuality(trace, ix, quality, ranksStopped, an));
     an.warnings.insert(an.warnings.end(), notes.begin(), notes.end());

@@ -23,7 +23,6 @@ namespace hpcprof::analyzer::detail {
 namespace {
 
 using schema::Category;
-constexpr int32_t cat(Category c) { return int32_t(c); }
 /// More workers than this bring nothing: the pass is bound by SQLite decoding per core, and each
 /// worker maps the file and keeps one rank's interval sets.
 constexpr unsigned kMaxWorkers = 8;
@@ -61,7 +60,6 @@ private:
 
     void beginRank(const RankUnit& u, RankPass& out);
     Status scanTrack(const RankUnit& u, const TrackInfo& t, const Window& win, RankPass& out);
-    void stepRange(const EventRecord& e, RankPass& out);
     void setupBoundary(const EventRecord& e);
     void addToSets(const EventRecord& e, bool ref, bool gpuTrack);
     void finishRank(const RankUnit& u, RankPass& out);
@@ -73,7 +71,6 @@ private:
     std::vector<std::vector<int>> m_byCategory; ///< category id -> families taking it
     std::vector<uint8_t> m_detailsOf;           ///< category id -> a family reads its details
     TimelineSets m_sets;
-    std::map<std::string, int32_t> m_stepDepth; ///< step family -> depth of its outermost ranges
     int64_t m_initEnd = INT64_MIN;     ///< end of the rank's last MPI_Init(_thread)
     int64_t m_finalizeBegin = INT64_MAX; ///< start of its first MPI_Finalize
 };
@@ -97,24 +94,11 @@ void RankScanner::beginRank(const RankUnit& u, RankPass& out) {
     for (auto& s : m_sets.all) s.clear();
     for (auto& s : m_sets.reference) s.clear();
     m_sets.gpu = u.gpu;
-    m_stepDepth.clear();
     m_initEnd = INT64_MIN;
     m_finalizeBegin = INT64_MAX;
     const auto& families = *m_ctx.families;
     out.scans.clear();
     for (const auto& f : families) out.scans.push_back(f->rankScan(m_trace, m_ix));
-}
-
-/// Only the outermost ranges of a family of step-named user or NVTX ranges are steps.
-void RankScanner::stepRange(const EventRecord& e, RankPass& out) {
-    std::string family = stepFamilyName(m_ix.string(e.nameId));
-    auto d = m_stepDepth.find(family);
-    if (d == m_stepDepth.end() || e.depth < d->second) {
-        m_stepDepth[family] = e.depth;
-        out.stepRanges[family].clear();
-        d = m_stepDepth.find(family);
-    }
-    if (d->second == e.depth) out.stepRanges[family].push_back({e.ts, e.end()});
 }
 
 /// The ends of the region the program computes in: MPI_Init's return, MPI_Finalize's call.
@@ -146,12 +130,8 @@ Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Windo
         if (e.ts < runBegin || e.end() > runEnd) ++out.quality.outsideRun;
         if (e.cls != EventClass::Annotation) addToSets(e, ref, gpuTrack);
         if (!win.contains(e)) return;
-        const uint8_t flags = m_names.of(e.nameId);
-        if ((e.categoryId == cat(Category::UserRange) || e.categoryId == cat(Category::Nvtx)) &&
-            (flags & kStepName))
-            stepRange(e, out);
         if (e.categoryId < 0 || size_t(e.categoryId) >= m_byCategory.size()) return;
-        const EventContext ctx{t, gpuTrack, ref, flags};
+        const EventContext ctx{t, gpuTrack, ref, m_names.of(e.nameId)};
         for (int f : m_byCategory[size_t(e.categoryId)]) out.scans[size_t(f)]->onEvent(e, ctx);
     }, &m_detailsOf);
 }
@@ -173,6 +153,23 @@ void setRegion(const Attribution& a, const IntervalSet& window, int64_t initEnd,
         rb.regionExclusive[c] = a.partition[c].lengthIn(rb.regionBegin, rb.regionEnd);
 }
 
+/// Each step's exclusive breakdown: the rank's partition cut to the step (so the classes of a
+/// step add up to the part of it inside the window).
+std::vector<RankStep> stepBreakdowns(const Attribution& a, const std::vector<Interval>& steps) {
+    std::vector<RankStep> out;
+    out.reserve(steps.size());
+    for (const Interval& iv : steps) {
+        RankStep st;
+        st.begin = iv.begin;
+        st.end = iv.end;
+        st.hasBreakdown = true;
+        for (int c = 0; c < kTimeClassCount; ++c) st.exclusive[c] = a.partition[c].lengthIn(iv.begin, iv.end);
+        st.gpuIdleNs = a.gpuIdle.lengthIn(iv.begin, iv.end);
+        out.push_back(st);
+    }
+    return out;
+}
+
 void RankScanner::finishRank(const RankUnit& u, RankPass& out) {
     RankBreakdown& rb = out.breakdown;
     m_sets.normalize();
@@ -189,6 +186,7 @@ void RankScanner::finishRank(const RankUnit& u, RankPass& out) {
     rb.setupTotalNs = a.setupTotalNs;
     rb.gpuIdleNs = a.gpuIdleNs;
     setRegion(a, u.window, m_initEnd, m_finalizeBegin, rb);
+    out.steps = stepBreakdowns(a, u.steps);
     rb.overview = overviewStrip(a, m_ctx.jobBegin, m_ctx.jobEnd, m_ctx.overviewBuckets);
     const RankEnd end{rb, m_sets, u.window, a.partition[int(TimeClass::Io)], a.gpuIdle};
     for (auto& scan : out.scans)

@@ -27,7 +27,13 @@ struct RankUnit {
     std::set<int64_t> referenceTracks; ///< CPU main-thread tracks
     bool gpu = false;
     IntervalSet active;
+    /// First to last activity: the active span's hull for processes hpcprof captured (their
+    /// lives), the hull of the tracks' events but those of range-only tracks for imported ones.
+    Interval activity{0, 0};
+    bool imported = false;               ///< every process imported from a profiler's trace
+    std::map<int64_t, Interval> trackBounds; ///< track id -> [first event ts, last event end)
     IntervalSet window;
+    std::vector<Interval> steps; ///< the rank's steps from ranges (their breakdown is computed)
     std::optional<int64_t> recordingStoppedTs; ///< the window was cut here (see analyze.cpp)
     std::string stopReason;
 };
@@ -36,8 +42,8 @@ struct RankUnit {
 struct RankPass {
     Status status;
     RankBreakdown breakdown;
-    /// Step range family -> the rank's outermost ranges of that family.
-    std::map<std::string, std::vector<Interval>> stepRanges;
+    /// Per step of RankUnit::steps: the exclusive breakdown inside it.
+    std::vector<RankStep> steps;
     ScanQuality quality;
     /// Each data family's scan of the rank, by analysisFamilies() index (null: it has none).
     std::vector<std::unique_ptr<RankScan>> scans;

@@ -32,6 +32,7 @@ Status addProcess(const Trace& trace, const TraceIndex& ix, const ProcessInfo& p
         if (*bounds) {
             b = std::min(b, (*bounds)->begin);
             e = std::max(e, (*bounds)->end);
+            u.trackBounds[t->id] = {(*bounds)->begin, (*bounds)->end};
         }
         if (t->kind == TrackKind::GpuStream) u.gpu = true;
         if (t->kind != TrackKind::CpuThread) continue;
@@ -102,7 +103,9 @@ std::vector<int64_t> processOrdinals(const std::vector<ProcessInfo>& processes, 
 
 /// Tracks and active span of each unit; widens the job to the ranks' (not the others').
 Status fillUnit(const Trace& trace, const TraceIndex& ix, RankUnit& u, RankUnits* job) {
+    u.imported = !u.processes.empty();
     for (const ProcessInfo* p : u.processes) {
+        u.imported = u.imported && p->imported;
         int64_t b = clampTime(p->startTs), e = clampTime(p->endTs.value_or(p->startTs));
         HPCPROF_RETURN_IF_ERROR(addProcess(trace, ix, *p, u, b, e));
         u.active.add(b, e);
@@ -112,7 +115,51 @@ Status fillUnit(const Trace& trace, const TraceIndex& ix, RankUnit& u, RankUnits
         }
     }
     u.active.normalize();
+    if (!u.active.empty()) u.activity = {u.active.items().front().begin, u.active.items().back().end};
     return {};
+}
+
+
+/// The steps are the default window when they are the program's iterations for sure: Kineto's
+/// ProfilerStep or --steps, or any range family of an imported profiler trace (whose recorded
+/// span is the profiler's). A run hpcprof captured keeps its whole run: its start-up is the
+/// program's own time, and POP already measures between MPI_Init and MPI_Finalize.
+bool stepsAreWindow(const StepStats& steps, const RankUnits& ranks) {
+    if (steps.steps.empty() || steps.ranks.empty()) return false;
+    if (steps.basis == "profiler_step" || steps.basis == "option") return true;
+    return steps.basis == "tiling" &&
+           std::all_of(ranks.units.begin(), ranks.units.end(), [](const auto& ru) { return ru.second.imported; });
+}
+
+/// The default window, job-wide (one window for every rank: a rank that starts its first step
+/// late shows that as idle instead of hiding it): from the first step's begin to the last
+/// step's end over the ranks, else from the first to the last activity of the ranks.
+IntervalSet defaultWindow(const StepStats& steps, const RankUnits& ranks, WindowChoice& choice) {
+    int64_t b = INT64_MAX, e = INT64_MIN;
+    if (stepsAreWindow(steps, ranks)) {
+        for (const RankSteps& r : steps.ranks) {
+            if (r.steps.empty()) continue;
+            b = std::min(b, r.steps.front().begin);
+            e = std::max(e, r.steps.back().end);
+        }
+        choice.basis = "steps";
+        choice.firstStep = 0;
+        choice.lastStep = int64_t(steps.steps.size()) - 1;
+        choice.reason = "steps " + std::to_string(choice.firstStep) + "-" + std::to_string(choice.lastStep) +
+                        " of " + steps.reason;
+    } else {
+        for (const auto& [r, u] : ranks.units) {
+            if (u.activity.end <= u.activity.begin) continue;
+            b = std::min(b, u.activity.begin);
+            e = std::max(e, u.activity.end);
+        }
+        const bool whole = b <= ranks.jobBegin && e >= ranks.jobEnd;
+        choice.basis = whole ? "whole" : "activity";
+        choice.reason = whole ? "the whole run" : "first to last activity of the ranks' threads and devices";
+    }
+    b = std::max(b, ranks.jobBegin);
+    e = std::min(e, ranks.jobEnd);
+    return e > b ? IntervalSet::single(b, e) : IntervalSet::single(ranks.jobBegin, ranks.jobEnd);
 }
 
 } // namespace
@@ -151,19 +198,30 @@ Result<RankUnits> rankUnits(const Trace& trace, const TraceIndex& ix) {
 }
 
 Result<IntervalSet> chooseWindows(const Trace& trace, const TraceIndex&, const WindowSpec& spec,
-                                  RankUnits& ranks) {
+                                  const StepStats& steps, RankUnits& ranks, WindowChoice& choice) {
     IntervalSet job;
+    choice.recordedBegin = ranks.jobBegin;
+    choice.recordedEnd = ranks.jobEnd;
     switch (spec.kind) {
-    case WindowSpec::Kind::Whole: job = IntervalSet::single(ranks.jobBegin, ranks.jobEnd); break;
+    case WindowSpec::Kind::Default: job = defaultWindow(steps, ranks, choice); break;
+    case WindowSpec::Kind::Whole:
+        job = IntervalSet::single(ranks.jobBegin, ranks.jobEnd);
+        choice.basis = "whole";
+        choice.reason = "--window all: the whole recorded span";
+        break;
     case WindowSpec::Kind::TimeRange:
         job = IntervalSet::single(std::max(ranks.jobBegin, spec.begin), std::min(ranks.jobEnd, spec.end));
         if (job.empty())
             return Status::error("window " + spec.text + " does not overlap the trace (" +
                                  std::to_string(ranks.jobBegin) + ".." + std::to_string(ranks.jobEnd) + " ns)");
+        choice.basis = "time";
+        choice.reason = "--window " + spec.text;
         break;
     case WindowSpec::Kind::RangeName: {
         auto all = rangeWindows(trace, spec, ranks);
         if (!all) return all.status();
+        choice.basis = "range";
+        choice.reason = "--window " + spec.text;
         return std::move(all.value());
     }
     }

@@ -30,10 +30,11 @@ struct RankUnits {
 /// The ranks of the trace with their tracks and active spans; an error when there is none.
 Result<RankUnits> rankUnits(const Trace& trace, const TraceIndex& index);
 
-/// Sets each rank's window from `spec`; returns the job window (the hull of the ranks'), or an
-/// error when the spec selects nothing.
+/// Sets each rank's window from `spec` (the default from `steps`, the steps from ranges, and
+/// the ranks' activity); returns the job window (the hull of the ranks'), or an error when the
+/// spec selects nothing. `choice` says which window and why.
 Result<IntervalSet> chooseWindows(const Trace& trace, const TraceIndex& index, const WindowSpec& spec,
-                                  RankUnits& ranks);
+                                  const StepStats& steps, RankUnits& ranks, WindowChoice& choice);
 
 /// Ends each rank's window at the earliest stop of a thread its breakdown stands on; returns the
 /// number of ranks cut.

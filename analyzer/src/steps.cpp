@@ -37,6 +37,24 @@ struct PerRankStep {
     int64_t begin, end;
 };
 
+/// Population statistics of one rank's step durations.
+void summarizeRank(RankSteps& r) {
+    if (r.steps.empty()) return;
+    double sum = 0;
+    r.minNs = INT64_MAX;
+    r.maxNs = 0;
+    for (const auto& st : r.steps) {
+        sum += double(st.durNs());
+        r.minNs = std::min(r.minNs, st.durNs());
+        r.maxNs = std::max(r.maxNs, st.durNs());
+    }
+    const double mean = sum / double(r.steps.size());
+    double var = 0;
+    for (const auto& st : r.steps) var += (double(st.durNs()) - mean) * (double(st.durNs()) - mean);
+    r.meanNs = int64_t(std::llround(mean));
+    r.stddevNs = int64_t(std::llround(std::sqrt(var / double(r.steps.size()))));
+}
+
 StepStats buildSteps(const std::map<int64_t, std::vector<PerRankStep>>& byRank, std::string source) {
     StepStats s;
     size_t count = 0;
@@ -62,6 +80,18 @@ StepStats buildSteps(const std::map<int64_t, std::vector<PerRankStep>>& byRank, 
         s.steps.push_back(st);
     }
     summarizeSteps(s);
+    for (const auto& [r, v] : byRank) {
+        RankSteps rs;
+        rs.rank = r;
+        for (const auto& p : v) {
+            RankStep one;
+            one.begin = p.begin;
+            one.end = p.end;
+            rs.steps.push_back(one);
+        }
+        summarizeRank(rs);
+        s.ranks.push_back(std::move(rs));
+    }
     return s;
 }
 } // namespace

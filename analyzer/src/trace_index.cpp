@@ -39,7 +39,7 @@ EventClass catalogClass(const std::string& category, EventClass stored) {
 Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
     schema::Statement s(db, "SELECT id, rank, world_size, pid, host, COALESCE(command, ''),"
                             " start_ts, end_ts, COALESCE(cwd, ''), end_state = 'exec', COALESCE(rank_source, ''), ppid,"
-                            " parent_process_id FROM process ORDER BY id");
+                            " parent_process_id, clock_method IN ('recorded', 'nccl_collectives') FROM process ORDER BY id");
     while (s.step()) {
         ProcessInfo p;
         p.id = s.int64(0);
@@ -55,6 +55,7 @@ Status readProcesses(sqlite3* db, std::vector<ProcessInfo>& processes) {
         p.rankSource = s.text(10);
         p.ppid = optInt(s, 11);
         p.parentProcessId = optInt(s, 12);
+        p.imported = !s.isNull(13) && s.int64(13) != 0;
         processes.push_back(std::move(p));
     }
     return s.error();

@@ -213,3 +213,102 @@ TEST_CASE("steps are found from the repeating pattern of collectives when there 
     CHECK(a.steps.steps[2].durNs == 110);
     CHECK(a.steps.maxNs == 110);
 }
+
+namespace {
+// Two CPU ranks over [0, 1000): an outer range "iteration" k at [100 + 200k, 300 + 200k) for
+// k = 0..3 (800 of the 1000 ns: tiles 80 %), inside each two "phase" ranges of 50 ns (more
+// instances, but 40 % of the run), and an MPI_Allreduce [250 + 200k, 270 + 200k) per iteration.
+test::TraceBuilder periodicRanges(bool imported) {
+    test::TraceBuilder b;
+    for (int r = 0; r < 2; ++r) {
+        int t = b.rank(r, 0, 1000, 2);
+        if (imported) b.setImported(t);
+        for (int k = 0; k < 4; ++k) {
+            const int64_t s = 100 + 200 * k;
+            b.event(t, Category::UserRange, "iteration", s, 200);
+            b.event(t, Category::UserRange, "phase", s, 50).withDepth(1);
+            b.event(t, Category::UserRange, "phase", s + 100, 50).withDepth(1);
+            b.event(t, Category::MpiCollective, "MPI_Allreduce", s + 150, 20).collective("world", 2, k).withDepth(1);
+        }
+    }
+    return b;
+}
+} // namespace
+
+TEST_CASE("steps: a range family that tiles most of every rank's activity, not the one with more "
+          "instances; a captured run keeps its whole window", "[golden][analyzer]") {
+    test::TempDir dir;
+    Analysis a = analyze(periodicRanges(false), dir / "p.hpcprof");
+    CHECK(a.steps.basis == "tiling");
+    CHECK(a.steps.source == "range:iteration");
+    CHECK(a.steps.tiling == Approx(0.8));
+    CHECK(a.steps.reason == "range iteration (tiles 80% of active time)");
+    REQUIRE(a.steps.steps.size() == 4);
+    CHECK(a.steps.meanNs == 200);
+    // Per step: Allreduce 20 ns of communication, 180 ns of compute on each rank.
+    REQUIRE(a.steps.ranks.size() == 2);
+    for (const RankSteps& rs : a.steps.ranks) {
+        REQUIRE(rs.steps.size() == 4);
+        CHECK(rs.stddevNs == 0);
+        CHECK(rs.steps[2].exclusive[int(TimeClass::Communication)] == 20);
+        CHECK(rs.steps[2].exclusive[int(TimeClass::Compute)] == 180);
+    }
+    // hpcprof run captured it: the processes' lives are the window, as before.
+    CHECK(a.windowChoice.basis == "whole");
+    CHECK(a.summary.wallNs == 1000);
+
+    // The same imported from a profiler: the steps are the window, [100, 900).
+    Analysis imp = analyze(periodicRanges(true), dir / "i.hpcprof");
+    CHECK(imp.steps.basis == "tiling");
+    CHECK(imp.windowChoice.basis == "steps");
+    CHECK(imp.summary.windowBegin == 100);
+    CHECK(imp.summary.wallNs == 800);
+
+    // --steps phase: 8 steps of 50 ns per rank; an explicit choice is the window, captured too.
+    AnalysisOptions o;
+    o.steps = "phase";
+    Analysis ph = analyze(periodicRanges(false), dir / "ph.hpcprof", o);
+    CHECK(ph.steps.basis == "option");
+    CHECK(ph.steps.steps.size() == 8);
+    CHECK(ph.windowChoice.basis == "steps");
+    CHECK(ph.summary.windowBegin == 100);
+    CHECK(ph.summary.windowEnd == 850);
+
+    // --steps collectives: the collective pattern (period 1: every Allreduce starts a step).
+    o.steps = "collectives";
+    Analysis co = analyze(periodicRanges(false), dir / "co.hpcprof", o);
+    CHECK(co.steps.basis == "option");
+    CHECK(co.steps.source == "collectives:1");
+    CHECK(co.steps.steps.size() == 3);
+    CHECK(co.windowChoice.basis == "whole");
+}
+
+TEST_CASE("steps: ranges that tile half the run or less are phases, not steps", "[golden][analyzer]") {
+    test::TraceBuilder b;
+    for (int r = 0; r < 2; ++r) {
+        int t = b.rank(r, 0, 1000, 2);
+        for (int k = 0; k < 4; ++k) b.event(t, Category::UserRange, "forward", 100 + 200 * k, 100); // 40 %
+    }
+    test::TempDir dir;
+    Analysis a = analyze(b, dir / "f.hpcprof");
+    CHECK(a.steps.steps.empty());
+    CHECK(a.steps.basis.empty());
+    // A GPU-side copy of ProfilerStep (Kineto's gpu_user_annotation) is not a step.
+    test::TraceBuilder g;
+    int t = g.rank(0, 0, 1000, 1);
+    int s = g.gpuStream(t, 0, 7);
+    g.event(t, Category::UserRange, "ProfilerStep#1", 100, 300);
+    g.event(t, Category::UserRange, "ProfilerStep#2", 400, 300);
+    g.event(s, Category::UserRange, "ProfilerStep#1", 150, 300);
+    g.event(s, Category::UserRange, "ProfilerStep#2", 450, 300);
+    g.event(s, Category::GpuKernel, "k", 150, 100);
+    Analysis ga = analyze(g, dir / "g.hpcprof");
+    CHECK(ga.steps.basis == "profiler_step");
+    REQUIRE(ga.steps.steps.size() == 2);
+    CHECK(ga.steps.steps[0].durNs == 300);
+    // The window is the CPU steps [100, 700); step 0 has the kernel's 100 ns of compute.
+    CHECK(ga.windowChoice.basis == "steps");
+    CHECK(ga.summary.wallNs == 600);
+    CHECK(ga.steps.ranks[0].steps[0].gpuIdleNs == 200);
+    CHECK(ga.steps.ranks[0].steps[1].gpuIdleNs == 300);
+}

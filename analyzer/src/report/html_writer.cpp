@@ -155,9 +155,8 @@ std::string topTable(const char* title, const std::vector<TopItem>& items, bool 
 std::string heading(const Analysis& a) {
     const JobSummary& s = a.summary;
     std::string b = "<h1>hpcprof report</h1>\n";
-    b += fmt::format("<p>Trace <code>{}</code>, window {} ({}), {}, {} events.</p>\n", htmlEscape(a.tracePath),
-                     htmlEscape(a.window.text.empty() ? "whole run" : a.window.text), dur(double(s.wallNs)),
-                     unitsText(a), s.events);
+    b += fmt::format("<p>Trace <code>{}</code>, {}, {} events.</p>\n<p>Window: {}.</p>\n",
+                     htmlEscape(a.tracePath), unitsText(a), s.events, htmlEscape(windowText(a)));
     if (std::string lost = dataLossList(a); !lost.empty())
         b += fmt::format("<p class=\"failed\"><strong>Partial trace</strong>: {} (see Data quality): "
                          "what was not recorded is missing from every number below.</p>\n",
@@ -265,12 +264,30 @@ std::string stragglersHtml(const std::vector<Straggler>& stragglers) {
     return b + "</table>\n";
 }
 
-std::string stepsHtml(const StepStats& steps) {
-    if (steps.steps.empty()) return {};
-    return fmt::format("<h2>Steps</h2>\n<p>{} steps from {}: mean {}, min {}, max {}, cv {:.3f}.</p>\n",
-                       steps.steps.size(), htmlEscape(steps.source), dur(double(steps.meanNs)),
-                       dur(double(steps.minNs)), dur(double(steps.maxNs)), steps.cv) +
-           stepChart(steps);
+std::string tableHtml(const Table& t) {
+    std::string b = "<table>\n<tr>";
+    for (const auto& h : t.header) b += "<th>" + htmlEscape(h) + "</th>";
+    b += "</tr>\n";
+    for (const auto& r : t.rows) {
+        b += "<tr>";
+        for (const auto& c : r) b += "<td class=\"n\">" + htmlEscape(c) + "</td>";
+        b += "</tr>\n";
+    }
+    return b + "</table>\n";
+}
+
+/// The steps: where they come from, the chart, each rank's step-time variance, each step's
+/// breakdown.
+std::string stepsHtml(const Analysis& a) {
+    if (a.steps.steps.empty()) return {};
+    std::string b = fmt::format("<h2>Steps</h2>\n<p>{}.</p>\n", htmlEscape(stepsHeadline(a.steps))) +
+                    stepChart(a.steps) + "<h3>Step time per rank</h3>\n" + tableHtml(stepRankTable(a));
+    size_t left = 0;
+    const Table t = stepBreakdownTable(a, 200, left);
+    if (t.rows.empty()) return b;
+    b += "<h3>Per step</h3>\n" + tableHtml(t);
+    if (left > 0) b += fmt::format("<p>{} more rows in the JSON report.</p>\n", left);
+    return b;
 }
 
 std::string dataQualityHtml(const std::vector<DataWarning>& warnings) {
@@ -291,7 +308,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += findingsHtml(a);
     b += ranksHtml(a) + processesHtml(a);
     b += stragglersHtml(a.waits.stragglers);
-    b += stepsHtml(a.steps);
+    b += stepsHtml(a);
     b += "<h2>Top lists</h2>\n";
     const FileLists files = splitFiles(a);
     b += topTable("Kernels", a.topKernels) + topTable("Collectives", a.topCollectives) +

@@ -78,14 +78,40 @@ std::string findingsMarkdown(const Analysis& a) {
     return o;
 }
 
+std::string tableMarkdown(const Table& t) {
+    std::string o = "|";
+    for (const auto& h : t.header) o += " " + markdownEscape(h) + " |";
+    o += "\n|";
+    for (size_t i = 0; i < t.header.size(); ++i) o += "---:|";
+    o += "\n";
+    for (const auto& r : t.rows) {
+        o += "|";
+        for (const auto& c : r) o += " " + markdownEscape(c) + " |";
+        o += "\n";
+    }
+    return o + "\n";
+}
+
+/// The steps: where they come from, each rank's step-time variance, each step's breakdown.
+std::string stepsMarkdown(const Analysis& a) {
+    if (a.steps.steps.empty()) return {};
+    std::string o = fmt::format("### Steps\n\n{}.\n\n", markdownEscape(stepsHeadline(a.steps)));
+    o += tableMarkdown(stepRankTable(a));
+    size_t left = 0;
+    const Table t = stepBreakdownTable(a, 50, left);
+    if (t.rows.empty()) return o;
+    o += tableMarkdown(t);
+    if (left > 0) o += fmt::format("{} more rows in the JSON report.\n\n", left);
+    return o;
+}
+
 } // namespace
 
 std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gates) {
     const JobSummary& s = a.summary;
     std::string o = "## hpcprof report\n\n";
-    o += fmt::format("Trace {}, window {} ({}), {}, {} events.\n\n", markdownEscape(a.tracePath),
-                     markdownEscape(a.window.text.empty() ? "whole run" : a.window.text), dur(s.wallNs), unitsText(a),
-                     s.events);
+    o += fmt::format("Trace {}, {}, {} events.\n\nWindow: {}.\n\n", markdownEscape(a.tracePath), unitsText(a),
+                     s.events, markdownEscape(windowText(a)));
     if (std::string lost = dataLossList(a); !lost.empty())
         o += fmt::format("> **Partial trace**: {} (see Data quality): what was not recorded is "
                          "missing from every number below.\n\n", markdownEscape(lost));
@@ -116,7 +142,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
                      p.parallelEfficiency, p.loadBalance, p.communicationEfficiency, p.serialisationEfficiency,
                      p.transferEfficiency);
     o += findingsMarkdown(a);
-    o += ranksMarkdown(a) + processesMarkdown(a);
+    o += ranksMarkdown(a) + processesMarkdown(a) + stepsMarkdown(a);
     auto top = [&](const char* title, const std::vector<TopItem>& items) {
         if (items.empty()) return;
         o += fmt::format("### {}\n\n| name | calls | total | max |\n|---|---:|---:|---:|\n", title);

@@ -143,14 +143,50 @@ json stragglersJson(const std::vector<Straggler>& stragglers) {
     return strag;
 }
 
+json rankStepsJson(const std::vector<RankSteps>& ranks) {
+    json out = json::array();
+    for (const RankSteps& r : ranks) {
+        json items = json::array();
+        for (size_t i = 0; i < r.steps.size(); ++i) {
+            const RankStep& st = r.steps[i];
+            json one = {{"index", int64_t(i)}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs()}};
+            if (st.hasBreakdown) { // the exclusive classes inside the step, as in ranks[]
+                for (int c = 0; c < kTimeClassCount; ++c)
+                    one[std::string(timeClassName(TimeClass(c))) + "_ns"] = st.exclusive[c];
+                one["gpu_idle_ns"] = st.gpuIdleNs;
+            }
+            items.push_back(std::move(one));
+        }
+        out.push_back({{"rank", r.rank}, {"count", int64_t(r.steps.size())}, {"mean_ns", r.meanNs},
+                       {"stddev_ns", r.stddevNs}, {"min_ns", r.minNs}, {"max_ns", r.maxNs},
+                       {"items", std::move(items)}});
+    }
+    return out;
+}
+
 json stepsJson(const StepStats& s) {
     json steps = json::array();
     for (const auto& st : s.steps)
         steps.push_back({{"index", st.index}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs},
                          {"spread_ns", st.spreadNs}});
-    return {{"source", s.source}, {"count", int64_t(s.steps.size())},
+    return {{"source", s.source}, {"basis", s.basis}, {"reason", s.reason}, {"tiling", s.tiling},
+            {"count", int64_t(s.steps.size())},
             {"mean_ns", s.meanNs}, {"min_ns", s.minNs}, {"max_ns", s.maxNs},
-            {"stddev_ns", s.stddevNs}, {"cv", s.cv}, {"items", std::move(steps)}};
+            {"stddev_ns", s.stddevNs}, {"cv", s.cv}, {"items", std::move(steps)},
+            {"ranks", rankStepsJson(s.ranks)}};
+}
+
+json windowJson(const Analysis& a) {
+    const WindowChoice& w = a.windowChoice;
+    json out = {{"spec", a.window.text.empty() ? "whole" : a.window.text},
+                {"begin_ns", a.summary.windowBegin}, {"end_ns", a.summary.windowEnd},
+                {"basis", w.basis}, {"reason", w.reason},
+                {"recorded_begin_ns", w.recordedBegin}, {"recorded_end_ns", w.recordedEnd}};
+    if (w.basis == "steps") {
+        out["first_step"] = w.firstStep;
+        out["last_step"] = w.lastStep;
+    }
+    return out;
 }
 
 json findingsJson(const std::vector<Finding>& list) {
@@ -178,8 +214,7 @@ json reportJson(const Analysis& a) {
     doc["schema"] = "hpcprof-report";
     doc["schema_version"] = kReportSchemaVersion;
     doc["trace"] = a.tracePath;
-    doc["window"] = {{"spec", a.window.text.empty() ? "whole" : a.window.text},
-                     {"begin_ns", a.summary.windowBegin}, {"end_ns", a.summary.windowEnd}};
+    doc["window"] = windowJson(a);
     doc["summary"] = summaryJson(a);
     doc["pop"] = popJson(a.pop);
     json ranks = json::array();

@@ -117,6 +117,37 @@ std::string rankTable(const Analysis& a) {
     return o;
 }
 
+/// A table in fixed-width, right-aligned columns.
+std::string tableText(const Table& t) {
+    std::vector<size_t> width(t.header.size(), 0);
+    auto widen = [&](const std::vector<std::string>& row) {
+        for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    };
+    widen(t.header);
+    for (const auto& r : t.rows) widen(r);
+    auto line = [&](const std::vector<std::string>& row) {
+        std::string l = " ";
+        for (size_t i = 0; i < row.size() && i < width.size(); ++i) l += fmt::format(" {:>{}}", row[i], width[i]);
+        return l + "\n";
+    };
+    std::string o = line(t.header);
+    for (const auto& r : t.rows) o += line(r);
+    return o;
+}
+
+/// The steps: where they come from, each rank's step-time variance, each step's breakdown.
+std::string stepsText(const Analysis& a) {
+    if (a.steps.steps.empty()) return {};
+    std::string o = fmt::format("\nSteps: {}\n", stepsHeadline(a.steps));
+    o += tableText(stepRankTable(a));
+    size_t left = 0;
+    const Table t = stepBreakdownTable(a, 20, left);
+    if (t.rows.empty()) return o;
+    o += "\nPer step\n" + tableText(t);
+    if (left > 0) o += fmt::format("  ... {} more rows in the JSON report\n", left);
+    return o;
+}
+
 std::string unitNoun(const Analysis& a, size_t count) {
     bool ranks = a.processes.empty(); // traces without a process list keep the word they always had
     for (const auto& p : a.processes) ranks = ranks || p.role == ProcessRole::Rank;
@@ -201,8 +232,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     const JobSummary& s = a.summary;
     std::string o;
     o += fmt::format("hpcprof report: {}\n", a.tracePath);
-    o += fmt::format("window {} ({}), {}, {} events\n\n", a.window.text.empty() ? "whole run" : a.window.text,
-                     formatDuration(double(s.wallNs)), unitsText(a), s.events);
+    o += fmt::format("window: {}\n{}, {} events\n\n", windowText(a), unitsText(a), s.events);
     if (std::string lost = dataLossList(a); !lost.empty())
         o += fmt::format("PARTIAL TRACE: {} (see Data quality): what was not recorded is missing "
                          "from every number below\n\n", lost);
@@ -216,10 +246,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
         o += "\nStragglers (others waited for them)\n";
         for (const auto& st : a.waits.stragglers) o += stragglerLine(st);
     }
-    if (!a.steps.steps.empty())
-        o += fmt::format("\nSteps ({}): {} steps, mean {}, min {}, max {}, cv {:.3f}\n", a.steps.source,
-                         a.steps.steps.size(), formatDuration(double(a.steps.meanNs)),
-                         formatDuration(double(a.steps.minNs)), formatDuration(double(a.steps.maxNs)), a.steps.cv);
+    o += stepsText(a);
     auto top = [&](const char* title, const std::vector<TopItem>& items) {
         if (items.empty()) return;
         o += fmt::format("\n{}\n", title);

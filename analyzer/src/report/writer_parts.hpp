@@ -71,4 +71,21 @@ struct ProcessCells {
 };
 std::vector<ProcessCells> processCells(const analyzer::Analysis& a);
 
+/// A table the text, markdown and HTML writers lay out each their way.
+struct Table {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+};
+
+/// Which window the report used and why: "steps 0-7 (ProfilerStep (profiler steps)), 2.43 s of
+/// 3.37 s recorded; --window all for the whole span" (window_steps.cpp).
+std::string windowText(const analyzer::Analysis& a);
+/// "8 steps from ProfilerStep (profiler steps): mean 607 ms, min ..., cv 0.011"
+std::string stepsHeadline(const analyzer::StepStats& s);
+/// Step-time variance per rank: steps, mean, stddev, min, max.
+Table stepRankTable(const analyzer::Analysis& a);
+/// Per step and rank: the duration and the exclusive classes inside it (steps from ranges only),
+/// the first `maxSteps` steps of each rank; `left` counts the rows left out.
+Table stepBreakdownTable(const analyzer::Analysis& a, size_t maxSteps, size_t& left);
+
 } // namespace hpcprof::report::detail

@@ -85,7 +85,7 @@ void TraceBuilder::write(const std::string& path) const {
         row.endTs = p.end;
         row.endState = "exited";
         row.exitCode = 0;
-        row.clockMethod = "monotonic";
+        row.clockMethod = p.imported ? "recorded" : "monotonic";
         check(w.insertProcess(row));
     }
     std::map<std::string, int64_t> labelled;                              // label -> event id

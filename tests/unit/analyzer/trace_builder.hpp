@@ -89,6 +89,9 @@ public:
     void setRankSource(int track, std::string source) {
         m_processes.at(size_t(m_tracks.at(size_t(track)).process)).rankSource = std::move(source);
     }
+    /// The process that owns `track` was imported from another profiler's trace
+    /// (clock_method 'recorded'): its span is that profiler's recording.
+    void setImported(int track) { m_processes.at(size_t(m_tracks.at(size_t(track)).process)).imported = true; }
     void setMetadata(std::string key, std::string value) { m_metadata[std::move(key)] = std::move(value); }
     /// Keep events in the order added (for unsorted-trace tests).
     void keepInsertionOrder() { m_sort = false; }
@@ -101,6 +104,7 @@ private:
         int64_t id, pid, start, end;
         std::optional<int64_t> rank, worldSize;
         std::string host, rankSource;
+        bool imported = false;
     };
     struct Track {
         int process;

@@ -24,9 +24,12 @@ inline constexpr int kTimeClassCount = 7;
 /// JSON / report name of a class: compute, comm, io, memory, sync, idle, setup.
 const char* timeClassName(TimeClass c);
 
-/// How the analysis window is chosen (`--window`).
+/// How the analysis window is chosen (`--window`). Default: the steps when they come from
+/// ProfilerStep ranges, --steps or a range family of an imported profiler trace, else the first
+/// to last activity of the ranks (docs/analysis.md, Window); Whole: `--window all`, the whole
+/// recorded span.
 struct WindowSpec {
-    enum class Kind { Whole, TimeRange, RangeName } kind = Kind::Whole;
+    enum class Kind { Default, Whole, TimeRange, RangeName } kind = Kind::Default;
     int64_t begin = 0, end = 0; ///< TimeRange, ns from the trace origin, end exclusive
     std::string pattern;        ///< RangeName: range name, a trailing '*' matches any suffix
     std::string text;           ///< as the user wrote it (for reports)
@@ -50,6 +53,9 @@ struct AnalysisOptions {
     /// POP metrics on the whole window, MPI start-up and shutdown included (`--include-setup`);
     /// by default they are computed between each rank's MPI_Init and MPI_Finalize.
     bool popIncludesSetup = false;
+    /// `--steps NAME`: the step family (docs/analysis.md, Steps); "collectives" for the
+    /// collective pattern; empty: chosen by what a step is.
+    std::string steps;
 };
 
 /// Per-rank facts gathered during the scan that the advice rules use as evidence.
@@ -182,11 +188,44 @@ struct Step {
     int64_t spreadNs = 0;  ///< max minus min per-rank duration of this step
 };
 
+/// One rank's step i: its own range (or collective-pattern interval) and, for steps from ranges,
+/// the rank's exclusive breakdown inside it.
+struct RankStep {
+    int64_t begin = 0, end = 0;
+    bool hasBreakdown = false; ///< steps from ranges (known before the pass); not collectives
+    int64_t exclusive[kTimeClassCount] = {}; ///< by TimeClass, inside [begin, end) ∩ window
+    int64_t gpuIdleNs = 0;                   ///< GPU ranks: no GPU activity of any kind
+    int64_t durNs() const { return end - begin; }
+};
+
+/// Step-time variance of one rank (population statistics of its steps' durations).
+struct RankSteps {
+    int64_t rank = 0;
+    std::vector<RankStep> steps; ///< step i of the rank, by start
+    int64_t meanNs = 0, minNs = 0, maxNs = 0, stddevNs = 0;
+};
+
 struct StepStats {
     std::string source; ///< "range:<name>", "collectives:<period>" or "" when none found
+    /// Why: "profiler_step" (Kineto's ProfilerStep#N), "option" (--steps), "tiling" (a periodic
+    /// range family tiling most of every rank's activity), "collectives", or "" (no steps).
+    std::string basis;
+    std::string reason; ///< for people: "ProfilerStep (profiler steps)", "range X (tiles 92% ...)"
+    double tiling = 0;  ///< range families: the smallest share of a rank's activity they cover
     std::vector<Step> steps;
     int64_t meanNs = 0, minNs = 0, maxNs = 0, stddevNs = 0;
     double cv = 0; ///< stddev / mean
+    std::vector<RankSteps> ranks; ///< by rank: its steps and their statistics
+};
+
+/// Which window the analysis used and why (the default is chosen from the trace).
+struct WindowChoice {
+    /// "steps", "activity" (first to last activity), "whole" (the whole run: --window all, or a
+    /// capture whose processes' lives are the recording), "time" (T0:T1), "range" (range:NAME).
+    std::string basis = "whole";
+    std::string reason;          ///< for people, e.g. "steps 0-7 (ProfilerStep)"
+    int64_t recordedBegin = 0, recordedEnd = 0; ///< the whole recorded span of the ranks
+    int64_t firstStep = -1, lastStep = -1;      ///< basis "steps": the steps it spans
 };
 
 enum class Severity : uint8_t { Info, Warning, Critical };
@@ -284,6 +323,7 @@ struct ProcessEntry {
 struct Analysis {
     std::string tracePath;
     WindowSpec window;
+    WindowChoice windowChoice;
     JobSummary summary;
     std::vector<RankBreakdown> ranks; ///< by rank
     std::vector<ProcessEntry> processes; ///< every process, in process-table order

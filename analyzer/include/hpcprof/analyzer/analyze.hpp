@@ -12,7 +12,7 @@ namespace hpcprof::analyzer {
 /// problems (negative durations, unsorted events, unmatched calls) become `warnings`.
 Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options = {});
 
-/// Parses a --window argument: "T0:T1" (ns, or with a unit suffix ns|us|ms|s, either side may be
+/// Parses a --window argument: "all" (the whole recorded span), "T0:T1" (ns, or with a unit suffix ns|us|ms|s, either side may be
 /// empty) or "range:NAME" (NAME may end in '*').
 Result<WindowSpec> parseWindow(const std::string& text);
 

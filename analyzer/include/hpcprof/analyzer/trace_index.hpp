@@ -43,6 +43,9 @@ struct ProcessInfo {
     int64_t startTs = 0;
     std::optional<int64_t> endTs;
     bool execed = false; ///< end_state 'exec': an earlier image of the process that follows with its pid
+    /// Imported from another profiler's trace (`hpcprof import`: clock_method 'recorded' or
+    /// 'nccl_collectives'): its span is the profiler's recording, not the process's life.
+    bool imported = false;
 };
 
 struct TrackInfo {

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// The words and tables every report format shares for the window and the steps.
+#include <fmt/format.h>
+
+#include "hpcprof/report/writers.hpp"
+#include "writer_parts.hpp"
+
+namespace hpcprof::report::detail {
+
+using namespace analyzer;
+
+std::string windowText(const Analysis& a) {
+    const WindowChoice& w = a.windowChoice;
+    const std::string len = formatDuration(double(a.summary.wallNs));
+    const std::string recorded = formatDuration(double(w.recordedEnd - w.recordedBegin));
+    if (w.basis == "steps" || w.basis == "activity")
+        return fmt::format("{}, {} of {} recorded; --window all for the whole span", w.reason, len, recorded);
+    if (w.basis == "whole") return fmt::format("whole run ({})", len);
+    return fmt::format("{} ({} of {} recorded)", w.reason, len, recorded);
+}
+
+std::string stepsHeadline(const StepStats& s) {
+    return fmt::format("{} steps from {}: mean {}, min {}, max {}, cv {:.3f}", s.steps.size(),
+                       s.reason.empty() ? s.source : s.reason, formatDuration(double(s.meanNs)),
+                       formatDuration(double(s.minNs)), formatDuration(double(s.maxNs)), s.cv);
+}
+
+namespace {
+/// The classes the step tables show: what a training step's time is made of.
+constexpr TimeClass kStepClasses[] = {TimeClass::Compute, TimeClass::Communication, TimeClass::Memory,
+                                      TimeClass::Sync, TimeClass::Io, TimeClass::Idle};
+
+bool anyGpu(const Analysis& a) {
+    for (const auto& r : a.ranks)
+        if (r.gpu) return true;
+    return false;
+}
+} // namespace
+
+Table stepRankTable(const Analysis& a) {
+    Table t;
+    t.header = {unitNoun(a, 1), "steps", "mean", "stddev", "min", "max"};
+    for (const RankSteps& r : a.steps.ranks)
+        t.rows.push_back({std::to_string(r.rank), std::to_string(r.steps.size()), formatDuration(double(r.meanNs)),
+                          formatDuration(double(r.stddevNs)), formatDuration(double(r.minNs)),
+                          formatDuration(double(r.maxNs))});
+    return t;
+}
+
+Table stepBreakdownTable(const Analysis& a, size_t maxSteps, size_t& left) {
+    Table t;
+    const bool gpu = anyGpu(a);
+    t.header = {"step", unitNoun(a, 1), "duration"};
+    for (TimeClass c : kStepClasses) t.header.push_back(timeClassName(c));
+    if (gpu) t.header.push_back("gpu idle");
+    left = 0;
+    for (const RankSteps& r : a.steps.ranks) {
+        for (size_t i = 0; i < r.steps.size(); ++i) {
+            const RankStep& st = r.steps[i];
+            if (!st.hasBreakdown) continue;
+            if (i >= maxSteps) {
+                ++left;
+                continue;
+            }
+            std::vector<std::string> row = {std::to_string(i), std::to_string(r.rank), formatDuration(double(st.durNs()))};
+            for (TimeClass c : kStepClasses) row.push_back(formatDuration(double(st.exclusive[int(c)])));
+            if (gpu) row.push_back(formatDuration(double(st.gpuIdleNs)));
+            t.rows.push_back(std::move(row));
+        }
+    }
+    return t;
+}
+
+} // namespace hpcprof::report::detail
