@@ -88,9 +88,12 @@ private:
     void onFlow(const ParsedEvent& e, int64_t pidKey, int64_t tidKey, int64_t ts);
     PendingTrack& trackFor(ProcessBuilder& b, const ParsedEvent& e, int64_t pidKey,
                            int64_t tidKey, bool gpuLane);
-    /// Builds the event from a complete/begin/instant event; false if it was skipped.
+    /// Builds the event from a complete/begin/instant event; false if it was skipped (its
+    /// category is not analysed: `track` is then null).
     bool makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, ProcessBuilder*& b,
                    PendingTrack*& track);
+    /// The event's category: an export's own, else cachedCategory() (unknown ones counted).
+    CategoryMapping eventCategory(const ParsedEvent& e, ProcessBuilder& b);
     /// mapCategory() of the event, from a per-file cache of categories.
     CategoryMapping cachedCategory(const ParsedEvent& e);
     void fillKinetoFacts(const ParsedEvent& e, PendingEvent& pe, ProcessBuilder& b);
