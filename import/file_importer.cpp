@@ -481,6 +481,8 @@ void FileImporter::onFlowPoint(const ParsedEvent& e) {
 }
 
 void FileImporter::onEvent(const ParsedEvent& e) {
+    ++m_objects;
+    if (e.ph != 0 && !e.typeError) ++m_phased;
     if (e.typeError) {
         countFileStat(Stat::ImportEventsMalformed);
         return;

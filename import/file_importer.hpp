@@ -53,6 +53,10 @@ public:
     Status finish(bool truncated);
     /// First error from writing a process mid-file (export mode flushes early).
     const Status& error() const { return m_error; }
+    /// Objects in the event array, and those with a phase ("ph") of the right type: JSON whose
+    /// objects have none is not a trace.
+    int64_t eventObjects() const { return m_objects; }
+    int64_t phasedEvents() const { return m_phased; }
 
 private:
     struct TrackMeta { // thread_name metadata of an exported track
@@ -141,6 +145,7 @@ private:
     };
     std::vector<LateFlow> m_lateFlows; // flow points that arrived before their track
     std::optional<int64_t> m_cpuPid;
+    int64_t m_objects = 0, m_phased = 0;
     store::StatCounts m_pendingStats{}; // counted before any process exists
     Status m_error;
     struct CatCacheEntry {

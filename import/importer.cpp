@@ -263,6 +263,12 @@ Status checkOutcome(const std::string& path, const ReadOutcome& outcome, const F
     // name rather than imported as a rank without events.
     if (!outcome.notATrace.empty())
         return Status::error(path + ": not a trace: the file is " + outcome.notATrace);
+    // Objects none of which has a phase: some other JSON list (records of another tool).
+    if (fi.eventObjects() > 0 && fi.phasedEvents() == 0)
+        return Status::error(path + ": not a trace: none of the " +
+                             std::to_string(fi.eventObjects()) +
+                             " objects of its event list is a trace event (none has a \"ph\" "
+                             "phase); give the PyTorch profiler's (Kineto) or a Chrome trace");
     // Damage before any event array: nothing says it is a trace, even with
     // --keep-partial (which keeps what a trace held before its damage).
     if (!outcome.complete && !outcome.eventArray)
