@@ -77,8 +77,9 @@ int importCommand(const ImportCommandOptions& o, const std::string& commandLine)
     int64_t problems = 0;
     for (size_t i = 0; i < r->stats.size(); ++i)
         if (r->stats[i]) {
-            fmt::print(stderr, "hpcprof import: {} {}: {}\n", r->stats[i],
-                       schema::kStats[i].name, schema::kStats[i].description);
+            fmt::print(stderr, "hpcprof import: {} {}: {}{}\n", r->stats[i],
+                       schema::kStats[i].name, schema::kStats[i].description,
+                       r->statDetails[i].empty() ? "" : "; " + report::printable(r->statDetails[i]));
             ++problems;
         }
     printMessage("import", fmt::format("{} files, {} processes, {} events -> {}{}", r->files,

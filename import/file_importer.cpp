@@ -361,6 +361,16 @@ CategoryMapping FileImporter::cachedCategory(const ParsedEvent& e) {
     return hit->mapping;
 }
 
+CategoryMapping FileImporter::eventCategory(const ParsedEvent& e, ProcessBuilder& b) {
+    const ArgValue* hc = m_exportMode ? e.arg("hpcprof_category") : nullptr;
+    std::optional<Category> exported =
+        hc && hc->kind == ArgValue::Kind::Text ? categoryByName(hc->text) : std::nullopt;
+    if (exported) return {*exported, Lane::Cpu, true}; // the track metadata decides the lane
+    CategoryMapping m = cachedCategory(e);
+    if (!m.known) b.countCategory(Stat::ImportUnknownCategories, e.cat);
+    return m;
+}
+
 bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, ProcessBuilder*& bOut,
                              PendingTrack*& trackOut) {
     int64_t pidKey = idKey(e.pid), tidKey = idKey(e.tid);
@@ -372,19 +382,18 @@ bool FileImporter::makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, Proc
     }
     if (m_exportMode) m_currentExportPid = pidKey;
     ProcessBuilder& b = builderFor(pidKey);
+    bOut = &b;
+    trackOut = nullptr;
 
-    CategoryMapping m{Category::CpuOp, Lane::Cpu, true};
-    const ArgValue* hc = m_exportMode ? e.arg("hpcprof_category") : nullptr;
-    std::optional<Category> exported =
-        hc && hc->kind == ArgValue::Kind::Text ? categoryByName(hc->text) : std::nullopt;
-    if (exported) {
-        m.category = *exported;
-        m.lane = Lane::Cpu; // the track metadata decides
-    } else {
-        m = cachedCategory(e);
-        if (!m.known) b.count(Stat::ImportUnknownCategories);
+    CategoryMapping m = eventCategory(e, b);
+    if (m.notAnalysed) {
+        b.countCategory(Stat::ImportEventsNotAnalysed, e.cat);
+        return false;
     }
     PendingTrack& t = trackFor(b, e, pidKey, tidKey, m.lane == Lane::Gpu);
+    if (!m.accelerator.empty() && t.gpu && t.name.empty()) // "MTIA 0 stream 3", not "GPU ..."
+        t.name = std::string(m.accelerator) + " " + std::to_string(t.device) + " stream " +
+                 std::to_string(t.stream);
     PendingEvent pe;
     pe.ts = ts;
     pe.dur = dur;
@@ -431,8 +440,10 @@ void FileImporter::onBegin(const ParsedEvent& e) {
     if (!ts) return;
     ProcessBuilder* b = nullptr;
     PendingTrack* t = nullptr;
-    makeEvent(e, *ts, 0, b, t);
-    m_open[{idKey(e.pid), idKey(e.tid)}].push_back({b, t, uint32_t(t->pending.size() - 1)});
+    // An event not imported still opens a level, which its E closes.
+    bool made = makeEvent(e, *ts, 0, b, t);
+    m_open[{idKey(e.pid), idKey(e.tid)}].push_back(
+        {b, t, made ? uint32_t(t->pending.size() - 1) : 0});
 }
 
 void FileImporter::onEnd(const ParsedEvent& e) {
@@ -445,6 +456,7 @@ void FileImporter::onEnd(const ParsedEvent& e) {
     }
     OpenBegin ob = it->second.back();
     it->second.pop_back();
+    if (!ob.track) return; // a B that was not imported
     PendingEvent& pe = ob.track->pending[ob.index];
     int64_t dur = *ts - pe.ts;
     if (dur < 0) {
@@ -469,6 +481,8 @@ void FileImporter::onFlowPoint(const ParsedEvent& e) {
 }
 
 void FileImporter::onEvent(const ParsedEvent& e) {
+    ++m_objects;
+    if (e.ph != 0 && !e.typeError) ++m_phased;
     if (e.typeError) {
         countFileStat(Stat::ImportEventsMalformed);
         return;

@@ -53,6 +53,10 @@ public:
     Status finish(bool truncated);
     /// First error from writing a process mid-file (export mode flushes early).
     const Status& error() const { return m_error; }
+    /// Objects in the event array, and those with a phase ("ph") of the right type: JSON whose
+    /// objects have none is not a trace.
+    int64_t eventObjects() const { return m_objects; }
+    int64_t phasedEvents() const { return m_phased; }
 
 private:
     struct TrackMeta { // thread_name metadata of an exported track
@@ -88,9 +92,12 @@ private:
     void onFlow(const ParsedEvent& e, int64_t pidKey, int64_t tidKey, int64_t ts);
     PendingTrack& trackFor(ProcessBuilder& b, const ParsedEvent& e, int64_t pidKey,
                            int64_t tidKey, bool gpuLane);
-    /// Builds the event from a complete/begin/instant event; false if it was skipped.
+    /// Builds the event from a complete/begin/instant event; false if it was skipped (its
+    /// category is not analysed: `track` is then null).
     bool makeEvent(const ParsedEvent& e, int64_t ts, int64_t dur, ProcessBuilder*& b,
                    PendingTrack*& track);
+    /// The event's category: an export's own, else cachedCategory() (unknown ones counted).
+    CategoryMapping eventCategory(const ParsedEvent& e, ProcessBuilder& b);
     /// mapCategory() of the event, from a per-file cache of categories.
     CategoryMapping cachedCategory(const ParsedEvent& e);
     void fillKinetoFacts(const ParsedEvent& e, PendingEvent& pe, ProcessBuilder& b);
@@ -138,6 +145,7 @@ private:
     };
     std::vector<LateFlow> m_lateFlows; // flow points that arrived before their track
     std::optional<int64_t> m_cpuPid;
+    int64_t m_objects = 0, m_phased = 0;
     store::StatCounts m_pendingStats{}; // counted before any process exists
     Status m_error;
     struct CatCacheEntry {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -118,9 +119,15 @@ public:
         m_result.processes.push_back(ip);
         m_result.events += written->events;
         m_placed.push_back(std::move(p));
-        for (size_t i = 0; i < b.stats().size(); ++i) m_result.stats[i] += b.stats()[i];
-        m_perProcess.emplace_back(processId, b.stats());
+        addCounts(processId, b);
         return {};
+    }
+
+    /// The process's data-quality counts into the job's, and its own row of them.
+    void addCounts(int64_t processId, ProcessBuilder& b) {
+        for (size_t i = 0; i < b.stats().size(); ++i) m_result.stats[i] += b.stats()[i];
+        for (const auto& [key, n] : b.categoryCounts()) m_categoryCounts[key] += n;
+        m_perProcess.emplace_back(processId, b.stats());
     }
 
     struct Placed {
@@ -133,6 +140,7 @@ public:
     std::optional<int64_t> m_origin; // provisional origin all processes were written against
     std::vector<Placed> m_placed;
     std::vector<std::pair<int64_t, store::StatCounts>> m_perProcess;
+    std::map<std::pair<size_t, std::string>, int64_t> m_categoryCounts; ///< (stat, category)
 
 private:
     store::TraceWriter& m_w;
@@ -255,6 +263,12 @@ Status checkOutcome(const std::string& path, const ReadOutcome& outcome, const F
     // name rather than imported as a rank without events.
     if (!outcome.notATrace.empty())
         return Status::error(path + ": not a trace: the file is " + outcome.notATrace);
+    // Objects none of which has a phase: some other JSON list (records of another tool).
+    if (fi.eventObjects() > 0 && fi.phasedEvents() == 0)
+        return Status::error(path + ": not a trace: none of the " +
+                             std::to_string(fi.eventObjects()) +
+                             " objects of its event list is a trace event (none has a \"ph\" "
+                             "phase); give the PyTorch profiler's (Kineto) or a Chrome trace");
     // Damage before any event array: nothing says it is a trace, even with
     // --keep-partial (which keeps what a trace held before its damage).
     if (!outcome.complete && !outcome.eventArray)
@@ -316,6 +330,25 @@ FinalTimes finalTimes(Session& session, ImportResult& result, const ImportOption
     return out;
 }
 
+/// Per stat, its categories by count, most first: "mtia_insight 12, overhead 3".
+store::StatDetails categoryDetails(const std::map<std::pair<size_t, std::string>, int64_t>& counts) {
+    std::vector<std::vector<std::pair<int64_t, std::string>>> byStat(size_t(schema::Stat::Count_));
+    for (const auto& [key, n] : counts) byStat[key.first].emplace_back(-n, key.second);
+    store::StatDetails out;
+    constexpr size_t kShown = 12; // a plain Chrome trace may have many of its own categories
+    for (size_t i = 0; i < byStat.size(); ++i) {
+        auto& cats = byStat[i];
+        if (cats.empty()) continue;
+        std::sort(cats.begin(), cats.end());
+        std::string text = "by category:";
+        for (size_t k = 0; k < std::min(cats.size(), kShown); ++k)
+            text += (k ? ", " : " ") + cats[k].second + " " + std::to_string(-cats[k].first);
+        if (cats.size() > kShown) text += ", and " + std::to_string(cats.size() - kShown) + " more";
+        out[i] = std::move(text);
+    }
+    return out;
+}
+
 /// Some data is known to be missing: a stat above severity info was counted.
 bool knownPartial(const store::StatCounts& stats) {
     for (size_t i = 0; i < stats.size(); ++i)
@@ -336,7 +369,7 @@ Status finishTrace(store::TraceWriter& w, const Session& session, const ImportRe
         {schema::meta::kPartial, result.partial ? "true" : "false"},
     };
     for (const auto& [key, value] : metadata) HPCPROF_RETURN_IF_ERROR(w.setMetadata(key, value));
-    HPCPROF_RETURN_IF_ERROR(w.writeStats(result.stats, session.m_perProcess));
+    HPCPROF_RETURN_IF_ERROR(w.writeStats(result.stats, session.m_perProcess, result.statDetails));
     return w.finish();
 }
 
@@ -389,6 +422,7 @@ Result<ImportResult> importTraces(const ImportOptions& options) {
             HPCPROF_RETURN_IF_ERROR(importFile(session, files.value(), i, options, result));
         times = finalTimes(session, result, options);
         result.partial = knownPartial(result.stats);
+        result.statDetails = categoryDetails(session.m_categoryCounts);
         Status s = finishTrace(w, session, result, options, times.origin);
         if (!s.ok())
             return Status::error("cannot write trace " + options.output.string() + ": " +

@@ -235,7 +235,41 @@ constexpr KinetoCategory kKinetoCategories[] = {
     {"user_annotation", Category::UserRange, Lane::Cpu},
     {"trace", Category::UserRange, Lane::Cpu},
     {"cuda_profiler_range", Category::UserRange, Lane::Cpu},
+    // Other accelerators (Kineto's ActivityType names): runtime calls on the host, syncs.
+    {"hpu_op", Category::CudaApi, Lane::Cpu}, // Gaudi: "HPU host side runtime event"
+    {"xpu_sync", Category::GpuSync, Lane::Gpu},
 };
+
+/// Kineto categories that are not timed work of the program on a host thread or a device
+/// queue: profiler overhead, CUDA event records, MTIA's insight and counter streams, scope
+/// profiler ranges, correlation records. Stored as CPU ranges they would lengthen the run and
+/// count as host computation, so they are counted by name instead of imported.
+constexpr std::string_view kNotAnalysed[] = {
+    "overhead",     "cuda_event",         "mtia_insight",         "mtia_counters",
+    "mtia_workloadd", "gpu_pm_counter",   "xpu_scope_profiler",   "external_correlation",
+    "collective_comm",
+};
+
+bool iendsWith(std::string_view s, std::string_view p) {
+    return s.size() >= p.size() && iequals(s.substr(s.size() - p.size()), p);
+}
+
+/// Accelerator categories Kineto writes besides CUDA's, or empty.
+std::optional<CategoryMapping> acceleratorCategory(std::string_view cat, std::string_view name,
+                                                   bool hasCollectiveArgs) {
+    if (iequals(cat, "mtia_ccp_events")) { // MTIA's on-device events: Kineto's kernel alias
+        bool comm = hasCollectiveArgs || isNcclKernelName(name);
+        return CategoryMapping{comm ? Category::GpuCommKernel : Category::GpuKernel, Lane::Gpu,
+                               true, false, "MTIA"};
+    }
+    for (auto skipped : kNotAnalysed)
+        if (iequals(cat, skipped)) return CategoryMapping{Category::CpuOp, Lane::Cpu, true, true};
+    // xpu_runtime, xpu_driver, mtia_runtime, privateuse1_runtime/_driver, glow_runtime,
+    // and the accelerator-agnostic "driver": runtime API calls on the host.
+    if (iequals(cat, "driver") || iendsWith(cat, "_runtime") || iendsWith(cat, "_driver"))
+        return CategoryMapping{Category::CudaApi, Lane::Cpu, true};
+    return std::nullopt;
+}
 
 /// The lane of an hpcprof category: GPU kernels, copies and sets run on a stream.
 Lane laneOf(Category c) {
@@ -254,6 +288,7 @@ CategoryMapping mapCategory(std::string_view cat, std::string_view name, bool ha
     }
     for (const auto& k : kKinetoCategories)
         if (iequals(cat, k.cat)) return {k.category, k.lane, true};
+    if (auto accel = acceleratorCategory(cat, name, hasCollectiveArgs)) return *accel;
     // hpcprof's own category names (an exported trace, or a hand-written one).
     for (const auto& info : schema::kCategories)
         if (iequals(cat, info.name)) return {info.category, laneOf(info.category), true};

@@ -24,11 +24,19 @@ struct CategoryMapping {
     schema::Category category;
     Lane lane;
     bool known; ///< false: an unknown category, mapped to cpu_op
+    /// A Kineto category hpcprof does not analyse (profiler overhead, CUDA event records, MTIA
+    /// insight and counter events, ...): not imported, so that it is not taken for host work.
+    bool notAnalysed = false;
+    /// The accelerator of a device category other than CUDA's ("MTIA"): names its tracks.
+    std::string_view accelerator = {};
 };
 
 /// Maps a Kineto/Chrome "cat" (case-insensitive, old and new Kineto spellings) and the event name
 /// to an hpcprof category and lane. Kernels whose name marks them as NCCL become gpu_comm_kernel;
-/// `hasCollectiveArgs` (newer traces put "Collective name" in args) does too.
+/// `hasCollectiveArgs` (newer traces put "Collective name" in args) does too. Other accelerators'
+/// categories are read like CUDA's: their on-device events (MTIA's `mtia_ccp_events`) as kernels
+/// on a device track, their runtime and driver calls (`xpu_runtime`, `mtia_runtime`,
+/// `privateuse1_driver`, any `*_runtime` / `*_driver`) as runtime API calls.
 CategoryMapping mapCategory(std::string_view cat, std::string_view name, bool hasCollectiveArgs);
 
 /// True for NCCL kernel names: "ncclKernel_*", "ncclDevKernel_*", "void ncclKernel...", etc.

@@ -178,6 +178,20 @@ public:
     ProcessFacts& facts() { return m_facts; }
     StatCounts& stats() { return m_stats; }
     void count(schema::Stat s, int64_t n = 1) { m_stats[size_t(s)] += n; }
+    /// Counts an event of category `cat` into stat `s` and into the stat's per-category counts
+    /// (which name the categories in the trace's stats): unknown and not analysed categories.
+    void countCategory(schema::Stat s, std::string_view cat) {
+        count(s);
+        // A file's events of one category tend to come in runs: the last entry is kept.
+        if (!m_lastCategory || m_lastCategory->first.first != size_t(s) ||
+            m_lastCategory->first.second != cat)
+            m_lastCategory = &*m_categoryCounts.try_emplace({size_t(s), std::string(cat)}).first;
+        ++m_lastCategory->second;
+    }
+    /// Events per (stat, category) counted by countCategory().
+    const std::map<std::pair<size_t, std::string>, int64_t>& categoryCounts() const {
+        return m_categoryCounts;
+    }
 
     /// Writes the process, its threads, tracks and events with ts relative to `originNs`.
     /// Releases the events as it goes.
@@ -203,6 +217,8 @@ private:
     uint32_t m_order = 0;
     ProcessFacts m_facts;
     StatCounts m_stats{};
+    std::map<std::pair<size_t, std::string>, int64_t> m_categoryCounts;
+    std::pair<const std::pair<size_t, std::string>, int64_t>* m_lastCategory = nullptr;
 };
 
 /// Names for PendingEvent's memcpy kind codes (index 0 = none).

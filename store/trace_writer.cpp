@@ -433,7 +433,8 @@ Status TraceWriter::setMetadata(std::string_view key, std::string_view value) {
 }
 
 Status TraceWriter::writeStats(const StatCounts& totals,
-                               const std::vector<std::pair<int64_t, StatCounts>>& perProcess) {
+                               const std::vector<std::pair<int64_t, StatCounts>>& perProcess,
+                               const StatDetails& details) {
     schema::Statement ins(db(), "INSERT INTO stats(id, name, severity, source, value, description)"
                                 " VALUES (?, ?, ?, ?, ?, ?)");
     for (size_t i = 0; i < totals.size(); ++i) {
@@ -443,7 +444,9 @@ Status TraceWriter::writeStats(const StatCounts& totals,
         ins.bind(3, schema::severityName(info.severity));
         ins.bind(4, info.source);
         ins.bind(5, totals[i]);
-        ins.bind(6, info.description);
+        std::string description(info.description);
+        if (!details[i].empty()) description += "; " + details[i];
+        ins.bind(6, description);
         HPCPROF_RETURN_IF_ERROR(ins.run());
     }
     schema::Statement per(db(),

@@ -3,6 +3,7 @@
 
 #include <cctype>
 
+#include "gemm_kernels.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
 
 namespace hpcprof::analyzer {
@@ -15,22 +16,13 @@ std::string lower(std::string s) {
 }
 bool contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
 
-bool isFp32Gemm(const std::string& l) {
-    bool gemm = contains(l, "sgemm") ||
-                (contains(l, "gemm") && (contains(l, "f32") || contains(l, "fp32") || contains(l, "float")));
-    static const char* kMixed[] = {"tf32", "f16", "fp16", "bf16", "h884", "h1688", "h16816", "tensorop", "i8"};
-    for (const char* m : kMixed)
-        if (contains(l, m)) gemm = false;
-    return gemm;
-}
-
 } // namespace
 
 uint8_t classifyName(const std::string& name) {
     std::string l = lower(name);
     uint8_t f = 0;
     if (contains(l, "step")) f |= kStepName;
-    if (isFp32Gemm(l)) f |= kFp32Gemm;
+    if (gemmKindOf(name) == GemmKind::Fp32Simt) f |= kFp32Gemm;
     if ((l.rfind("cudamemcpy", 0) == 0 || l.rfind("cumemcpy", 0) == 0) && !contains(l, "async"))
         f |= kSyncCopyApi;
     if (!contains(l, "sendrecv")) {

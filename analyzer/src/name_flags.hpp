@@ -14,7 +14,7 @@ namespace hpcprof::analyzer {
 
 enum NameFlag : uint8_t {
     kStepName = 1,
-    kFp32Gemm = 2,    ///< sgemm, or gemm with f32/fp32/float and no tensor-core marker
+    kFp32Gemm = 2,    ///< an FP32 GEMM on the CUDA cores (gemm_kernels.hpp: GemmKind::Fp32Simt)
     kSyncCopyApi = 4, ///< cudaMemcpy* / cuMemcpy* without Async
     kSend = 8,
     kRecv = 16,

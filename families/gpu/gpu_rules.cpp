@@ -200,9 +200,18 @@ RuleSpec fp32GemmRule() {
         "{min_fp32_gemm_window_share} of its window",
         "{fp32_gemm_gain_share} of their time (tensor cores run FP16/BF16/TF32 GEMMs at least "
         "twice as fast)",
-        "Kernel names are classified: `sgemm`, or `gemm` together with `f32`/`fp32`/`float`, and "
-        "none of `tf32`, `f16`, `fp16`, `bf16`, `h884`, `h1688`, `h16816`, `tensorop`, `i8` "
-        "(those already use tensor cores).",
+        "Kernel names are classified by the GEMM libraries' naming, never by a word anywhere in "
+        "the name. FP32 GEMMs on the CUDA cores: cuBLAS tiles `<arch>_sgemm_*` (`ampere_sgemm_"
+        "128x64_nn`, `volta_sgemm_*`) and `sgemm_*` (`sgemm_largek_lds64`), CUTLASS "
+        "`*_simt_sgemm_*`, xmma GEMMs with FP32 math (`sm80_xmma_gemm_f32f32_f32f32_*`, `ffma`), "
+        "cublasLt `gemm*<float, ...>` (`gemmSN_TN_kernel<float, ...>`) and MAGMA `magma*_sgemm*`. "
+        "Not counted: tensor-core GEMMs (`tensorop`, `wmma`, MMA shapes `h884`, `s1688` (TF32 "
+        "from FP32 data), `s16816`, `i8816`, xmma with tf32/f16/bf16/fp8 math, Hopper's "
+        "`nvjet_*`); FP64, complex and half-precision CUDA-core GEMMs; matrix-vector and k=1 "
+        "products (`gemv*`, `gemmk1`: bound by memory, tensor cores would not help); kernels "
+        "that only mention `gemm` or `float` (FBGEMM's `fbgemm_gpu::*` and `split_embedding_*` "
+        "kernels, elementwise kernels of float); Triton and cuDNN kernels, whose names do not "
+        "give the GEMM's precision.",
         "Enable mixed precision (torch.autocast with bf16/fp16, or TF32 for FP32 matmuls: "
         "torch.backends.cuda.matmul.allow_tf32 = True) so GEMMs run on tensor cores.",
         {"fp32_gemm_kernels", "fp32_gemm_ns", "share_of_kernel_time_pct"},

@@ -72,6 +72,11 @@ TEST_CASE("import refuses JSON that is not a trace and says what it is", "[robus
         {"{\"displayTimeUnit\": \"ns\", \"otherData\": {}}",
          "without traceEvents (its keys: displayTimeUnit, otherData)"},
         {"[1, 2, 3]", "an array of 3 JSON values, none of them an event object"},
+        // Objects that are not trace events: another tool's records (no "ph" phase).
+        {"[{\"foo\": 1}, {\"bar\": 2}]",
+         "none of the 2 objects of its event list is a trace event"},
+        {"{\"traceEvents\": [{\"name\": \"x\", \"ts\": 1}]}",
+         "none of the 1 objects of its event list is a trace event"},
         // torch.profiler.ExecutionTraceObserver output: an operator graph, no timed events.
         {"{\"schema\": \"1.0.1\", \"pid\": 1234, \"time\": \"2024-01-01 00:00:00\", \"start_ts\": "
          "1,"

@@ -106,6 +106,43 @@ TEST_CASE("every Kineto category spelling maps, in any case", "[import][mapping]
     }
 }
 
+TEST_CASE("other accelerators' Kineto categories: device events, runtime calls, not analysed",
+          "[import][kineto][accelerator]") {
+    // MTIA's on-device events are kernels on a device track (Kineto aliases MTIA_CCP_EVENTS to
+    // CONCURRENT_KERNEL); NCCL-like names and collective args make them communication.
+    auto mtia = mapCategory("mtia_ccp_events", "mm_kernel", false);
+    CHECK(mtia.category == Category::GpuKernel);
+    CHECK(mtia.lane == Lane::Gpu);
+    CHECK(mtia.accelerator == "MTIA");
+    CHECK(mapCategory("mtia_ccp_events", "x", true).category == Category::GpuCommKernel);
+    // Runtime and driver calls of any accelerator are runtime API calls on the host.
+    for (const char* cat : {"mtia_runtime", "xpu_runtime", "xpu_driver", "privateuse1_runtime",
+                            "privateuse1_driver", "glow_runtime", "driver", "hpu_op",
+                            "gcu_runtime"}) {
+        INFO(cat);
+        auto m = mapCategory(cat, "launch", false);
+        CHECK(m.category == Category::CudaApi);
+        CHECK(m.lane == Lane::Cpu);
+        CHECK(m.known);
+        CHECK_FALSE(m.notAnalysed);
+    }
+    CHECK(mapCategory("xpu_sync", "sync", false).category == Category::GpuSync);
+    // Kineto categories that are not timed work of the program: not imported.
+    for (const char* cat : {"overhead", "cuda_event", "mtia_insight", "mtia_counters",
+                            "gpu_pm_counter", "xpu_scope_profiler", "collective_comm"}) {
+        INFO(cat);
+        auto m = mapCategory(cat, "e", false);
+        CHECK(m.known);
+        CHECK(m.notAnalysed);
+    }
+    // A category nobody defined stays an unknown CPU annotation; CUDA's kernels name no
+    // accelerator (their tracks are "GPU d stream s").
+    auto unknown = mapCategory("my_phase", "e", false);
+    CHECK_FALSE(unknown.known);
+    CHECK_FALSE(unknown.notAnalysed);
+    CHECK(mapCategory("kernel", "gemm", false).accelerator.empty());
+}
+
 TEST_CASE("NCCL kernel names are recognised across NCCL renames", "[import][nccl]") {
     CHECK(isNcclKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"));
     CHECK(isNcclKernelName("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));

@@ -56,6 +56,9 @@ struct ImportResult {
     int64_t events = 0;
     std::vector<ImportedProcess> processes;
     store::StatCounts stats{};
+    /// Per stat, the categories its events had: "mtia_insight 12, overhead 3" (stats that
+    /// count events by category: unknown and not analysed categories).
+    store::StatDetails statDetails{};
     std::vector<std::string> warnings;
     bool partial = false;     ///< some data is known to be missing (see stats)
     std::string clockMethod;  ///< recorded | nccl_collectives

@@ -63,6 +63,9 @@ struct MpiCompletionRow {
 
 /// Data-quality counters for one process or the whole trace.
 using StatCounts = std::array<int64_t, size_t(schema::Stat::Count_)>;
+/// Per stat, what its count is made of ("mtia_insight 12, overhead 3"), appended to the stat's
+/// description in the trace; empty for most.
+using StatDetails = std::array<std::string, size_t(schema::Stat::Count_)>;
 
 class TraceWriter {
 public:
@@ -116,7 +119,8 @@ public:
     Status setMetadata(std::string_view key, std::string_view value);
     /// Writes the stats table (all known stats) and the per-process break-down.
     Status writeStats(const StatCounts& totals,
-                      const std::vector<std::pair<int64_t, StatCounts>>& perProcess);
+                      const std::vector<std::pair<int64_t, StatCounts>>& perProcess,
+                      const StatDetails& details = {});
 
     /// Commits, builds the indexes and closes the file.
     Status finish();
