@@ -48,8 +48,10 @@ bool Progress::enabled() {
 }
 
 Progress::Progress(std::string what) : m_what(std::move(what)) {
-    if (enabled())
-        m_thread = std::thread([this] { tick(); });
+    if (!enabled()) return;
+    // Delay 0: drawn before the step starts, however short it is (what the tests rely on).
+    if (firstDrawDelay().count() == 0) draw(0.0);
+    m_thread = std::thread([this] { tick(); });
 }
 
 Progress::~Progress() {
