@@ -32,7 +32,9 @@ CLI::App* addImportCommand(CLI::App& app, ImportCommandOptions& o) {
     return cmd;
 }
 
-int importCommand(const ImportCommandOptions& o, const std::string& commandLine) {
+namespace {
+
+import::ImportOptions importOptions(const ImportCommandOptions& o, const std::string& commandLine) {
     import::ImportOptions io;
     for (const auto& in : o.inputs) io.inputs.emplace_back(in);
     io.output = o.output;
@@ -41,6 +43,13 @@ int importCommand(const ImportCommandOptions& o, const std::string& commandLine)
     io.align = o.align == "collectives" ? import::ClockAlignment::Collectives
                                         : import::ClockAlignment::Recorded;
     io.command = commandLine;
+    return io;
+}
+
+} // namespace
+
+int importCommand(const ImportCommandOptions& o, const std::string& commandLine) {
+    import::ImportOptions io = importOptions(o, commandLine);
     // -q: not even on a terminal.
     std::optional<Progress> progress;
     if (!o.quiet) progress.emplace("importing");

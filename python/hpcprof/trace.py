@@ -24,6 +24,11 @@ SCHEMA_VERSIONS = (1, 2)
 TIME_CLASSES = ("compute", "comm", "io", "memory", "sync", "idle", "setup")
 
 
+#: Integer columns of the views that may be NULL.
+_NULLABLE_INTEGERS = {"rank", "pid", "tid", "bytes", "peer", "seq", "correlation_id", "count",
+                      "depth", "process_id", "track_id"}
+
+
 class NotATrace(ValueError):
     """The file is not an hpcprof trace this package can read."""
 
@@ -110,7 +115,13 @@ class Trace:
             sql += f" ORDER BY {order}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return self.frame(sql, params)
+        frame = self.frame(sql, params)
+        # A column with a NULL (rank of a launcher, bytes of a failed call) would come back as
+        # floats: keep such integer columns integers (pandas' nullable Int64, NULL as <NA>).
+        for col in _NULLABLE_INTEGERS.intersection(frame.columns):
+            if frame[col].dtype.kind == "f" or frame[col].isna().all():
+                frame[col] = frame[col].astype("Int64")
+        return frame
 
     def event_view(self, where: Optional[str] = None, params: Sequence[Any] = (),
                    columns: Union[str, Sequence[str]] = "*", limit: Optional[int] = None):

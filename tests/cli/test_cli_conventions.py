@@ -60,7 +60,8 @@ def test_version_names_commit_and_the_sources_built():
     head = subprocess.run(["git", "-C", str(SOURCE), "rev-parse", "--short=12", "HEAD"],
                           capture_output=True, text=True)
     if head.returncode == 0:  # a git checkout (not a tarball)
-        assert commit.removesuffix("-dirty") == head.stdout.strip()
+        assert commit.removesuffix("-dirty") == head.stdout.strip(), \
+            "the binary names another commit than HEAD: rebuild it (cmake --build) after committing"
     expected = dict(kv.split("=") for kv in os.environ["HPCPROF_BUILT_SOURCES"].split(","))
     with_ = lines[2].removeprefix("built with: ")
     without = lines[3].removeprefix("built without: ")

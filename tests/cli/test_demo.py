@@ -31,8 +31,9 @@ def test_report_names_the_straggler_and_findings(demo):
     stragglers = out.split("Stragglers (others waited for them)\n", 1)[1]
     assert re.match(r"\s+rank 3\s+last in", stragglers), stragglers[:200]
     findings = out.split("\nFindings\n", 1)[1]
-    assert re.search(r"\] straggler: .*\(.*rank 3\)", findings)
-    assert re.search(r"\] load-imbalance: .*rank 3", findings)
+    # The ranks a finding lists: "rank 3" or "ranks 2, 3" (a busy machine slows others too).
+    assert re.search(r"\] straggler: .*; rank 3\)", findings)
+    assert re.search(r"\] load-imbalance: .*; ranks? (\d+, )*3(, \d+)*\)", findings)
     assert "mpi_demo.rank0.ckpt" in out  # the checkpoint files lead the program's files
 
 
