@@ -12,6 +12,7 @@
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "settings_check.hpp"
+#include "progress.hpp"
 #include "text_output.hpp"
 
 namespace hpcprof::cli {
@@ -86,7 +87,9 @@ int diffCommand(const DiffCommandOptions& o) {
             printMessage("diff", trace.status().message());
             return kExitUsage;
         }
+        Progress progress("analysing " + *paths[i]);
         auto a = analyzer::analyzeTrace(*trace, ao);
+        progress.finish();
         if (!a) {
             printMessage("diff", a.status().message());
             return kExitUsage;

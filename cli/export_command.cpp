@@ -6,6 +6,7 @@
 
 #include "hpcprof/analyzer/chrome_export.hpp"
 #include "messages.hpp"
+#include "progress.hpp"
 #include "run_command.hpp"
 
 namespace hpcprof::cli {
@@ -50,7 +51,9 @@ int exportCommand(const ExportCommandOptions& o) {
         printMessage("export", trace.status().message());
         return kExitUsage;
     }
+    Progress progress("exporting " + o.trace);
     auto r = analyzer::exportChromeTrace(*trace, eo);
+    progress.finish();
     if (!r) {
         printMessage("export", r.status().message());
         return kExitUsage;

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "import_command.hpp"
 
-#include <unistd.h>
-
-#include <chrono>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "hpcprof/import/importer.hpp"
 #include "messages.hpp"
+#include "progress.hpp"
 #include "run_command.hpp"
 
 namespace hpcprof::cli {
@@ -33,7 +32,9 @@ CLI::App* addImportCommand(CLI::App& app, ImportCommandOptions& o) {
     return cmd;
 }
 
-int importCommand(const ImportCommandOptions& o, const std::string& commandLine) {
+namespace {
+
+import::ImportOptions importOptions(const ImportCommandOptions& o, const std::string& commandLine) {
     import::ImportOptions io;
     for (const auto& in : o.inputs) io.inputs.emplace_back(in);
     io.output = o.output;
@@ -42,21 +43,23 @@ int importCommand(const ImportCommandOptions& o, const std::string& commandLine)
     io.align = o.align == "collectives" ? import::ClockAlignment::Collectives
                                         : import::ClockAlignment::Recorded;
     io.command = commandLine;
-    bool tty = isatty(STDERR_FILENO);
-    auto last = std::chrono::steady_clock::now();
-    bool printed = false;
-    if (!o.quiet && tty)
-        io.progress = [&](const import::ImportProgress& p) {
-            auto now = std::chrono::steady_clock::now();
-            if (now - last < std::chrono::milliseconds(500)) return;
-            last = now;
-            double pct = p.fileSize ? 100.0 * double(p.fileBytesRead) / double(p.fileSize) : 0;
-            fmt::print(stderr, "\rhpcprof import: file {}/{} {:.0f}% ", p.fileIndex + 1,
-                       p.fileCount, pct);
-            printed = true;
+    return io;
+}
+
+} // namespace
+
+int importCommand(const ImportCommandOptions& o, const std::string& commandLine) {
+    import::ImportOptions io = importOptions(o, commandLine);
+    // -q: not even on a terminal.
+    std::optional<Progress> progress;
+    if (!o.quiet) progress.emplace("importing");
+    if (progress)
+        io.progress = [&progress](const import::ImportProgress& p) {
+            int pct = p.fileSize ? int(100.0 * double(p.fileBytesRead) / double(p.fileSize)) : 0;
+            progress->update(fmt::format("file {}/{} {}%", p.fileIndex + 1, p.fileCount, pct));
         };
     auto r = import::importTraces(io);
-    if (printed) fmt::print(stderr, "\r\033[K");
+    if (progress) progress->finish();
     if (!r) {
         printMessage("import", r.status().message());
         return kExitUsage;

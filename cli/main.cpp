@@ -15,10 +15,13 @@
 
 #include "hpcprof/config.hpp"
 #include "hpcprof/schema/output_file.hpp"
+#include "build_info.hpp"
+#include "completion.hpp"
 #include "diff_command.hpp"
 #include "export_command.hpp"
 #include "import_command.hpp"
 #include "messages.hpp"
+#include "progress.hpp"
 #include "hpcprof/store/merge.hpp"
 #include "raw_dir_claim.hpp"
 #include "report_command.hpp"
@@ -66,7 +69,12 @@ int mergeCommand(const MergeCommandOptions& o) {
     mo.output = output;
     mo.force = o.force;
     mo.requireProcesses = true;
+    cli::Progress progress("converting " + rawDir);
+    mo.onProgress = [&progress](const char* step, int64_t done, int64_t total) {
+        progress.update(step, done, total);
+    };
     auto r = store::mergeRawDirectory(mo);
+    progress.finish();
     if (!r) {
         cli::printMessage("merge", r.status().message());
         return cli::kExitUsage;
@@ -150,6 +158,11 @@ std::vector<Subcommand> registerSubcommands(CLI::App& app, const std::string& li
     }));
     all.push_back(subcommand(app, cli::addViewCommand, cli::viewCommand));
     all.push_back(subcommand(app, cli::addRulesCommand, cli::rulesCommand));
+    // Last: the script it prints covers every subcommand registered above.
+    all.push_back(subcommand(app, cli::addCompletionCommand, [&app](const cli::CompletionOptions&) {
+        fmt::print("{}", cli::bashCompletion(app));
+        return 0;
+    }));
     return all;
 }
 
@@ -181,8 +194,10 @@ int runChosen(const std::vector<Subcommand>& subcommands) {
 } // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"hpcprof: profile distributed HPC and ML jobs without recompiling them"};
-    app.set_version_flag("--version", std::string("hpcprof ") + HPCPROF_VERSION);
+    // Named, not argv[0]: usage lines (and the man pages made from them) say "hpcprof run",
+    // not the path the binary was started from.
+    CLI::App app{"hpcprof: profile distributed HPC and ML jobs without recompiling them", "hpcprof"};
+    app.set_version_flag("--version", cli::versionText());
     app.require_subcommand(1);
     const std::vector<Subcommand> subcommands = registerSubcommands(app, commandLine(argc, argv));
     if (std::optional<int> done = parseArguments(app, argc, argv)) return *done;

@@ -12,6 +12,7 @@
 #include "messages.hpp"
 #include "run_command.hpp"
 #include "settings_check.hpp"
+#include "progress.hpp"
 #include "text_output.hpp"
 
 namespace hpcprof::cli {
@@ -95,7 +96,9 @@ int reportCommand(const ReportOptions& o) {
         printMessage("report", trace.status().message());
         return kExitUsage;
     }
+    Progress progress("analysing " + o.trace);
     auto analysis = analyzer::analyzeTrace(*trace, *ao);
+    progress.finish();
     if (!analysis) {
         printMessage("report", analysis.status().message());
         return kExitUsage;

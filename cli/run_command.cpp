@@ -26,6 +26,7 @@
 #include "rank_coordination.hpp"
 #include "raw_dir_claim.hpp"
 #include "settings_check.hpp"
+#include "progress.hpp"
 #include "summary_printer.hpp"
 
 namespace hpcprof::cli {
@@ -323,7 +324,12 @@ bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz) {
     mo.force = o.force;
     mo.fallbackTscHz = tscHz;
     mo.command = joinCommand(o.command);
+    Progress progress("converting the capture");
+    mo.onProgress = [&progress](const char* step, int64_t done, int64_t total) {
+        progress.update(step, done, total);
+    };
     auto merged = store::mergeRawDirectory(mo);
+    progress.finish();
     if (!merged) {
         fmt::print(stderr, "hpcprof: {}\nhpcprof: raw data kept in {} (convert with: hpcprof merge "
                            "{} -o {})\n",

@@ -4,7 +4,9 @@
 # the whole test suite.
 #
 #   scripts/setup.sh          install dependencies and build (build/)
-#   scripts/setup.sh demo     ... then profile the bundled I/O sample and print its summary
+#   scripts/setup.sh demo     ... then profile the bundled MPI sample (4 ranks, one of them
+#                             overloaded, a checkpoint in small synchronous writes), print its
+#                             report and keep the trace (./hpcprof-demo.hpcprof)
 #   scripts/setup.sh test     ... then run the full test suite (ctest)
 #
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores), CMAKE_ARGS (extra).
@@ -21,6 +23,8 @@ packages=(
     libfmt-dev libcli11-dev nlohmann-json3-dev catch2
     openmpi-bin libopenmpi-dev gfortran python3-mpi4py mumps-test
     chromium python3-jsonschema
+    python3-pytest python3-pandas python3-matplotlib
+    help2man
     qt6-base-dev fonts-dejavu-core
     libpapi-dev papi-tools libsde1
     libibverbs-dev
@@ -46,13 +50,7 @@ cmake --build "$build_dir" -j "$jobs" >&2
 case "$mode" in
 build) ;;
 demo)
-    demo_dir=$(mktemp -d)
-    trap 'rm -rf "$demo_dir"' EXIT
-    "$build_dir/bin/hpcprof" run -o "$demo_dir/demo.hpcprof" -- "$build_dir/samples/io_sample" "$demo_dir"
-    echo "setup: query it yourself, e.g. sqlite3 TRACE \"SELECT name, COUNT(*), SUM(bytes) FROM event_view GROUP BY name\"" >&2
-    sqlite3 -header -column "$demo_dir/demo.hpcprof" \
-        "SELECT rank, pid, name, COUNT(*) AS calls, SUM(bytes) AS bytes, object FROM event_view
-         WHERE object LIKE '%.dat' GROUP BY pid, name, object ORDER BY object, name"
+    "$here/scripts/demo.sh" "$build_dir"
     ;;
 test)
     cd "$build_dir"

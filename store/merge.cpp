@@ -68,6 +68,7 @@ public:
                 if (next.valid()) next.wait();
                 return s;
             }
+            if (m_opt.onProgress) m_opt.onProgress("process", int64_t(i + 1), int64_t(procs.size()));
         }
         for (auto& family : m_families) HPCPROF_RETURN_IF_ERROR(family->finishRun(m_w, m_result.warnings));
         HPCPROF_RETURN_IF_ERROR(
@@ -227,6 +228,7 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
             w.setMetadata(schema::meta::kPartial, result.partial ? "true" : "false");
             s = w.writeStats(result.stats, merger.perProcessStats());
         }
+        if (s.ok() && options.onProgress) options.onProgress("indexes", 0, 0);
         if (s.ok()) s = w.finish();
         if (!s.ok())
             return Status::error("cannot write trace " + options.output.string() + ": " +

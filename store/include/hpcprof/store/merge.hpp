@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct MergeOptions {
     /// Fail when rawDir holds no readable process folder (`hpcprof merge`: the folder is not a
     /// capture); `hpcprof run` writes an empty trace instead (its command ran, unprofiled).
     bool requireProcesses = false;
+    /// Called on the merging thread as the conversion goes: ("process", i, n) after process i
+    /// of n, ("indexes", 0, 0) while the trace's indexes are built. For progress displays.
+    std::function<void(const char* step, int64_t done, int64_t total)> onProgress;
 };
 
 struct MergeResult {
