@@ -447,6 +447,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     // --- Across ranks: the families' results, then the core's. ---
     AnalysisContext ctx{trace, ix, options, {}, {}};
     for (const auto& [r, u] : ranks->units) ctx.windows.emplace_back(r, u.window);
+    ctx.rangeSteps = &steps;
     for (size_t f = 0; f < families.size(); ++f) HPCPROF_RETURN_IF_ERROR(families[f]->combine(ctx, scans[f], an));
     scans.clear();
     setPop(an, options);

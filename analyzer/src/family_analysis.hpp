@@ -77,6 +77,9 @@ struct AnalysisContext {
     const AnalysisOptions& options;
     std::vector<std::pair<int64_t, IntervalSet>> windows; ///< (rank, window), in rank order
     std::vector<CollectiveCall> collectives;             ///< for the core's steps
+    /// The steps from ranges (known before the pass; empty otherwise): combine() may annotate
+    /// them (the communication family's per-step stragglers).
+    StepStats* rangeSteps = nullptr;
     /// The window of `rank`, nullptr for a rank the analysis does not have.
     const IntervalSet* windowOf(int64_t rank) const;
 };

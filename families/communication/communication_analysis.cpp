@@ -14,6 +14,7 @@
 #include "family_analysis.hpp"
 #include "hpcprof/schema/raw/common.hpp"
 #include "name_flags.hpp"
+#include "step_kernels.hpp"
 #include "thresholds.hpp"
 #include "top_list.hpp"
 #include "trace_access.hpp"
@@ -56,7 +57,9 @@ public:
                 if (m_examples.size() < 3) m_examples.push_back(e.id);
             }
         }
-        if (e.communicatorId >= 0 && e.seq >= 0) {
+        if (ctx.gpuTrack && e.categoryId == cat(Category::GpuCommKernel) && (e.communicatorId < 0 || e.seq < 0)) {
+            commKernels.push_back({e.ts, e.end(), e.nameId, e.id}); // matched by when they end (step_kernels.hpp)
+        } else if (e.communicatorId >= 0 && e.seq >= 0) {
             CollectiveCall c{0, e.communicatorId, e.seq, e.ts, e.end(), e.bytes, e.nameId, e.id};
             (ctx.gpuTrack ? m_gpuCollectives : m_cpuCollectives).push_back(c);
             if (!ctx.gpuTrack || e.categoryId == cat(Category::GpuCommKernel))
@@ -93,6 +96,8 @@ public:
         // (NCCL), else its host call.
         collectives = std::move(m_gpuCollectives.empty() ? m_cpuCollectives : m_gpuCollectives);
         for (CollectiveCall& c : collectives) c.rank = rank;
+        std::sort(commKernels.begin(), commKernels.end(),
+                  [](const CommKernel& a, const CommKernel& b) { return a.ts < b.ts; });
         // Kept until the ranks are combined: only what combine() needs. The statement goes now:
         // it belongs to the worker's connection, which closes when the pass ends.
         m_tagRange = schema::Statement();
@@ -102,6 +107,7 @@ public:
     }
 
     std::vector<CollectiveCall> collectives; ///< after finish()
+    std::vector<CommKernel> commKernels;     ///< GPU communication kernels without an instance
     std::vector<P2pCall> messages;           ///< in scan order
     std::vector<int64_t> smallCallIds;       ///< the calls counted as small, for their waits
     int64_t smallCallRank = 0;
@@ -215,9 +221,11 @@ public:
         std::vector<CollectiveCall> collectives;
         std::vector<P2pCall> messages;
         std::vector<SmallCalls> small;
+        std::map<int64_t, std::vector<CommKernel>> commKernels; // by rank
         TopAccumulator top;
         for (auto& s : scans) {
             auto& scan = static_cast<CommunicationScan&>(*s);
+            if (!scan.commKernels.empty()) commKernels[scan.smallCallRank] = std::move(scan.commKernels);
             small.push_back({scan.smallCallRank, std::move(scan.smallCallIds)});
             collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
             messages.insert(messages.end(), scan.messages.begin(), scan.messages.end());
@@ -226,6 +234,11 @@ public:
         }
         HPCPROF_RETURN_IF_ERROR(addCompletions(ctx, messages));
         reportUnknownCommunicators(ctx.index, collectives, messages, an.warnings);
+        if (!commKernels.empty()) {
+            const std::vector<CollectiveCall> matched = commKernelInstances(commKernels);
+            if (ctx.rangeSteps) annotateStepStragglers(matched, commKernels, *ctx.rangeSteps);
+            collectives.insert(collectives.end(), matched.begin(), matched.end());
+        }
         std::vector<int64_t> rankIds;
         for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
         an.waits = computeWaitStates(collectives, std::move(messages), rankIds,

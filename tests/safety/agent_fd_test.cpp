@@ -63,17 +63,22 @@ long numberAfter(const std::string& out, const std::string& key) {
     return std::stol(m[1]);
 }
 
-/// "fd N TARGET" lines -> N -> TARGET, with pipe/socket inode numbers and terminal numbers
-/// blanked (they differ between two runs of the same program: mpirun gives each run new ones).
+/// "fd N TARGET" lines -> N -> TARGET, with pipe/socket inode numbers, terminal numbers and Open
+/// MPI's shared-memory segment numbers blanked (they differ between two runs of the same program:
+/// mpirun gives each run new ones, and which local rank maps which segment is a race).
 std::map<int, std::string> descriptors(const std::string& listing) {
     std::map<int, std::string> out;
     std::istringstream in(listing);
     std::string line;
-    std::regex row("^fd ([0-9]+) (.*)$"), inode("\\[[0-9]+\\]"), pty("^/dev/pts/[0-9]+$");
+    std::regex row("^fd ([0-9]+) (.*)$"), inode("\\[[0-9]+\\]"), pty("^/dev/pts/[0-9]+$"),
+        segment("^(/dev/shm/open_mpi)\\.[0-9]+");
     std::smatch m;
     while (std::getline(in, line))
-        if (std::regex_match(line, m, row))
-            out[std::stoi(m[1])] = std::regex_replace(std::regex_replace(std::string(m[2]), inode, "[]"), pty, "/dev/pts/N");
+        if (std::regex_match(line, m, row)) {
+            std::string target = std::regex_replace(std::string(m[2]), inode, "[]");
+            target = std::regex_replace(target, pty, "/dev/pts/N");
+            out[std::stoi(m[1])] = std::regex_replace(target, segment, "$1.N");
+        }
     return out;
 }
 

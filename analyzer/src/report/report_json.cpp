@@ -155,6 +155,7 @@ json rankStepsJson(const std::vector<RankSteps>& ranks) {
                     one[std::string(timeClassName(TimeClass(c))) + "_ns"] = st.exclusive[c];
                 one["gpu_idle_ns"] = st.gpuIdleNs;
             }
+            if (st.commStartFraction >= 0) one["comm_start_fraction"] = st.commStartFraction;
             items.push_back(std::move(one));
         }
         out.push_back({{"rank", r.rank}, {"count", int64_t(r.steps.size())}, {"mean_ns", r.meanNs},
@@ -168,7 +169,9 @@ json stepsJson(const StepStats& s) {
     json steps = json::array();
     for (const auto& st : s.steps)
         steps.push_back({{"index", st.index}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs},
-                         {"spread_ns", st.spreadNs}});
+                         {"spread_ns", st.spreadNs},
+                         {"straggler_rank", st.stragglerRank >= 0 ? json(st.stragglerRank) : json(nullptr)},
+                         {"straggler_wait_ns", st.stragglerWaitNs}});
     return {{"source", s.source}, {"basis", s.basis}, {"reason", s.reason}, {"tiling", s.tiling},
             {"count", int64_t(s.steps.size())},
             {"mean_ns", s.meanNs}, {"min_ns", s.minNs}, {"max_ns", s.maxNs},

@@ -35,6 +35,21 @@ bool anyGpu(const Analysis& a) {
         if (r.gpu) return true;
     return false;
 }
+
+/// Communication kernels were matched across ranks (step_kernels.hpp): the tables say where each
+/// rank's last long one starts in the step and which rank the others waited for.
+bool anyCommStart(const Analysis& a) {
+    for (const RankSteps& r : a.steps.ranks)
+        for (const RankStep& st : r.steps)
+            if (st.commStartFraction >= 0) return true;
+    return false;
+}
+
+/// "others waited 8.2 ms" when `rank` is step `i`'s straggler, else "".
+std::string stragglerCell(const Analysis& a, size_t i, int64_t rank) {
+    if (i >= a.steps.steps.size() || a.steps.steps[i].stragglerRank != rank) return "";
+    return "others waited " + formatDuration(double(a.steps.steps[i].stragglerWaitNs));
+}
 } // namespace
 
 Table stepRankTable(const Analysis& a) {
@@ -49,10 +64,14 @@ Table stepRankTable(const Analysis& a) {
 
 Table stepBreakdownTable(const Analysis& a, size_t maxSteps, size_t& left) {
     Table t;
-    const bool gpu = anyGpu(a);
+    const bool gpu = anyGpu(a), comm = anyCommStart(a);
     t.header = {"step", unitNoun(a, 1), "duration"};
     for (TimeClass c : kStepClasses) t.header.push_back(timeClassName(c));
     if (gpu) t.header.push_back("gpu idle");
+    if (comm) {
+        t.header.push_back("comm starts at");
+        t.header.push_back("late");
+    }
     left = 0;
     for (const RankSteps& r : a.steps.ranks) {
         for (size_t i = 0; i < r.steps.size(); ++i) {
@@ -65,6 +84,10 @@ Table stepBreakdownTable(const Analysis& a, size_t maxSteps, size_t& left) {
             std::vector<std::string> row = {std::to_string(i), std::to_string(r.rank), formatDuration(double(st.durNs()))};
             for (TimeClass c : kStepClasses) row.push_back(formatDuration(double(st.exclusive[int(c)])));
             if (gpu) row.push_back(formatDuration(double(st.gpuIdleNs)));
+            if (comm) {
+                row.push_back(st.commStartFraction >= 0 ? fmt::format("{:.2f}", st.commStartFraction) : "-");
+                row.push_back(stragglerCell(a, i, r.rank));
+            }
             t.rows.push_back(std::move(row));
         }
     }

@@ -186,6 +186,10 @@ struct Step {
     int64_t index = 0, begin = 0, end = 0;
     int64_t durNs = 0;     ///< the slowest rank's duration of this step
     int64_t spreadNs = 0;  ///< max minus min per-rank duration of this step
+    /// From the step's communication kernels matched across ranks (docs/analysis.md, "Wait
+    /// states"): the rank the others waited for most in this step (-1: none), and that wait.
+    int64_t stragglerRank = -1;
+    int64_t stragglerWaitNs = 0;
 };
 
 /// One rank's step i: its own range (or collective-pattern interval) and, for steps from ranges,
@@ -195,6 +199,9 @@ struct RankStep {
     bool hasBreakdown = false; ///< steps from ranges (known before the pass); not collectives
     int64_t exclusive[kTimeClassCount] = {}; ///< by TimeClass, inside [begin, end) ∩ window
     int64_t gpuIdleNs = 0;                   ///< GPU ranks: no GPU activity of any kind
+    /// Where in the step its last long communication kernel starts (0 = the step's begin, 1 = its
+    /// end; -1: none): a rank that reaches the exchange late has a larger fraction.
+    double commStartFraction = -1;
     int64_t durNs() const { return end - begin; }
 };
 
