@@ -205,3 +205,39 @@ TEST_CASE("the real traces' FP32 GEMMs are cuBLAS's sgemm kernels, not FBGEMM's 
     // 5 % of the kernel time: below the rule's 10 %, so no fp32-gemm finding.
     for (const auto& f : a->findings) CHECK(f.id != "fp32-gemm");
 }
+
+TEST_CASE("the real traces' SendRecv kernels are matched across the two ranks and name the late one",
+          "[import][kineto][real][waits]") {
+    if (!std::filesystem::exists(kDataDir + "/sampled_rank-0.json.gz")) {
+        WARN("SKIPPED: " << kDataDir << " is not there");
+        return;
+    }
+    TempDir dir;
+    import::ImportOptions o;
+    o.inputs = {kDataDir};
+    o.output = dir / "kineto.hpcprof";
+    REQUIRE(import::importTraces(o).ok());
+    // 10 ncclKernel_SendRecv kernels per rank; the sampled excerpt holds both sides of 5
+    // exchanges only, which end within 0.4 ms of each other on the two ranks (the others have no
+    // partner in the excerpt). Rank 1 starts last in all 5: rank 0 waits 31.865 ms in total
+    // (e.g. 898.305 -> 903.164 ms in the first, 4.859 ms). SQL below recomputes it.
+    auto trace = analyzer::Trace::open(dir / "kineto.hpcprof");
+    REQUIRE(trace.ok());
+    auto a = analyzer::analyzeTrace(*trace);
+    REQUIRE(a.ok());
+    CHECK(a->waits.completeInstances == 5);
+    CHECK(a->waits.collectiveWaitNs == 31'865'000);
+    REQUIRE(a->waits.stragglers.size() == 1);
+    CHECK(a->waits.stragglers[0].rank == 1);
+    CHECK(a->waits.stragglers[0].timesLast == 5);
+    // The same pairs by SQL: kernels of the two ranks ending within 1 ms; the wait is rank 0's
+    // time from its start to rank 1's start, at most its kernel.
+    TraceQuery q(dir / "kineto.hpcprof");
+    CHECK(q.scalar("SELECT SUM(MAX(0, MIN(b.ts_ns, a.ts_ns + a.dur_ns) - a.ts_ns)) FROM event_view a"
+                   " JOIN event_view b ON a.rank = 0 AND b.rank = 1 AND a.category = 'gpu_comm_kernel'"
+                   " AND b.category = 'gpu_comm_kernel' AND ABS((a.ts_ns + a.dur_ns) - (b.ts_ns + b.dur_ns)) < 1000000") ==
+          31'865'000);
+    // Each step names rank 1.
+    REQUIRE(a->steps.steps.size() == 2);
+    for (const auto& st : a->steps.steps) CHECK(st.stragglerRank == 1);
+}
