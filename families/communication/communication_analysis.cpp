@@ -48,15 +48,7 @@ public:
     }
 
     void onEvent(const EventRecord& e, const EventContext& ctx) override {
-        if (e.categoryId != cat(Category::GpuCommKernel)) { // API calls, not their GPU kernels
-            m_commCalls += e.count;
-            if (e.bytes >= 0 && e.bytes < threshold::kSmallRequestBytes) {
-                m_smallCalls += e.count;
-                m_smallNs += e.dur;
-                smallCallIds.push_back(e.id);
-                if (m_examples.size() < 3) m_examples.push_back(e.id);
-            }
-        }
+        if (e.categoryId != cat(Category::GpuCommKernel)) countCall(e); // API calls, not their GPU kernels
         if (ctx.gpuTrack && e.categoryId == cat(Category::GpuCommKernel) && (e.communicatorId < 0 || e.seq < 0)) {
             commKernels.push_back({e.ts, e.end(), e.nameId, e.id}); // matched by when they end (step_kernels.hpp)
         } else if (e.communicatorId >= 0 && e.seq >= 0) {
@@ -65,16 +57,7 @@ public:
             if (!ctx.gpuTrack || e.categoryId == cat(Category::GpuCommKernel))
                 topCollectives.add(e.nameId, e.dur, e.bytes);
         } else if (e.categoryId == cat(Category::MpiP2p) && e.peer >= 0 && (ctx.nameFlags & (kSend | kRecv))) {
-            P2pCall m;
-            m.peer = e.peer;
-            m.ts = e.ts;
-            m.end = e.end();
-            m.bytes = e.bytes;
-            m.eventId = e.id;
-            m.send = ctx.nameFlags & kSend;
-            m.blocking = !(ctx.nameFlags & kNonBlocking);
-            m.communicatorId = e.communicatorId;
-            messages.push_back(m);
+            addMessage(e, ctx.nameFlags);
         }
     }
 
@@ -114,6 +97,29 @@ public:
     TopAccumulator topCollectives;
 
 private:
+    /// A communication call: counted, and among the small ones when it moves < 64 KiB.
+    void countCall(const EventRecord& e) {
+        m_commCalls += e.count;
+        if (e.bytes < 0 || e.bytes >= threshold::kSmallRequestBytes) return;
+        m_smallCalls += e.count;
+        m_smallNs += e.dur;
+        smallCallIds.push_back(e.id);
+        if (m_examples.size() < 3) m_examples.push_back(e.id);
+    }
+
+    void addMessage(const EventRecord& e, uint8_t nameFlags) {
+        P2pCall m;
+        m.peer = e.peer;
+        m.ts = e.ts;
+        m.end = e.end();
+        m.bytes = e.bytes;
+        m.eventId = e.id;
+        m.send = nameFlags & kSend;
+        m.blocking = !(nameFlags & kNonBlocking);
+        m.communicatorId = e.communicatorId;
+        messages.push_back(m);
+    }
+
     schema::Statement m_tagRange;
     std::vector<std::pair<int64_t, int64_t>> m_tags; ///< (event id, tag)
     std::vector<CollectiveCall> m_cpuCollectives, m_gpuCollectives;

@@ -75,26 +75,51 @@ int64_t stepOf(const StepStats& steps, int64_t rank, int64_t ts) {
     return -1;
 }
 
-void annotateStepStragglers(const std::vector<CollectiveCall>& instances,
-                            const std::map<int64_t, std::vector<CommKernel>>& byRank, StepStats& steps) {
+namespace {
+
+/// Step -> rank -> the wait the rank's late starts cost the others in that step.
+std::map<int64_t, std::map<int64_t, int64_t>> inflictedBySteps(const std::vector<CollectiveCall>& instances,
+                                                               const StepStats& steps) {
     std::vector<const CollectiveCall*> calls;
     for (const auto& c : instances) calls.push_back(&c);
     std::sort(calls.begin(), calls.end(), [](const CollectiveCall* a, const CollectiveCall* b) {
         return std::tie(a->communicatorId, a->seq, a->rank) < std::tie(b->communicatorId, b->seq, b->rank);
     });
-    std::map<int64_t, std::map<int64_t, int64_t>> inflicted; // step -> rank -> wait it caused
+    std::map<int64_t, std::map<int64_t, int64_t>> inflicted;
     for (size_t i = 0; i < calls.size();) {
         size_t j = i;
-        while (j < calls.size() && calls[j]->communicatorId == calls[i]->communicatorId && calls[j]->seq == calls[i]->seq) ++j;
-        if (j - i >= 2) {
-            const CollectiveCall* last = *std::max_element(calls.begin() + std::ptrdiff_t(i), calls.begin() + std::ptrdiff_t(j),
-                                                           [](const CollectiveCall* a, const CollectiveCall* b) { return a->ts < b->ts; });
-            int64_t wait = 0;
-            for (size_t k = i; k < j; ++k) wait += std::max<int64_t>(0, std::min(last->ts, calls[k]->end) - calls[k]->ts);
-            if (const int64_t step = stepOf(steps, last->rank, last->ts); step >= 0) inflicted[step][last->rank] += wait;
-        }
+        while (j < calls.size() && calls[j]->communicatorId == calls[i]->communicatorId && calls[j]->seq == calls[i]->seq)
+            ++j;
+        const auto first = calls.begin() + std::ptrdiff_t(i), end = calls.begin() + std::ptrdiff_t(j);
+        const CollectiveCall* last =
+            *std::max_element(first, end, [](const CollectiveCall* a, const CollectiveCall* b) { return a->ts < b->ts; });
+        int64_t wait = 0;
+        for (auto k = first; k != end; ++k) wait += std::max<int64_t>(0, std::min(last->ts, (*k)->end) - (*k)->ts);
+        if (const int64_t step = stepOf(steps, last->rank, last->ts); step >= 0) inflicted[step][last->rank] += wait;
         i = j;
     }
+    return inflicted;
+}
+
+/// Where the last long kernel of `kernels` that starts in `st` starts, as a share of the step.
+double commStartFraction(const std::vector<CommKernel>& kernels, const RankStep& st) {
+    const auto [a, b] = inStep(kernels, st);
+    const int64_t dur = st.end - st.begin;
+    if (a == b || dur <= 0) return -1;
+    size_t mark = b - 1;
+    for (size_t x = b; x-- > a;)
+        if (double(kernels[x].end - kernels[x].ts) >= kLongKernelShare * double(dur)) {
+            mark = x;
+            break;
+        }
+    return double(kernels[mark].ts - st.begin) / double(dur);
+}
+
+} // namespace
+
+void annotateStepStragglers(const std::vector<CollectiveCall>& instances,
+                            const std::map<int64_t, std::vector<CommKernel>>& byRank, StepStats& steps) {
+    const auto inflicted = inflictedBySteps(instances, steps);
     for (Step& st : steps.steps) {
         auto it = inflicted.find(st.index);
         if (it == inflicted.end()) continue;
@@ -104,22 +129,9 @@ void annotateStepStragglers(const std::vector<CollectiveCall>& instances,
                 st.stragglerRank = rank;
             }
     }
-    for (RankSteps& rs : steps.ranks) {
-        auto k = byRank.find(rs.rank);
-        if (k == byRank.end()) continue;
-        for (RankStep& st : rs.steps) {
-            const auto [a, b] = inStep(k->second, st);
-            const int64_t dur = st.end - st.begin;
-            if (a == b || dur <= 0) continue;
-            size_t mark = b - 1;
-            for (size_t x = b; x-- > a;)
-                if (double(k->second[x].end - k->second[x].ts) >= kLongKernelShare * double(dur)) {
-                    mark = x;
-                    break;
-                }
-            st.commStartFraction = double(k->second[mark].ts - st.begin) / double(dur);
-        }
-    }
+    for (RankSteps& rs : steps.ranks)
+        if (auto k = byRank.find(rs.rank); k != byRank.end())
+            for (RankStep& st : rs.steps) st.commStartFraction = commStartFraction(k->second, st);
 }
 
 } // namespace hpcprof::analyzer
