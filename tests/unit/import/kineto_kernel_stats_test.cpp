@@ -15,6 +15,7 @@
 #include "families/gpu/gpu_section.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/analyzer/trace.hpp"
+#include "tests/unit/import/real_kineto.hpp"
 #include "hpcprof/import/importer.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
@@ -251,21 +252,14 @@ void checkWindow(const std::string& trace, int64_t t0, int64_t t1, bool whole) {
 
 TEST_CASE("kernel statistics of the real Kineto traces agree with SQL aggregates of the trace",
           "[import][kineto][real][kernels]") {
-    if (!std::filesystem::exists(kDataDir + "/sampled_rank-0.json.gz")) {
-        WARN("SKIPPED: " << kDataDir << " is not there");
-        return;
-    }
     TempDir dir;
-    import::ImportOptions o;
-    o.inputs = {kDataDir};
-    o.output = dir / "kineto.hpcprof";
-    auto r = import::importTraces(o);
-    REQUIRE(r.ok());
-    TraceQuery q(o.output.string());
+    const auto imported = test::importRealKineto(dir);
+    if (!imported) return;
+    TraceQuery q(*imported);
     const int64_t begin = q.scalar("SELECT MIN(ts_ns) FROM event_view");
     const int64_t end = q.scalar("SELECT MAX(ts_ns + dur_ns) FROM event_view");
     REQUIRE(end - begin > 3'000'000'000); // the traces span 3.37 s
-    checkWindow(o.output.string(), begin, end + 1, true);
+    checkWindow(*imported, begin, end + 1, true);
     // A window through the middle: kernels and calls that overlap it, queue time inside it.
-    checkWindow(o.output.string(), begin + 1'000'000'000, begin + 2'500'000'000, false);
+    checkWindow(*imported, begin + 1'000'000'000, begin + 2'500'000'000, false);
 }

@@ -15,6 +15,7 @@
 #include "analyzer/src/gemm_kernels.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/analyzer/trace.hpp"
+#include "tests/unit/import/real_kineto.hpp"
 #include "hpcprof/import/importer.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
@@ -150,15 +151,9 @@ TEST_CASE("the real Kineto traces import with every kernel, memcpy and runtime c
 
 TEST_CASE("the real traces' FP32 GEMMs are cuBLAS's sgemm kernels, not FBGEMM's embedding kernels",
           "[import][kineto][real][gemm]") {
-    if (!std::filesystem::exists(kDataDir + "/sampled_rank-0.json.gz")) {
-        WARN("SKIPPED: " << kDataDir << " is not there");
-        return;
-    }
     TempDir dir;
-    import::ImportOptions o;
-    o.inputs = {kDataDir};
-    o.output = dir / "kineto.hpcprof";
-    REQUIRE(import::importTraces(o).ok());
+    const auto imported = test::importRealKineto(dir);
+    if (!imported) return;
     // Per kernel name: the 68 kernels that are FP32 GEMMs on the CUDA cores are cuBLAS's
     // ampere_sgemm_* tiles and sgemm_largek_lds64. The TF32 tensor-core CUTLASS GEMMs
     // (tensorop_s1688gemm), cuBLAS's gemv/gemmk1 kernels of float and FBGEMM's embedding and FP8
@@ -208,15 +203,9 @@ TEST_CASE("the real traces' FP32 GEMMs are cuBLAS's sgemm kernels, not FBGEMM's 
 
 TEST_CASE("the real traces' SendRecv kernels are matched across the two ranks and name the late one",
           "[import][kineto][real][waits]") {
-    if (!std::filesystem::exists(kDataDir + "/sampled_rank-0.json.gz")) {
-        WARN("SKIPPED: " << kDataDir << " is not there");
-        return;
-    }
     TempDir dir;
-    import::ImportOptions o;
-    o.inputs = {kDataDir};
-    o.output = dir / "kineto.hpcprof";
-    REQUIRE(import::importTraces(o).ok());
+    const auto imported = test::importRealKineto(dir);
+    if (!imported) return;
     // 10 ncclKernel_SendRecv kernels per rank; the sampled excerpt holds both sides of 5
     // exchanges only, which end within 0.4 ms of each other on the two ranks (the others have no
     // partner in the excerpt). Rank 1 starts last in all 5: rank 0 waits 31.865 ms in total
