@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "advice/rule_spec.hpp"
+#include "gpu_idle_section.hpp"
 #include "thresholds.hpp"
 
 namespace hpcprof::analyzer::advice {
@@ -50,7 +51,22 @@ std::vector<Evidence> gpuIdleEvidence(const Analysis& a) {
             active += r.activeNs;
             gaps += r.facts.gpuGaps;
         }
-    return {{"gpu_idle_pct", 100.0 * share(idle, active), "pct"}, {"gpu_gaps", double(gaps), "count"}};
+    std::vector<Evidence> ev = {{"gpu_idle_pct", 100.0 * share(idle, active), "pct"},
+                                {"gpu_gaps", double(gaps), "count"}};
+    // Why: each cause's share of the idle time (gpu_idle_section.hpp), largest first.
+    if (const GpuIdleSection* g = gpuIdleSection(a)) {
+        std::array<int64_t, kGpuIdleCauseCount> byCause{};
+        for (const auto& r : g->ranks)
+            for (int c = 0; c < kGpuIdleCauseCount; ++c) byCause[size_t(c)] += r.byCause[size_t(c)];
+        std::vector<int> order;
+        for (int c = 0; c < kGpuIdleCauseCount; ++c)
+            if (byCause[size_t(c)] > 0) order.push_back(c);
+        std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return byCause[size_t(x)] > byCause[size_t(y)]; });
+        for (int c : order)
+            ev.push_back({std::string("idle_") + gpuIdleCauseName(GpuIdleCause(c)) + "_pct",
+                          100.0 * share(byCause[size_t(c)], idle), "pct"});
+    }
+    return ev;
 }
 
 int64_t launchGapTime(const RankBreakdown& r, const Analysis&) {
@@ -136,12 +152,16 @@ RuleSpec gpuIdleRule() {
         "a GPU rank's GPU is idle (no kernel, copy or sync at all) ≥ {min_gpu_idle_share} of its "
         "active time",
         "max over ranks of GPU idle time",
-        "Uses the GPU reference timeline. The evidence gives the idle share over all GPU ranks and "
-        "the number of gaps.",
-        "Keep the GPU fed: overlap data loading and host work with GPU work (more loader "
-        "workers, pinned memory, prefetching to the device), and move host-side "
-        "pre-processing to the GPU.",
-        {"gpu_idle_pct", "gpu_gaps"},
+        "Uses the GPU reference timeline. The evidence gives the idle share over all GPU ranks, "
+        "the number of gaps and each cause's share of the idle time (`idle_input_pct`, "
+        "`idle_host_pct`, ...: docs/analysis.md, \"Why the GPU idles\"); the rules "
+        "gpu-waits-for-input and gpu-host-bound name the causes that have a remedy of their own.",
+        "Look at what the GPU waits for (the idle causes in the evidence): feed it faster when it "
+        "waits for input (data-loader workers, pinned memory, prefetching), launch more work per "
+        "call when it waits for the host (bigger batches, fused kernels, CUDA graphs), and find "
+        "the dependency when launched kernels wait (kernel_wait: another stream, an event, a "
+        "collective's peer).",
+        {"gpu_idle_pct", "gpu_gaps", "idle_<cause>_pct"},
         {{"min_gpu_idle_share", kMinGpuIdleShare, "share"}}};
     idle.loss = gpuIdleTime;
     idle.evidence = gpuIdleEvidence;
