@@ -3,10 +3,13 @@
 # EVENTS events each (kineto_gen: about 291 bytes of JSON per event, so 461000 events make
 # 128 MiB), then `hpcprof report --format json` of the trace, timed separately. Per step and run:
 # wall, user + system CPU and peak RSS (GNU time), and the load average before the run, since the
-# machine may be shared; then the medians. The set is generated once and kept in DIR.
+# machine may be shared; then the medians. The set is generated once and kept in DIR. With
+# BASE=OTHER_BUILD, each run times OTHER_BUILD's hpcprof right before BUILD's (side by side, e.g.
+# a build of an earlier commit), each step from its own import.
 #
 #   bench/import/multirank.sh [BUILD] [RANKS] [EVENTS] [RUNS] [DIR]
 #   bench/import/multirank.sh build 8 461000 3 /tmp/hpcprof-multirank     # ~1 GiB of JSON
+#   BASE=/tmp/old/build bench/import/multirank.sh build 8 461000 3
 set -euo pipefail
 
 build=${1:-build}
@@ -38,20 +41,33 @@ timed() {
         "$dir/time.txt" >>"$log"
 }
 
-rm -f "$dir/import.log" "$dir/report.log"
+# The sides: label=build folder, the base first.
+sides=()
+[ -n "${BASE:-}" ] && sides+=("base=$BASE")
+sides+=("current=$build")
+rm -f "$dir"/*.log
 for ((i = 1; i <= runs; i++)); do
-    timed "$dir/import.log" "$hpcprof" import -q --force "$dir/set" -o "$dir/t.hpcprof"
-    timed "$dir/report.log" "$hpcprof" report --format json -o "$dir/report.json" "$dir/t.hpcprof"
+    for side in "${sides[@]}"; do
+        label=${side%%=*}
+        bin=${side#*=}/bin/hpcprof
+        timed "$dir/$label-import.log" "$bin" import -q --force "$dir/set" -o "$dir/$label.hpcprof"
+        timed "$dir/$label-report.log" "$bin" report --format json -o "$dir/$label-report.json" \
+            "$dir/$label.hpcprof"
+    done
 done
 
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-for step in import report; do
-    echo "$step (wall s, CPU s, peak RSS MiB, load before):"
-    sed 's/^/  /' "$dir/$step.log"
-    printf '  median: wall %s s, CPU %s s, peak RSS %s MiB\n' \
-        "$(cut -d' ' -f1 "$dir/$step.log" | median)" "$(cut -d' ' -f2 "$dir/$step.log" | median)" \
-        "$(cut -d' ' -f3 "$dir/$step.log" | median)"
+for side in "${sides[@]}"; do
+    label=${side%%=*}
+    for step in import report; do
+        log=$dir/$label-$step.log
+        echo "$label $step (${side#*=}; wall s, CPU s, peak RSS MiB, load before):"
+        sed 's/^/  /' "$log"
+        printf '  median: wall %s s, CPU %s s, peak RSS %s MiB\n' "$(cut -d' ' -f1 "$log" | median)" \
+            "$(cut -d' ' -f2 "$log" | median)" "$(cut -d' ' -f3 "$log" | median)"
+    done
+    printf '  trace %.1f MiB, JSON report %.1f MiB\n' \
+        "$(echo "$(stat -c %s "$dir/$label.hpcprof") / 1048576" | bc -l)" \
+        "$(echo "$(stat -c %s "$dir/$label-report.json") / 1048576" | bc -l)"
 done
-printf 'trace: %.1f MiB, report: %.1f MiB; cores: %s, load now: %s\n' \
-    "$(echo "$(stat -c %s "$dir/t.hpcprof") / 1048576" | bc -l)" \
-    "$(echo "$(stat -c %s "$dir/report.json") / 1048576" | bc -l)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'cores: %s, load now: %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"

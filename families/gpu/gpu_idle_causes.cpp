@@ -101,6 +101,9 @@ void GpuIdleCauses::classify(const IntervalSet& idle) {
     for (const auto& iv : left.items()) result.pieces.push_back({iv.begin, iv.end, GpuIdleCause::Host});
     std::sort(result.pieces.begin(), result.pieces.end(),
               [](const GpuIdlePiece& a, const GpuIdlePiece& b) { return a.begin < b.begin; });
+    // Every rank's pieces are kept until the steps are known (conclude()): not the growth's
+    // spare capacity, up to as much again.
+    result.pieces.shrink_to_fit();
 }
 
 void GpuIdleCauses::finish(const RankEnd& end) {
@@ -127,8 +130,8 @@ void GpuIdleCauses::finish(const RankEnd& end) {
         result.longestGaps.push_back({gaps[i].begin, gaps[i].end, GpuIdleCause(main)});
     }
     m_host.clear();
-    m_launchEnd = {};
-    m_deviceStart = {};
+    release(m_launchEnd);
+    release(m_deviceStart);
 }
 
 std::vector<GpuIdleStep> idleBySteps(const std::vector<GpuIdleRank>& ranks, const StepStats& steps) {
