@@ -35,6 +35,14 @@
 
 namespace hpcprof::analyzer {
 
+/// Frees a container's storage now. `c = {}` does not: for a vector or an unordered_map it
+/// assigns an empty initializer list, which keeps the capacity (the bucket array), so a rank
+/// scan's working storage would stay allocated, once per rank, until combine().
+template <class Container>
+void release(Container& c) {
+    Container().swap(c);
+}
+
 /// What an event is next to, for a family's scan.
 struct EventContext {
     const TrackInfo& track;

@@ -3,9 +3,11 @@
 // (user annotations) holding nested CPU ops, each launching a kernel (cudaLaunchKernel + kernel
 // with correlation ids and Kineto's usual kernel args), with memcpys and NCCL all-reduces mixed
 // in, on two CPU threads and three GPU streams. Fractional microsecond timestamps, as newer
-// PyTorch versions write them.
+// PyTorch versions write them. RANK and WORLD fill distributedInfo, so that one file per rank
+// makes a multi-rank set for `hpcprof import`; each rank's clock starts RANK x 3 µs later and
+// its ops are RANK x 1 ns longer, so the ranks are not identical.
 //
-//   kineto_gen OUT.json[.gz] [EVENTS]
+//   kineto_gen OUT.json[.gz] [EVENTS [RANK WORLD]]
 #include <zlib.h>
 
 #include <cstdio>
@@ -59,13 +61,20 @@ std::string us(long long ns) {
 /// The trace's events, one step after another, until `target` events are written.
 class Generator {
 public:
-    Generator(Out& out, long long target) : m_out(out), m_target(target) {}
+    Generator(Out& out, long long target, int rank, int world)
+        : m_out(out), m_target(target), m_rank(rank), m_world(world) {
+        m_t = m_gpuT = kBase + rank * 3000LL;
+    }
 
     void writeAll() {
         std::string& b = m_out.buf();
-        b += "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, "
-             "\"world_size\": 8}, \"deviceProperties\": [{\"id\": 0, \"name\": \"Synthetic GPU\"}],"
-             " \"traceEvents\": [\n";
+        char head[256];
+        std::snprintf(head, sizeof head,
+                      "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", "
+                      "\"rank\": %d, \"world_size\": %d}, \"deviceProperties\": [{\"id\": 0, "
+                      "\"name\": \"Synthetic GPU\"}], \"traceEvents\": [\n",
+                      m_rank, m_world);
+        b += head;
         while (!full()) writeStep();
         m_out.buf() += "\n]}\n";
     }
@@ -89,7 +98,7 @@ private:
     void writeStep() {
         long long stepStart = m_t;
         std::string stepName = "ProfilerStep#" + std::to_string(m_step++);
-        long long stepDur = 16 * 9000 + 500;
+        long long stepDur = 16 * (9000 + m_rank) + 500;
         std::snprintf(m_line, sizeof m_line,
                       "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": "
                       "4037, \"tid\": 4037, \"ts\": %s, \"dur\": %s, \"args\": {\"External id\": "
@@ -127,7 +136,7 @@ private:
         emit(m_line);
         m_gpuT += 5555;
         ++m_corr;
-        m_t += 9000;
+        m_t += 9000 + m_rank;
         return true;
     }
 
@@ -169,6 +178,7 @@ private:
 
     Out& m_out;
     const long long m_target;
+    const int m_rank, m_world;
     long long m_t = kBase, m_gpuT = kBase, m_events = 0, m_corr = 1, m_step = 0;
     bool m_first = true;
     char m_line[1024];
@@ -178,12 +188,13 @@ private:
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: kineto_gen OUT.json[.gz] [EVENTS]\n");
+        std::fprintf(stderr, "usage: kineto_gen OUT.json[.gz] [EVENTS [RANK WORLD]]\n");
         return 2;
     }
     long long target = argc > 2 ? std::atoll(argv[2]) : 1000000;
     Out out(argv[1]);
-    Generator gen(out, target);
+    int rank = argc > 4 ? std::atoi(argv[3]) : 0, world = argc > 4 ? std::atoi(argv[4]) : 8;
+    Generator gen(out, target, rank, world);
     gen.writeAll();
     std::fprintf(stderr, "kineto_gen: %lld events -> %s\n", gen.events(), argv[1]);
     return 0;

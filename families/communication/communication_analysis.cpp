@@ -84,9 +84,9 @@ public:
         // Kept until the ranks are combined: only what combine() needs. The statement goes now:
         // it belongs to the worker's connection, which closes when the pass ends.
         m_tagRange = schema::Statement();
-        m_tags = {};
-        m_cpuCollectives = {};
-        m_gpuCollectives = {};
+        release(m_tags);
+        release(m_cpuCollectives);
+        release(m_gpuCollectives);
     }
 
     std::vector<CollectiveCall> collectives; ///< after finish()

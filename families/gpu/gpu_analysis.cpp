@@ -120,7 +120,7 @@ public:
         // Kept until the ranks are combined: the statement belongs to the worker's connection,
         // which closes when the pass ends.
         m_pageableRange = schema::Statement();
-        m_pageable = {};
+        release(m_pageable);
     }
 
     TopAccumulator topKernels;

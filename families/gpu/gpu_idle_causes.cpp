@@ -87,6 +87,15 @@ void GpuIdleCauses::onEvent(const EventRecord& e, bool gpuTrack) {
     if (c != GpuIdleCause::Host) m_host[size_t(c)].add(e.ts, e.end());
 }
 
+/// Adds a cause's pieces, keeping all pieces by time: each cause's are sorted and disjoint
+/// from the others', so a merge gives the order a sort would, in linear time.
+void GpuIdleCauses::addPieces(const IntervalSet& part, GpuIdleCause cause) {
+    const auto mid = std::ptrdiff_t(result.pieces.size());
+    for (const auto& iv : part.items()) result.pieces.push_back({iv.begin, iv.end, cause});
+    std::inplace_merge(result.pieces.begin(), result.pieces.begin() + mid, result.pieces.end(),
+                       [](const GpuIdlePiece& a, const GpuIdlePiece& b) { return a.begin < b.begin; });
+}
+
 /// Every idle instant to the first cause that holds then; the longest gaps with their main cause.
 void GpuIdleCauses::classify(const IntervalSet& idle) {
     IntervalSet left = idle;
@@ -94,13 +103,14 @@ void GpuIdleCauses::classify(const IntervalSet& idle) {
         m_host[size_t(c)].normalize();
         const IntervalSet part = left.intersect(m_host[size_t(c)]);
         result.byCause[size_t(c)] = part.length();
-        for (const auto& iv : part.items()) result.pieces.push_back({iv.begin, iv.end, GpuIdleCause(c)});
+        addPieces(part, GpuIdleCause(c));
         left = left.subtract(part);
     }
     result.byCause[size_t(GpuIdleCause::Host)] = left.length();
-    for (const auto& iv : left.items()) result.pieces.push_back({iv.begin, iv.end, GpuIdleCause::Host});
-    std::sort(result.pieces.begin(), result.pieces.end(),
-              [](const GpuIdlePiece& a, const GpuIdlePiece& b) { return a.begin < b.begin; });
+    addPieces(left, GpuIdleCause::Host);
+    // Every rank's pieces are kept until the steps are known (conclude()): not the growth's
+    // spare capacity, up to as much again.
+    result.pieces.shrink_to_fit();
 }
 
 void GpuIdleCauses::finish(const RankEnd& end) {
@@ -127,8 +137,8 @@ void GpuIdleCauses::finish(const RankEnd& end) {
         result.longestGaps.push_back({gaps[i].begin, gaps[i].end, GpuIdleCause(main)});
     }
     m_host.clear();
-    m_launchEnd = {};
-    m_deviceStart = {};
+    release(m_launchEnd);
+    release(m_deviceStart);
 }
 
 std::vector<GpuIdleStep> idleBySteps(const std::vector<GpuIdleRank>& ranks, const StepStats& steps) {

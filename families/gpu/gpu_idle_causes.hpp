@@ -34,6 +34,7 @@ private:
     int8_t nameKind(int64_t nameId);
     GpuIdleCause hostCause(const EventRecord& e);
     void classify(const IntervalSet& idle);
+    void addPieces(const IntervalSet& part, GpuIdleCause cause);
 
     const TraceIndex& m_index;
     bool m_processHasGpu = false;

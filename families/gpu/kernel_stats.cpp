@@ -65,8 +65,8 @@ void KernelStats::onCopy(const EventRecord& e, bool memset) {
 void KernelStats::finish(const RankEnd& end) {
     m_result.rank = end.breakdown.rank;
     LaunchJoin join = joinLaunches(m_calls, m_kernels);
-    m_calls = {};
-    m_kernels = {};
+    release(m_calls);
+    release(m_kernels);
     m_result.launch = latencyStats(join.latencies);
     m_result.unmatchedKernels = join.unmatched;
     if (!join.launches.empty()) m_result.queue = queueDepth(join.launches, end.window, kQueueBuckets);
@@ -76,7 +76,7 @@ void KernelStats::finish(const RankEnd& end) {
     m_copies.clear();
     finishClasses(end);
     m_copyKinds = schema::Statement(); // the worker's connection closes when the pass ends
-    m_trackCopyKinds = {};
+    release(m_trackCopyKinds);
 }
 
 // One entry per (name, class) with its launch latencies (byKey is sorted by key, then value).
@@ -133,14 +133,14 @@ void addKernelRank(const TraceIndex& index, KernelStats& rank, GpuSection& secti
         return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
     });
     latencies.insert(latencies.end(), rank.latencies().begin(), rank.latencies().end());
-    rank.latencies() = {};
+    release(rank.latencies());
     section.ranks.push_back(std::move(r));
 }
 
 void finishKernelSection(GpuSection& section, std::vector<int64_t>& latencies) {
     std::sort(latencies.begin(), latencies.end());
     section.launch = latencyStats(latencies);
-    latencies = {};
+    release(latencies);
     std::map<std::string, CopyDirectionStats> copies;
     for (const GpuKernelRank& r : section.ranks)
         for (const CopyDirectionStats& c : r.copies) {

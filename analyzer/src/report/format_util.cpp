@@ -78,7 +78,9 @@ namespace {
 /// on bytes that are not UTF-8).
 std::string dumpPrintable(nlohmann::json& doc) {
     makePrintable(doc);
-    return doc.dump(2) + "\n";
+    std::string text = doc.dump(2);
+    text += '\n'; // appended in place: `dump() + "\n"` would copy the whole report once more
+    return text;
 }
 } // namespace
 
