@@ -154,23 +154,29 @@ QVariant KernelStatsModel::raw(const Row& r, int c) const {
     }
 }
 
+namespace {
+/// The full name on the name, the launch count (and percentiles for one rank) on the latency.
+QVariant kernelTooltip(const Row& r, int c) {
+    if (c == KernelStatsModel::NameColumn) return r.name;
+    if (c < KernelStatsModel::LaunchMeanColumn || r.launchCount == 0) return {};
+    if (r.launchMedianNs < 0) return QStringLiteral("%1 launches").arg(r.launchCount);
+    return QStringLiteral("%1 launches; median %2, p95 %3")
+        .arg(r.launchCount)
+        .arg(formatDuration(r.launchMedianNs), formatDuration(r.launchP95Ns));
+}
+} // namespace
+
 QVariant KernelStatsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || size_t(index.row()) >= m_rows.size()) return {};
     const Row& r = m_rows[size_t(index.row())];
     const int c = index.column();
     if (role == SortRole) return raw(r, c);
-    if (role == Qt::DisplayRole) {
-        if (c == NameColumn || c == ClassColumn || c == CountColumn) return raw(r, c);
-        if (c >= LaunchMeanColumn && r.launchCount == 0) return QStringLiteral("-");
-        return formatDuration(int64_t(std::llround(raw(r, c).toDouble())));
-    }
-    if (role == Qt::ToolTipRole && c == NameColumn) return r.name;
-    if (role == Qt::ToolTipRole && c >= LaunchMeanColumn && r.launchCount > 0)
-        return r.launchMedianNs >= 0 ? QStringLiteral("%1 launches; median %2, p95 %3")
-                                           .arg(r.launchCount).arg(formatDuration(r.launchMedianNs), formatDuration(r.launchP95Ns))
-                                     : QStringLiteral("%1 launches").arg(r.launchCount);
-    if (role == Qt::TextAlignmentRole && c > ClassColumn) return kRight;
-    return {};
+    if (role == Qt::ToolTipRole) return kernelTooltip(r, c);
+    if (role == Qt::TextAlignmentRole) return c > ClassColumn ? QVariant(kRight) : QVariant();
+    if (role != Qt::DisplayRole) return {};
+    if (c == NameColumn || c == ClassColumn || c == CountColumn) return raw(r, c);
+    if (c >= LaunchMeanColumn && r.launchCount == 0) return QStringLiteral("-");
+    return formatDuration(int64_t(std::llround(raw(r, c).toDouble())));
 }
 
 QVariant KernelStatsModel::headerData(int section, Qt::Orientation o, int role) const {
@@ -186,6 +192,18 @@ namespace {
 const analyzer::GpuIdleRank* idleRank(const AnalysisPtr& a, int row) {
     const analyzer::GpuIdleSection* s = a ? analyzer::gpuIdleSection(*a) : nullptr;
     return s && row >= 0 && size_t(row) < s->ranks.size() ? &s->ranks[size_t(row)] : nullptr;
+}
+
+QVariantList causeShares(const analyzer::GpuIdleRank& r) {
+    QVariantList shares;
+    for (int64_t ns : r.byCause) shares.push_back(r.idleNs > 0 ? double(ns) / double(r.idleNs) : 0.0);
+    return shares;
+}
+
+QVariant causeCell(int cause, int role) {
+    if (role == Qt::DecorationRole) return gpuIdleCauseColor(cause);
+    if (role == Qt::DisplayRole || role == SortRole) return gpuIdleCauseLabel(cause);
+    return {};
 }
 } // namespace
 
@@ -204,23 +222,17 @@ QVariant GpuIdleModel::data(const QModelIndex& index, int role) const {
     const analyzer::GpuIdleRank* r = index.isValid() ? idleRank(m_a, index.row()) : nullptr;
     if (!r) return {};
     const int c = index.column();
-    const auto share = [&](int64_t ns) { return r->idleNs > 0 ? double(ns) / double(r->idleNs) : 0.0; };
     if (role == RankRole) return qint64(r->rank);
-    if (role == CauseSharesRole) {
-        QVariantList shares;
-        for (int64_t ns : r->byCause) shares.push_back(share(ns));
-        return shares;
-    }
-    const int64_t ns = c == RankColumn ? r->rank : c >= FirstCauseColumn ? r->byCause[size_t(c - FirstCauseColumn)] : r->idleNs;
+    if (role == CauseSharesRole) return causeShares(*r);
+    const bool cause = c >= FirstCauseColumn;
+    const int64_t ns = c == RankColumn ? r->rank : cause ? r->byCause[size_t(c - FirstCauseColumn)] : r->idleNs;
     if (role == SortRole) return qint64(ns);
-    if (role == Qt::DisplayRole) {
-        if (c == RankColumn) return qint64(r->rank);
-        if (c == SplitColumn) return QVariant();
-        return formatDuration(ns) + (c >= FirstCauseColumn ? QStringLiteral("  ") + pct(share(ns)) : QString());
-    }
-    if (role == Qt::DecorationRole && c >= FirstCauseColumn) return gpuIdleCauseColor(c - FirstCauseColumn);
-    if (role == Qt::TextAlignmentRole && c != RankColumn) return kRight;
-    return {};
+    if (role == Qt::DecorationRole && cause) return gpuIdleCauseColor(c - FirstCauseColumn);
+    if (role == Qt::TextAlignmentRole) return kRight;
+    if (role != Qt::DisplayRole || c == SplitColumn) return {};
+    if (c == RankColumn) return qint64(r->rank);
+    if (!cause) return formatDuration(ns);
+    return formatDuration(ns) + QStringLiteral("  ") + pct(causeShares(*r)[c - FirstCauseColumn].toDouble());
 }
 
 QVariant GpuIdleModel::headerData(int section, Qt::Orientation o, int role) const {
@@ -248,15 +260,13 @@ QVariant GpuGapsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || size_t(index.row()) >= m_gaps.size()) return {};
     const Gap& g = m_gaps[size_t(index.row())];
     const int c = index.column();
-    if (role == BeginRole) return qint64(g.begin);
-    if (role == EndRole) return qint64(g.end);
-    if (role == RankRole) return qint64(g.rank);
-    if (c == CauseColumn && (role == Qt::DisplayRole || role == SortRole)) return gpuIdleCauseLabel(g.cause);
-    if (c == CauseColumn && role == Qt::DecorationRole) return gpuIdleCauseColor(g.cause);
+    if (role == BeginRole || role == EndRole || role == RankRole)
+        return qint64(role == BeginRole ? g.begin : role == EndRole ? g.end : g.rank);
+    if (c == CauseColumn) return causeCell(g.cause, role);
     const int64_t ns = c == RankColumn ? g.rank : c == StartColumn ? g.begin : g.end - g.begin;
     if (role == SortRole) return qint64(ns);
     if (role == Qt::DisplayRole) return c == RankColumn ? QVariant(qint64(ns)) : QVariant(formatDuration(ns));
-    if (role == Qt::TextAlignmentRole && c != CauseColumn) return kRight;
+    if (role == Qt::TextAlignmentRole) return kRight;
     return {};
 }
 
@@ -325,15 +335,20 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
     const QVariant v = raw(index.row(), c);
     if (role == SortRole) return v;
     if (role == Qt::TextAlignmentRole) return kRight;
-    if (role == Qt::DecorationRole && c >= ComputeColumn && c <= IdleColumn) return timeClassColor(kStepClasses[c - ComputeColumn]);
+    if (role == Qt::DecorationRole)
+        return c >= ComputeColumn && c <= IdleColumn ? QVariant(timeClassColor(kStepClasses[c - ComputeColumn])) : QVariant();
     if (role == Qt::ToolTipRole && c == StragglerColumn && v.toLongLong() >= 0)
         return QStringLiteral("the other ranks waited %1 for this rank's communication kernels in this step")
             .arg(formatDuration(v.toLongLong()));
     if (role != Qt::DisplayRole) return {};
+    return display(v, c, st.hasBreakdown);
+}
+
+QVariant StepsModel::display(const QVariant& v, int c, bool hasBreakdown) {
     if (c == StepColumn || c == RankColumn) return v;
     if (c == CommStartColumn) return v.toDouble() >= 0 ? QString::number(v.toDouble(), 'f', 2) : QStringLiteral("-");
     if (c == StragglerColumn) return v.toLongLong() >= 0 ? QStringLiteral("others waited ") + formatDuration(v.toLongLong()) : QString();
-    if (c >= ComputeColumn && c <= GpuIdleColumn && !st.hasBreakdown) return QStringLiteral("-");
+    if (c >= ComputeColumn && c <= GpuIdleColumn && !hasBreakdown) return QStringLiteral("-");
     return formatDuration(v.toLongLong());
 }
 

@@ -111,6 +111,7 @@ public:
 
 private:
     QVariant raw(int row, int column) const;
+    static QVariant display(const QVariant& raw, int column, bool hasBreakdown);
     std::vector<std::pair<size_t, size_t>> m_rows; ///< (index in steps.ranks, step i)
 };
 

@@ -118,22 +118,30 @@ TEST_CASE("without GPU kernels or steps the views say so", "[gui][models][gpu]")
     CHECK(steps.summaryText().startsWith(QStringLiteral("No steps found")));
 }
 
-TEST_CASE("the GPU and step models of the real Kineto traces agree with SQL over the trace", "[gui][models][gpu][kineto]") {
+namespace {
+/// Imports the real traces of tests/data/kineto into `dir`; "" when they are not there.
+std::string importKineto(test::TempDir& dir) {
     const std::string data = std::string(HPCPROF_TEST_TESTS_DIR) + "/data/kineto";
     if (!std::filesystem::exists(data + "/sampled_rank-0.json.gz")) {
         WARN("SKIPPED: " << data << " is not there");
-        return;
+        return {};
     }
     test::ensureGuiApp();
-    test::TempDir dir;
     import::ImportOptions o;
     o.inputs = {data};
     o.output = dir / "kineto.hpcprof";
     REQUIRE(import::importTraces(o).ok());
-    test::TraceQuery q(o.output.string());
+    return o.output.string();
+}
+} // namespace
 
-    SECTION("kernels over the whole run, all ranks pooled") {
-        const AnalysisPtr a = analyse(o.output.string(), analyzer::WindowSpec::Kind::Whole);
+TEST_CASE("the Kineto traces' kernels, all ranks pooled, agree with SQL over the trace", "[gui][models][gpu][kineto]") {
+    test::TempDir dir;
+    const std::string path = importKineto(dir);
+    if (path.empty()) return;
+    test::TraceQuery q(path);
+    {
+        const AnalysisPtr a = analyse(path, analyzer::WindowSpec::Kind::Whole);
         KernelStatsModel k;
         checkModel(&k);
         k.setAnalysis(a);
@@ -160,9 +168,15 @@ TEST_CASE("the GPU and step models of the real Kineto traces agree with SQL over
         REQUIRE(r1 >= 0);
         CHECK(num(k, r1, KernelStatsModel::CountColumn) == q.scalar("SELECT COUNT(*) " + sql + " AND rank = 1"));
     }
+}
 
-    const AnalysisPtr a = analyse(o.output.string());
-    SECTION("GPU idle: the causes add up and the longest gaps hold no GPU activity") {
+TEST_CASE("the Kineto traces' GPU idle causes add up and their longest gaps hold no GPU activity", "[gui][models][gpu][kineto]") {
+    test::TempDir dir;
+    const std::string path = importKineto(dir);
+    if (path.empty()) return;
+    test::TraceQuery q(path);
+    const AnalysisPtr a = analyse(path);
+    {
         GpuIdleModel idle;
         GpuGapsModel gaps;
         checkModel(&idle);
@@ -187,8 +201,15 @@ TEST_CASE("the GPU and step models of the real Kineto traces agree with SQL over
                            " AND ts_ns + dur_ns > " + std::to_string(b)) == 0);
         }
     }
+}
 
-    SECTION("steps: the ProfilerStep ranges, their breakdown and the straggler") {
+TEST_CASE("the Kineto traces' steps are the ProfilerStep ranges with their breakdown", "[gui][models][gpu][kineto]") {
+    test::TempDir dir;
+    const std::string path = importKineto(dir);
+    if (path.empty()) return;
+    test::TraceQuery q(path);
+    const AnalysisPtr a = analyse(path);
+    {
         StepsModel steps;
         checkModel(&steps);
         steps.setAnalysis(a);
