@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The main window: timeline on top, analysis views (details, breakdown, POP, top tables,
-// findings, data quality) below, search bar and navigation in the toolbar, trace facts and
+// The main window: timeline on top, analysis views (details, breakdown, POP, kernels, GPU idle,
+// steps, top tables, findings, data quality) below, search bar and navigation in the toolbar, trace facts and
 // data-loss warnings in the status bar and a banner. Opens traces from the command line, a file
 // dialog, the recent-files menu or drag and drop.
 #pragma once
@@ -24,6 +24,14 @@ namespace hpcprof::gui {
 
 class BreakdownChart;
 class FindingsModel;
+class KernelStatsModel;
+class GpuIdleModel;
+class GpuGapsModel;
+class StepsModel;
+
+/// A table over `model` through a numeric-sorting proxy (SortRole), sorted by `sortColumn`
+/// descending, one row selected at a time.
+QTableView* sortedTable(QAbstractItemModel* model, QWidget* parent, int sortColumn);
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -53,6 +61,12 @@ private:
     void buildMenus();
     void buildToolbar();
     void buildViews();
+    void buildGpuViews();
+    QWidget* buildKernelsView();
+    QWidget* buildGpuIdleView();
+    QWidget* buildStepsView();
+    /// Zooms the timeline to [begin, end) of `rank`, a little wider so the edges show.
+    void zoomToInterval(int64_t begin, int64_t end, int64_t rank);
     void connectSession();
     void connectNavigation();
     void traceOpened(TraceDataPtr data);
@@ -75,6 +89,10 @@ private:
     QTextBrowser* m_details;
     BreakdownChart* m_chart;
     FindingsModel* m_findings;
+    KernelStatsModel* m_kernelStats = nullptr;
+    GpuIdleModel* m_gpuIdle = nullptr;
+    GpuGapsModel* m_gpuGaps = nullptr;
+    StepsModel* m_steps = nullptr;
     QTableView* m_findingsView;
     QLabel* m_findingText;
     QList<std::pair<QAbstractItemModel*, void (*)(QAbstractItemModel*, AnalysisPtr)>> m_analysisModels;

@@ -13,11 +13,13 @@
 #include "models/class_colors.hpp"
 #include "models/findings_model.hpp"
 #include "models/format.hpp"
+#include "models/gpu_models.hpp"
 
 namespace hpcprof::gui {
 
 namespace {
 template <typename M> void setAnalysisOf(QAbstractItemModel* m, AnalysisPtr a) { static_cast<M*>(m)->setAnalysis(a); }
+} // namespace
 
 QTableView* sortedTable(QAbstractItemModel* model, QWidget* parent, int sortColumn) {
     auto* proxy = new QSortFilterProxyModel(parent);
@@ -34,7 +36,6 @@ QTableView* sortedTable(QAbstractItemModel* model, QWidget* parent, int sortColu
     view->setAlternatingRowColors(true);
     return view;
 }
-} // namespace
 
 void MainWindow::buildViews() {
     m_details = new QTextBrowser(m_tabs);
@@ -62,10 +63,9 @@ void MainWindow::buildViews() {
     popView->horizontalHeader()->setStretchLastSection(true);
     m_tabs->addTab(popView, tr("POP metrics"));
 
-    auto* kernels = new TopItemsModel(TopItemsModel::Kind::Kernels, this);
+    buildGpuViews();
     auto* colls = new TopItemsModel(TopItemsModel::Kind::Collectives, this);
     auto* files = new TopItemsModel(TopItemsModel::Kind::Files, this);
-    m_tabs->addTab(sortedTable(kernels, m_tabs, TopItemsModel::TotalColumn), tr("Kernels"));
     m_tabs->addTab(sortedTable(colls, m_tabs, TopItemsModel::TotalColumn), tr("Collectives"));
     m_tabs->addTab(sortedTable(files, m_tabs, TopItemsModel::TotalColumn), tr("Files"));
 
@@ -97,7 +97,10 @@ void MainWindow::buildViews() {
 
     m_analysisModels = {{breakdownModel, &setAnalysisOf<BreakdownModel>},
                         {pop, &setAnalysisOf<PopModel>},
-                        {kernels, &setAnalysisOf<TopItemsModel>},
+                        {m_kernelStats, &setAnalysisOf<KernelStatsModel>},
+                        {m_gpuIdle, &setAnalysisOf<GpuIdleModel>},
+                        {m_gpuGaps, &setAnalysisOf<GpuGapsModel>},
+                        {m_steps, &setAnalysisOf<StepsModel>},
                         {colls, &setAnalysisOf<TopItemsModel>},
                         {files, &setAnalysisOf<TopItemsModel>},
                         {m_findings, &setAnalysisOf<FindingsModel>},
