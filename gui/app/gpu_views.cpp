@@ -85,7 +85,11 @@ QWidget* MainWindow::buildKernelsView() {
     bar->addWidget(note, 1);
     layout->addLayout(bar);
     m_kernelStats = new KernelStatsModel(this);
-    layout->addWidget(sortedTable(m_kernelStats, page, KernelStatsModel::TotalColumn));
+    auto* kernels = sortedTable(m_kernelStats, page, KernelStatsModel::TotalColumn);
+    // The kernel's name is what people read: it takes the room, the figures keep their width.
+    kernels->horizontalHeader()->setStretchLastSection(false);
+    kernels->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    layout->addWidget(kernels);
     connect(m_kernelStats, &QAbstractItemModel::modelReset, page, [this, rank, note] {
         note->setText(m_kernelStats->emptyText());
         QList<QVariant> wanted{qint64(-1)};
@@ -115,7 +119,8 @@ QWidget* MainWindow::buildGpuIdleView() {
     auto* idle = sortedTable(m_gpuIdle, split, GpuIdleModel::RankColumn);
     idle->sortByColumn(GpuIdleModel::RankColumn, Qt::AscendingOrder);
     idle->setItemDelegateForColumn(GpuIdleModel::SplitColumn, new CauseBarDelegate(idle));
-    idle->horizontalHeader()->resizeSection(GpuIdleModel::SplitColumn, 220);
+    idle->horizontalHeader()->setStretchLastSection(false);
+    idle->horizontalHeader()->setSectionResizeMode(GpuIdleModel::SplitColumn, QHeaderView::Stretch);
     m_gpuGaps = new GpuGapsModel(this);
     auto* gaps = sortedTable(m_gpuGaps, split, GpuGapsModel::DurationColumn);
     split->addWidget(idle);

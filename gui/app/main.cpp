@@ -108,6 +108,9 @@ struct Options {
     QCommandLineOption size{QStringLiteral("size"),
                             QStringLiteral("Window size for --screenshot (default 1600x1000)"),
                             QStringLiteral("WxH")};
+    QCommandLineOption tab{QStringLiteral("tab"),
+                           QStringLiteral("The analysis tab --screenshot shows (its title, e.g. Kernels)"),
+                           QStringLiteral("TITLE")};
 };
 
 void setUpParser(QCommandLineParser& parser, const Options& opts) {
@@ -115,7 +118,7 @@ void setUpParser(QCommandLineParser& parser, const Options& opts) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("Trace file (.hpcprof) to open"));
-    parser.addOptions({opts.shot, opts.window, opts.size});
+    parser.addOptions({opts.shot, opts.window, opts.size, opts.tab});
 }
 
 /// --screenshot: renders the one trace offscreen and returns the exit code.
@@ -130,6 +133,7 @@ int screenshotCommand(int argc, char** argv, const QCommandLineParser& parser,
     o.trace = rawArgument(argc, argv, args.front());
     o.output = parser.value(opts.shot);
     o.window = parser.value(opts.window);
+    o.tab = parser.value(opts.tab);
     if (parser.isSet(opts.size)) {
         const QStringList wh = parser.value(opts.size).split(QLatin1Char('x'));
         if (wh.size() == 2 && wh[0].toInt() > 100 && wh[1].toInt() > 100) o.size = {wh[0].toInt(), wh[1].toInt()};

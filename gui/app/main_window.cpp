@@ -321,4 +321,13 @@ void MainWindow::dropEvent(QDropEvent* e) {
     if (!urls.isEmpty() && urls.first().isLocalFile()) openTrace(urls.first().toLocalFile());
 }
 
+bool MainWindow::showTab(const QString& title) {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->tabText(i).compare(title, Qt::CaseInsensitive) == 0) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
 } // namespace hpcprof::gui

@@ -43,6 +43,8 @@ public:
     void openTraceFile(const std::string& path);
     TraceSession& session() { return m_session; }
     TimelineWidget* timeline() { return m_timeline; }
+    /// Shows the analysis tab titled `title` (case-insensitive); false when there is none.
+    bool showTab(const QString& title);
     ZoomStack& zoomStack() { return m_zoom; }
     /// The last error shown (empty when none): tests and --screenshot read it.
     const QString& lastError() const { return m_lastError; }

@@ -54,6 +54,7 @@ int runScreenshot(const ScreenshotOptions& o) {
                         2);
         win.timeline()->showWindow(*window, true);
     }
+    if (!o.tab.isEmpty() && !win.showTab(o.tab)) return fail(QStringLiteral("no tab '%1'").arg(o.tab), 2);
     // Data may arrive in rounds (lanes grow when deeper events show up): wait until quiet.
     for (int i = 0; i < 5; ++i) {
         win.timeline()->fetcher().waitUntilIdle(o.timeoutMs);

@@ -14,9 +14,11 @@
 #include <algorithm>
 
 #include "hpcprof/analyzer/analyze.hpp"
+#include "families/gpu/gpu_idle_section.hpp"
 #include "models/class_colors.hpp"
 #include "models/event_lookup.hpp"
 #include "models/findings_model.hpp"
+#include "models/gpu_models.hpp"
 #include "models/search.hpp"
 #include "models/trace_data.hpp"
 #include "tests/unit/gui/gui_test_support.hpp"
@@ -68,6 +70,24 @@ TEST_CASE("screenshots show the trace's classes and zoom to --window", "[gui][in
     const QColor mem = gui::classColor(EventClass::Memory), comm = gui::classColor(EventClass::Communication);
     CHECK(countColor(b, mem) + 500 < countColor(a, mem));
     CHECK(countColor(b, comm) > countColor(a, comm) + 2000);
+}
+
+TEST_CASE("a screenshot of an analysis tab (option tab): the GPU idle view draws its cause bars", "[gui][integration][gpu]") {
+    test::TempDir dir;
+    test::writeClassesTrace(dir / "t.hpcprof");
+    auto first = test::runProcess({guiBinary(), "--screenshot", dir / "first.png", "--size", "1200x800", dir / "t.hpcprof"}, kEnv);
+    REQUIRE(first.exitCode == 0);
+    auto idle = test::runProcess(
+        {guiBinary(), "--screenshot", dir / "idle.png", "--size", "1200x800", "--tab", "GPU idle", dir / "t.hpcprof"}, kEnv);
+    INFO(idle.err);
+    REQUIRE(idle.exitCode == 0);
+    // The host cause's colour is in the legend and fills the rank's bar only on the GPU idle tab.
+    const QColor host = gui::gpuIdleCauseColor(int(analyzer::GpuIdleCause::Host));
+    CHECK(countColor(QImage(QString::fromStdString(dir / "idle.png")), host) >
+          countColor(QImage(QString::fromStdString(dir / "first.png")), host) + 500);
+    auto none = test::runProcess({guiBinary(), "--screenshot", dir / "x.png", "--tab", "Nope", dir / "t.hpcprof"}, kEnv);
+    CHECK(none.exitCode == 2);
+    CHECK(none.err.find("no tab 'Nope'") != std::string::npos);
 }
 
 TEST_CASE("damaged and foreign files fail the screenshot with a one-line message", "[gui][integration]") {
