@@ -16,6 +16,7 @@ set(CPACK_PACKAGE_CONTACT "hpcprof maintainers <hpcprof@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "performance profiling and bottleneck analysis for jobs on many ranks")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON) # RelWithDebInfo binaries: 41 MB of debug info otherwise
 set(CPACK_COMPONENTS_ALL hpcprof)
 if(HPCPROF_HAVE_QT)
     list(APPEND CPACK_COMPONENTS_ALL gui)
