@@ -44,6 +44,15 @@ private:
     bool m_reported = false;
 };
 
+/// True (errno = ENOSYS, what the hook then returns with -1) when the real function `fn` could
+/// not be resolved.
+template <typename Fn> bool unresolved(Fn fn) {
+    if (fn) [[likely]]
+        return false;
+    errno = ENOSYS;
+    return true;
+}
+
 } // namespace hpcprof::agent
 
 #define HPCPROF_HOOK extern "C" __attribute__((visibility("default")))

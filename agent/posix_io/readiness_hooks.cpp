@@ -44,12 +44,6 @@ RealFunction<int (*)(int, epoll_event*, int, int)> g_epollWait("epoll_wait");
 RealFunction<int (*)(int, epoll_event*, int, int, const sigset_t*)> g_epollPwait("epoll_pwait");
 RealFunction<int (*)(int, epoll_event*, int, const timespec*, const sigset_t*)> g_epollPwait2("epoll_pwait2");
 
-template <typename Fn> bool missing(Fn fn) {
-    if (fn) return false;
-    errno = ENOSYS;
-    return true;
-}
-
 bool blocks(int timeoutMs) { return timeoutMs != 0; }
 bool blocks(const timespec* t) { return !t || t->tv_sec != 0 || t->tv_nsec != 0; }
 bool blocks(const timeval* t) { return !t || t->tv_sec != 0 || t->tv_usec != 0; }
@@ -101,21 +95,21 @@ int readinessWait(Op op, bool mayBlock, Call&& call, Descriptor&& descriptor, Wa
 
 HPCPROF_HOOK int poll(pollfd* fds, nfds_t n, int timeout) {
     auto fn = g_poll.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdPoll, blocks(timeout), [&] { return fn(fds, n, timeout); },
                          [&](int r, int e) { return pollDescriptor(fds, n, r, e); });
 }
 
 HPCPROF_HOOK int __poll_chk(pollfd* fds, nfds_t n, int timeout, size_t fdslen) {
     auto fn = g_pollChk.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdPollChk, blocks(timeout), [&] { return fn(fds, n, timeout, fdslen); },
                          [&](int r, int e) { return pollDescriptor(fds, n, r, e); });
 }
 
 HPCPROF_HOOK int ppoll(pollfd* fds, nfds_t n, const timespec* timeout, const sigset_t* mask) {
     auto fn = g_ppoll.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdPpoll, blocks(timeout), [&] { return fn(fds, n, timeout, mask); },
                          [&](int r, int e) { return pollDescriptor(fds, n, r, e); });
 }
@@ -123,7 +117,7 @@ HPCPROF_HOOK int ppoll(pollfd* fds, nfds_t n, const timespec* timeout, const sig
 HPCPROF_HOOK int __ppoll_chk(pollfd* fds, nfds_t n, const timespec* timeout, const sigset_t* mask,
                              size_t fdslen) {
     auto fn = g_ppollChk.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdPpollChk, blocks(timeout),
                          [&] { return fn(fds, n, timeout, mask, fdslen); },
                          [&](int r, int e) { return pollDescriptor(fds, n, r, e); });
@@ -131,7 +125,7 @@ HPCPROF_HOOK int __ppoll_chk(pollfd* fds, nfds_t n, const timespec* timeout, con
 
 HPCPROF_HOOK int select(int nfds, fd_set* r, fd_set* w, fd_set* x, timeval* timeout) {
     auto fn = g_select.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdSelect, blocks(timeout), [&] { return fn(nfds, r, w, x, timeout); },
                          [&](int res, int) { return selectDescriptor(nfds, r, w, x, res); });
 }
@@ -139,21 +133,21 @@ HPCPROF_HOOK int select(int nfds, fd_set* r, fd_set* w, fd_set* x, timeval* time
 HPCPROF_HOOK int pselect(int nfds, fd_set* r, fd_set* w, fd_set* x, const timespec* timeout,
                          const sigset_t* mask) {
     auto fn = g_pselect.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdPselect, blocks(timeout), [&] { return fn(nfds, r, w, x, timeout, mask); },
                          [&](int res, int) { return selectDescriptor(nfds, r, w, x, res); });
 }
 
 HPCPROF_HOOK int epoll_wait(int epfd, epoll_event* events, int max, int timeout) {
     auto fn = g_epollWait.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdEpollWait, blocks(timeout), [&] { return fn(epfd, events, max, timeout); },
                          [&](int, int) { return epfd; });
 }
 
 HPCPROF_HOOK int epoll_pwait(int epfd, epoll_event* events, int max, int timeout, const sigset_t* mask) {
     auto fn = g_epollPwait.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return readinessWait(Op::FdEpollPwait, blocks(timeout),
                          [&] { return fn(epfd, events, max, timeout, mask); }, [&](int, int) { return epfd; });
 }
@@ -161,7 +155,7 @@ HPCPROF_HOOK int epoll_pwait(int epfd, epoll_event* events, int max, int timeout
 HPCPROF_HOOK int epoll_pwait2(int epfd, epoll_event* events, int max, const timespec* timeout,
                               const sigset_t* mask) {
     auto fn = g_epollPwait2.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     // glibc hands this timeout to the kernel unread, so a bad pointer is the kernel's EFAULT, never
     // a fault of ours: it is read only after a call that did not fail with EFAULT.
     bool faulted = false;

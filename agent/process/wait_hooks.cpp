@@ -23,12 +23,6 @@ RealFunction<pid_t (*)(int*, int, struct rusage*)> g_wait3("wait3");
 RealFunction<pid_t (*)(pid_t, int*, int, struct rusage*)> g_wait4("wait4");
 RealFunction<int (*)(idtype_t, id_t, siginfo_t*, int)> g_waitid("waitid");
 
-template <typename Fn> bool missing(Fn fn) {
-    if (fn) return false;
-    errno = ENOSYS;
-    return true;
-}
-
 /// Times `call`; `reaped` turns its result into the child's pid (<= 0: none). errno is left as
 /// the real call set it, after a success too, like every other hook.
 template <typename Call, typename Reaped> auto waitCall(Op op, Call&& call, Reaped&& reaped) {
@@ -55,31 +49,31 @@ pid_t pidResult(pid_t r) { return r; }
 
 HPCPROF_HOOK pid_t wait(int* status) {
     auto fn = g_wait.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return waitCall(Op::ProcessWait, [&] { return fn(status); }, pidResult);
 }
 
 HPCPROF_HOOK pid_t waitpid(pid_t pid, int* status, int options) {
     auto fn = g_waitpid.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return waitCall(Op::ProcessWaitpid, [&] { return fn(pid, status, options); }, pidResult);
 }
 
 HPCPROF_HOOK pid_t wait3(int* status, int options, struct rusage* usage) {
     auto fn = g_wait3.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return waitCall(Op::ProcessWait3, [&] { return fn(status, options, usage); }, pidResult);
 }
 
 HPCPROF_HOOK pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
     auto fn = g_wait4.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return waitCall(Op::ProcessWait4, [&] { return fn(pid, status, options, usage); }, pidResult);
 }
 
 HPCPROF_HOOK int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
     auto fn = g_waitid.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return waitCall(Op::ProcessWaitid, [&] { return fn(type, id, info, options); },
                     [&](int r) -> int64_t { return r == 0 && info ? int64_t(info->si_pid) : -1; });
 }

@@ -26,12 +26,6 @@ RealFunction<int (*)(int, const sockaddr*, socklen_t)> g_connect("connect");
 RealFunction<int (*)(int, sockaddr*, socklen_t*)> g_accept("accept");
 RealFunction<int (*)(int, sockaddr*, socklen_t*, int)> g_accept4("accept4");
 
-template <typename Fn> bool missing(Fn fn) {
-    if (fn) return false;
-    errno = ENOSYS;
-    return true;
-}
-
 // Times a socket call on descriptor `fd`; `kind` says whether the result is a byte count.
 template <typename Call> auto socketCall(Op op, int fd, IoResult kind, Call&& call) {
     if (!hpcprof::agent::recording(hpcprof::agent::SourceBit::Socket)) return call();
@@ -48,20 +42,20 @@ template <typename Call> auto socketCall(Op op, int fd, IoResult kind, Call&& ca
 
 HPCPROF_HOOK ssize_t send(int fd, const void* buf, size_t n, int flags) {
     auto fn = g_send.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return socketCall(Op::SocketSend, fd, IoResult::Bytes, [&] { return fn(fd, buf, n, flags); });
 }
 
 HPCPROF_HOOK ssize_t recv(int fd, void* buf, size_t n, int flags) {
     auto fn = g_recv.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return socketCall(Op::SocketRecv, fd, IoResult::Bytes, [&] { return fn(fd, buf, n, flags); });
 }
 
 HPCPROF_HOOK ssize_t sendto(int fd, const void* buf, size_t n, int flags, const sockaddr* to,
                             socklen_t len) {
     auto fn = g_sendto.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return socketCall(Op::SocketSendto, fd, IoResult::Bytes,
                       [&] { return fn(fd, buf, n, flags, to, len); });
 }
@@ -69,33 +63,33 @@ HPCPROF_HOOK ssize_t sendto(int fd, const void* buf, size_t n, int flags, const 
 HPCPROF_HOOK ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from,
                               socklen_t* len) {
     auto fn = g_recvfrom.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return socketCall(Op::SocketRecvfrom, fd, IoResult::Bytes,
                       [&] { return fn(fd, buf, n, flags, from, len); });
 }
 
 HPCPROF_HOOK ssize_t sendmsg(int fd, const msghdr* msg, int flags) {
     auto fn = g_sendmsg.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return socketCall(Op::SocketSendmsg, fd, IoResult::Bytes, [&] { return fn(fd, msg, flags); });
 }
 
 HPCPROF_HOOK ssize_t recvmsg(int fd, msghdr* msg, int flags) {
     auto fn = g_recvmsg.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     return socketCall(Op::SocketRecvmsg, fd, IoResult::Bytes, [&] { return fn(fd, msg, flags); });
 }
 
 HPCPROF_HOOK int connect(int fd, const sockaddr* addr, socklen_t len) {
     auto fn = g_connect.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     hpcprof::agent::fdClosed(fd); // the descriptor's name changes with the connection
     return socketCall(Op::SocketConnect, fd, IoResult::Status, [&] { return fn(fd, addr, len); });
 }
 
 HPCPROF_HOOK int accept(int fd, sockaddr* addr, socklen_t* len) {
     auto fn = g_accept.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     int r = socketCall(Op::SocketAccept, fd, IoResult::Status, [&] { return fn(fd, addr, len); });
     if (r >= 0) hpcprof::agent::fdClosed(r);
     return r;
@@ -103,7 +97,7 @@ HPCPROF_HOOK int accept(int fd, sockaddr* addr, socklen_t* len) {
 
 HPCPROF_HOOK int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
     auto fn = g_accept4.get();
-    if (missing(fn)) return -1;
+    if (hpcprof::agent::unresolved(fn)) return -1;
     int r = socketCall(Op::SocketAccept4, fd, IoResult::Status,
                        [&] { return fn(fd, addr, len, flags); });
     if (r >= 0) hpcprof::agent::fdClosed(r);
