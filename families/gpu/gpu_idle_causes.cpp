@@ -14,6 +14,24 @@ bool contains(const std::string& s, const char* needle) { return s.find(needle) 
 
 } // namespace
 
+/// Adds the time of `pieces` (sorted, disjoint) inside [begin, end) to `byCause`.
+void addCausesIn(const std::vector<GpuIdlePiece>& pieces, int64_t begin, int64_t end,
+                 std::array<int64_t, kGpuIdleCauseCount>& byCause) {
+    auto p = std::lower_bound(pieces.begin(), pieces.end(), begin,
+                              [](const GpuIdlePiece& x, int64_t t) { return x.end <= t; });
+    for (; p != pieces.end() && p->begin < end; ++p)
+        byCause[size_t(p->cause)] += std::min(p->end, end) - std::max(p->begin, begin);
+}
+
+std::vector<GpuIdleCause> causesByTime(const std::array<int64_t, kGpuIdleCauseCount>& byCause) {
+    std::vector<GpuIdleCause> order;
+    for (int c = 0; c < kGpuIdleCauseCount; ++c)
+        if (byCause[size_t(c)] > 0) order.push_back(GpuIdleCause(c));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](GpuIdleCause x, GpuIdleCause y) { return byCause[size_t(x)] > byCause[size_t(y)]; });
+    return order;
+}
+
 const char* gpuIdleCauseName(GpuIdleCause c) {
     switch (c) {
     case GpuIdleCause::KernelWait: return "kernel_wait";
@@ -129,10 +147,7 @@ void GpuIdleCauses::finish(const RankEnd& end) {
                       [](const Interval& a, const Interval& b) { return a.length() > b.length(); });
     for (size_t i = 0; i < n; ++i) {
         std::array<int64_t, kGpuIdleCauseCount> share{};
-        auto p = std::lower_bound(result.pieces.begin(), result.pieces.end(), gaps[i].begin,
-                                  [](const GpuIdlePiece& x, int64_t t) { return x.end <= t; });
-        for (; p != result.pieces.end() && p->begin < gaps[i].end; ++p)
-            share[size_t(p->cause)] += std::min(p->end, gaps[i].end) - std::max(p->begin, gaps[i].begin);
+        addCausesIn(result.pieces, gaps[i].begin, gaps[i].end, share);
         const auto main = std::max_element(share.begin(), share.end()) - share.begin();
         result.longestGaps.push_back({gaps[i].begin, gaps[i].end, GpuIdleCause(main)});
     }
@@ -147,15 +162,8 @@ std::vector<GpuIdleStep> idleBySteps(const std::vector<GpuIdleRank>& ranks, cons
         GpuIdleStep s;
         s.index = st.index;
         s.spanNs = (st.end - st.begin) * int64_t(ranks.size());
-        for (const GpuIdleRank& r : ranks) {
-            auto p = std::lower_bound(r.pieces.begin(), r.pieces.end(), st.begin,
-                                      [](const GpuIdlePiece& x, int64_t t) { return x.end <= t; });
-            for (; p != r.pieces.end() && p->begin < st.end; ++p) {
-                const int64_t ns = std::min(p->end, st.end) - std::max(p->begin, st.begin);
-                s.byCause[size_t(p->cause)] += ns;
-                s.idleNs += ns;
-            }
-        }
+        for (const GpuIdleRank& r : ranks) addCausesIn(r.pieces, st.begin, st.end, s.byCause);
+        for (int64_t ns : s.byCause) s.idleNs += ns;
         out.push_back(s);
     }
     return out;

@@ -23,14 +23,9 @@ nlohmann::json causesJson(const std::array<int64_t, kGpuIdleCauseCount>& byCause
 
 /// "input 38.0%, host 30.1%, ..." for the causes with time, largest first.
 std::string causesText(const std::array<int64_t, kGpuIdleCauseCount>& byCause, int64_t idle) {
-    std::vector<int> order;
-    for (int c = 0; c < kGpuIdleCauseCount; ++c)
-        if (byCause[size_t(c)] > 0) order.push_back(c);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return byCause[size_t(a)] > byCause[size_t(b)]; });
     std::string o;
-    for (int c : order)
-        o += fmt::format("{}{} {:.1f}%", o.empty() ? "" : ", ", gpuIdleCauseName(GpuIdleCause(c)),
-                         pct(byCause[size_t(c)], idle));
+    for (GpuIdleCause c : causesByTime(byCause))
+        o += fmt::format("{}{} {:.1f}%", o.empty() ? "" : ", ", gpuIdleCauseName(c), pct(byCause[size_t(c)], idle));
     return o.empty() ? "-" : o;
 }
 

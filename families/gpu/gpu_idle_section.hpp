@@ -29,6 +29,9 @@ inline constexpr int kGpuIdleCauseCount = 7;
 /// The name of a cause in reports ("kernel_wait", "input", ...).
 const char* gpuIdleCauseName(GpuIdleCause c);
 
+/// The causes with time in `byCause`, largest first (ties in GpuIdleCause order).
+std::vector<GpuIdleCause> causesByTime(const std::array<int64_t, kGpuIdleCauseCount>& byCause);
+
 struct GpuIdleGap {
     int64_t begin = 0, end = 0;
     GpuIdleCause cause = GpuIdleCause::Host; ///< the cause of most of it

@@ -58,13 +58,9 @@ std::vector<Evidence> gpuIdleEvidence(const Analysis& a) {
         std::array<int64_t, kGpuIdleCauseCount> byCause{};
         for (const auto& r : g->ranks)
             for (int c = 0; c < kGpuIdleCauseCount; ++c) byCause[size_t(c)] += r.byCause[size_t(c)];
-        std::vector<int> order;
-        for (int c = 0; c < kGpuIdleCauseCount; ++c)
-            if (byCause[size_t(c)] > 0) order.push_back(c);
-        std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return byCause[size_t(x)] > byCause[size_t(y)]; });
-        for (int c : order)
-            ev.push_back({std::string("idle_") + gpuIdleCauseName(GpuIdleCause(c)) + "_pct",
-                          100.0 * share(byCause[size_t(c)], idle), "pct"});
+        for (GpuIdleCause c : causesByTime(byCause))
+            ev.push_back({std::string("idle_") + gpuIdleCauseName(c) + "_pct", 100.0 * share(byCause[size_t(c)], idle),
+                          "pct"});
     }
     return ev;
 }
