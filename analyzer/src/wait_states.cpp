@@ -47,43 +47,28 @@ struct WaitTables {
 
 // --- Collectives: wait at N x N. ---
 
-/// One past the last call of the instance (same communicator and seq) that starts at `i`.
-size_t instanceEnd(const std::vector<CollectiveCall>& collectives, size_t i) {
-    size_t j = i;
-    while (j < collectives.size() && collectives[j].communicatorId == collectives[i].communicatorId &&
-           collectives[j].seq == collectives[i].seq)
-        ++j;
-    return j;
-}
-
 /// Every member waits from its entry until the last one enters (or its call ends); the sum is
 /// blamed on the last.
 void waitAtNxN(const std::vector<CollectiveCall>& collectives, size_t i, size_t j, WaitTables& t) {
-    size_t last = i;
-    for (size_t k = i; k < j; ++k)
-        if (collectives[k].ts > collectives[last].ts) last = k;
-    const int64_t lastEntry = collectives[last].ts;
-    int64_t inflicted = 0;
+    const InstanceBlame b = blameOf(collectives, i, j);
+    const int64_t lastEntry = collectives[b.last].ts;
     for (size_t k = i; k < j; ++k) {
         const auto& c = collectives[k];
         ++t.straggler(c.rank).instances;
-        int64_t wait = std::max<int64_t>(0, std::min(lastEntry, c.end) - c.ts);
+        const int64_t wait = memberWait(c, lastEntry);
         t.w.waitByEvent[c.eventId] = wait;
         t.rankWait(c.rank).collectiveWaitNs += wait;
         t.w.collectiveWaitNs += wait;
-        inflicted += wait;
     }
-    if (inflicted > 0) {
-        ++t.strag[collectives[last].rank].timesLast;
-        t.blame(collectives[last].rank, inflicted, collectives[last].eventId);
+    if (b.waitNs > 0) {
+        ++t.strag[collectives[b.last].rank].timesLast;
+        t.blame(collectives[b.last].rank, b.waitNs, collectives[b.last].eventId);
     }
 }
 
 void collectiveWaits(std::vector<CollectiveCall>& collectives, const CommunicatorSize& communicatorSize,
                      WaitTables& t) {
-    std::sort(collectives.begin(), collectives.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
-        return std::tie(a.communicatorId, a.seq, a.rank) < std::tie(b.communicatorId, b.seq, b.rank);
-    });
+    sortByInstance(collectives);
     for (size_t i = 0; i < collectives.size();) {
         const size_t j = instanceEnd(collectives, i);
         const size_t n = j - i;
@@ -219,6 +204,32 @@ void p2pWaits(const std::vector<P2pCall>& messages, WaitTables& t) {
 }
 
 } // namespace
+
+void sortByInstance(std::vector<CollectiveCall>& collectives) {
+    std::sort(collectives.begin(), collectives.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
+        return std::tie(a.communicatorId, a.seq, a.rank) < std::tie(b.communicatorId, b.seq, b.rank);
+    });
+}
+
+size_t instanceEnd(const std::vector<CollectiveCall>& collectives, size_t i) {
+    size_t j = i;
+    while (j < collectives.size() && collectives[j].communicatorId == collectives[i].communicatorId &&
+           collectives[j].seq == collectives[i].seq)
+        ++j;
+    return j;
+}
+
+int64_t memberWait(const CollectiveCall& c, int64_t lastEntry) {
+    return std::max<int64_t>(0, std::min(lastEntry, c.end) - c.ts);
+}
+
+InstanceBlame blameOf(const std::vector<CollectiveCall>& collectives, size_t i, size_t j) {
+    InstanceBlame b{i, 0};
+    for (size_t k = i; k < j; ++k)
+        if (collectives[k].ts > collectives[b.last].ts) b.last = k;
+    for (size_t k = i; k < j; ++k) b.waitNs += memberWait(collectives[k], collectives[b.last].ts);
+    return b;
+}
 
 WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
                              const std::vector<int64_t>& ranks, const CommunicatorSize& communicatorSize) {

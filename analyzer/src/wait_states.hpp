@@ -31,6 +31,19 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
 
+/// Collective calls ordered by instance (communicator, seq), then rank.
+void sortByInstance(std::vector<CollectiveCall>& collectives);
+/// One past the last call of the instance that starts at `i` (calls sorted by instance).
+size_t instanceEnd(const std::vector<CollectiveCall>& collectives, size_t i);
+/// A member's wait for the last member to enter (its call ends first: it waited to its end).
+int64_t memberWait(const CollectiveCall& c, int64_t lastEntry);
+/// The instance [i, j): the member that entered last (its index) and the others' total wait.
+struct InstanceBlame {
+    size_t last = 0;
+    int64_t waitNs = 0;
+};
+InstanceBlame blameOf(const std::vector<CollectiveCall>& collectives, size_t i, size_t j);
+
 /// The communicator id messages on communicators the agent did not see created are given (their
 /// keys differ on every rank): they are matched by sender, receiver and tag across all of them.
 inline constexpr int64_t kUnknownCommunicatorId = INT64_MAX;

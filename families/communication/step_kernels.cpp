@@ -2,7 +2,8 @@
 #include "step_kernels.hpp"
 
 #include <algorithm>
-#include <tuple>
+
+#include "wait_states.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -77,25 +78,17 @@ int64_t stepOf(const StepStats& steps, int64_t rank, int64_t ts) {
 
 namespace {
 
-/// Step -> rank -> the wait the rank's late starts cost the others in that step.
-std::map<int64_t, std::map<int64_t, int64_t>> inflictedBySteps(const std::vector<CollectiveCall>& instances,
+/// Step -> rank -> the wait the rank's late starts cost the others in that step (the wait at
+/// N x N of wait_states.hpp, per instance).
+std::map<int64_t, std::map<int64_t, int64_t>> inflictedBySteps(std::vector<CollectiveCall> calls,
                                                                const StepStats& steps) {
-    std::vector<const CollectiveCall*> calls;
-    for (const auto& c : instances) calls.push_back(&c);
-    std::sort(calls.begin(), calls.end(), [](const CollectiveCall* a, const CollectiveCall* b) {
-        return std::tie(a->communicatorId, a->seq, a->rank) < std::tie(b->communicatorId, b->seq, b->rank);
-    });
+    sortByInstance(calls);
     std::map<int64_t, std::map<int64_t, int64_t>> inflicted;
     for (size_t i = 0; i < calls.size();) {
-        size_t j = i;
-        while (j < calls.size() && calls[j]->communicatorId == calls[i]->communicatorId && calls[j]->seq == calls[i]->seq)
-            ++j;
-        const auto first = calls.begin() + std::ptrdiff_t(i), end = calls.begin() + std::ptrdiff_t(j);
-        const CollectiveCall* last =
-            *std::max_element(first, end, [](const CollectiveCall* a, const CollectiveCall* b) { return a->ts < b->ts; });
-        int64_t wait = 0;
-        for (auto k = first; k != end; ++k) wait += std::max<int64_t>(0, std::min(last->ts, (*k)->end) - (*k)->ts);
-        if (const int64_t step = stepOf(steps, last->rank, last->ts); step >= 0) inflicted[step][last->rank] += wait;
+        const size_t j = instanceEnd(calls, i);
+        const InstanceBlame b = blameOf(calls, i, j);
+        const CollectiveCall& last = calls[b.last];
+        if (const int64_t step = stepOf(steps, last.rank, last.ts); step >= 0) inflicted[step][last.rank] += b.waitNs;
         i = j;
     }
     return inflicted;
