@@ -86,7 +86,9 @@ GpuIdleCause GpuIdleCauses::hostCause(const EventRecord& e) {
 }
 
 void GpuIdleCauses::beginTrack(const TrackInfo& t) {
-    if (m_processHasGpu) return;
+    // One look at the track list per process of the rank, not per track.
+    if (m_processHasGpu || t.processId == m_checkedProcess) return;
+    m_checkedProcess = t.processId;
     for (const TrackInfo& other : m_index.tracks())
         if (other.processId == t.processId && other.kind == TrackKind::GpuStream) m_processHasGpu = true;
 }

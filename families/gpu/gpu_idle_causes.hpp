@@ -38,6 +38,7 @@ private:
 
     const TraceIndex& m_index;
     bool m_processHasGpu = false;
+    int64_t m_checkedProcess = -1; ///< the process whose tracks were last looked at
     std::vector<IntervalSet> m_host = std::vector<IntervalSet>(kGpuIdleCauseCount);
     std::unordered_map<int64_t, int64_t> m_launchEnd; ///< correlation id -> its API call's end
     std::vector<std::pair<int64_t, int64_t>> m_deviceStart; ///< (correlation id, activity start)
