@@ -23,19 +23,16 @@ using ByCause = std::array<int64_t, kGpuIdleCauseCount>;
 int64_t inputNs(const ByCause& c) { return c[size_t(GpuIdleCause::Input)]; }
 int64_t hostBoundNs(const ByCause& c) { return c[size_t(GpuIdleCause::Host)] + c[size_t(GpuIdleCause::Launch)]; }
 
-int64_t inputWait(const RankBreakdown& r, const Analysis& a) {
+/// A rank's idle time of the causes `ns` picks, when at least `minShare` of its active time.
+int64_t causeLoss(const RankBreakdown& r, const Analysis& a, int64_t (*ns)(const ByCause&), double minShare) {
     const GpuIdleRank* g = idleOf(r, a);
     if (!g) return 0;
-    const int64_t ns = inputNs(g->byCause);
-    return share(ns, r.activeNs) >= kMinInputShare ? ns : 0;
+    const int64_t t = ns(g->byCause);
+    return share(t, r.activeNs) >= minShare ? t : 0;
 }
 
-int64_t hostBound(const RankBreakdown& r, const Analysis& a) {
-    const GpuIdleRank* g = idleOf(r, a);
-    if (!g) return 0;
-    const int64_t ns = hostBoundNs(g->byCause);
-    return share(ns, r.activeNs) >= kMinHostBoundShare ? ns : 0;
-}
+int64_t inputWait(const RankBreakdown& r, const Analysis& a) { return causeLoss(r, a, inputNs, kMinInputShare); }
+int64_t hostBound(const RankBreakdown& r, const Analysis& a) { return causeLoss(r, a, hostBoundNs, kMinHostBoundShare); }
 
 /// The cause's time over the GPU ranks, as a share of their active time and of their steps.
 std::vector<Evidence> causeEvidence(const Analysis& a, const std::string& key, int64_t (*ns)(const ByCause&)) {
