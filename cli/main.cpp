@@ -23,6 +23,7 @@
 #include "messages.hpp"
 #include "progress.hpp"
 #include "hpcprof/store/merge.hpp"
+#include "hpcprof/store/shards.hpp"
 #include "raw_dir_claim.hpp"
 #include "report_command.hpp"
 #include "rules_command.hpp"
@@ -38,14 +39,48 @@ struct MergeCommandOptions {
     std::string rawDir;
     std::string output;
     bool force = false;
+    std::string node; ///< write a shard of this node (node-local raw data -> shard)
 };
 
 CLI::App* addMergeCommand(CLI::App& app, MergeCommandOptions& o) {
-    auto* cmd = app.add_subcommand("merge", "Convert a raw capture directory into a trace");
-    cmd->add_option("rawdir", o.rawDir, "Raw directory (TRACE.raw)")->required();
+    auto* cmd = app.add_subcommand(
+        "merge", "Convert a raw capture directory into a trace, or merge per-node shards into one");
+    cmd->add_option("rawdir", o.rawDir,
+                    "Raw directory (TRACE.raw, or a node's raw folder), or a shards folder "
+                    "(TRACE.shards/<job>: its shard-*.hpcprof are merged)")
+        ->required();
+    cmd->add_option("--node", o.node, "Write a shard of this node (e.g. node2) instead of a trace");
     cmd->add_option("-o,--output", o.output, "Trace file to write")->required();
     cmd->add_flag("--force", o.force, "Replace an existing trace");
     return cmd;
+}
+
+/// `hpcprof merge T.shards/<job> -o T`: the shards there into one trace, partial when nodes are
+/// missing (the metadata names them).
+int mergeShardsCommand(const MergeCommandOptions& o, std::vector<fs::path> shards) {
+    store::ShardMergeOptions so;
+    so.shards = std::move(shards);
+    so.output = o.output;
+    so.force = o.force;
+    auto r = store::mergeShards(so);
+    if (!r) {
+        cli::printMessage("merge", r.status().message());
+        return cli::kExitUsage;
+    }
+    std::string missing;
+    if (!r->missingNodes.empty() || !r->missingRanks.empty()) {
+        std::string ranks;
+        for (int64_t rank : r->missingRanks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
+        std::string nodes;
+        for (const auto& n : r->missingNodes) nodes += (nodes.empty() ? "" : ",") + n;
+        missing = fmt::format(" (partial: missing nodes {}; ranks {})", nodes.empty() ? "-" : nodes,
+                              ranks.empty() ? "-" : ranks);
+    } else if (r->partial) {
+        missing = " (partial: see stats)";
+    }
+    cli::printMessage("merge", fmt::format("{} shards, {} processes, {} events -> {}{}", r->shards,
+                                           r->processes, r->events, o.output, missing));
+    return 0;
 }
 
 int mergeCommand(const MergeCommandOptions& o) {
@@ -64,6 +99,8 @@ int mergeCommand(const MergeCommandOptions& o) {
         cli::printMessage("merge", busy);
         return cli::kExitUsage;
     }
+    if (auto shards = store::listShards(rawDir); !shards.empty() && o.node.empty())
+        return mergeShardsCommand(o, std::move(shards));
     store::MergeOptions mo;
     mo.rawDir = rawDir;
     mo.output = output;
@@ -73,7 +110,8 @@ int mergeCommand(const MergeCommandOptions& o) {
     mo.onProgress = [&progress](const char* step, int64_t done, int64_t total) {
         progress.update(step, done, total);
     };
-    auto r = store::mergeRawDirectory(mo);
+    auto r = o.node.empty() ? store::mergeRawDirectory(mo)
+                            : store::convertShard(mo, store::ShardIdentity{o.node, 0, 0});
     progress.finish();
     if (!r) {
         cli::printMessage("merge", r.status().message());
