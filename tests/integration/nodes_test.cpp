@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -60,7 +61,8 @@ std::vector<std::string> filesUnder(const fs::path& root) {
 std::vector<fs::path> nodeFolders(const Job& job) {
     std::vector<fs::path> out;
     for (const auto& jobDir : fs::directory_iterator(job.local()))
-        for (const auto& node : fs::directory_iterator(jobDir.path())) out.push_back(node.path());
+        if (jobDir.is_directory())
+            for (const auto& node : fs::directory_iterator(jobDir.path())) out.push_back(node.path());
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -198,4 +200,62 @@ TEST_CASE("a node lost before delivering its shard: the other shards make a part
     CHECK(q.text("SELECT value FROM metadata WHERE key = 'nodes_missing'") == "node2");
     CHECK(q.text("SELECT value FROM metadata WHERE key = 'ranks_missing'") == "4,5");
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'MPI_Allreduce'") == 60);
+}
+
+TEST_CASE("srun- and torchrun-style wrappers on 2 nodes (launcher variables) deliver one shard per "
+          "node and one trace", "[integration][nodes]") {
+    struct Launcher {
+        const char* name;
+        std::vector<std::string> (*env)(int task);
+    };
+    // 4 tasks, 2 per node, as srun and torchrun describe them to each task.
+    const Launcher launchers[] = {
+        {"slurm",
+         [](int t) {
+             return std::vector<std::string>{"SLURM_PROCID=" + std::to_string(t), "SLURM_NTASKS=4",
+                                             "SLURM_NNODES=2", "SLURM_NODEID=" + std::to_string(t / 2),
+                                             "SLURM_STEP_TASKS_PER_NODE=2(x2)", "SLURM_JOB_ID=77",
+                                             "SLURM_STEP_ID=0"};
+         }},
+        {"torchrun",
+         [](int t) {
+             return std::vector<std::string>{"RANK=" + std::to_string(t), "WORLD_SIZE=4",
+                                             "LOCAL_RANK=" + std::to_string(t % 2), "LOCAL_WORLD_SIZE=2",
+                                             "GROUP_RANK=" + std::to_string(t / 2),
+                                             "TORCHELASTIC_RUN_ID=r77"};
+         }},
+    };
+    for (const auto& launcher : launchers) {
+        DYNAMIC_SECTION(launcher.name) {
+            Job job;
+            std::vector<std::thread> tasks;
+            std::vector<ProcessResult> results(4);
+            for (int t = 0; t < 4; ++t) {
+                fs::create_directories(job.data() / std::to_string(t));
+                tasks.emplace_back([&, t] {
+                    auto env = launcher.env(t);
+                    env.push_back("TMPDIR=" + job.local().string());
+                    results[size_t(t)] = runProcess(
+                        {hpcprofBinary(), "run", "-q", "-o", job.trace(), "--",
+                         sampleBinary("io_sample"), (job.data() / std::to_string(t)).string()},
+                        env);
+                });
+            }
+            for (auto& t : tasks) t.join();
+            for (const auto& res : results) {
+                INFO(res.err);
+                CHECK(res.exitCode == 0);
+            }
+            CHECK(filesUnder(job.out()) == std::vector<std::string>{"trace.hpcprof"});
+            CHECK(nodeFolders(job).empty()); // converted and deleted on each node
+            TraceQuery q(job.trace());
+            CHECK(q.rows("SELECT rank FROM process WHERE rank IS NOT NULL ORDER BY rank") ==
+                  std::vector<std::string>{"0", "1", "2", "3"});
+            CHECK(q.rows("SELECT rank, COUNT(*) FROM event_view WHERE object LIKE '%/posix.dat'"
+                         " AND name = 'write' GROUP BY rank") ==
+                  std::vector<std::string>{"0|3", "1|3", "2|3", "3|3"});
+            auto nodes = q.text("SELECT value FROM metadata WHERE key = 'nodes_merged'");
+            CHECK((nodes == "node0,node1" || nodes == "node1,node0"));
+        }
+    }
 }
