@@ -140,7 +140,7 @@ double median(std::vector<double> v) {
 }
 
 struct Run {
-    double nodePerCpu, mergeWall, wholePerCpu, wholeWall, nodeWall;
+    double nodePerCpu, mergeWall, mergePerCpu, wholePerCpu, wholeWall, nodeWall;
 };
 
 Run runOnce(const fs::path& dir, int nodes, int64_t events) {
@@ -160,11 +160,13 @@ Run runOnce(const fs::path& dir, int nodes, int64_t events) {
     r.nodeWall = seconds(t0);
     r.nodePerCpu = double(events) / (cpuSeconds() - cpu0) / 1e6;
     hpcprof::store::ShardMergeOptions m{shards, dir / "merged.hpcprof", true};
+    cpu0 = cpuSeconds();
     t0 = std::chrono::steady_clock::now();
     auto merged = hpcprof::store::mergeShards(m);
     if (!merged) fail(merged.status().message());
     if (merged->events != events) fail("merged trace has " + std::to_string(merged->events) + " events");
     r.mergeWall = double(events) / seconds(t0) / 1e6;
+    r.mergePerCpu = double(events) / (cpuSeconds() - cpu0) / 1e6;
     // The current path: every process converted in one piece.
     fs::path whole = dir / "whole";
     fs::create_directories(whole);
@@ -200,23 +202,24 @@ int main(int argc, char** argv) {
     const int64_t events = int64_t(world) * perRank;
     std::printf("%d nodes x %d ranks x %lld events = %lld events\n", nodes, perNode,
                 (long long)perRank, (long long)events);
-    std::vector<double> node, merge, whole, nodeWall, wholeWall;
+    std::vector<double> node, merge, mergeCpu, whole, nodeWall, wholeWall;
     for (int i = 0; i < runs; ++i) {
         Run r = runOnce(dir, nodes, events);
         std::printf("run %d: node conversion %.2f M events/s per core (%.2f s for all nodes on one "
-                    "core), shard merge %.2f M events/s, one-piece conversion %.2f M events/s per "
+                    "core), shard merge %.2f M events/s (%.2f per CPU-second), one-piece conversion %.2f M events/s per "
                     "core (%.2f s)\n",
-                    i + 1, r.nodePerCpu, r.nodeWall, r.mergeWall, r.wholePerCpu, r.wholeWall);
+                    i + 1, r.nodePerCpu, r.nodeWall, r.mergeWall, r.mergePerCpu, r.wholePerCpu, r.wholeWall);
         node.push_back(r.nodePerCpu);
         merge.push_back(r.mergeWall);
+        mergeCpu.push_back(r.mergePerCpu);
         whole.push_back(r.wholePerCpu);
         nodeWall.push_back(r.nodeWall);
         wholeWall.push_back(r.wholeWall);
     }
     std::printf("median: node conversion %.2f M events/s per core (target >= 2), shard merge %.2f M "
-                "events/s (target >= 20), one-piece conversion %.2f M events/s per core; "
+                "events/s (%.2f per CPU-second; target >= 20), one-piece conversion %.2f M events/s per core; "
                 "with one core per node the conversion takes %.2f s instead of %.2f s\n",
-                median(node), median(merge), median(whole), median(nodeWall) / nodes, median(wholeWall));
+                median(node), median(merge), median(mergeCpu), median(whole), median(nodeWall) / nodes, median(wholeWall));
     fs::remove_all(dir);
     return 0;
 }
