@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,22 +21,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Leaves `folder`/done-<rank>; true when this wrapper completes the set of `expected` markers
-/// and wins the atomic mkdir of `folder`/`lockName` (several may see the full set at once).
-bool completeSetAndElect(const fs::path& folder, const std::string& marker, int expected,
-                         const char* prefix, const char* lockName) {
-    if (!marker.empty()) {
-        int fd = ::open((folder / marker).c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-        if (fd >= 0) ::close(fd);
-    }
+/// Node-local: leaves `folder`/done-<rank>; true when this wrapper completes the set of
+/// `expected` markers and wins the atomic mkdir of `folder`/converting (several may see the full
+/// set at once).
+bool lastRankOfNode(const fs::path& folder, int rank, int expected) {
+    int fd = ::open((folder / ("done-" + std::to_string(rank))).c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) ::close(fd);
     int done = 0;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(folder, ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.rfind(prefix, 0) == 0 && (marker.empty() ? e.path().extension() == ".hpcprof" : true)) ++done;
+    for (const auto& e : fs::directory_iterator(folder, ec))
+        if (e.path().filename().string().rfind("done-", 0) == 0) ++done;
+    return done >= expected && ::mkdir((folder / "converting").c_str(), 0755) == 0;
+}
+
+/// Shared folder: once its shard is in place, a node takes the first free ticket
+/// (mkdir arrived-1, arrived-2, ...: atomic on the file server, where a directory listing may be
+/// cached on a network file system); the node that takes ticket `nodes` is the last to arrive.
+bool lastNodeToArrive(const fs::path& folder, int nodes) {
+    for (int i = 1; i <= nodes; ++i)
+        if (::mkdir((folder / ("arrived-" + std::to_string(i))).c_str(), 0755) == 0) return i == nodes;
+    return false;
+}
+
+/// The shards of the folder, waiting up to a minute for a listing that shows them all (a
+/// network file system's cached listing may lag behind the renames the tickets vouch for).
+std::vector<fs::path> allShards(const fs::path& folder, int nodes) {
+    std::vector<fs::path> shards = store::listShards(folder);
+    for (int wait = 0; int(shards.size()) < nodes && wait < 120; ++wait) {
+        ::usleep(500'000);
+        shards = store::listShards(folder);
     }
-    if (done < expected) return false;
-    return ::mkdir((folder / lockName).c_str(), 0755) == 0;
+    return shards;
 }
 
 std::string mergeHint(const NodeRun& r) {
@@ -106,7 +122,7 @@ bool publishShard(const NodeRun& r, const fs::path& local) {
 
 bool mergeAllShards(const NodeRun& r) {
     store::ShardMergeOptions so;
-    so.shards = store::listShards(r.node.shardsDir);
+    so.shards = allShards(r.node.shardsDir, r.node.nodeCount);
     so.output = r.output;
     so.force = r.force;
     auto merged = store::mergeShards(so);
@@ -122,8 +138,7 @@ bool mergeAllShards(const NodeRun& r) {
 } // namespace
 
 NodeOutcome finishOnNode(const NodeRun& r, RawDirClaim& claim) {
-    if (!completeSetAndElect(r.node.localDir, "done-" + std::to_string(r.rank.rank),
-                             r.node.localSize, "done-", "converting")) {
+    if (!lastRankOfNode(r.node.localDir, r.rank.rank, r.node.localSize)) {
         if (!r.quiet)
             fmt::print(stderr, "hpcprof: rank {} done; the last rank of {} converts its data\n",
                        r.rank.rank, r.node.node);
@@ -143,7 +158,7 @@ NodeOutcome finishOnNode(const NodeRun& r, RawDirClaim& claim) {
     const fs::path local = r.node.localDir.parent_path() / (r.node.node + ".shard.hpcprof");
     if (!convertHere(r, local, true) || !publishShard(r, local)) return NodeOutcome::Failed;
     dropLocalRaw(r);
-    if (!completeSetAndElect(r.node.shardsDir, "", r.node.nodeCount, "shard-", "merging")) {
+    if (!lastNodeToArrive(r.node.shardsDir, r.node.nodeCount)) {
         if (!r.quiet)
             fmt::print(stderr, "hpcprof: {} done (shard delivered); the last node to finish writes "
                                "{} (if a node was lost: {})\n",

@@ -9,8 +9,9 @@
 //   2. it copies the shard to <output>.shards/<job>/.shard-X.hpcprof.part and renames it to
 //      shard-X.hpcprof (the rename is the node's "done" marker: a shard is there whole or not at
 //      all), then deletes the node's raw data (kept with --keep-raw);
-//   3. the wrapper that sees every node's shard and wins mkdir <output>.shards/<job>/merging
-//      merges the shards into the trace and removes <output>.shards.
+//   3. it takes the first free ticket, mkdir <output>.shards/<job>/arrived-<i> (atomic on the
+//      file server even where directory listings are cached); the node with ticket <nodes> is
+//      the last: it merges the shards into the trace and removes <output>.shards.
 //
 // A job on one node converts straight into the trace (no shard). A node that never delivers its
 // shard leaves the set incomplete: `hpcprof merge <output>.shards/<job> -o T` makes the

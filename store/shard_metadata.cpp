@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "shard_metadata.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -15,23 +16,35 @@ namespace {
 
 using nlohmann::json;
 
-/// Rows of one list ("available", "unavailable") keyed by counter name, processes summed.
+/// A counter's reasons with their process counts: its "reasons" list, else its one "reason".
+void addReasons(std::map<std::string, int64_t>& into, const json& row) {
+    if (row.contains("reasons") && row["reasons"].is_array()) {
+        for (const auto& x : row["reasons"]) into[x.value("reason", "")] += x.value("processes", int64_t(0));
+    } else if (row.contains("reason")) {
+        into[row.value("reason", "")] += row.value("processes", int64_t(0));
+    }
+}
+
+/// Rows of one list ("available", "unavailable") keyed by counter name, processes summed; for
+/// unavailable counters the reason most processes gave, and every reason when they differ.
 void addCounters(std::map<std::string, json>& into, const json& list) {
     if (!list.is_array()) return;
     for (const auto& row : list) {
         std::string name = row.value("counter", "");
         auto [it, fresh] = into.try_emplace(name, row);
         if (fresh) continue;
-        it->second["processes"] = it->second.value("processes", int64_t(0)) + row.value("processes", int64_t(0));
-        if (!row.contains("reasons")) continue;
         std::map<std::string, int64_t> reasons;
-        const json mine = it->second.value("reasons", json::array());
-        for (const json* r : {&mine, &row["reasons"]})
-            if (r->is_array())
-                for (const auto& x : *r) reasons[x.value("reason", "")] += x.value("processes", int64_t(0));
-        json list2 = json::array();
-        for (const auto& [reason, n] : reasons) list2.push_back({{"reason", reason}, {"processes", n}});
-        it->second["reasons"] = list2;
+        addReasons(reasons, it->second);
+        addReasons(reasons, row);
+        it->second["processes"] = it->second.value("processes", int64_t(0)) + row.value("processes", int64_t(0));
+        if (reasons.empty()) continue;
+        auto most = std::max_element(reasons.begin(), reasons.end(),
+                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+        it->second["reason"] = most->first;
+        if (reasons.size() < 2) continue;
+        json all = json::array();
+        for (const auto& [reason, n] : reasons) all.push_back({{"reason", reason}, {"processes", n}});
+        it->second["reasons"] = all;
     }
 }
 
