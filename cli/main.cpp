@@ -83,6 +83,17 @@ int mergeShardsCommand(const MergeCommandOptions& o, std::vector<fs::path> shard
     return 0;
 }
 
+/// The shards of `folder` (TRACE.shards/<job>), or of its one job folder (TRACE.shards).
+std::vector<fs::path> shardsIn(const fs::path& folder) {
+    std::vector<fs::path> shards = store::listShards(folder);
+    std::error_code ec;
+    std::vector<fs::path> jobs;
+    for (const auto& e : fs::directory_iterator(folder, ec))
+        if (e.is_directory(ec) && e.path().filename().string()[0] != '.') jobs.push_back(e.path());
+    if (shards.empty() && jobs.size() == 1) shards = store::listShards(jobs.front());
+    return shards;
+}
+
 int mergeCommand(const MergeCommandOptions& o) {
     const std::string& rawDir = o.rawDir;
     const std::string& output = o.output;
@@ -94,12 +105,13 @@ int mergeCommand(const MergeCommandOptions& o) {
         return cli::kExitUsage;
     }
     std::error_code ec;
-    bool ownRawDir = guard.claim.held() && fs::equivalent(guard.claim.root(), output + ".raw", ec);
+    bool ownRawDir = guard.claim.held() && (fs::equivalent(guard.claim.root(), output + ".raw", ec) ||
+                                            fs::equivalent(guard.claim.root(), output + ".shards", ec));
     if (std::string busy = ownRawDir ? std::string() : cli::outputBeingWritten(output); !busy.empty()) {
         cli::printMessage("merge", busy);
         return cli::kExitUsage;
     }
-    if (auto shards = store::listShards(rawDir); !shards.empty() && o.node.empty())
+    if (auto shards = shardsIn(rawDir); !shards.empty() && o.node.empty())
         return mergeShardsCommand(o, std::move(shards));
     store::MergeOptions mo;
     mo.rawDir = rawDir;
