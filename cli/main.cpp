@@ -23,6 +23,7 @@
 #include "messages.hpp"
 #include "progress.hpp"
 #include "hpcprof/store/merge.hpp"
+#include "hpcprof/store/shards.hpp"
 #include "raw_dir_claim.hpp"
 #include "report_command.hpp"
 #include "rules_command.hpp"
@@ -38,14 +39,59 @@ struct MergeCommandOptions {
     std::string rawDir;
     std::string output;
     bool force = false;
+    std::string node; ///< write a shard of this node (node-local raw data -> shard)
 };
 
 CLI::App* addMergeCommand(CLI::App& app, MergeCommandOptions& o) {
-    auto* cmd = app.add_subcommand("merge", "Convert a raw capture directory into a trace");
-    cmd->add_option("rawdir", o.rawDir, "Raw directory (TRACE.raw)")->required();
+    auto* cmd = app.add_subcommand(
+        "merge", "Convert a raw capture directory into a trace, or merge per-node shards into one");
+    cmd->add_option("rawdir", o.rawDir,
+                    "Raw directory (TRACE.raw, or a node's raw folder), or a shards folder "
+                    "(TRACE.shards/<job>: its shard-*.hpcprof are merged)")
+        ->required();
+    cmd->add_option("--node", o.node, "Write a shard of this node (e.g. node2) instead of a trace");
     cmd->add_option("-o,--output", o.output, "Trace file to write")->required();
     cmd->add_flag("--force", o.force, "Replace an existing trace");
     return cmd;
+}
+
+/// `hpcprof merge T.shards/<job> -o T`: the shards there into one trace, partial when nodes are
+/// missing (the metadata names them).
+int mergeShardsCommand(const MergeCommandOptions& o, std::vector<fs::path> shards) {
+    store::ShardMergeOptions so;
+    so.shards = std::move(shards);
+    so.output = o.output;
+    so.force = o.force;
+    auto r = store::mergeShards(so);
+    if (!r) {
+        cli::printMessage("merge", r.status().message());
+        return cli::kExitUsage;
+    }
+    std::string missing;
+    if (!r->missingNodes.empty() || !r->missingRanks.empty()) {
+        std::string ranks;
+        for (int64_t rank : r->missingRanks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
+        std::string nodes;
+        for (const auto& n : r->missingNodes) nodes += (nodes.empty() ? "" : ",") + n;
+        missing = fmt::format(" (partial: missing nodes {}; ranks {})", nodes.empty() ? "-" : nodes,
+                              ranks.empty() ? "-" : ranks);
+    } else if (r->partial) {
+        missing = " (partial: see stats)";
+    }
+    cli::printMessage("merge", fmt::format("{} shards, {} processes, {} events -> {}{}", r->shards,
+                                           r->processes, r->events, o.output, missing));
+    return 0;
+}
+
+/// The shards of `folder` (TRACE.shards/<job>), or of its one job folder (TRACE.shards).
+std::vector<fs::path> shardsIn(const fs::path& folder) {
+    std::vector<fs::path> shards = store::listShards(folder);
+    std::error_code ec;
+    std::vector<fs::path> jobs;
+    for (const auto& e : fs::directory_iterator(folder, ec))
+        if (e.is_directory(ec) && e.path().filename().string()[0] != '.') jobs.push_back(e.path());
+    if (shards.empty() && jobs.size() == 1) shards = store::listShards(jobs.front());
+    return shards;
 }
 
 int mergeCommand(const MergeCommandOptions& o) {
@@ -59,11 +105,14 @@ int mergeCommand(const MergeCommandOptions& o) {
         return cli::kExitUsage;
     }
     std::error_code ec;
-    bool ownRawDir = guard.claim.held() && fs::equivalent(guard.claim.root(), output + ".raw", ec);
+    bool ownRawDir = guard.claim.held() && (fs::equivalent(guard.claim.root(), output + ".raw", ec) ||
+                                            fs::equivalent(guard.claim.root(), output + ".shards", ec));
     if (std::string busy = ownRawDir ? std::string() : cli::outputBeingWritten(output); !busy.empty()) {
         cli::printMessage("merge", busy);
         return cli::kExitUsage;
     }
+    if (auto shards = shardsIn(rawDir); !shards.empty() && o.node.empty())
+        return mergeShardsCommand(o, std::move(shards));
     store::MergeOptions mo;
     mo.rawDir = rawDir;
     mo.output = output;
@@ -73,7 +122,8 @@ int mergeCommand(const MergeCommandOptions& o) {
     mo.onProgress = [&progress](const char* step, int64_t done, int64_t total) {
         progress.update(step, done, total);
     };
-    auto r = store::mergeRawDirectory(mo);
+    auto r = o.node.empty() ? store::mergeRawDirectory(mo)
+                            : store::convertShard(mo, store::ShardIdentity{o.node, 0, 0});
     progress.finish();
     if (!r) {
         cli::printMessage("merge", r.status().message());

@@ -446,14 +446,16 @@ MergeGuard guardRawDirForMerge(const fs::path& given) {
 }
 
 std::string outputBeingWritten(const fs::path& output) {
-    Fd fd(::open((output.string() + ".raw/" + kLockName).c_str(),
-                 O_RDWR | O_NOFOLLOW | O_CLOEXEC));
-    // Exclusive, so that the shared locks of a per-rank job count as well; released at once.
-    if (fd.fd < 0 || flock(fd.fd, LOCK_EX | LOCK_NB) == 0) return {};
-    if (errno != EWOULDBLOCK) return {};
-    return fmt::format("{} is being written by a running hpcprof run ({}): wait for it to "
-                       "finish, or choose another -o",
-                       output.string(), describeOwner(readOwner(fd.fd)));
+    // <output>.raw, or <output>.shards for a per-rank job on several nodes (node_capture.hpp).
+    for (const char* folder : {".raw/", ".shards/"}) {
+        Fd fd(::open((output.string() + folder + kLockName).c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+        // Exclusive, so that the shared locks of a per-rank job count as well; released at once.
+        if (fd.fd < 0 || flock(fd.fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK) continue;
+        return fmt::format("{} is being written by a running hpcprof run ({}): wait for it to "
+                           "finish, or choose another -o",
+                           output.string(), describeOwner(readOwner(fd.fd)));
+    }
+    return {};
 }
 
 } // namespace hpcprof::cli

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "messages.hpp"
+#include "node_capture.hpp"
 
 #include "agent_locator.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
@@ -125,10 +126,29 @@ void setGpuInjection(const std::string& agent, const std::string& sources) {
 struct ClaimedOutput {
     std::string output;
     std::optional<RankLaunch> perRank;
+    std::optional<NodeLayout> node; ///< per-rank form with a known node layout: node-local raw data
     fs::path rawDir;
     RawDirClaim claim;
     int refusal = 0;
 };
+
+/// What to claim for output `c.output`, and where the raw data goes (sets c.perRank, c.node,
+/// c.rawDir).
+ClaimRequest claimRequest(const RunOptions& o, ClaimedOutput& c, bool force) {
+    std::error_code ec;
+    // One wrapper per rank (mpirun/srun start hpcprof itself) shares one raw folder per job.
+    c.perRank = detectRankLaunch(c.output);
+    c.node = c.perRank ? detectNodeLayout(*c.perRank, c.output, o.rawDir) : std::nullopt;
+    ClaimRequest request;
+    request.output = c.output;
+    // Node-local capture: only the shards come to the shared folder (<output>.shards).
+    request.root = c.node ? c.node->shardsRoot : fs::absolute(c.output + ".raw", ec);
+    request.jobId = c.perRank ? c.perRank->jobId : std::string();
+    request.force = force;
+    request.command = joinCommand(o.command);
+    c.rawDir = c.node ? c.node->localDir : c.perRank ? c.perRank->rawDir : request.root;
+    return request;
+}
 
 ClaimedOutput claimOutput(const RunOptions& o) {
     ClaimedOutput c;
@@ -147,15 +167,7 @@ ClaimedOutput claimOutput(const RunOptions& o) {
         if (!chosen && i > 1000) return fail("no free default output name in this folder (use -o)");
         if (!chosen && fs::exists(c.output, ec)) continue;
         if (Status s = schema::checkOutputPath(c.output, o.force); !s.ok()) return fail(s.message());
-        // One wrapper per rank (mpirun/srun start hpcprof itself) shares one raw folder per job.
-        c.perRank = detectRankLaunch(c.output);
-        ClaimRequest request;
-        request.output = c.output;
-        request.root = fs::absolute(c.output + ".raw", ec);
-        request.jobId = c.perRank ? c.perRank->jobId : std::string();
-        request.force = chosen && o.force;
-        request.command = joinCommand(o.command);
-        c.rawDir = c.perRank ? c.perRank->rawDir : request.root;
+        ClaimRequest request = claimRequest(o, c, chosen && o.force);
         // The agent keeps the folder's path in a fixed buffer (settings.def: HPCPROF_RAW_DIR).
         const auto& rawDirRule = agent::settingSpec(agent::Setting::RawDir);
         if (double(c.rawDir.string().size()) > rawDirRule.max)
@@ -361,6 +373,17 @@ void printSummary(const std::string& output) {
                    report::printable(output), report::printable(summary.status().message()));
 }
 
+/// The per-rank form on known nodes: this rank's share of the node's and the job's conversion
+/// (node_capture.hpp); the exit code.
+int finishNodeRank(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz, int exitCode) {
+    NodeRun nodeRun{*claimed.perRank, *claimed.node, claimed.output, joinCommand(o.command),
+                    tscHz, o.force, o.keepRaw, o.quiet};
+    NodeOutcome outcome = finishOnNode(nodeRun, claimed.claim);
+    if (outcome == NodeOutcome::Failed) return exitCode != 0 ? exitCode : kExitTraceFailed;
+    if (outcome == NodeOutcome::TraceWritten && !o.quiet) printSummary(claimed.output);
+    return exitCode;
+}
+
 } // namespace
 
 CLI::App* addRunCommand(CLI::App& app, RunOptions& run) {
@@ -376,6 +399,9 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& run) {
     cmd->add_flag("--force", run.force, "Replace an existing trace");
     cmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
     cmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");
+    cmd->add_option("--raw-dir", run.rawDir,
+                    "Per-rank launch on several nodes: node-local folder for raw data "
+                    "(default: $TMPDIR, else /tmp)");
     cmd->add_option("command", run.command, "The command to run, after --")->required();
     cmd->positionals_at_end();
     return cmd;
@@ -398,6 +424,7 @@ int runCommand(const RunOptions& o) {
         if (!claimed.perRank) claimed.claim.removeFolder();
         return end.exitCode;
     }
+    if (claimed.node) return finishNodeRank(o, claimed, tscHz, end.exitCode);
     if (claimed.perRank && !finishRankAndElectMerger(*claimed.perRank)) {
         if (!o.quiet) printRankDone(claimed);
         return end.exitCode;

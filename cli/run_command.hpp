@@ -20,6 +20,7 @@ struct RunOptions {
     std::string counterPeriodMs;   ///< HPCPROF_COUNTER_PERIOD_MS; empty = default
     bool keepRaw = false;          ///< keep the raw directory after conversion
     bool quiet = false;            ///< no summary
+    std::string rawDir;            ///< per-rank launch on nodes: node-local raw base (--raw-dir)
     std::vector<std::string> command;
 };
 

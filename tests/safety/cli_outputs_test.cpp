@@ -139,11 +139,15 @@ TEST_CASE("mpirun starting hpcprof per rank: a second job with the same output i
         WARN("SKIPPED: mpirun not found");
         return;
     }
+    TempDir dir;
+    // mpirun says how many nodes the job has (one): the ranks record into the node-local
+    // $TMPDIR and the job claims mpi.hpcprof.shards (user guide, "Running on a cluster").
     const std::vector<std::string> mpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
                                              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
                                              "OMPI_MCA_mpi_yield_when_idle=1",
-                                             "OMPI_MCA_rmaps_base_oversubscribe=1"};
-    TempDir dir;
+                                             "OMPI_MCA_rmaps_base_oversubscribe=1",
+                                             "TMPDIR=" + (dir / "local")};
+    fs::create_directory(dir / "local");
     const std::string trace = dir / "mpi.hpcprof", marker = dir / "second-job-ran";
     fs::create_directory(dir / "d0");
     fs::create_directory(dir / "d1");
@@ -158,7 +162,7 @@ TEST_CASE("mpirun starting hpcprof per rank: a second job with the same output i
     REQUIRE(waitUntil([&] {
         int n = 0;
         std::error_code ec;
-        for (const auto& e : fs::recursive_directory_iterator(trace + ".raw", ec))
+        for (const auto& e : fs::recursive_directory_iterator(dir / "local", ec))
             n += e.path().filename().string().rfind("proc-", 0) == 0;
         return n == 2;
     }));
@@ -181,6 +185,7 @@ TEST_CASE("mpirun starting hpcprof per rank: a second job with the same output i
     checkIoSampleCalls(q, "d0");
     checkIoSampleCalls(q, "d1");
     CHECK_FALSE(fs::exists(trace + ".raw"));
+    CHECK_FALSE(fs::exists(trace + ".shards"));
 }
 
 TEST_CASE("raw data of a killed run is kept, and the next run says how to convert it",
