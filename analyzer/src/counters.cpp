@@ -330,9 +330,45 @@ Result<std::vector<CounterPoint>> counterSeries(const Trace& trace, int64_t trac
     return out;
 }
 
-Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t trackId, bool ratio,
-                                               int64_t t0, int64_t t1, int64_t resolutionNs) {
+namespace {
+
+/// Adds (at, v) to the chart, keeping the largest value per bucket of r ns.
+void keepMax(std::vector<CounterPoint>& out, int64_t r, int64_t at, double v) {
+    int64_t bucket = at - ((at % r) + r) % r;
+    if (!out.empty() && out.back().ts == bucket)
+        out.back().value = std::max(out.back().value, v);
+    else
+        out.push_back({bucket, v});
+}
+
+} // namespace
+
+std::vector<CounterPoint> chartFromSamples(const std::vector<CounterPoint>& samples, const ChartOptions& o) {
     std::vector<CounterPoint> out;
+    const int64_t r = std::max<int64_t>(1, o.resolutionNs);
+    if (o.ratio) {
+        for (const auto& s : samples) keepMax(out, r, s.ts, s.value);
+        return out;
+    }
+    // A sample's timestamp and its reading are not taken at the same instant (a boundary sample
+    // and a timer sample come from different threads), so one interval shorter than a
+    // millisecond can show 4.8 ms of CPU in 0.84 ms. Intervals are therefore merged until they
+    // span minIntervalNs, like the derived ratio tracks, and capped at maxRate.
+    size_t from = 0;
+    for (size_t i = 1; i < samples.size(); ++i) {
+        int64_t dt = samples[i].ts - samples[from].ts;
+        if (dt <= 0 || (dt < o.minIntervalNs && i + 1 < samples.size())) continue;
+        double rate = (samples[i].value - samples[from].value) * 1e9 / double(dt);
+        if (o.maxRate > 0) rate = std::min(rate, o.maxRate);
+        keepMax(out, r, samples[from].ts, rate);
+        from = i;
+    }
+    return out;
+}
+
+Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t trackId, bool ratio,
+                                               int64_t t0, int64_t t1, int64_t resolutionNs,
+                                               double maxRate) {
     const int64_t r = std::max<int64_t>(1, resolutionNs);
     // One bucket of margin on each side: the first rate needs the sample before the window.
     schema::Statement s(detail::db(trace), "SELECT ts, value FROM counter WHERE counter_track_id = ?"
@@ -341,29 +377,14 @@ Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t track
     s.bind(1, trackId);
     s.bind(2, t0 - r);
     s.bind(3, t1 + r);
-    auto keepMax = [&](int64_t at, double v) {
-        int64_t bucket = at - ((at % r) + r) % r;
-        if (!out.empty() && out.back().ts == bucket)
-            out.back().value = std::max(out.back().value, v);
-        else
-            out.push_back({bucket, v});
-    };
-    bool have = false;
-    int64_t prevTs = 0;
-    double prevV = 0;
-    while (s.step()) {
-        int64_t ts = s.int64(0);
-        double v = s.real(1);
-        if (ratio)
-            keepMax(ts, v);
-        else if (have && ts > prevTs)
-            keepMax(prevTs, (v - prevV) * 1e9 / double(ts - prevTs));
-        have = true;
-        prevTs = ts;
-        prevV = v;
-    }
+    std::vector<CounterPoint> samples;
+    while (s.step()) samples.push_back({s.int64(0), s.real(1)});
     if (!s.error().ok()) return s.error();
-    return out;
+    ChartOptions o;
+    o.ratio = ratio;
+    o.resolutionNs = r;
+    o.maxRate = maxRate;
+    return chartFromSamples(samples, o);
 }
 
 std::vector<CounterPoint> ratePerSecond(const std::vector<CounterPoint>& points) {

@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QGuiApplication>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -23,6 +24,7 @@
 
 #include "models/class_colors.hpp"
 #include "models/format.hpp"
+#include "models/severity_colors.hpp"
 
 namespace hpcprof::gui {
 
@@ -37,6 +39,27 @@ QString legendHtml() {
                       .arg(classColor(analyzer::EventClass(c)).name(), className(analyzer::EventClass(c)));
     return legend + QStringLiteral("<span style='background:#009688'>&nbsp;&nbsp;&nbsp;</span>&nbsp;counter rate");
 }
+
+/// The status-bar marker in its severity's colour (severityColor, as in the lists).
+void setWarningsColor(QLabel* label, analyzer::Severity s) {
+    label->setStyleSheet(QStringLiteral("color:%1;font-weight:bold").arg(severityColor(s).name()));
+}
+
+/// "N data-quality warnings" in the colour of the worst, or "N data-quality notes" when all
+/// are info: an info note is not a warning.
+void showWarningCount(QLabel* label, const std::vector<analyzer::DataWarning>& warnings) {
+    analyzer::Severity worst = analyzer::Severity::Info;
+    int serious = 0;
+    for (const auto& w : warnings) {
+        analyzer::Severity s = warningSeverity(w);
+        worst = std::max(worst, s);
+        serious += s != analyzer::Severity::Info;
+    }
+    label->setText(serious > 0 ? MainWindow::tr("%1 data-quality warnings").arg(serious)
+                               : MainWindow::tr("%1 data-quality notes").arg(warnings.size()));
+    setWarningsColor(label, worst);
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -82,7 +105,7 @@ void MainWindow::buildCentral() {
 void MainWindow::buildStatusBar() {
     m_facts = new QLabel(tr("no trace"), this);
     m_warnings = new QLabel(this);
-    m_warnings->setStyleSheet(QStringLiteral("color:#c62828;font-weight:bold"));
+    setWarningsColor(m_warnings, analyzer::Severity::Critical);
     statusBar()->addWidget(m_facts, 1);
     statusBar()->addPermanentWidget(m_warnings);
 }
@@ -268,6 +291,7 @@ void MainWindow::traceOpened(TraceDataPtr data) {
         m_banner->setText(tr("Data loss in this trace: %1 (see the Data quality tab)").arg(loss.join(QStringLiteral(", "))));
         m_banner->show();
         m_warnings->setText(tr("%1 data-quality warnings").arg(loss.size()));
+        setWarningsColor(m_warnings, analyzer::Severity::Warning);
     } else {
         m_warnings->clear();
     }
@@ -280,8 +304,7 @@ void MainWindow::analysisReady(AnalysisPtr a) {
     QString text = m_facts->text();
     text.replace(tr("analysing..."), tr("%1 findings").arg(a->findings.size()));
     m_facts->setText(text);
-    if (!a->warnings.empty() && m_warnings->text().isEmpty())
-        m_warnings->setText(tr("%1 data-quality warnings").arg(a->warnings.size()));
+    if (!a->warnings.empty() && m_warnings->text().isEmpty()) showWarningCount(m_warnings, a->warnings);
 }
 
 void MainWindow::showError(const QString& message) {

@@ -4,8 +4,10 @@
 // grow a row per nesting depth as the fetched data reveals deeper events.
 #pragma once
 
+#include <QSet>
 #include <QString>
 #include <cstdint>
+
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -39,7 +41,9 @@ public:
     static constexpr int kLaneGap = 3;
     static constexpr int kMaxRows = 32;
 
-    void build(const TraceData& data);
+    /// Lanes of `data`; counter lanes only for the counter names in shownCounters (see
+    /// counterLaneShown), the default CPU-use set (defaultCounterNames) when it is empty.
+    void build(const TraceData& data, const QSet<QString>& shownCounters = {});
     const std::vector<LaneGroup>& groups() const { return m_groups; }
     int totalHeight() const { return m_height; }
 

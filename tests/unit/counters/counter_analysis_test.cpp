@@ -262,3 +262,31 @@ TEST_CASE("counterChart keeps the largest rate per bucket, or the largest level 
     REQUIRE(empty.ok());
     CHECK(empty->empty());
 }
+
+TEST_CASE("chartFromSamples merges sub-millisecond intervals and caps a thread's CPU time at one CPU",
+          "[counters][analyzer]") {
+    // A boundary sample 0.84 ms after a timer sample that read its clock late: 4.8 ms of CPU in
+    // 0.84 ms (5.7 CPUs) on its own; merged with the next interval, 9 ms of CPU in 10 ms.
+    const int64_t kUs = 1000;
+    std::vector<CounterPoint> s = {{0, 0}, {10'000 * kUs, 5e6}, {10'840 * kUs, 9.8e6}, {20'000 * kUs, 14e6}};
+    ChartOptions o;
+    o.resolutionNs = 5'000 * kUs;
+    auto chart = chartFromSamples(s, o);
+    REQUIRE(chart.size() == 2);
+    CHECK(chart[0].ts == 0);
+    CHECK(chart[0].value == Approx(0.5e9));
+    CHECK(chart[1].ts == 10'000 * kUs);
+    CHECK(chart[1].value == Approx(0.9e9)); // (14 - 5) ms over (20 - 10) ms
+    for (const auto& p : chart) CHECK(p.value <= 1e9);
+    // The cap: a jump that no merging absorbs stays at one CPU-second per second.
+    o.maxRate = 1e9;
+    auto capped = chartFromSamples({{0, 0}, {2'000 * kUs, 6e6}}, o);
+    REQUIRE(capped.size() == 1);
+    CHECK(capped[0].value == Approx(1e9));
+    // Without merging (the old arithmetic) the same samples read 5.7 CPUs.
+    o.maxRate = 0;
+    o.minIntervalNs = 0;
+    auto raw = chartFromSamples(s, o);
+    REQUIRE(raw.size() == 2);
+    CHECK(raw[1].value == Approx(4.8e6 * 1e9 / 840e3));
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Counter lanes (default CPU-use set, units, rate cap) and the one severity colour mapping.
+#include <catch2/catch.hpp>
+
+#include "models/counter_lanes.hpp"
+#include "models/lane_layout.hpp"
+#include "models/severity_colors.hpp"
+
+using namespace hpcprof;
+using namespace hpcprof::gui;
+
+namespace {
+
+CounterTrackInfo counter(int64_t id, const char* name, const char* unit, bool mainThread) {
+    return {id, 1, QString::fromLatin1(name), QString::fromLatin1(unit), true, mainThread};
+}
+
+} // namespace
+
+TEST_CASE("by default a rank shows its main thread's utilisation and wait, other counters on demand",
+          "[gui][counters]") {
+    std::vector<CounterTrackInfo> cs = {counter(1, "cpu_utilization", "ratio", true),
+                                        counter(2, "cpu_wait_fraction", "ratio", true),
+                                        counter(3, "cpu_utilization", "ratio", false),
+                                        counter(4, "task_clock", "ns", true),
+                                        counter(5, "PAPI_TOT_INS", "count", true)};
+    QSet<QString> shown = defaultCounterNames(cs);
+    std::vector<int64_t> drawn;
+    for (const auto& c : cs)
+        if (counterLaneShown(c, shown)) drawn.push_back(c.id);
+    CHECK(drawn == std::vector<int64_t>{1, 2});
+    // Chosen from View > Counters: every lane of that name.
+    shown.insert(QStringLiteral("PAPI_TOT_INS"));
+    CHECK(counterLaneShown(cs[4], shown));
+    // A trace without the derived tracks falls back on the raw CPU clocks.
+    CHECK(defaultCounterNames({counter(4, "task_clock", "ns", true)}).contains(QStringLiteral("task_clock")));
+}
+
+TEST_CASE("counter values read in % of one CPU, GB/s and /s; a thread's CPU time is capped at one CPU",
+          "[gui][counters]") {
+    auto clock = counter(1, "task_clock", "ns", true);
+    CHECK(counterRateCap(clock) == 1e9);
+    CHECK(formatCounterValue(clock, 0.85e9) == QStringLiteral("85 % CPU"));
+    CHECK(formatCounterValue(counter(2, "cpu_utilization", "ratio", true), 0.5) == QStringLiteral("50 % CPU"));
+    CHECK(formatCounterValue(counter(3, "read_bytes", "count", true), 2.5e9) == QStringLiteral("2.5 GB/s"));
+    CHECK(formatCounterValue(counter(4, "context_switches", "count", true), 3400) == QStringLiteral("3.4 k/s"));
+    CHECK(counterRateCap(counter(5, "PAPI_TOT_INS", "count", true)) == 0);
+    CHECK(counterUnitLabel(clock) == QStringLiteral("% CPU"));
+}
+
+TEST_CASE("one severity colour mapping: info is not painted as a warning", "[gui][severity]") {
+    QColor info = severityColor(analyzer::Severity::Info), warn = severityColor(analyzer::Severity::Warning),
+           crit = severityColor(analyzer::Severity::Critical);
+    CHECK(info != warn);
+    CHECK(warn != crit);
+    CHECK(info != crit);
+    CHECK(info.red() < 0x80); // not red nor amber
+    CHECK(warningSeverity({"counters_unavailable", 1, "info: requested counters not counted"}) ==
+          analyzer::Severity::Info);
+    CHECK(warningSeverity({"events_dropped", 3, "data_loss: events dropped"}) == analyzer::Severity::Warning);
+    CHECK(warningSeverity({"store_failed", 1, "error: could not store"}) == analyzer::Severity::Critical);
+    CHECK(statSeverity(QStringLiteral("info")) == analyzer::Severity::Info);
+}
