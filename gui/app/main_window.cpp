@@ -176,6 +176,9 @@ void MainWindow::buildMenus() {
     view->addAction(tr("Zoom to &fit"), QKeySequence(Qt::Key_F), m_timeline, &TimelineWidget::zoomToFit);
     view->addAction(tr("&Next match"), QKeySequence(Qt::Key_N), this, [this] { stepMatch(+1); });
     view->addAction(tr("&Previous match"), QKeySequence(Qt::SHIFT | Qt::Key_N), this, [this] { stepMatch(-1); });
+    view->addSeparator();
+    m_countersMenu = view->addMenu(tr("&Counters"));
+    m_countersMenu->setEnabled(false);
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keys"), this, [this] {
         QMessageBox::information(this, tr("Keys"),
@@ -277,6 +280,7 @@ void MainWindow::openTraceFile(const std::string& bytes) {
 void MainWindow::traceOpened(TraceDataPtr data) {
     addRecent(QString::fromStdString(data->path));
     m_timeline->setTrace(data);
+    fillCountersMenu(*data);
     m_facts->setText(tr("%1   %2 ranks, %3 processes, %4 tracks   %5   %6 events   analysing...")
                          .arg(QFileInfo(QString::fromStdString(data->path)).fileName())
                          .arg(data->rankCount)

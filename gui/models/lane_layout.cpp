@@ -7,8 +7,8 @@
 
 namespace hpcprof::gui {
 
-void LaneLayout::build(const TraceData& data, const QSet<QString>& shownCounters) {
-    const QSet<QString> shown = shownCounters.isEmpty() ? defaultCounterNames(data.counters) : shownCounters;
+void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>& shownCounters) {
+    const QSet<QString> shown = shownCounters ? *shownCounters : defaultCounterNames(data.counters);
     m_groups.clear();
     m_trackLane.clear();
     std::vector<const analyzer::ProcessInfo*> procs;

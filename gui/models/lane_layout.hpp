@@ -7,7 +7,6 @@
 #include <QSet>
 #include <QString>
 #include <cstdint>
-
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -42,8 +41,8 @@ public:
     static constexpr int kMaxRows = 32;
 
     /// Lanes of `data`; counter lanes only for the counter names in shownCounters (see
-    /// counterLaneShown), the default CPU-use set (defaultCounterNames) when it is empty.
-    void build(const TraceData& data, const QSet<QString>& shownCounters = {});
+    /// counterLaneShown), the default CPU-use set (defaultCounterNames) when it is not given.
+    void build(const TraceData& data, const std::optional<QSet<QString>>& shownCounters = std::nullopt);
     const std::vector<LaneGroup>& groups() const { return m_groups; }
     int totalHeight() const { return m_height; }
 

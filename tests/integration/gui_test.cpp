@@ -179,3 +179,103 @@ TEST_CASE("an OpenMP capture shows its barrier waits as sync and its imbalance a
     CHECK(d->dur == omp.at("worst_region").at("dur_ns").get<int64_t>());
     CHECK(d->className == QStringLiteral("annotation"));
 }
+
+namespace {
+/// The id of the one event of the classes trace called `name` (search by name).
+int64_t eventIdOf(const std::string& trace, const char* name) {
+    auto data = gui::loadTraceData(trace);
+    REQUIRE(data.ok());
+    gui::Filter f;
+    f.text = QString::fromLatin1(name);
+    auto found = gui::searchEvents(**data, f);
+    REQUIRE(found.ok());
+    REQUIRE(found->matches.size() >= 1);
+    return found->matches.front().eventId;
+}
+} // namespace
+
+TEST_CASE("--event opens zoomed around the event; unknown events and findings are errors", "[gui][integration]") {
+    test::ensureGuiApp();
+    test::TempDir dir;
+    test::writeClassesTrace(dir / "t.hpcprof");
+    // The read of /data/in.bin, io at [500, 600) us on rank 0: the view is [400, 700) us.
+    const int64_t read = eventIdOf(dir / "t.hpcprof", "read");
+    auto whole = test::runProcess({guiBinary(), "--screenshot", dir / "whole.png", "--size", "1200x800", dir / "t.hpcprof"}, kEnv);
+    REQUIRE(whole.exitCode == 0);
+    auto at = test::runProcess({guiBinary(), "--screenshot", dir / "event.png", "--size", "1200x800", "--event",
+                                std::to_string(read), dir / "t.hpcprof"},
+                               kEnv);
+    INFO(at.err);
+    REQUIRE(at.exitCode == 0);
+    QImage a(QString::fromStdString(dir / "whole.png")), b(QString::fromStdString(dir / "event.png"));
+    const QColor io = gui::classColor(EventClass::Io), sync = gui::classColor(EventClass::Sync);
+    // The read fills a third of the width instead of a tenth; the sync wait [700, 800) us is
+    // outside the view: only the legend and the minimap keep its colour.
+    CHECK(countColor(b, io) > countColor(a, io) + 2000);
+    CHECK(countColor(b, sync) + 500 < countColor(a, sync));
+
+    auto noEvent = test::runProcess({guiBinary(), "--screenshot", dir / "x.png", "--event", "987654", dir / "t.hpcprof"}, kEnv);
+    CHECK(noEvent.exitCode == 2);
+    CHECK(lines(noEvent.err) == 1);
+    CHECK(noEvent.err.find("no event 987654 in this trace") != std::string::npos);
+    auto noFinding = test::runProcess({guiBinary(), "--screenshot", dir / "x.png", "--finding", "nope", dir / "t.hpcprof"}, kEnv);
+    CHECK(noFinding.exitCode == 2);
+    CHECK(noFinding.err.find("no finding 'nope' in this trace") != std::string::npos);
+    auto both = test::runProcess({guiBinary(), "--screenshot", dir / "x.png", "--finding", "a", "--event", "1", dir / "t.hpcprof"}, kEnv);
+    CHECK(both.exitCode == 2);
+    CHECK(both.err.find("exclude each other") != std::string::npos);
+    auto badId = test::runProcess({guiBinary(), "--screenshot", dir / "x.png", "--event", "12ab", dir / "t.hpcprof"}, kEnv);
+    CHECK(badId.exitCode == 2);
+    CHECK(badId.err.find("bad --event '12ab'") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "x.png"));
+}
+
+TEST_CASE("--finding opens at the finding's events with it selected", "[gui][integration][openmp]") {
+    // The OpenMP capture's openmp-imbalance finding: its example event is the worst region.
+    test::TempDir dir;
+    const std::string golden = HPCPROF_TEST_TESTS_DIR "/golden/raw/omp_imbalance.tar.gz";
+    REQUIRE(test::runProcess({"tar", "-xzf", golden, "-C", dir.path().string()}).exitCode == 0);
+    const std::string trace = dir / "t.hpcprof";
+    REQUIRE(test::runProcess({test::hpcprofBinary(), "merge", dir / "omp_imbalance.hpcprof.raw", "-o", trace}).exitCode == 0);
+    auto whole = test::runProcess({guiBinary(), "--screenshot", dir / "whole.png", "--size", "1200x800", "--tab", "Findings", trace}, kEnv);
+    REQUIRE(whole.exitCode == 0);
+    auto at = test::runProcess(
+        {guiBinary(), "--screenshot", dir / "finding.png", "--size", "1200x800", "--finding", "openmp-imbalance", trace}, kEnv);
+    INFO(at.err);
+    REQUIRE(at.exitCode == 0);
+    // Selected in the findings list (the Findings tab is shown) and the timeline moved: the two
+    // screenshots of the Findings tab differ (the selection, the finding's text, the zoom).
+    QImage a(QString::fromStdString(dir / "whole.png")), b(QString::fromStdString(dir / "finding.png"));
+    REQUIRE(a.size() == b.size());
+    int differ = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) differ += a.pixel(x, y) != b.pixel(x, y);
+    CHECK(differ > 5000);
+}
+
+TEST_CASE("hpcprof view passes --event and --finding to hpcprof-gui and refuses two at once", "[gui][integration][cli]") {
+    test::TempDir dir;
+    test::writeClassesTrace(dir / "t.hpcprof");
+    // A stand-in GUI that writes its arguments, one a line.
+    const std::string fake = dir / "fake-gui.sh";
+    std::ofstream(fake) << "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '" << (dir / "args.txt") << "'\n";
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+    const std::vector<std::string> env = {"HPCPROF_GUI=" + fake};
+    auto event = test::runProcess({test::hpcprofBinary(), "view", dir / "t.hpcprof", "--event", "42"}, env);
+    INFO(event.err);
+    CHECK(event.exitCode == 0);
+    CHECK(test::readWholeFile(dir / "args.txt") == "--event\n42\n" + (dir / "t.hpcprof") + "\n");
+    auto finding = test::runProcess({test::hpcprofBinary(), "view", dir / "t.hpcprof", "--finding", "load-imbalance"}, env);
+    CHECK(finding.exitCode == 0);
+    CHECK(test::readWholeFile(dir / "args.txt") == "--finding\nload-imbalance\n" + (dir / "t.hpcprof") + "\n");
+    for (std::vector<std::string> bad : {std::vector<std::string>{"--event", "4", "--finding", "x"},
+                                         {"--window", "1ms:2ms", "--event", "4"},
+                                         {"--event", "many"},
+                                         {"--event", "-3"}}) {
+        INFO(bad[0] << " " << bad[1] << " " << bad[2 % bad.size()]);
+        std::vector<std::string> args = {test::hpcprofBinary(), "view", dir / "t.hpcprof"};
+        args.insert(args.end(), bad.begin(), bad.end());
+        auto r = test::runProcess(args, env);
+        CHECK(r.exitCode == 2);
+    }
+}
