@@ -20,6 +20,7 @@
 #include "models/findings_model.hpp"
 #include "models/gpu_models.hpp"
 #include "models/search.hpp"
+#include "models/timeline_fetch.hpp"
 #include "models/trace_data.hpp"
 #include "tests/unit/gui/gui_test_support.hpp"
 #include "process_runner.hpp"
@@ -277,5 +278,49 @@ TEST_CASE("hpcprof view passes --event and --finding to hpcprof-gui and refuses 
         args.insert(args.end(), bad.begin(), bad.end());
         auto r = test::runProcess(args, env);
         CHECK(r.exitCode == 2);
+    }
+}
+
+TEST_CASE("a real 2-rank MPI capture's CPU-time lanes never read more than one CPU per thread",
+          "[gui][integration][counters][mpi]") {
+    if (!HPCPROF_TEST_HAVE_MPI || test::runProcess({"sh", "-c", "command -v mpirun"}).exitCode != 0) {
+        WARN("SKIPPED: no MPI");
+        return;
+    }
+    test::TempDir dir;
+    const std::vector<std::string> env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
+    auto run = test::runProcess({test::hpcprofBinary(), "run", "-q", "-o", dir / "t.hpcprof", "--counters",
+                                 "task_clock,cpu_wait", "--", "mpirun", "-np", "2",
+                                 HPCPROF_TEST_BUILD_DIR "/tests/counter_mpi_workload", "20", "10"},
+                                env);
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    auto data = gui::loadTraceData(dir / "t.hpcprof");
+    REQUIRE(data.ok());
+    // What the counter lanes draw, at one bucket per sample interval and at a screen's width:
+    // the interval arithmetic (merged to 1 ms, capped) and the GUI's wiring of the cap.
+    gui::FetchRequest req;
+    req.window = (*data)->bounds;
+    int ranksWithClock = 0;
+    for (const auto& c : (*data)->counters)
+        if (c.name == QLatin1String("task_clock") || c.name == QLatin1String("cpu_wait")) {
+            req.counters.push_back(c.id);
+            ranksWithClock += c.name == QLatin1String("task_clock") && c.mainThread;
+        }
+    CHECK(ranksWithClock >= 2); // both ranks' main threads (mpirun's too)
+    for (int64_t resolution : {int64_t(1), req.window.span() / 1500 + 1}) {
+        req.resolutionNs = resolution;
+        auto drawn = gui::fetchTimeline(**data, req);
+        REQUIRE(drawn.ok());
+        size_t points = 0;
+        for (const auto& [id, chart] : (*drawn)->counters)
+            for (const auto& p : chart) {
+                INFO("counter track " << id << " at " << p.ts << " ns, resolution " << resolution);
+                CHECK(p.value <= 1e9);
+                CHECK(p.value >= 0);
+                ++points;
+            }
+        CHECK(points > 10);
     }
 }
