@@ -116,7 +116,10 @@ void MainWindow::connectSession() {
     connect(&m_session, &TraceSession::openFailed, this, &MainWindow::showError);
     connect(&m_session, &TraceSession::analysisReady, this, &MainWindow::analysisReady);
     connect(&m_session, &TraceSession::analysisFailed, this,
-            [this](const QString& m) { m_warnings->setText(tr("analysis failed: %1").arg(m)); });
+            [this](const QString& m) {
+                m_warnings->setText(tr("analysis failed: %1").arg(m));
+                setWarningsColor(m_warnings, analyzer::Severity::Critical);
+            });
     connect(&m_session, &TraceSession::eventDetailsReady, this, [this](const EventDetails& d) {
         m_details->setHtml(detailsHtml(d));
         m_tabs->setCurrentWidget(m_details);
@@ -289,13 +292,20 @@ void MainWindow::traceOpened(TraceDataPtr data) {
                          .arg(formatDuration(data->bounds.span()))
                          .arg(data->events));
     QStringList loss;
+    analyzer::Severity worst = analyzer::Severity::Info;
     for (const auto& s : data->stats)
-        if (s.severity != QLatin1String("info")) loss << QStringLiteral("%1 = %2").arg(s.name).arg(s.value);
+        if (s.severity != QLatin1String("info")) {
+            loss << QStringLiteral("%1 = %2").arg(s.name).arg(s.value);
+            worst = std::max(worst, statSeverity(s.severity));
+        }
     if (!loss.isEmpty()) {
+        // Data loss is a warning (amber), an error of the capture or store critical (red).
+        m_banner->setStyleSheet(QStringLiteral("background:%1;color:white;padding:4px;font-weight:bold")
+                                    .arg(severityColor(worst).name()));
         m_banner->setText(tr("Data loss in this trace: %1 (see the Data quality tab)").arg(loss.join(QStringLiteral(", "))));
         m_banner->show();
         m_warnings->setText(tr("%1 data-quality warnings").arg(loss.size()));
-        setWarningsColor(m_warnings, analyzer::Severity::Warning);
+        setWarningsColor(m_warnings, worst);
     } else {
         m_warnings->clear();
     }
@@ -313,6 +323,8 @@ void MainWindow::analysisReady(AnalysisPtr a) {
 
 void MainWindow::showError(const QString& message) {
     m_lastError = message;
+    m_banner->setStyleSheet(QStringLiteral("background:%1;color:white;padding:4px;font-weight:bold")
+                                .arg(severityColor(analyzer::Severity::Critical).name()));
     m_facts->setText(tr("could not open %1").arg(m_path));
     m_banner->setText(message);
     m_banner->show();

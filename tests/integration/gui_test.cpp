@@ -20,6 +20,7 @@
 #include "models/findings_model.hpp"
 #include "models/gpu_models.hpp"
 #include "models/search.hpp"
+#include "models/severity_colors.hpp"
 #include "models/timeline_fetch.hpp"
 #include "models/trace_data.hpp"
 #include "tests/unit/gui/gui_test_support.hpp"
@@ -323,4 +324,54 @@ TEST_CASE("a real 2-rank MPI capture's CPU-time lanes never read more than one C
             }
         CHECK(points > 10);
     }
+}
+
+namespace {
+/// Pixels of colour `c` in the bottom `rows` rows of `img` (the status bar).
+int countColorInBottom(const QImage& img, const QColor& c, int rows) {
+    return countColor(img.copy(0, img.height() - rows, img.width(), rows), c);
+}
+
+/// The classes trace with one stat row added (severity info, data_loss or error).
+std::string traceWithStat(test::TempDir& dir, const std::string& severity) {
+    const std::string path = dir / (severity + ".hpcprof");
+    test::writeClassesTrace(path);
+    auto r = test::runProcess({"sqlite3", path, "INSERT INTO stats(name, severity, source, value, description) VALUES"
+                                                " ('counters_unavailable', '" + severity + "', 'capture', 12, 'not counted')"});
+    REQUIRE(r.exitCode == 0);
+    return path;
+}
+} // namespace
+
+TEST_CASE("an info-only data-quality note is not painted as a warning; data loss and errors are",
+          "[gui][integration][severity]") {
+    if (test::runProcess({"sh", "-c", "command -v sqlite3"}).exitCode != 0) {
+        WARN("SKIPPED: no sqlite3 command");
+        return;
+    }
+    test::TempDir dir;
+    const QColor info = gui::severityColor(analyzer::Severity::Info),
+                 warning = gui::severityColor(analyzer::Severity::Warning),
+                 critical = gui::severityColor(analyzer::Severity::Critical);
+    QImage shot[3];
+    const char* severities[3] = {"info", "data_loss", "error"};
+    for (int i = 0; i < 3; ++i) {
+        const std::string trace = traceWithStat(dir, severities[i]);
+        const std::string png = dir / (std::string(severities[i]) + ".png");
+        auto r = test::runProcess({guiBinary(), "--screenshot", png, "--size", "1200x800", trace}, kEnv);
+        INFO(r.err);
+        REQUIRE(r.exitCode == 0);
+        shot[i] = QImage(QString::fromStdString(png));
+    }
+    // Info: no banner, the status-bar note in the info colour, nothing amber or red there.
+    CHECK(countColor(shot[0], warning) == 0);
+    CHECK(countColor(shot[0], critical) == 0);
+    CHECK(countColorInBottom(shot[0], info, 30) > 20);
+    // Data loss: an amber banner (a full-width bar) and an amber status-bar count, no red.
+    CHECK(countColor(shot[1], warning) > 5000);
+    CHECK(countColorInBottom(shot[1], warning, 30) > 20);
+    CHECK(countColor(shot[1], critical) == 0);
+    // An error of the capture: red.
+    CHECK(countColor(shot[2], critical) > 5000);
+    CHECK(countColor(shot[2], warning) == 0);
 }

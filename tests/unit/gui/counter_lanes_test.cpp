@@ -2,7 +2,11 @@
 // Counter lanes (default CPU-use set, units, rate cap) and the one severity colour mapping.
 #include <catch2/catch.hpp>
 
+#include <memory>
+
+#include "models/analysis_models.hpp"
 #include "models/counter_lanes.hpp"
+#include "models/findings_model.hpp"
 #include "models/lane_layout.hpp"
 #include "models/severity_colors.hpp"
 
@@ -60,4 +64,31 @@ TEST_CASE("one severity colour mapping: info is not painted as a warning", "[gui
     CHECK(warningSeverity({"events_dropped", 3, "data_loss: events dropped"}) == analyzer::Severity::Warning);
     CHECK(warningSeverity({"store_failed", 1, "error: could not store"}) == analyzer::Severity::Critical);
     CHECK(statSeverity(QStringLiteral("info")) == analyzer::Severity::Info);
+}
+
+TEST_CASE("the data-quality and findings lists paint each row in its severity's colour", "[gui][severity]") {
+    auto a = std::make_shared<analyzer::Analysis>();
+    a->warnings = {{"counters_unavailable", 12, "info: requested CPU counters that could not be counted"},
+                   {"records_dropped", 5, "data_loss: records dropped"},
+                   {"store_failed", 1, "error: could not store"}};
+    a->findings.resize(2);
+    a->findings[0].id = "small-io";
+    a->findings[0].severity = analyzer::Severity::Info;
+    a->findings[1].id = "load-imbalance";
+    a->findings[1].severity = analyzer::Severity::Critical;
+    WarningsModel warnings;
+    warnings.setAnalysis(a);
+    REQUIRE(warnings.rowCount() == 3);
+    // An info note reads in the info colour, not as a warning (the list had no colours, the status
+    // bar painted every note red).
+    CHECK(warnings.data(warnings.index(0, 0), Qt::ForegroundRole).value<QColor>() == severityColor(analyzer::Severity::Info));
+    CHECK(warnings.data(warnings.index(1, 0), Qt::ForegroundRole).value<QColor>() == severityColor(analyzer::Severity::Warning));
+    CHECK(warnings.data(warnings.index(2, 2), Qt::ForegroundRole).value<QColor>() == severityColor(analyzer::Severity::Critical));
+    FindingsModel findings;
+    findings.setAnalysis(a);
+    REQUIRE(findings.rowCount() == 2);
+    CHECK(findings.data(findings.index(0, FindingsModel::SeverityColumn), Qt::ForegroundRole).value<QColor>() ==
+          severityColor(analyzer::Severity::Info));
+    CHECK(findings.data(findings.index(1, FindingsModel::SeverityColumn), Qt::ForegroundRole).value<QColor>() ==
+          severityColor(analyzer::Severity::Critical));
 }
