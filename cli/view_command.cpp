@@ -32,6 +32,21 @@ CLI::App* addViewCommand(CLI::App& app, ViewCommandOptions& o) {
     return cmd;
 }
 
+namespace {
+
+/// hpcprof-gui's command line: the options given to `hpcprof view`, then the trace.
+std::vector<std::string> guiArguments(const std::string& gui, const ViewCommandOptions& o) {
+    std::vector<std::string> args{gui};
+    if (!o.window.empty()) args.insert(args.end(), {"--window", o.window});
+    if (o.event >= 0) args.insert(args.end(), {"--event", std::to_string(o.event)});
+    if (!o.finding.empty()) args.insert(args.end(), {"--finding", o.finding});
+    if (!o.screenshot.empty()) args.insert(args.end(), {"--screenshot", o.screenshot});
+    args.push_back(o.trace);
+    return args;
+}
+
+} // namespace
+
 int viewCommand(const ViewCommandOptions& o) {
     std::string gui;
     if (const char* env = std::getenv("HPCPROF_GUI"); env && *env) gui = env;
@@ -47,12 +62,7 @@ int viewCommand(const ViewCommandOptions& o) {
             return kExitUsage;
         }
     }
-    std::vector<std::string> args{gui};
-    if (!o.window.empty()) args.insert(args.end(), {"--window", o.window});
-    if (o.event >= 0) args.insert(args.end(), {"--event", std::to_string(o.event)});
-    if (!o.finding.empty()) args.insert(args.end(), {"--finding", o.finding});
-    if (!o.screenshot.empty()) args.insert(args.end(), {"--screenshot", o.screenshot});
-    args.push_back(o.trace);
+    std::vector<std::string> args = guiArguments(gui, o);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
