@@ -4,6 +4,7 @@
 // trace on demand, one entry per counter name.
 #include <QAction>
 #include <QMenu>
+#include <QSignalBlocker>
 #include <set>
 
 #include "main_window.hpp"
@@ -28,6 +29,21 @@ void MainWindow::fillCountersMenu(const TraceData& data) {
         });
     }
     m_countersMenu->setEnabled(!names.empty());
+}
+
+QStringList MainWindow::showCounters(const QStringList& names) {
+    QSet<QString> on, known;
+    for (QAction* a : m_countersMenu->actions()) {
+        known.insert(a->text());
+        const QSignalBlocker quiet(a); // one relayout below, not one per entry
+        a->setChecked(names.contains(a->text()));
+        if (a->isChecked()) on.insert(a->text());
+    }
+    QStringList unknown;
+    for (const QString& n : names)
+        if (!known.contains(n)) unknown << n;
+    m_timeline->setShownCounters(on);
+    return unknown;
 }
 
 } // namespace hpcprof::gui

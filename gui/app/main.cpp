@@ -110,6 +110,10 @@ struct Options {
     QCommandLineOption finding{QStringLiteral("finding"),
                                QStringLiteral("Open at finding ID of the report (its events, ranks and details)"),
                                QStringLiteral("ID")};
+    QCommandLineOption counters{QStringLiteral("counters"),
+                                QStringLiteral("Counter lanes to show, as in View > Counters (e.g. task_clock,cpu_wait; "
+                                               "default: each rank's CPU use)"),
+                                QStringLiteral("NAMES")};
     QCommandLineOption size{QStringLiteral("size"),
                             QStringLiteral("Window size for --screenshot (default 1600x1000)"),
                             QStringLiteral("WxH")};
@@ -123,7 +127,7 @@ void setUpParser(QCommandLineParser& parser, const Options& opts) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("Trace file (.hpcprof) to open"));
-    parser.addOptions({opts.shot, opts.window, opts.event, opts.finding, opts.size, opts.tab});
+    parser.addOptions({opts.shot, opts.window, opts.event, opts.finding, opts.counters, opts.size, opts.tab});
 }
 
 /// --window, --event, --finding (at most one); none when there is an error (after one line).
@@ -151,6 +155,7 @@ int screenshotCommand(int argc, char** argv, const QCommandLineParser& parser,
     if (!at) return 2;
     o.at = *at;
     o.tab = parser.value(opts.tab);
+    if (parser.isSet(opts.counters)) o.counters = parser.value(opts.counters).split(QLatin1Char(','), Qt::SkipEmptyParts);
     if (parser.isSet(opts.size)) {
         const QStringList wh = parser.value(opts.size).split(QLatin1Char('x'));
         if (wh.size() == 2 && wh[0].toInt() > 100 && wh[1].toInt() > 100) o.size = {wh[0].toInt(), wh[1].toInt()};
@@ -171,6 +176,16 @@ void openAtWhenOpened(hpcprof::gui::MainWindow& w, const hpcprof::gui::OpenAt& a
     });
     QObject::connect(&w.session(), &hpcprof::gui::TraceSession::opened, &w, [&w, at] { w.openAt(at); },
                      Qt::SingleShotConnection);
+}
+
+/// --counters: once the trace is open, its counter lanes; a name it has no counter of is an error.
+void showCountersWhenOpened(hpcprof::gui::MainWindow& w, const QString& names) {
+    QObject::connect(&w.session(), &hpcprof::gui::TraceSession::opened, &w, [&w, names] {
+        const QStringList unknown = w.showCounters(names.split(QLatin1Char(','), Qt::SkipEmptyParts));
+        if (unknown.isEmpty()) return;
+        printLine(QStringLiteral("no counter '%1' in this trace (see View > Counters)").arg(unknown.front()));
+        QApplication::exit(2);
+    }, Qt::SingleShotConnection);
 }
 
 } // namespace
@@ -202,6 +217,7 @@ int main(int argc, char** argv) {
     if (!args.isEmpty()) {
         w.openTraceFile(rawArgument(argc, argv, args.front()));
         if (!at->empty()) openAtWhenOpened(w, *at);
+        if (parser.isSet(opts.counters)) showCountersWhenOpened(w, parser.value(opts.counters));
     }
     return app.exec();
 }

@@ -56,6 +56,9 @@ public:
     /// Shows `at` (--window, --event, --finding) in the open trace; a finding waits for the
     /// analysis. openAtDone() follows, with an error message when there is no such evidence.
     void openAt(const OpenAt& at);
+    /// Shows the counter lanes called `names` (as if checked in View > Counters, the others
+    /// unchecked); the names the open trace has no counter of (empty when all are known).
+    QStringList showCounters(const QStringList& names);
 
 signals:
     void openAtDone(const QString& error);

@@ -34,6 +34,11 @@ int runScreenshot(const ScreenshotOptions& o) {
         return fail("cannot open " + o.trace + ": " + win.lastError().simplified().toStdString(), 2);
     if (!opened) return fail("timed out opening " + o.trace, 1);
     TraceSession::waitFor([&] { return !win.session().analysisRunning(); }, o.timeoutMs);
+    if (o.counters) {
+        const QStringList unknown = win.showCounters(*o.counters);
+        if (!unknown.isEmpty())
+            return fail(QStringLiteral("no counter '%1' in this trace (see View > Counters)").arg(unknown.front()), 2);
+    }
     // Window times are relative to the trace origin, like every --window in hpcprof.
     bool shown = false;
     QString error;

@@ -6,6 +6,8 @@
 
 #include <QSize>
 #include <QString>
+#include <QStringList>
+#include <optional>
 
 #include <string>
 
@@ -17,6 +19,7 @@ struct ScreenshotOptions {
     std::string trace; ///< as given on the command line (bytes: file names need not be UTF-8)
     QString output;
     OpenAt at; ///< where it opens (--window, --event, --finding)
+    std::optional<QStringList> counters; ///< --counters: the counter lanes shown (none: the default)
     QString tab; ///< the analysis tab to show (its title, e.g. "Kernels"); empty: the first
     QSize size{1600, 1000};
     int timeoutMs = 300000;

@@ -324,6 +324,19 @@ TEST_CASE("a real 2-rank MPI capture's CPU-time lanes never read more than one C
             }
         CHECK(points > 10);
     }
+    // The lanes on demand (--counters, as View > Counters): other lanes than the default's; a
+    // counter the trace does not have is an error.
+    auto byDefault = test::runProcess({guiBinary(), "--screenshot", dir / "default.png", "--size", "1200x800", dir / "t.hpcprof"}, kEnv);
+    auto chosen = test::runProcess({guiBinary(), "--screenshot", dir / "chosen.png", "--size", "1200x800", "--counters",
+                                    "task_clock", dir / "t.hpcprof"},
+                                   kEnv);
+    INFO(chosen.err);
+    REQUIRE(byDefault.exitCode == 0);
+    REQUIRE(chosen.exitCode == 0);
+    CHECK(QImage(QString::fromStdString(dir / "default.png")) != QImage(QString::fromStdString(dir / "chosen.png")));
+    auto unknown = test::runProcess({guiBinary(), "--screenshot", dir / "x.png", "--counters", "PAPI_NOPE", dir / "t.hpcprof"}, kEnv);
+    CHECK(unknown.exitCode == 2);
+    CHECK(unknown.err.find("no counter 'PAPI_NOPE' in this trace") != std::string::npos);
 }
 
 namespace {
