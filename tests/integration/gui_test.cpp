@@ -196,7 +196,7 @@ int64_t eventIdOf(const std::string& trace, const char* name) {
 }
 } // namespace
 
-TEST_CASE("--event opens zoomed around the event; unknown events and findings are errors", "[gui][integration]") {
+TEST_CASE("a screenshot with an event id opens zoomed around that event (unknown events and findings are errors)", "[gui][integration]") {
     test::ensureGuiApp();
     test::TempDir dir;
     test::writeClassesTrace(dir / "t.hpcprof");
@@ -232,7 +232,7 @@ TEST_CASE("--event opens zoomed around the event; unknown events and findings ar
     CHECK_FALSE(std::filesystem::exists(dir / "x.png"));
 }
 
-TEST_CASE("--finding opens at the finding's events with it selected", "[gui][integration][openmp]") {
+TEST_CASE("a screenshot with a finding id opens at the finding's events with it selected", "[gui][integration][openmp]") {
     // The OpenMP capture's openmp-imbalance finding: its example event is the worst region.
     test::TempDir dir;
     const std::string golden = HPCPROF_TEST_TESTS_DIR "/golden/raw/omp_imbalance.tar.gz";
@@ -356,7 +356,7 @@ std::string traceWithStat(test::TempDir& dir, const std::string& severity) {
 }
 } // namespace
 
-TEST_CASE("an info-only data-quality note is not painted as a warning; data loss and errors are",
+TEST_CASE("an info-only data-quality note is not painted as a warning but data loss and errors are",
           "[gui][integration][severity]") {
     if (test::runProcess({"sh", "-c", "command -v sqlite3"}).exitCode != 0) {
         WARN("SKIPPED: no sqlite3 command");

@@ -40,7 +40,7 @@ TEST_CASE("by default a rank shows its main thread's utilisation and wait, other
     CHECK(defaultCounterNames({counter(4, "task_clock", "ns", true)}).contains(QStringLiteral("task_clock")));
 }
 
-TEST_CASE("counter values read in % of one CPU, GB/s and /s; a thread's CPU time is capped at one CPU",
+TEST_CASE("counter values read in % of one CPU, GB/s and /s and a thread's CPU time is capped at one CPU",
           "[gui][counters]") {
     auto clock = counter(1, "task_clock", "ns", true);
     CHECK(counterRateCap(clock) == 1e9);

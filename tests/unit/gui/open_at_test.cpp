@@ -6,7 +6,7 @@
 
 using namespace hpcprof::gui;
 
-TEST_CASE("--window, --event and --finding parse into where the GUI opens, at most one of them", "[gui][cli]") {
+TEST_CASE("the GUI's window, event and finding options parse into where it opens (at most one of them)", "[gui][cli]") {
     auto none = parseOpenAt({}, {}, {});
     REQUIRE(none.ok());
     CHECK(none->empty());
