@@ -341,6 +341,45 @@ void keepMax(std::vector<CounterPoint>& out, int64_t r, int64_t at, double v) {
         out.push_back({bucket, v});
 }
 
+/// A sample interval of a running total: [t0, t1) and how much the counter grew in it.
+struct Growth {
+    int64_t t0, t1;
+    double amount;
+};
+
+/// The sample intervals, merged until they span minIntervalNs (the last one may be shorter).
+std::vector<Growth> mergedIntervals(const std::vector<CounterPoint>& samples, int64_t minIntervalNs) {
+    std::vector<Growth> out;
+    size_t from = 0;
+    for (size_t i = 1; i < samples.size(); ++i) {
+        int64_t dt = samples[i].ts - samples[from].ts;
+        if (dt <= 0 || (dt < minIntervalNs && i + 1 < samples.size())) continue;
+        out.push_back({samples[from].ts, samples[i].ts, samples[i].value - samples[from].value});
+        from = i;
+    }
+    return out;
+}
+
+/// Caps every interval at maxRate and moves what it had beyond the cap back into the latest
+/// earlier intervals that have room: the growth was counted late (see chartFromSamples), not
+/// lost, so the total stays unless no earlier interval has room.
+void capAndBackfill(std::vector<Growth>& g, double maxRate) {
+    auto cap = [&](const Growth& x) { return maxRate * double(x.t1 - x.t0) / 1e9; };
+    std::vector<size_t> room; // earlier intervals below their cap, latest last
+    for (size_t i = 0; i < g.size(); ++i) {
+        double excess = g[i].amount - cap(g[i]);
+        if (excess > 0) g[i].amount = cap(g[i]);
+        while (excess > 0 && !room.empty()) {
+            Growth& e = g[room.back()];
+            const double take = std::min(excess, cap(e) - e.amount);
+            e.amount += take;
+            excess -= take;
+            if (e.amount >= cap(e)) room.pop_back();
+        }
+        if (g[i].amount < cap(g[i])) room.push_back(i);
+    }
+}
+
 } // namespace
 
 std::vector<CounterPoint> chartFromSamples(const std::vector<CounterPoint>& samples, const ChartOptions& o) {
@@ -350,19 +389,14 @@ std::vector<CounterPoint> chartFromSamples(const std::vector<CounterPoint>& samp
         for (const auto& s : samples) keepMax(out, r, s.ts, s.value);
         return out;
     }
-    // A sample's timestamp and its reading are not taken at the same instant (a boundary sample
-    // and a timer sample come from different threads), so one interval shorter than a
-    // millisecond can show 4.8 ms of CPU in 0.84 ms. Intervals are therefore merged until they
-    // span minIntervalNs, like the derived ratio tracks, and capped at maxRate.
-    size_t from = 0;
-    for (size_t i = 1; i < samples.size(); ++i) {
-        int64_t dt = samples[i].ts - samples[from].ts;
-        if (dt <= 0 || (dt < o.minIntervalNs && i + 1 < samples.size())) continue;
-        double rate = (samples[i].value - samples[from].value) * 1e9 / double(dt);
-        if (o.maxRate > 0) rate = std::min(rate, o.maxRate);
-        keepMax(out, r, samples[from].ts, rate);
-        from = i;
-    }
+    // A sample's timestamp and its reading are not taken at the same instant (the timer thread
+    // reads each thread's clock in turn), and the kernel adds a thread's run-queue wait only when
+    // it next runs, so one short interval can show 4.8 ms of CPU in 0.84 ms. Intervals are
+    // therefore merged until they span minIntervalNs, like the derived ratio tracks, and what one
+    // has beyond maxRate goes back into the earlier intervals it was late for.
+    std::vector<Growth> g = mergedIntervals(samples, o.minIntervalNs);
+    if (o.maxRate > 0) capAndBackfill(g, o.maxRate);
+    for (const auto& x : g) keepMax(out, r, x.t0, x.amount * 1e9 / double(x.t1 - x.t0));
     return out;
 }
 

@@ -290,3 +290,31 @@ TEST_CASE("chartFromSamples merges sub-millisecond intervals and caps a thread's
     REQUIRE(raw.size() == 2);
     CHECK(raw[1].value == Approx(4.8e6 * 1e9 / 840e3));
 }
+
+TEST_CASE("chartFromSamples moves what an interval has beyond one CPU back into the intervals it was late for",
+          "[counters][analyzer]") {
+    // cpu_wait grows only when the thread next runs: 14 ms of wait read in the third 10 ms
+    // interval, 2 ms in each of the two before. Capped at one CPU, its 4 ms beyond the cap go
+    // into the second interval; the total (18 ms) is kept.
+    const int64_t kMs = 1'000'000;
+    ChartOptions o;
+    o.resolutionNs = 10 * kMs;
+    o.maxRate = 1e9;
+    auto one = chartFromSamples({{0, 0}, {10 * kMs, 2e6}, {20 * kMs, 4e6}, {30 * kMs, 18e6}}, o);
+    REQUIRE(one.size() == 3);
+    CHECK(one[0].value == Approx(0.2e9));
+    CHECK(one[1].value == Approx(0.6e9));
+    CHECK(one[2].value == Approx(1e9));
+    // 20 ms read at once: 10 ms beyond the cap fill the second interval (8 ms of room), the
+    // first takes the last 2 ms.
+    auto spill = chartFromSamples({{0, 0}, {10 * kMs, 2e6}, {20 * kMs, 4e6}, {30 * kMs, 24e6}}, o);
+    REQUIRE(spill.size() == 3);
+    CHECK(spill[0].value == Approx(0.4e9));
+    CHECK(spill[1].value == Approx(1e9));
+    CHECK(spill[2].value == Approx(1e9));
+    // No earlier room: clipped at the cap (the first interval has nothing before it).
+    auto first = chartFromSamples({{0, 0}, {10 * kMs, 15e6}, {20 * kMs, 16e6}}, o);
+    REQUIRE(first.size() == 2);
+    CHECK(first[0].value == Approx(1e9));
+    CHECK(first[1].value == Approx(0.1e9));
+}

@@ -54,8 +54,10 @@ struct ChartOptions {
 
 /// What a chart of a counter draws from its samples (sorted by ts): one point per bucket
 /// (ts = the bucket's start). For a running total the largest rate per second over the sample
-/// intervals (merged to at least minIntervalNs, capped at maxRate) that start in the bucket, so
-/// short bursts stay visible when zoomed out; for a ratio track the largest level.
+/// intervals (merged to at least minIntervalNs) that start in the bucket, so short bursts stay
+/// visible when zoomed out; with maxRate, an interval's growth beyond it moves back into the
+/// latest earlier intervals below it (counted late, not lost; dropped only when none has room).
+/// For a ratio track the largest level.
 std::vector<CounterPoint> chartFromSamples(const std::vector<CounterPoint>& samples, const ChartOptions& o);
 
 /// chartFromSamples over the samples of `trackId` in [t0 - resolutionNs, t1 + resolutionNs].
