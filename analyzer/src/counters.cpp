@@ -347,14 +347,17 @@ struct Growth {
     double amount;
 };
 
-/// The sample intervals, merged until they span minIntervalNs (the last one may be shorter).
+/// The sample intervals, merged until they span minIntervalNs (the last one may be shorter);
+/// an interval over which the total fell counts as no growth.
 std::vector<Growth> mergedIntervals(const std::vector<CounterPoint>& samples, int64_t minIntervalNs) {
     std::vector<Growth> out;
     size_t from = 0;
     for (size_t i = 1; i < samples.size(); ++i) {
         int64_t dt = samples[i].ts - samples[from].ts;
         if (dt <= 0 || (dt < minIntervalNs && i + 1 < samples.size())) continue;
-        out.push_back({samples[from].ts, samples[i].ts, samples[i].value - samples[from].value});
+        // A running total never falls: a fall of a few microseconds is two readings of one
+        // clock taken out of order (the thread's own and the timer thread's), read as nothing.
+        out.push_back({samples[from].ts, samples[i].ts, std::max(0.0, samples[i].value - samples[from].value)});
         from = i;
     }
     return out;

@@ -48,10 +48,13 @@ QString formatCounterValue(const CounterTrackInfo& c, double value) {
 }
 
 QSet<QString> defaultCounterNames(const std::vector<CounterTrackInfo>& counters) {
-    bool derived = false;
-    for (const auto& c : counters) derived |= c.name == QLatin1String("cpu_utilization");
-    if (derived) return {QStringLiteral("cpu_utilization"), QStringLiteral("cpu_wait_fraction")};
-    return {QStringLiteral("task_clock"), QStringLiteral("cpu_wait")};
+    // The raw CPU clocks when the trace has them: their lanes move what an interval read late
+    // back to where it belongs (chartFromSamples), while the stored ratios are clamped per
+    // interval, which cuts a run-queue wait the kernel added when the thread next ran.
+    bool raw = false;
+    for (const auto& c : counters) raw |= c.name == QLatin1String("task_clock") && c.perThread;
+    if (raw) return {QStringLiteral("task_clock"), QStringLiteral("cpu_wait")};
+    return {QStringLiteral("cpu_utilization"), QStringLiteral("cpu_wait_fraction")};
 }
 
 bool counterLaneShown(const CounterTrackInfo& c, const QSet<QString>& shown) {

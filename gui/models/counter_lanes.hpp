@@ -22,8 +22,9 @@ QString formatCounterValue(const CounterTrackInfo& c, double value);
 /// The lane label's unit: "% CPU", "GB/s", "/s" or "ratio".
 QString counterUnitLabel(const CounterTrackInfo& c);
 
-/// Counter names shown by default: the main thread's cpu_utilization and cpu_wait_fraction, or,
-/// in a trace without those derived tracks, task_clock and cpu_wait.
+/// Counter names shown by default (on main threads, see counterLaneShown): task_clock and
+/// cpu_wait, or, in a trace without a thread's task_clock (an import), the ratio tracks
+/// cpu_utilization and cpu_wait_fraction.
 QSet<QString> defaultCounterNames(const std::vector<CounterTrackInfo>& counters);
 
 /// Whether lane `c` is drawn when the counters named `shown` are on: only main-thread lanes

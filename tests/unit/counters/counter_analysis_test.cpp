@@ -317,4 +317,11 @@ TEST_CASE("chartFromSamples moves what an interval has beyond one CPU back into 
     REQUIRE(first.size() == 2);
     CHECK(first[0].value == Approx(1e9));
     CHECK(first[1].value == Approx(0.1e9));
+    // A total that falls (two readings of one clock out of order) draws no growth, never a
+    // negative rate.
+    auto fall = chartFromSamples({{0, 0}, {10 * kMs, 5e6}, {20 * kMs, 4.9e6}, {30 * kMs, 8e6}}, o);
+    REQUIRE(fall.size() == 3);
+    CHECK(fall[0].value == Approx(0.5e9));
+    CHECK(fall[1].value == 0);
+    CHECK(fall[2].value == Approx(0.31e9));
 }

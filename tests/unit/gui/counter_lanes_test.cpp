@@ -28,16 +28,24 @@ TEST_CASE("by default a rank shows its main thread's utilisation and wait, other
                                         counter(3, "cpu_utilization", "ratio", false),
                                         counter(4, "task_clock", "ns", true),
                                         counter(5, "PAPI_TOT_INS", "count", true)};
+    cs.push_back(counter(6, "cpu_wait", "ns", true));
+    cs.push_back(counter(7, "task_clock", "ns", false));
     QSet<QString> shown = defaultCounterNames(cs);
     std::vector<int64_t> drawn;
     for (const auto& c : cs)
         if (counterLaneShown(c, shown)) drawn.push_back(c.id);
-    CHECK(drawn == std::vector<int64_t>{1, 2});
+    // The raw clocks of the main thread (their lanes keep a late-read wait), not the clamped ratios.
+    CHECK(drawn == std::vector<int64_t>{4, 6});
     // Chosen from View > Counters: every lane of that name.
     shown.insert(QStringLiteral("PAPI_TOT_INS"));
     CHECK(counterLaneShown(cs[4], shown));
-    // A trace without the derived tracks falls back on the raw CPU clocks.
-    CHECK(defaultCounterNames({counter(4, "task_clock", "ns", true)}).contains(QStringLiteral("task_clock")));
+    // A trace with only the ratio tracks (no thread's task_clock) shows those.
+    std::vector<CounterTrackInfo> ratios(cs.begin(), cs.begin() + 3);
+    shown = defaultCounterNames(ratios);
+    drawn.clear();
+    for (const auto& c : ratios)
+        if (counterLaneShown(c, shown)) drawn.push_back(c.id);
+    CHECK(drawn == std::vector<int64_t>{1, 2});
 }
 
 TEST_CASE("counter values read in % of one CPU, GB/s and /s and a thread's CPU time is capped at one CPU",
