@@ -22,10 +22,30 @@ namespace hpcprof::cli {
 CLI::App* addViewCommand(CLI::App& app, ViewCommandOptions& o) {
     auto* cmd = app.add_subcommand("view", "Open a trace in the timeline GUI (hpcprof-gui)");
     cmd->add_option("trace", o.trace, "Trace file to open")->required();
-    cmd->add_option("--window", o.window, "Show only START:END (units ns, us, ms, s), e.g. 1.5s:2s");
+    auto* window = cmd->add_option("--window", o.window, "Show only START:END (units ns, us, ms, s), e.g. 1.5s:2s");
+    auto* event = cmd->add_option("--event", o.event, "Zoom around event ID and select it (the report's example events)")
+                      ->check(CLI::NonNegativeNumber);
+    auto* finding = cmd->add_option("--finding", o.finding, "Open at finding ID of the report (its events and ranks)");
+    window->excludes(event)->excludes(finding);
+    event->excludes(finding);
     cmd->add_option("--screenshot", o.screenshot, "Render the window offscreen to this PNG and exit");
     return cmd;
 }
+
+namespace {
+
+/// hpcprof-gui's command line: the options given to `hpcprof view`, then the trace.
+std::vector<std::string> guiArguments(const std::string& gui, const ViewCommandOptions& o) {
+    std::vector<std::string> args{gui};
+    if (!o.window.empty()) args.insert(args.end(), {"--window", o.window});
+    if (o.event >= 0) args.insert(args.end(), {"--event", std::to_string(o.event)});
+    if (!o.finding.empty()) args.insert(args.end(), {"--finding", o.finding});
+    if (!o.screenshot.empty()) args.insert(args.end(), {"--screenshot", o.screenshot});
+    args.push_back(o.trace);
+    return args;
+}
+
+} // namespace
 
 int viewCommand(const ViewCommandOptions& o) {
     std::string gui;
@@ -42,10 +62,7 @@ int viewCommand(const ViewCommandOptions& o) {
             return kExitUsage;
         }
     }
-    std::vector<std::string> args{gui};
-    if (!o.window.empty()) args.insert(args.end(), {"--window", o.window});
-    if (!o.screenshot.empty()) args.insert(args.end(), {"--screenshot", o.screenshot});
-    args.push_back(o.trace);
+    std::vector<std::string> args = guiArguments(gui, o);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

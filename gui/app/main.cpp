@@ -14,7 +14,6 @@
 #include <utility>
 
 #include "hpcprof/config.hpp"
-#include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/report/printable.hpp"
 #include "main_window.hpp"
 #include "screenshot.hpp"
@@ -105,6 +104,16 @@ struct Options {
     QCommandLineOption window{QStringLiteral("window"),
                               QStringLiteral("Show only T0:T1 (ns, or with a unit ns|us|ms|s)"),
                               QStringLiteral("T0:T1")};
+    QCommandLineOption event{QStringLiteral("event"),
+                             QStringLiteral("Zoom around event ID and select it (the report's example events)"),
+                             QStringLiteral("ID")};
+    QCommandLineOption finding{QStringLiteral("finding"),
+                               QStringLiteral("Open at finding ID of the report (its events, ranks and details)"),
+                               QStringLiteral("ID")};
+    QCommandLineOption counters{QStringLiteral("counters"),
+                                QStringLiteral("Counter lanes to show, as in View > Counters (e.g. task_clock,cpu_wait; "
+                                               "default: each rank's CPU use)"),
+                                QStringLiteral("NAMES")};
     QCommandLineOption size{QStringLiteral("size"),
                             QStringLiteral("Window size for --screenshot (default 1600x1000)"),
                             QStringLiteral("WxH")};
@@ -118,7 +127,17 @@ void setUpParser(QCommandLineParser& parser, const Options& opts) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("Trace file (.hpcprof) to open"));
-    parser.addOptions({opts.shot, opts.window, opts.size, opts.tab});
+    parser.addOptions({opts.shot, opts.window, opts.event, opts.finding, opts.counters, opts.size, opts.tab});
+}
+
+/// --window, --event, --finding (at most one); none when there is an error (after one line).
+std::optional<hpcprof::gui::OpenAt> parseOpenAtOptions(const QCommandLineParser& parser, const Options& opts) {
+    auto at = hpcprof::gui::parseOpenAt(parser.value(opts.window), parser.value(opts.event), parser.value(opts.finding));
+    if (!at) {
+        printLine(QString::fromStdString(at.status().message()));
+        return std::nullopt;
+    }
+    return *at;
 }
 
 /// --screenshot: renders the one trace offscreen and returns the exit code.
@@ -132,8 +151,11 @@ int screenshotCommand(int argc, char** argv, const QCommandLineParser& parser,
     hpcprof::gui::ScreenshotOptions o;
     o.trace = rawArgument(argc, argv, args.front());
     o.output = parser.value(opts.shot);
-    o.window = parser.value(opts.window);
+    auto at = parseOpenAtOptions(parser, opts);
+    if (!at) return 2;
+    o.at = *at;
     o.tab = parser.value(opts.tab);
+    if (parser.isSet(opts.counters)) o.counters = parser.value(opts.counters).split(QLatin1Char(','), Qt::SkipEmptyParts);
     if (parser.isSet(opts.size)) {
         const QStringList wh = parser.value(opts.size).split(QLatin1Char('x'));
         if (wh.size() == 2 && wh[0].toInt() > 100 && wh[1].toInt() > 100) o.size = {wh[0].toInt(), wh[1].toInt()};
@@ -142,42 +164,28 @@ int screenshotCommand(int argc, char** argv, const QCommandLineParser& parser,
     return hpcprof::gui::runScreenshot(o);
 }
 
-/// The --window option as a time range (none when not given); false (after one line) when
-/// it is not one.
-bool parseWindowOption(const QCommandLineParser& parser, const Options& opts,
-                       std::optional<hpcprof::analyzer::WindowSpec>& spec) {
-    if (!parser.isSet(opts.window)) return true;
-    const QString text = parser.value(opts.window);
-    auto parsed = hpcprof::analyzer::parseWindow(text.toStdString());
-    if (!parsed || parsed->kind != hpcprof::analyzer::WindowSpec::Kind::TimeRange) {
-        printLine(QStringLiteral("bad --window '%1' (want T0:T1, e.g. 1.5s:2s)").arg(text));
-        return false;
-    }
-    spec = *parsed;
-    return true;
-}
-
 // ---- the window ----------------------------------------------------------------------
 
-/// Once the trace is open, shows `spec` (given on the command line as `text`). A window that
-/// misses the trace is an error, as in every hpcprof command: the axis would slide it onto the
-/// whole run.
-void showWindowWhenOpened(hpcprof::gui::MainWindow& w, hpcprof::analyzer::WindowSpec spec,
-                          const QString& text) {
-    auto showOrRefuse = [&w, spec, text] {
-        const hpcprof::gui::TimeWindow bounds = w.session().data()->bounds;
-        if (spec.end <= bounds.begin || spec.begin >= bounds.end) {
-            printLine(QStringLiteral("--window %1 does not overlap the trace (%2..%3 ns)")
-                          .arg(text)
-                          .arg(bounds.begin)
-                          .arg(bounds.end));
-            QApplication::exit(2);
-            return;
-        }
-        w.timeline()->showWindow({spec.begin, spec.end}, true);
-    };
-    QObject::connect(&w.session(), &hpcprof::gui::TraceSession::opened, &w, showOrRefuse,
+/// Once the trace is open, shows `at`. Evidence that is not in the trace (a window that misses
+/// it, an unknown event or finding) is an error, as in every hpcprof command.
+void openAtWhenOpened(hpcprof::gui::MainWindow& w, const hpcprof::gui::OpenAt& at) {
+    QObject::connect(&w, &hpcprof::gui::MainWindow::openAtDone, &w, [](const QString& error) {
+        if (error.isEmpty()) return;
+        printLine(error);
+        QApplication::exit(2);
+    });
+    QObject::connect(&w.session(), &hpcprof::gui::TraceSession::opened, &w, [&w, at] { w.openAt(at); },
                      Qt::SingleShotConnection);
+}
+
+/// --counters: once the trace is open, its counter lanes; a name it has no counter of is an error.
+void showCountersWhenOpened(hpcprof::gui::MainWindow& w, const QString& names) {
+    QObject::connect(&w.session(), &hpcprof::gui::TraceSession::opened, &w, [&w, names] {
+        const QStringList unknown = w.showCounters(names.split(QLatin1Char(','), Qt::SkipEmptyParts));
+        if (unknown.isEmpty()) return;
+        printLine(QStringLiteral("no counter '%1' in this trace (see View > Counters)").arg(unknown.front()));
+        QApplication::exit(2);
+    }, Qt::SingleShotConnection);
 }
 
 } // namespace
@@ -197,8 +205,8 @@ int main(int argc, char** argv) {
     parser.process(app);
     if (parser.isSet(opts.shot)) return screenshotCommand(argc, argv, parser, opts);
 
-    std::optional<hpcprof::analyzer::WindowSpec> spec;
-    if (!parseWindowOption(parser, opts, spec)) return 2;
+    const auto at = parseOpenAtOptions(parser, opts);
+    if (!at) return 2;
     s_starting = false;
     // What Qt said while starting, now that the command line is found valid.
     for (const QString& m : std::as_const(s_startupMessages))
@@ -208,7 +216,8 @@ int main(int argc, char** argv) {
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) {
         w.openTraceFile(rawArgument(argc, argv, args.front()));
-        if (spec) showWindowWhenOpened(w, *spec, parser.value(opts.window));
+        if (!at->empty()) openAtWhenOpened(w, *at);
+        if (parser.isSet(opts.counters)) showCountersWhenOpened(w, parser.value(opts.counters));
     }
     return app.exec();
 }

@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QGuiApplication>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -23,6 +24,7 @@
 
 #include "models/class_colors.hpp"
 #include "models/format.hpp"
+#include "models/severity_colors.hpp"
 
 namespace hpcprof::gui {
 
@@ -37,6 +39,27 @@ QString legendHtml() {
                       .arg(classColor(analyzer::EventClass(c)).name(), className(analyzer::EventClass(c)));
     return legend + QStringLiteral("<span style='background:#009688'>&nbsp;&nbsp;&nbsp;</span>&nbsp;counter rate");
 }
+
+/// The status-bar marker in its severity's colour (severityColor, as in the lists).
+void setWarningsColor(QLabel* label, analyzer::Severity s) {
+    label->setStyleSheet(QStringLiteral("color:%1;font-weight:bold").arg(severityColor(s).name()));
+}
+
+/// "N data-quality warnings" in the colour of the worst, or "N data-quality notes" when all
+/// are info: an info note is not a warning.
+void showWarningCount(QLabel* label, const std::vector<analyzer::DataWarning>& warnings) {
+    analyzer::Severity worst = analyzer::Severity::Info;
+    int serious = 0;
+    for (const auto& w : warnings) {
+        analyzer::Severity s = warningSeverity(w);
+        worst = std::max(worst, s);
+        serious += s != analyzer::Severity::Info;
+    }
+    label->setText(serious > 0 ? MainWindow::tr("%1 data-quality warnings").arg(serious)
+                               : MainWindow::tr("%1 data-quality notes").arg(warnings.size()));
+    setWarningsColor(label, worst);
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -82,7 +105,7 @@ void MainWindow::buildCentral() {
 void MainWindow::buildStatusBar() {
     m_facts = new QLabel(tr("no trace"), this);
     m_warnings = new QLabel(this);
-    m_warnings->setStyleSheet(QStringLiteral("color:#c62828;font-weight:bold"));
+    setWarningsColor(m_warnings, analyzer::Severity::Critical);
     statusBar()->addWidget(m_facts, 1);
     statusBar()->addPermanentWidget(m_warnings);
 }
@@ -93,7 +116,10 @@ void MainWindow::connectSession() {
     connect(&m_session, &TraceSession::openFailed, this, &MainWindow::showError);
     connect(&m_session, &TraceSession::analysisReady, this, &MainWindow::analysisReady);
     connect(&m_session, &TraceSession::analysisFailed, this,
-            [this](const QString& m) { m_warnings->setText(tr("analysis failed: %1").arg(m)); });
+            [this](const QString& m) {
+                m_warnings->setText(tr("analysis failed: %1").arg(m));
+                setWarningsColor(m_warnings, analyzer::Severity::Critical);
+            });
     connect(&m_session, &TraceSession::eventDetailsReady, this, [this](const EventDetails& d) {
         m_details->setHtml(detailsHtml(d));
         m_tabs->setCurrentWidget(m_details);
@@ -153,6 +179,9 @@ void MainWindow::buildMenus() {
     view->addAction(tr("Zoom to &fit"), QKeySequence(Qt::Key_F), m_timeline, &TimelineWidget::zoomToFit);
     view->addAction(tr("&Next match"), QKeySequence(Qt::Key_N), this, [this] { stepMatch(+1); });
     view->addAction(tr("&Previous match"), QKeySequence(Qt::SHIFT | Qt::Key_N), this, [this] { stepMatch(-1); });
+    view->addSeparator();
+    m_countersMenu = view->addMenu(tr("&Counters"));
+    m_countersMenu->setEnabled(false);
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keys"), this, [this] {
         QMessageBox::information(this, tr("Keys"),
@@ -254,6 +283,7 @@ void MainWindow::openTraceFile(const std::string& bytes) {
 void MainWindow::traceOpened(TraceDataPtr data) {
     addRecent(QString::fromStdString(data->path));
     m_timeline->setTrace(data);
+    fillCountersMenu(*data);
     m_facts->setText(tr("%1   %2 ranks, %3 processes, %4 tracks   %5   %6 events   analysing...")
                          .arg(QFileInfo(QString::fromStdString(data->path)).fileName())
                          .arg(data->rankCount)
@@ -262,12 +292,20 @@ void MainWindow::traceOpened(TraceDataPtr data) {
                          .arg(formatDuration(data->bounds.span()))
                          .arg(data->events));
     QStringList loss;
+    analyzer::Severity worst = analyzer::Severity::Info;
     for (const auto& s : data->stats)
-        if (s.severity != QLatin1String("info")) loss << QStringLiteral("%1 = %2").arg(s.name).arg(s.value);
+        if (s.severity != QLatin1String("info")) {
+            loss << QStringLiteral("%1 = %2").arg(s.name).arg(s.value);
+            worst = std::max(worst, statSeverity(s.severity));
+        }
     if (!loss.isEmpty()) {
+        // Data loss is a warning (amber), an error of the capture or store critical (red).
+        m_banner->setStyleSheet(QStringLiteral("background:%1;color:white;padding:4px;font-weight:bold")
+                                    .arg(severityColor(worst).name()));
         m_banner->setText(tr("Data loss in this trace: %1 (see the Data quality tab)").arg(loss.join(QStringLiteral(", "))));
         m_banner->show();
         m_warnings->setText(tr("%1 data-quality warnings").arg(loss.size()));
+        setWarningsColor(m_warnings, worst);
     } else {
         m_warnings->clear();
     }
@@ -280,12 +318,13 @@ void MainWindow::analysisReady(AnalysisPtr a) {
     QString text = m_facts->text();
     text.replace(tr("analysing..."), tr("%1 findings").arg(a->findings.size()));
     m_facts->setText(text);
-    if (!a->warnings.empty() && m_warnings->text().isEmpty())
-        m_warnings->setText(tr("%1 data-quality warnings").arg(a->warnings.size()));
+    if (!a->warnings.empty() && m_warnings->text().isEmpty()) showWarningCount(m_warnings, a->warnings);
 }
 
 void MainWindow::showError(const QString& message) {
     m_lastError = message;
+    m_banner->setStyleSheet(QStringLiteral("background:%1;color:white;padding:4px;font-weight:bold")
+                                .arg(severityColor(analyzer::Severity::Critical).name()));
     m_facts->setText(tr("could not open %1").arg(m_path));
     m_banner->setText(message);
     m_banner->show();

@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <QTabWidget>
 
+#include "models/open_at.hpp"
 #include "models/trace_session.hpp"
 #include "timeline_widget.hpp"
 
@@ -52,6 +53,15 @@ public:
     void activateFinding(int row);
     /// Moves to the next (+1) or previous (-1) search match.
     void stepMatch(int direction);
+    /// Shows `at` (--window, --event, --finding) in the open trace; a finding waits for the
+    /// analysis. openAtDone() follows, with an error message when there is no such evidence.
+    void openAt(const OpenAt& at);
+    /// Shows the counter lanes called `names` (as if checked in View > Counters, the others
+    /// unchecked); the names the open trace has no counter of (empty when all are known).
+    QStringList showCounters(const QStringList& names);
+
+signals:
+    void openAtDone(const QString& error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent*) override;
@@ -79,6 +89,14 @@ private:
     void runSearch();
     void showRangeTotals(TimeWindow w, AnalysisPtr a);
     void updateNavActions();
+    /// View > Counters: one checkable entry per counter name of the trace, the default CPU-use
+    /// lanes checked; toggling one shows or hides its lanes.
+    void fillCountersMenu(const TraceData& data);
+    void openAtWindow(TimeWindow w, const QString& option);
+    void openAtEvent(int64_t eventId);
+    void openAtFinding(const QString& id);
+    /// Selects and activates the first finding called `id`: its row, -1 when there is none.
+    int selectFinding(const QString& id);
 
     ZoomStack m_zoom;
     TraceSession m_session;
@@ -99,6 +117,7 @@ private:
     QLabel* m_findingText;
     QList<std::pair<QAbstractItemModel*, void (*)(QAbstractItemModel*, AnalysisPtr)>> m_analysisModels;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_countersMenu = nullptr;
     QAction* m_back = nullptr;
     QAction* m_forward = nullptr;
     QLineEdit* m_search = nullptr;

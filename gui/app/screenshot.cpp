@@ -5,7 +5,6 @@
 #include <QPixmap>
 #include <cstdio>
 
-#include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/report/printable.hpp"
 #include "main_window.hpp"
 
@@ -22,13 +21,6 @@ int fail(const QString& message, int code) {
 } // namespace
 
 int runScreenshot(const ScreenshotOptions& o) {
-    std::optional<TimeWindow> window;
-    if (!o.window.isEmpty()) {
-        auto w = analyzer::parseWindow(o.window.toStdString());
-        if (!w || w->kind != analyzer::WindowSpec::Kind::TimeRange)
-            return fail(QStringLiteral("bad --window '%1' (want T0:T1, e.g. 1.5s:2s)").arg(o.window), 2);
-        window = TimeWindow{w->begin, w->end};
-    }
     MainWindow win;
     win.resize(o.size);
     win.show();
@@ -42,18 +34,22 @@ int runScreenshot(const ScreenshotOptions& o) {
         return fail("cannot open " + o.trace + ": " + win.lastError().simplified().toStdString(), 2);
     if (!opened) return fail("timed out opening " + o.trace, 1);
     TraceSession::waitFor([&] { return !win.session().analysisRunning(); }, o.timeoutMs);
-    if (window) {
-        // Window times are relative to the trace origin, like every --window in hpcprof. One
-        // that misses the trace is an error: the axis would slide it onto the whole run.
-        const TimeWindow bounds = win.session().data()->bounds;
-        if (window->end <= bounds.begin || window->begin >= bounds.end)
-            return fail(QStringLiteral("--window %1 does not overlap the trace (%2..%3 ns)")
-                            .arg(o.window)
-                            .arg(bounds.begin)
-                            .arg(bounds.end),
-                        2);
-        win.timeline()->showWindow(*window, true);
+    if (o.counters) {
+        const QStringList unknown = win.showCounters(*o.counters);
+        if (!unknown.isEmpty())
+            return fail(QStringLiteral("no counter '%1' in this trace (see View > Counters)").arg(unknown.front()), 2);
     }
+    // Window times are relative to the trace origin, like every --window in hpcprof.
+    bool shown = false;
+    QString error;
+    QObject::connect(&win, &MainWindow::openAtDone, [&](const QString& e) {
+        shown = true;
+        error = e;
+    });
+    win.openAt(o.at);
+    TraceSession::waitFor([&] { return shown; }, o.timeoutMs);
+    if (!shown) return fail(QStringLiteral("timed out opening at %1").arg(o.at.option), 1);
+    if (!error.isEmpty()) return fail(error, 2);
     if (!o.tab.isEmpty() && !win.showTab(o.tab)) return fail(QStringLiteral("no tab '%1'").arg(o.tab), 2);
     // Data may arrive in rounds (lanes grow when deeper events show up): wait until quiet.
     for (int i = 0; i < 5; ++i) {

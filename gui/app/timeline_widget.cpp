@@ -51,6 +51,7 @@ void TimelineWidget::setTrace(TraceDataPtr data) {
     m_matches.clear();
     m_fetcher.setTrace(m_data);
     m_layout = LaneLayout{};
+    m_shownCounters.reset();
     if (m_data) {
         m_layout.build(*m_data);
         m_axis.setBounds(m_data->bounds);
@@ -59,6 +60,16 @@ void TimelineWidget::setTrace(TraceDataPtr data) {
     updateScrollRange();
     m_scroll->setValue(0);
     m_zoom->reset(m_axis.window());
+    requestData();
+    update();
+}
+
+void TimelineWidget::setShownCounters(std::optional<QSet<QString>> names) {
+    m_shownCounters = std::move(names);
+    if (!m_data) return;
+    m_layout = LaneLayout{};
+    m_layout.build(*m_data, m_shownCounters);
+    updateScrollRange();
     requestData();
     update();
 }

@@ -36,6 +36,10 @@ public:
     void setHighlightedRanks(std::vector<int64_t> ranks);
     void scrollToRank(int64_t rank);
     void scrollToTrack(int64_t trackId);
+    /// The counter lanes drawn: the counters called `names` (View > Counters); none given: the
+    /// default CPU-use lanes (defaultCounterNames). A new trace starts with the default.
+    void setShownCounters(std::optional<QSet<QString>> names);
+    const std::optional<QSet<QString>>& shownCounters() const { return m_shownCounters; }
 
     const TimeAxis& axis() const { return m_axis; }
     const LaneLayout& layout() const { return m_layout; }
@@ -79,6 +83,7 @@ private:
     TimelineFetcher m_fetcher;
     PaintState m_state;
     std::unordered_set<int64_t> m_matches;
+    std::optional<QSet<QString>> m_shownCounters;
     QScrollBar* m_scroll;
     Drag m_drag = Drag::None;
     QPoint m_pressPos, m_lastPos;

@@ -5,6 +5,7 @@
 
 #include "models/class_colors.hpp"
 #include "models/format.hpp"
+#include "models/severity_colors.hpp"
 
 namespace hpcprof::gui {
 
@@ -143,6 +144,7 @@ int WarningsModel::columnCount(const QModelIndex& p) const { return p.isValid() 
 QVariant WarningsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !m_a) return {};
     const auto& w = m_a->warnings[size_t(index.row())];
+    if (role == Qt::ForegroundRole) return severityColor(warningSeverity(w));
     if (role != Qt::DisplayRole && role != SortRole) return {};
     switch (index.column()) {
     case 0: return QString::fromStdString(w.name);

@@ -4,6 +4,7 @@
 #include <QColor>
 
 #include "models/format.hpp"
+#include "models/severity_colors.hpp"
 
 namespace hpcprof::gui {
 
@@ -72,12 +73,9 @@ QVariant sortData(const analyzer::Finding& f, int column) {
     }
 }
 
-/// The severity column's text colour: red for critical, amber for warnings.
+/// The severity column's text colour (severityColor: the same everywhere in the GUI).
 QVariant foregroundData(const analyzer::Finding& f, int column) {
-    if (column == FindingsModel::SeverityColumn)
-        return f.severity == analyzer::Severity::Critical  ? QColor(0xc6, 0x28, 0x28)
-               : f.severity == analyzer::Severity::Warning ? QColor(0xb2, 0x6a, 0x00)
-                                                            : QColor(0x30, 0x30, 0x30);
+    if (column == FindingsModel::SeverityColumn) return severityColor(f.severity);
     return {};
 }
 

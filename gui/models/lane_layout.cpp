@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "models/lane_layout.hpp"
 
+#include "models/counter_lanes.hpp"
+
 #include <algorithm>
 
 namespace hpcprof::gui {
 
-void LaneLayout::build(const TraceData& data) {
+void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>& shownCounters) {
+    const QSet<QString> shown = shownCounters ? *shownCounters : defaultCounterNames(data.counters);
     m_groups.clear();
     m_trackLane.clear();
     std::vector<const analyzer::ProcessInfo*> procs;
@@ -37,11 +40,11 @@ void LaneLayout::build(const TraceData& data) {
             g.lanes.push_back(l);
         }
         for (const auto& c : data.counters) {
-            if (c.processId != p->id) continue;
+            if (c.processId != p->id || !counterLaneShown(c, shown)) continue;
             Lane l;
             l.counter = true;
             l.id = c.id;
-            l.name = c.name + QStringLiteral(" (") + c.unit + QStringLiteral("/s)");
+            l.name = c.name + QStringLiteral(" (") + counterUnitLabel(c) + QStringLiteral(")");
             g.lanes.push_back(l);
         }
         // Processes with nothing to draw (a forked helper that did no recorded work) are kept:

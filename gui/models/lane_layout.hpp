@@ -4,6 +4,7 @@
 // grow a row per nesting depth as the fetched data reveals deeper events.
 #pragma once
 
+#include <QSet>
 #include <QString>
 #include <cstdint>
 #include <optional>
@@ -39,7 +40,9 @@ public:
     static constexpr int kLaneGap = 3;
     static constexpr int kMaxRows = 32;
 
-    void build(const TraceData& data);
+    /// Lanes of `data`; counter lanes only for the counter names in shownCounters (see
+    /// counterLaneShown), the default CPU-use set (defaultCounterNames) when it is not given.
+    void build(const TraceData& data, const std::optional<QSet<QString>>& shownCounters = std::nullopt);
     const std::vector<LaneGroup>& groups() const { return m_groups; }
     int totalHeight() const { return m_height; }
 

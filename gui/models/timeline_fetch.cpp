@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "hpcprof/analyzer/counters.hpp"
+#include "models/counter_lanes.hpp"
 #include "hpcprof/analyzer/timeline_query.hpp"
 
 namespace hpcprof::gui {
@@ -68,9 +69,10 @@ Result<TimelineDataPtr> fetchTimeline(const TraceData& data, const FetchRequest&
     for (int64_t id : req.counters) {
         auto info = std::find_if(data.counters.begin(), data.counters.end(),
                                  [&](const CounterTrackInfo& c) { return c.id == id; });
-        bool ratio = info != data.counters.end() && info->unit == QLatin1String("ratio");
-        auto chart = analyzer::counterChart(trace, id, ratio, req.window.begin, req.window.end,
-                                            req.resolutionNs);
+        bool known = info != data.counters.end();
+        auto chart = analyzer::counterChart(trace, id, known && info->unit == QLatin1String("ratio"),
+                                            req.window.begin, req.window.end, req.resolutionNs,
+                                            known ? counterRateCap(*info) : 0);
         if (!chart) return chart.status();
         out->counters[id] = std::move(*chart);
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "models/timeline_painter.hpp"
 
+#include "models/counter_lanes.hpp"
+
 #include <QFontMetrics>
 #include <QPolygonF>
 #include <algorithm>
@@ -97,8 +99,11 @@ void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
     c.p.drawPolygon(poly);
     c.p.setBrush(Qt::NoBrush);
     c.p.setPen(QColor(0x30, 0x30, 0x30));
-    c.p.drawText(QRect(c.x0 + 4, ly, 200, 12), Qt::AlignLeft | Qt::AlignTop,
-                 QStringLiteral("max %1/s").arg(maxRate, 0, 'g', 3));
+    auto info = std::find_if(c.trace.counters.begin(), c.trace.counters.end(),
+                             [&](const CounterTrackInfo& t) { return t.id == lane.id; });
+    QString label = info == c.trace.counters.end() ? QString::number(maxRate, 'g', 3)
+                                                   : formatCounterValue(*info, maxRate);
+    c.p.drawText(QRect(c.x0 + 4, ly, 200, 12), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("max %1").arg(label));
 }
 
 // ---- event lanes -------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <unordered_map>
 
 #include "hpcprof/analyzer/counters.hpp"
 #include "hpcprof/analyzer/event_query.hpp"
@@ -46,9 +47,12 @@ Result<TraceDataPtr> loadTraceData(const std::string& path) {
 
     auto counters = analyzer::counterTracks(*trace);
     if (!counters) return counters.status();
+    std::unordered_map<int64_t, int64_t> pidOf;
+    for (const auto& p : data->index.processes()) pidOf[p.id] = p.pid;
     for (const auto& c : *counters)
         data->counters.push_back({c.id, c.processId, QString::fromStdString(c.name),
-                                  QString::fromStdString(c.unit)});
+                                  QString::fromStdString(c.unit), c.tid.has_value(),
+                                  c.tid && *c.tid == pidOf[c.processId]});
     // Lanes in the order the store wrote them (process, thread, counter).
     std::sort(data->counters.begin(), data->counters.end(),
               [](const CounterTrackInfo& a, const CounterTrackInfo& b) { return a.id < b.id; });

@@ -20,6 +20,8 @@ namespace hpcprof::gui {
 struct CounterTrackInfo {
     int64_t id = 0, processId = 0;
     QString name, unit;
+    bool perThread = false; ///< a thread's counter (tid set), not a process-wide one
+    bool mainThread = false; ///< counted on the process's main thread (tid = pid)
 };
 
 /// A non-zero row of the trace's stats table.

@@ -97,8 +97,12 @@ void TraceSession::lookup(int64_t eventId) {
     const uint64_t gen = ++m_lookupGen;
     TraceDataPtr data = m_data;
     runJob<EventDetails>([data, eventId] { return lookupEvent(*data, eventId); },
-                         [this, gen](const EventDetails& d, const QString& error) {
-                             if (gen == m_lookupGen && error.isEmpty()) emit eventDetailsReady(d);
+                         [this, gen, eventId](const EventDetails& d, const QString& error) {
+                             if (gen != m_lookupGen) return;
+                             if (error.isEmpty())
+                                 emit eventDetailsReady(d);
+                             else
+                                 emit lookupFailed(eventId, error);
                          });
 }
 

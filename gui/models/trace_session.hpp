@@ -47,6 +47,8 @@ signals:
     void analysisReady(hpcprof::gui::AnalysisPtr analysis);
     void analysisFailed(const QString& message);
     void eventDetailsReady(const hpcprof::gui::EventDetails& details);
+    /// Event `eventId` could not be read (no such event): `message` says why.
+    void lookupFailed(qint64 eventId, const QString& message);
     void searchReady(const hpcprof::gui::SearchResult& result);
     void searchFailed(const QString& message);
     void rangeTotalsReady(hpcprof::gui::TimeWindow window, hpcprof::gui::AnalysisPtr analysis);

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -187,6 +189,63 @@ TEST_CASE("the HTML report is self-contained and shows hostile names as text in 
     CHECK_THAT(dom.out, Catch::Contains("straggler"));
     CHECK_THAT(dom.out, Catch::Contains("<svg"));
     CHECK_THAT(dom.out, Catch::Contains("<rect"));
+}
+
+namespace {
+std::string htmlEscaped(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        switch (c) {
+        case '&': o += "&amp;"; break;
+        case '<': o += "&lt;"; break;
+        case '>': o += "&gt;"; break;
+        case '"': o += "&quot;"; break;
+        case '\'': o += "&#39;"; break;
+        default: o += c;
+        }
+    }
+    return o;
+}
+} // namespace
+
+TEST_CASE("the HTML report gives each finding and example event the hpcprof view command that opens it",
+          "[integration][report][html]") {
+    test::TempDir dir;
+    // A trace name a shell and a browser would both misread if it were not quoted and escaped.
+    const std::string trace = dir / "it's <b>$HOME.hpcprof";
+    imbalanced(3000, true).write(trace);
+    auto js = runHpcprof({"report", trace, "--format", "json"});
+    REQUIRE(js.exitCode == 0);
+    const json doc = json::parse(js.out);
+    REQUIRE_FALSE(doc["findings"].empty());
+    auto r = runHpcprof({"report", trace, "--format", "html", "-o", dir / "r.html"});
+    REQUIRE(r.exitCode == 0);
+    const std::string html = test::readWholeFile(dir / "r.html");
+    CHECK(html.find("<b>$HOME") == std::string::npos);
+    const std::string quoted = "'" + (dir / "it'\\''s <b>$HOME.hpcprof") + "'";
+    std::vector<std::string> commands;
+    for (const auto& f : doc["findings"]) {
+        commands.push_back("hpcprof view " + quoted + " --finding " + f["id"].get<std::string>());
+        for (const auto& id : f["event_ids"]) commands.push_back("hpcprof view " + quoted + " --event " + std::to_string(id.get<int64_t>()));
+    }
+    REQUIRE(commands.size() > doc["findings"].size()); // some finding has example events
+    for (const auto& c : commands) {
+        INFO(c);
+        CHECK_THAT(html, Catch::Contains("<code class=\"view\">" + htmlEscaped(c) + "</code>"));
+    }
+    // Copied into a shell, an example event's command starts the GUI on that trace at the event.
+    const std::string eventCommand = *std::find_if(commands.begin(), commands.end(), [](const std::string& c) {
+        return c.find(" --event ") != std::string::npos;
+    });
+    const std::string fake = dir / "gui.sh";
+    std::ofstream(fake) << "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " << (dir / "args.txt") << "\n";
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+    const std::string bin = std::filesystem::path(test::hpcprofBinary()).parent_path().string();
+    auto run = test::runProcess({"sh", "-c", "PATH=" + bin + ":$PATH HPCPROF_GUI=" + fake + " " + eventCommand});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    const std::string eventId = eventCommand.substr(eventCommand.rfind(' ') + 1);
+    CHECK(test::readWholeFile(dir / "args.txt") == "--event\n" + eventId + "\n" + trace + "\n");
 }
 
 TEST_CASE("a partial trace says so at the top of every readable report, a complete one does not",

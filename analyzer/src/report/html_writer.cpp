@@ -37,6 +37,7 @@ std::string page(const std::string& title, const std::string& body, const Writer
          ".critical{color:#b00020;font-weight:bold}.warning{color:#a05a00;font-weight:bold}.info{color:#555}"
          ".failed{color:#b00020;font-weight:bold}.passed{color:#1b5e20}"
          ".legend span{display:inline-block;margin-right:1em}"
+         "code.view{user-select:all;background:#f3f3f3;padding:1px 4px}"
          ".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}"
          "\n</style>\n</head>\n<body>\n";
     h += body;
@@ -194,6 +195,18 @@ std::string popTable(const PopMetrics& p) {
     return b + "</table>\n";
 }
 
+/// The copyable commands that open the GUI at the finding and at each of its example events.
+std::string viewCommandsHtml(const Analysis& a, const Finding& f) {
+    std::string b = "<p>Open in the timeline: <code class=\"view\">" +
+                    htmlEscape(viewCommandLine(a, "--finding", f.id)) + "</code></p>\n";
+    if (f.eventIds.empty()) return b;
+    b += "<p>Example events:</p>\n<ul>\n";
+    for (int64_t id : f.eventIds)
+        b += fmt::format("<li>{}: <code class=\"view\">{}</code></li>\n", id,
+                         htmlEscape(viewCommandLine(a, "--event", std::to_string(id))));
+    return b + "</ul>\n";
+}
+
 std::string findingsHtml(const Analysis& a) {
     const std::vector<Finding>& findings = a.findings;
     std::string b = "<h2>Findings</h2>\n";
@@ -208,11 +221,7 @@ std::string findingsHtml(const Analysis& a) {
                          dur(double(f.exclusiveGainNs)), dur(double(f.estimatedGainNs)), noun, htmlEscape(rankList(f.ranks)),
                          htmlEscape(evidenceText(f)),
                          htmlEscape(f.suggestion));
-        if (!f.eventIds.empty()) {
-            std::string ids;
-            for (int64_t id : f.eventIds) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
-            b += "<p>Example events: " + ids + "</p>\n";
-        }
+        b += viewCommandsHtml(a, f);
         b += "</div>\n";
     }
     return b;

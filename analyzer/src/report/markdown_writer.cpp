@@ -58,6 +58,19 @@ std::string ranksMarkdown(const Analysis& a) {
     return o;
 }
 
+/// The commands that open the GUI at each finding and example event, under the findings table.
+std::string viewCommandsMarkdown(const Analysis& a) {
+    std::string o = "Open in the timeline:\n\n";
+    for (const auto& f : a.findings) {
+        o += "- " + markdownEscape(viewCommandLine(a, "--finding", f.id));
+        for (int64_t id : f.eventIds)
+            o += "; example event " + std::to_string(id) + ": " +
+                 markdownEscape(viewCommandLine(a, "--event", std::to_string(id)));
+        o += "\n";
+    }
+    return o + "\n";
+}
+
 /// The findings table, exclusive gains first (docs/analysis.md, "Findings and their gains").
 std::string findingsMarkdown(const Analysis& a) {
     std::string o = "### Findings\n\n";
@@ -73,7 +86,7 @@ std::string findingsMarkdown(const Analysis& a) {
                              markdownEscape(f.id), markdownEscape(f.title), rankList(f.ranks), dur(f.exclusiveGainNs),
                              dur(f.estimatedGainNs),
                              markdownEscape(evidenceText(f)), markdownEscape(f.suggestion));
-        o += "\n";
+        o += "\n" + viewCommandsMarkdown(a);
     }
     return o;
 }

@@ -25,6 +25,12 @@ std::string junitDiff(const analyzer::AnalysisDiff& d, const std::vector<GateRes
 std::string gateLine(const GateResult& g);
 /// Evidence as "name=value unit, ..."
 std::string evidenceText(const analyzer::Finding& f);
+/// `word` as one shell word: unchanged when the shell takes it literally, else in single quotes.
+std::string shellQuote(const std::string& word);
+/// The command that opens the GUI at a finding or an event of this report:
+/// "hpcprof view TRACE --event 42" (option "--event", value "42"), each word shell-quoted.
+/// Not escaped for any format: the writer escapes it.
+std::string viewCommandLine(const analyzer::Analysis& a, const std::string& option, const std::string& value);
 /// Ranks as "0, 3, 7".
 std::string rankList(const std::vector<int64_t>& ranks);
 /// The data-loss and error counters of the trace as "records_dropped = 20590558, ..."; empty

@@ -262,3 +262,66 @@ TEST_CASE("counterChart keeps the largest rate per bucket, or the largest level 
     REQUIRE(empty.ok());
     CHECK(empty->empty());
 }
+
+TEST_CASE("chartFromSamples merges sub-millisecond intervals and caps a thread's CPU time at one CPU",
+          "[counters][analyzer]") {
+    // A boundary sample 0.84 ms after a timer sample that read its clock late: 4.8 ms of CPU in
+    // 0.84 ms (5.7 CPUs) on its own; merged with the next interval, 9 ms of CPU in 10 ms.
+    const int64_t kUs = 1000;
+    std::vector<CounterPoint> s = {{0, 0}, {10'000 * kUs, 5e6}, {10'840 * kUs, 9.8e6}, {20'000 * kUs, 14e6}};
+    ChartOptions o;
+    o.resolutionNs = 5'000 * kUs;
+    auto chart = chartFromSamples(s, o);
+    REQUIRE(chart.size() == 2);
+    CHECK(chart[0].ts == 0);
+    CHECK(chart[0].value == Approx(0.5e9));
+    CHECK(chart[1].ts == 10'000 * kUs);
+    CHECK(chart[1].value == Approx(0.9e9)); // (14 - 5) ms over (20 - 10) ms
+    for (const auto& p : chart) CHECK(p.value <= 1e9);
+    // The cap: a jump that no merging absorbs stays at one CPU-second per second.
+    o.maxRate = 1e9;
+    auto capped = chartFromSamples({{0, 0}, {2'000 * kUs, 6e6}}, o);
+    REQUIRE(capped.size() == 1);
+    CHECK(capped[0].value == Approx(1e9));
+    // Without merging (the old arithmetic) the same samples read 5.7 CPUs.
+    o.maxRate = 0;
+    o.minIntervalNs = 0;
+    auto raw = chartFromSamples(s, o);
+    REQUIRE(raw.size() == 2);
+    CHECK(raw[1].value == Approx(4.8e6 * 1e9 / 840e3));
+}
+
+TEST_CASE("chartFromSamples moves what an interval has beyond one CPU back into the intervals it was late for",
+          "[counters][analyzer]") {
+    // cpu_wait grows only when the thread next runs: 14 ms of wait read in the third 10 ms
+    // interval, 2 ms in each of the two before. Capped at one CPU, its 4 ms beyond the cap go
+    // into the second interval; the total (18 ms) is kept.
+    const int64_t kMs = 1'000'000;
+    ChartOptions o;
+    o.resolutionNs = 10 * kMs;
+    o.maxRate = 1e9;
+    auto one = chartFromSamples({{0, 0}, {10 * kMs, 2e6}, {20 * kMs, 4e6}, {30 * kMs, 18e6}}, o);
+    REQUIRE(one.size() == 3);
+    CHECK(one[0].value == Approx(0.2e9));
+    CHECK(one[1].value == Approx(0.6e9));
+    CHECK(one[2].value == Approx(1e9));
+    // 20 ms read at once: 10 ms beyond the cap fill the second interval (8 ms of room), the
+    // first takes the last 2 ms.
+    auto spill = chartFromSamples({{0, 0}, {10 * kMs, 2e6}, {20 * kMs, 4e6}, {30 * kMs, 24e6}}, o);
+    REQUIRE(spill.size() == 3);
+    CHECK(spill[0].value == Approx(0.4e9));
+    CHECK(spill[1].value == Approx(1e9));
+    CHECK(spill[2].value == Approx(1e9));
+    // No earlier room: clipped at the cap (the first interval has nothing before it).
+    auto first = chartFromSamples({{0, 0}, {10 * kMs, 15e6}, {20 * kMs, 16e6}}, o);
+    REQUIRE(first.size() == 2);
+    CHECK(first[0].value == Approx(1e9));
+    CHECK(first[1].value == Approx(0.1e9));
+    // A total that falls (two readings of one clock out of order) draws no growth, never a
+    // negative rate.
+    auto fall = chartFromSamples({{0, 0}, {10 * kMs, 5e6}, {20 * kMs, 4.9e6}, {30 * kMs, 8e6}}, o);
+    REQUIRE(fall.size() == 3);
+    CHECK(fall[0].value == Approx(0.5e9));
+    CHECK(fall[1].value == 0);
+    CHECK(fall[2].value == Approx(0.31e9));
+}

@@ -44,12 +44,26 @@ Result<std::vector<CounterPoint>> counterSeries(const Trace& trace, int64_t trac
 /// consecutive points: what a chart of a cumulative counter draws.
 std::vector<CounterPoint> ratePerSecond(const std::vector<CounterPoint>& points);
 
-/// What a chart of a counter track draws over [t0, t1] at `resolutionNs`: one point per bucket
-/// (ts = the bucket's start). For a running total (`ratio` false) the largest rate per second
-/// between consecutive samples that start in the bucket, so short bursts stay visible when
-/// zoomed out; for a ratio track (unit 'ratio': utilisation, IPC) the largest level. The GUI's
-/// counter lanes draw this.
+/// How chartFromSamples turns samples into what a chart draws.
+struct ChartOptions {
+    bool ratio = false;               ///< a level (unit 'ratio'), not a running total
+    int64_t resolutionNs = 1;         ///< bucket width
+    int64_t minIntervalNs = 1'000'000; ///< shorter sample intervals merge with the next ones
+    double maxRate = 0;               ///< cap per second (1e9 for a thread's ns of CPU); 0: none
+};
+
+/// What a chart of a counter draws from its samples (sorted by ts): one point per bucket
+/// (ts = the bucket's start). For a running total the largest rate per second over the sample
+/// intervals (merged to at least minIntervalNs) that start in the bucket, so short bursts stay
+/// visible when zoomed out; with maxRate, an interval's growth beyond it moves back into the
+/// latest earlier intervals below it (counted late, not lost; dropped only when none has room).
+/// For a ratio track the largest level.
+std::vector<CounterPoint> chartFromSamples(const std::vector<CounterPoint>& samples, const ChartOptions& o);
+
+/// chartFromSamples over the samples of `trackId` in [t0 - resolutionNs, t1 + resolutionNs].
+/// The GUI's counter lanes draw this.
 Result<std::vector<CounterPoint>> counterChart(const Trace& trace, int64_t trackId, bool ratio,
-                                               int64_t t0, int64_t t1, int64_t resolutionNs);
+                                               int64_t t0, int64_t t1, int64_t resolutionNs,
+                                               double maxRate = 0);
 
 } // namespace hpcprof::analyzer
