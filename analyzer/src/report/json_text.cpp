@@ -3,6 +3,8 @@
 // 1,024 ranks and thousands of steps has millions of them, and nlohmann's document costs about
 // four times their text. The document is built with a placeholder per rank, dumped, and each
 // placeholder replaced by that rank's items dumped one by one, indented as dump(2) would.
+#include <algorithm>
+
 #include "hpcprof/report/printable.hpp"
 #include "hpcprof/report/report_json.hpp"
 #include "writer_parts.hpp"
@@ -57,7 +59,10 @@ std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateRe
     std::string out;
     size_t items = 0, itemText = 0;
     for (const auto& r : a.steps.ranks) {
-        if (!itemText && !r.steps.empty()) itemText = rankStepJson(r.steps.front(), 0).dump(2).size() + 64;
+        if (!itemText && !r.steps.empty()) { // its text, each line indented (at most 16 spaces deep)
+            const std::string one = rankStepJson(r.steps.front(), 0).dump(2);
+            itemText = one.size() + size_t(std::count(one.begin(), one.end(), '\n') + 1) * 16 + 4;
+        }
         items += r.steps.size();
     }
     out.reserve(skeleton.size() + items * itemText); // growing would hold the text twice for a moment
