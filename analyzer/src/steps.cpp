@@ -83,6 +83,7 @@ StepStats buildSteps(const std::map<int64_t, std::vector<PerRankStep>>& byRank, 
     for (const auto& [r, v] : byRank) {
         RankSteps rs;
         rs.rank = r;
+        rs.steps.reserve(v.size()); // one per rank and step: no growth slack
         for (const auto& p : v) {
             RankStep one;
             one.begin = p.begin;

@@ -84,6 +84,11 @@ public:
         // Kept until the ranks are combined: only what combine() needs. The statement goes now:
         // it belongs to the worker's connection, which closes when the pass ends.
         m_tagRange = schema::Statement();
+        // Kept at their size: they live until combine(), one set per rank, and growth leaves
+        // up to half of a vector's storage unused.
+        messages.shrink_to_fit();
+        collectives.shrink_to_fit();
+        smallCallIds.shrink_to_fit();
         release(m_tags);
         release(m_cpuCollectives);
         release(m_gpuCollectives);
@@ -214,6 +219,20 @@ void reportUnknownCommunicators(const TraceIndex& index, const std::vector<Colle
     }
 }
 
+/// The merged call lists at their final size: growing them while the ranks' lists are still
+/// there would hold up to three copies of every call at once.
+void reserveMerged(const std::vector<std::unique_ptr<RankScan>>& scans, std::vector<CollectiveCall>& collectives,
+                   std::vector<P2pCall>& messages) {
+    size_t c = 0, m = 0;
+    for (const auto& s : scans) {
+        const auto& scan = static_cast<const CommunicationScan&>(*s);
+        c += scan.collectives.size();
+        m += scan.messages.size();
+    }
+    collectives.reserve(c);
+    messages.reserve(m);
+}
+
 class CommunicationAnalysis final : public AnalysisFamily {
 public:
     std::string_view name() const override { return "communication"; }
@@ -229,6 +248,7 @@ public:
         std::vector<SmallCalls> small;
         std::map<int64_t, std::vector<CommKernel>> commKernels; // by rank
         TopAccumulator top;
+        reserveMerged(scans, collectives, messages);
         for (auto& s : scans) {
             auto& scan = static_cast<CommunicationScan&>(*s);
             if (!scan.commKernels.empty()) commKernels[scan.smallCallRank] = std::move(scan.commKernels);

@@ -93,12 +93,7 @@ std::string writeReport(Format f, const analyzer::Analysis& a, const std::vector
     case Format::Markdown: return printable(detail::markdownReport(a, gates), true);
     case Format::Html: return printable(detail::htmlReport(a, gates, o), true);
     case Format::Junit: return printable(detail::junitReport(a, gates, o), true);
-    case Format::Json: {
-        auto doc = reportJson(a);
-        addGates(doc, gates);
-        if (!o.hpcprofVersion.empty()) doc["hpcprof_version"] = o.hpcprofVersion;
-        return dumpPrintable(doc);
-    }
+    case Format::Json: return detail::jsonReportText(a, gates, o.hpcprofVersion);
     }
     return {};
 }

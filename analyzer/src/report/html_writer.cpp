@@ -252,16 +252,21 @@ std::string ranksHtml(const Analysis& a) {
     b += "<table><tr><th>" + unitNoun(a, 1) + "</th><th>host</th>";
     for (const char* l : kLabels) b += fmt::format("<th>{}</th>", l);
     b += "<th>wait</th><th>GPU idle</th></tr>\n";
-    for (const auto& r : a.ranks) {
+    const RankRows shown = chooseRankRows(computeKey(a), "compute");
+    for (size_t i : shown.rows) {
+        const RankBreakdown& r = a.ranks[i];
         b += fmt::format("<tr><td class=\"n\">{}</td><td>{}</td>", r.rank, htmlEscape(r.host));
         for (int c = 0; c < kTimeClassCount; ++c) b += fmt::format("<td class=\"n\">{}</td>", dur(double(r.exclusive[c])));
         b += fmt::format("<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n", dur(double(r.waitNs)),
                          r.gpu ? dur(double(r.gpuIdleNs)) : "-");
     }
-    return b + "</table>\n";
+    b += "</table>\n";
+    return shown.summary.empty() ? b : b + "<p>" + htmlEscape(shown.summary) + "</p>\n";
 }
 
-std::string stragglersHtml(const std::vector<Straggler>& stragglers) {
+std::string stragglersHtml(const Analysis& a) {
+    const std::vector<Straggler> stragglers(
+        a.waits.stragglers.begin(), a.waits.stragglers.begin() + long(std::min(a.waits.stragglers.size(), kStragglerRows)));
     if (stragglers.empty()) return {};
     std::string b = "<h2>Stragglers</h2>\n<table><tr><th>rank</th><th>last in (collectives)</th><th>others waited</th><th>worst instance</th></tr>\n";
     for (const auto& st : stragglers) {
@@ -270,7 +275,9 @@ std::string stragglersHtml(const std::vector<Straggler>& stragglers) {
         b += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
                          st.rank, last, dur(double(st.inflictedWaitNs)), dur(double(st.maxInflictedNs)));
     }
-    return b + "</table>\n";
+    b += "</table>\n";
+    const std::string more = stragglersLeftOut(a);
+    return more.empty() ? b : b + "<p>" + htmlEscape(more) + ".</p>\n";
 }
 
 std::string tableHtml(const Table& t) {
@@ -282,7 +289,8 @@ std::string tableHtml(const Table& t) {
         for (const auto& c : r) b += "<td class=\"n\">" + htmlEscape(c) + "</td>";
         b += "</tr>\n";
     }
-    return b + "</table>\n";
+    b += "</table>\n";
+    return t.note.empty() ? b : b + "<p>" + htmlEscape(t.note) + "</p>\n";
 }
 
 /// The steps: where they come from, the chart, each rank's step-time variance, each step's
@@ -316,7 +324,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += popTable(a.pop);
     b += findingsHtml(a);
     b += ranksHtml(a) + processesHtml(a);
-    b += stragglersHtml(a.waits.stragglers);
+    b += stragglersHtml(a);
     b += stepsHtml(a);
     b += "<h2>Top lists</h2>\n";
     const FileLists files = splitFiles(a);

@@ -41,19 +41,26 @@ std::string ranksMarkdown(const Analysis& a) {
     std::string o;
     o += std::string(unitNoun(a, 2) == "ranks" ? "### Ranks" : "### Processes") + "\n\n| " + unitNoun(a, 1) + " | compute | comm | io | memory | sync | setup | idle | wait |\n"
          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-    for (const auto& r : a.ranks)
+    const RankRows shown = chooseRankRows(computeKey(a), "compute");
+    for (size_t i : shown.rows) {
+        const RankBreakdown& r = a.ranks[i];
         o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.rank, dur(r.ns(TimeClass::Compute)),
                          dur(r.ns(TimeClass::Communication)), dur(r.ns(TimeClass::Io)), dur(r.ns(TimeClass::Memory)),
                          dur(r.ns(TimeClass::Sync)), dur(r.ns(TimeClass::Setup)), dur(r.ns(TimeClass::Idle)),
                          dur(r.waitNs));
-    o += "\n";
+    }
+    o += shown.summary.empty() ? "\n" : "\n" + shown.summary + "\n\n";
     if (!a.waits.stragglers.empty()) {
         o += "### Stragglers\n\n| rank | last in | others waited |\n|---:|---:|---:|\n";
-        for (const auto& st : a.waits.stragglers) // "-": late in messages only, in no collective
+        const auto& all = a.waits.stragglers;
+        for (size_t i = 0; i < all.size() && i < kStragglerRows; ++i) { // "-": late in messages only
+            const Straggler& st = all[i];
             o += fmt::format("| {} | {} | {} |\n", st.rank,
                              st.instances > 0 ? fmt::format("{} of {}", st.timesLast, st.instances) : "-",
                              dur(st.inflictedWaitNs));
-        o += "\n";
+        }
+        const std::string more = stragglersLeftOut(a);
+        o += more.empty() ? "\n" : "\n" + more + ".\n\n";
     }
     return o;
 }
@@ -102,6 +109,7 @@ std::string tableMarkdown(const Table& t) {
         for (const auto& c : r) o += " " + markdownEscape(c) + " |";
         o += "\n";
     }
+    if (!t.note.empty()) o += "\n" + markdownEscape(t.note) + "\n";
     return o + "\n";
 }
 

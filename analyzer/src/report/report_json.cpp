@@ -143,21 +143,13 @@ json stragglersJson(const std::vector<Straggler>& stragglers) {
     return strag;
 }
 
-json rankStepsJson(const std::vector<RankSteps>& ranks) {
+json rankStepsJson(const std::vector<RankSteps>& ranks, bool stepItems) {
     json out = json::array();
-    for (const RankSteps& r : ranks) {
+    for (size_t k = 0; k < ranks.size(); ++k) {
+        const RankSteps& r = ranks[k];
         json items = json::array();
-        for (size_t i = 0; i < r.steps.size(); ++i) {
-            const RankStep& st = r.steps[i];
-            json one = {{"index", int64_t(i)}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs()}};
-            if (st.hasBreakdown) { // the exclusive classes inside the step, as in ranks[]
-                for (int c = 0; c < kTimeClassCount; ++c)
-                    one[std::string(timeClassName(TimeClass(c))) + "_ns"] = st.exclusive[c];
-                one["gpu_idle_ns"] = st.gpuIdleNs;
-            }
-            if (st.commStartFraction >= 0) one["comm_start_fraction"] = st.commStartFraction;
-            items.push_back(std::move(one));
-        }
+        for (size_t i = 0; i < r.steps.size() && stepItems; ++i) items.push_back(detail::rankStepJson(r.steps[i], i));
+        if (!stepItems) items = detail::stepItemsPlaceholder(k);
         out.push_back({{"rank", r.rank}, {"count", int64_t(r.steps.size())}, {"mean_ns", r.meanNs},
                        {"stddev_ns", r.stddevNs}, {"min_ns", r.minNs}, {"max_ns", r.maxNs},
                        {"items", std::move(items)}});
@@ -165,7 +157,7 @@ json rankStepsJson(const std::vector<RankSteps>& ranks) {
     return out;
 }
 
-json stepsJson(const StepStats& s) {
+json stepsJson(const StepStats& s, bool stepItems) {
     json steps = json::array();
     for (const auto& st : s.steps)
         steps.push_back({{"index", st.index}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs},
@@ -176,7 +168,7 @@ json stepsJson(const StepStats& s) {
             {"count", int64_t(s.steps.size())},
             {"mean_ns", s.meanNs}, {"min_ns", s.minNs}, {"max_ns", s.maxNs},
             {"stddev_ns", s.stddevNs}, {"cv", s.cv}, {"items", std::move(steps)},
-            {"ranks", rankStepsJson(s.ranks)}};
+            {"ranks", rankStepsJson(s.ranks, stepItems)}};
 }
 
 json windowJson(const Analysis& a) {
@@ -212,7 +204,21 @@ json dataQualityJson(const std::vector<DataWarning>& warnings) {
 }
 } // namespace
 
-json reportJson(const Analysis& a) {
+json reportJson(const Analysis& a) { return detail::reportJson(a, true); }
+
+json detail::rankStepJson(const RankStep& st, size_t i) {
+    json one = {{"index", int64_t(i)}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs()}};
+    if (st.hasBreakdown) { // the exclusive classes inside the step, as in ranks[]
+        for (int c = 0; c < kTimeClassCount; ++c) one[std::string(timeClassName(TimeClass(c))) + "_ns"] = st.exclusive[c];
+        one["gpu_idle_ns"] = st.gpuIdleNs;
+    }
+    if (st.commStartFraction >= 0) one["comm_start_fraction"] = st.commStartFraction;
+    return one;
+}
+
+std::string detail::stepItemsPlaceholder(size_t k) { return "@@hpcprof-step-items-" + std::to_string(k) + "@@"; }
+
+json detail::reportJson(const Analysis& a, bool stepItems) {
     json doc;
     doc["schema"] = "hpcprof-report";
     doc["schema_version"] = kReportSchemaVersion;
@@ -227,7 +233,7 @@ json reportJson(const Analysis& a) {
     doc["processes"] = processesJson(a.processes);
     doc["wait_states"] = waitStatesJson(a.waits);
     doc["stragglers"] = stragglersJson(a.waits.stragglers);
-    doc["steps"] = stepsJson(a.steps);
+    doc["steps"] = stepsJson(a.steps, stepItems);
     doc["top"] = {{"kernels", topJson(a.topKernels)}, {"collectives", topJson(a.topCollectives)},
                   {"files", topJson(a.topFiles)}, {"file_classes", fileClassesJson(a.ioByClass)}};
     doc["findings"] = findingsJson(a.findings);

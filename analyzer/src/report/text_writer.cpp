@@ -109,11 +109,15 @@ std::string rankTable(const Analysis& a) {
     auto d = [](int64_t ns) { return formatDuration(double(ns)); };
     std::string o = fmt::format("{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", unitNoun(a, 1),
                                 "compute", "comm", "io", "memory", "sync", "setup", "idle", "wait", "gpu idle");
-    for (const auto& r : a.ranks)
+    const RankRows shown = chooseRankRows(computeKey(a), "compute");
+    for (size_t i : shown.rows) {
+        const RankBreakdown& r = a.ranks[i];
         o += fmt::format("{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", r.rank,
                          d(r.ns(TimeClass::Compute)), d(r.ns(TimeClass::Communication)), d(r.ns(TimeClass::Io)),
                          d(r.ns(TimeClass::Memory)), d(r.ns(TimeClass::Sync)), d(r.ns(TimeClass::Setup)),
                          d(r.ns(TimeClass::Idle)), d(r.waitNs), r.gpu ? d(r.gpuIdleNs) : "-");
+    }
+    if (!shown.summary.empty()) o += "  (" + shown.summary + ")\n";
     return o;
 }
 
@@ -132,6 +136,7 @@ std::string tableText(const Table& t) {
     };
     std::string o = line(t.header);
     for (const auto& r : t.rows) o += line(r);
+    if (!t.note.empty()) o += "  (" + t.note + ")\n";
     return o;
 }
 
@@ -244,7 +249,9 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     o += rankTable(a) + processTable(a);
     if (!a.waits.stragglers.empty()) {
         o += "\nStragglers (others waited for them)\n";
-        for (const auto& st : a.waits.stragglers) o += stragglerLine(st);
+        const auto& all = a.waits.stragglers;
+        for (size_t i = 0; i < all.size() && i < kStragglerRows; ++i) o += stragglerLine(all[i]);
+        if (const std::string more = stragglersLeftOut(a); !more.empty()) o += "  (" + more + ")\n";
     }
     o += stepsText(a);
     auto top = [&](const char* title, const std::vector<TopItem>& items) {

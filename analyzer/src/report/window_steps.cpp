@@ -30,6 +30,13 @@ namespace {
 constexpr TimeClass kStepClasses[] = {TimeClass::Compute, TimeClass::Communication, TimeClass::Memory,
                                       TimeClass::Sync, TimeClass::Io, TimeClass::Idle};
 
+/// Each rank's mean step time: the step tables list the slowest, the fastest and the outliers.
+std::vector<int64_t> meanStepKey(const Analysis& a) {
+    std::vector<int64_t> key;
+    for (const RankSteps& r : a.steps.ranks) key.push_back(r.meanNs);
+    return key;
+}
+
 bool anyGpu(const Analysis& a) {
     for (const auto& r : a.ranks)
         if (r.gpu) return true;
@@ -55,10 +62,14 @@ std::string stragglerCell(const Analysis& a, size_t i, int64_t rank) {
 Table stepRankTable(const Analysis& a) {
     Table t;
     t.header = {unitNoun(a, 1), "steps", "mean", "stddev", "min", "max"};
-    for (const RankSteps& r : a.steps.ranks)
+    const RankRows shown = chooseRankRows(meanStepKey(a), "mean step");
+    t.note = shown.summary;
+    for (size_t i : shown.rows) {
+        const RankSteps& r = a.steps.ranks[i];
         t.rows.push_back({std::to_string(r.rank), std::to_string(r.steps.size()), formatDuration(double(r.meanNs)),
                           formatDuration(double(r.stddevNs)), formatDuration(double(r.minNs)),
                           formatDuration(double(r.maxNs))});
+    }
     return t;
 }
 
@@ -73,11 +84,15 @@ Table stepBreakdownTable(const Analysis& a, size_t maxSteps, size_t& left) {
         t.header.push_back("late");
     }
     left = 0;
-    for (const RankSteps& r : a.steps.ranks) {
+    const RankRows shown = chooseRankRows(meanStepKey(a), "mean step");
+    std::vector<bool> listed(a.steps.ranks.size(), false);
+    for (size_t i : shown.rows) listed[i] = true;
+    for (size_t k = 0; k < a.steps.ranks.size(); ++k) {
+        const RankSteps& r = a.steps.ranks[k];
         for (size_t i = 0; i < r.steps.size(); ++i) {
             const RankStep& st = r.steps[i];
             if (!st.hasBreakdown) continue;
-            if (i >= maxSteps) {
+            if (i >= maxSteps || !listed[k]) { // the ranks the step-time table lists
                 ++left;
                 continue;
             }

@@ -21,6 +21,17 @@ std::string markdownDiff(const analyzer::AnalysisDiff& d, const std::vector<Gate
 std::string htmlDiff(const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates, const WriterOptions& o);
 std::string junitDiff(const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates);
 
+/// The report document; without `stepItems`, each rank's steps.ranks[k].items is the string
+/// stepItemsPlaceholder(k), for jsonReportText() to write in its place item by item (a long
+/// multi-rank trace has millions of them: as one document they cost several times the text).
+nlohmann::json reportJson(const analyzer::Analysis& a, bool stepItems);
+nlohmann::json rankStepJson(const analyzer::RankStep& st, size_t index);
+std::string stepItemsPlaceholder(size_t rankIndex);
+/// The JSON report as text, identical to reportJson(a) (gates and version added) dumped with
+/// an indent of 2, without holding the per-rank step items as a document.
+std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateResult>& gates,
+                           const std::string& hpcprofVersion);
+
 /// "comm.exposed_pct > 25: value 31.2 -> FAILED"
 std::string gateLine(const GateResult& g);
 /// Evidence as "name=value unit, ..."
@@ -81,7 +92,27 @@ std::vector<ProcessCells> processCells(const analyzer::Analysis& a);
 struct Table {
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
+    std::string note; ///< said under the table (rows left out); empty: nothing
 };
+
+/// The rows of a per-rank table the text, markdown and HTML reports show (rank_rows.cpp): all
+/// up to kAllRankRows; beyond, the kEdgeRankRows rows with the largest and the smallest `key`
+/// and up to kMaxOutlierRows outliers of it, in table order, and a summary that says how many
+/// rows are left out and the key's distribution (JSON keeps every row).
+inline constexpr size_t kAllRankRows = 32, kEdgeRankRows = 5, kMaxOutlierRows = 10;
+struct RankRows {
+    std::vector<size_t> rows; ///< indices of the rows shown
+    size_t omitted = 0;
+    std::string summary; ///< empty when every row is shown
+};
+RankRows chooseRankRows(const std::vector<int64_t>& key, const std::string& keyName);
+/// The key of the per-rank breakdown tables: each rank's compute time (imbalance shows there).
+std::vector<int64_t> computeKey(const analyzer::Analysis& a);
+/// The stragglers the text, markdown and HTML reports list (the worst first); the others are
+/// counted under the table.
+inline constexpr size_t kStragglerRows = 10;
+/// "12 more ranks made others wait less (--format json lists all)", or "" when none is left out.
+std::string stragglersLeftOut(const analyzer::Analysis& a);
 
 /// Which window the report used and why: "steps 0-7 (ProfilerStep (profiler steps)), 2.43 s of
 /// 3.37 s recorded; --window all for the whole span" (window_steps.cpp).
