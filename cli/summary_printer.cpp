@@ -74,4 +74,16 @@ void printIoSummary(std::FILE* out, const std::string& tracePath,
                    p.name, p.value, p.description);
 }
 
+void printRunSummary(std::FILE* out, const std::string& tracePath,
+                     const std::vector<schema::IoGroup>& io) {
+    auto trace = analyzer::Trace::open(tracePath);
+    auto summary = trace ? analyzer::summarizeIo(trace.value(), io)
+                         : Result<analyzer::IoSummary>(trace.status());
+    if (summary)
+        printIoSummary(out, tracePath, summary.value());
+    else
+        fmt::print(out, "hpcprof: trace written to {} (summary failed: {})\n",
+                   report::printable(tracePath), report::printable(summary.status().message()));
+}
+
 } // namespace hpcprof::cli
