@@ -29,6 +29,7 @@
 #include "rules_command.hpp"
 #include "run_command.hpp"
 #include "view_command.hpp"
+#include "pack_command.hpp"
 
 using namespace hpcprof;
 namespace fs = std::filesystem;
@@ -207,6 +208,7 @@ std::vector<Subcommand> registerSubcommands(CLI::App& app, const std::string& li
         return cli::exportCommand(o);
     }));
     all.push_back(subcommand(app, cli::addViewCommand, cli::viewCommand));
+    all.push_back(subcommand(app, cli::addPackCommand, cli::packCommand));
     all.push_back(subcommand(app, cli::addRulesCommand, cli::rulesCommand));
     // Last: the script it prints covers every subcommand registered above.
     all.push_back(subcommand(app, cli::addCompletionCommand, [&app](const cli::CompletionOptions&) {

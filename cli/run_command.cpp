@@ -328,7 +328,8 @@ void printRankDone(const ClaimedOutput& claimed) {
 /// Converts the raw folder into the trace, then deletes the folder (or, with --keep-raw, marks
 /// it kept). False when no trace was written: the raw data stays, marked unconverted, and the
 /// message says how to convert it by hand.
-bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz) {
+bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz,
+                std::vector<schema::IoGroup>& io) {
     const std::string rawDir = claimed.rawDir.string();
     store::MergeOptions mo;
     mo.rawDir = claimed.rawDir;
@@ -354,6 +355,7 @@ bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz) {
         fmt::print(stderr, "hpcprof: warning: no process was recorded (is the command a static or "
                            "setuid binary? LD_PRELOAD does not reach those)\n");
     for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
+    io = std::move(merged->io);
     // Per-rank form: every wrapper of the job has finished its rank (the done markers), so the
     // whole folder is this job's to remove.
     if (o.keepRaw)
@@ -363,16 +365,6 @@ bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz) {
     return true;
 }
 
-void printSummary(const std::string& output) {
-    auto trace = analyzer::Trace::open(output);
-    auto summary = trace ? analyzer::summarizeIo(trace.value()) : Result<analyzer::IoSummary>(trace.status());
-    if (summary)
-        printIoSummary(stderr, output, summary.value());
-    else
-        fmt::print(stderr, "hpcprof: trace written to {} (summary failed: {})\n",
-                   report::printable(output), report::printable(summary.status().message()));
-}
-
 /// The per-rank form on known nodes: this rank's share of the node's and the job's conversion
 /// (node_capture.hpp); the exit code.
 int finishNodeRank(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz, int exitCode) {
@@ -380,7 +372,7 @@ int finishNodeRank(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz, 
                     tscHz, o.force, o.keepRaw, o.quiet};
     NodeOutcome outcome = finishOnNode(nodeRun, claimed.claim);
     if (outcome == NodeOutcome::Failed) return exitCode != 0 ? exitCode : kExitTraceFailed;
-    if (outcome == NodeOutcome::TraceWritten && !o.quiet) printSummary(claimed.output);
+    if (outcome == NodeOutcome::TraceWritten && !o.quiet) printTraceSummary(stderr, claimed.output);
     return exitCode;
 }
 
@@ -429,8 +421,9 @@ int runCommand(const RunOptions& o) {
         if (!o.quiet) printRankDone(claimed);
         return end.exitCode;
     }
-    if (!writeTrace(o, claimed, tscHz)) return end.exitCode != 0 ? end.exitCode : kExitTraceFailed;
-    if (!o.quiet) printSummary(claimed.output);
+    std::vector<schema::IoGroup> io; // the summary's input, summed by the conversion
+    if (!writeTrace(o, claimed, tscHz, io)) return end.exitCode != 0 ? end.exitCode : kExitTraceFailed;
+    if (!o.quiet) printRunSummary(stderr, claimed.output, io);
     return end.exitCode;
 }
 

@@ -74,4 +74,30 @@ void printIoSummary(std::FILE* out, const std::string& tracePath,
                    p.name, p.value, p.description);
 }
 
+namespace {
+
+void printSummaryOrWhy(std::FILE* out, const std::string& tracePath,
+                       const Result<analyzer::IoSummary>& summary) {
+    if (summary)
+        printIoSummary(out, tracePath, summary.value());
+    else
+        fmt::print(out, "hpcprof: trace written to {} (summary failed: {})\n",
+                   report::printable(tracePath), report::printable(summary.status().message()));
+}
+
+} // namespace
+
+void printRunSummary(std::FILE* out, const std::string& tracePath,
+                     const std::vector<schema::IoGroup>& io) {
+    auto trace = analyzer::Trace::open(tracePath);
+    printSummaryOrWhy(out, tracePath, trace ? analyzer::summarizeIo(trace.value(), io)
+                                            : Result<analyzer::IoSummary>(trace.status()));
+}
+
+void printTraceSummary(std::FILE* out, const std::string& tracePath) {
+    auto trace = analyzer::Trace::open(tracePath);
+    printSummaryOrWhy(out, tracePath, trace ? analyzer::summarizeIo(trace.value())
+                                            : Result<analyzer::IoSummary>(trace.status()));
+}
+
 } // namespace hpcprof::cli

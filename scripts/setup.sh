@@ -19,7 +19,7 @@ mode=${1:-build}
 
 packages=(
     build-essential cmake pkg-config git
-    libsqlite3-dev sqlite3 zlib1g-dev libsimdjson-dev
+    libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev zstd libsimdjson-dev
     libfmt-dev libcli11-dev nlohmann-json3-dev catch2
     openmpi-bin libopenmpi-dev gfortran python3-mpi4py mumps-test
     chromium python3-jsonschema

@@ -227,6 +227,7 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
             w.setMetadata(schema::meta::kCommand, options.command);
             w.setMetadata(schema::meta::kPartial, result.partial ? "true" : "false");
             s = w.writeStats(result.stats, merger.perProcessStats());
+            result.io = w.ioGroups();
         }
         if (s.ok() && options.onProgress) options.onProgress("indexes", 0, 0);
         if (s.ok()) s = w.finish();

@@ -123,6 +123,8 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
 int64_t TraceWriter::internString(std::string_view text) {
     auto [it, inserted] = m_strings.try_emplace(std::string(text), m_nextString);
     if (!inserted) return it->second;
+    if (m_stringText.size() <= size_t(m_nextString)) m_stringText.resize(size_t(m_nextString) + 1);
+    m_stringText[size_t(m_nextString)] = &it->first;
     m_insString.bind(1, m_nextString);
     m_insString.bind(2, text);
     check(m_insString.run());
@@ -132,6 +134,8 @@ int64_t TraceWriter::internString(std::string_view text) {
 int64_t TraceWriter::internObject(int64_t nameStringId, std::string_view name) {
     auto [it, inserted] = m_objects.try_emplace(nameStringId, m_nextObject);
     if (!inserted) return it->second;
+    if (m_objectName.size() <= size_t(m_nextObject)) m_objectName.resize(size_t(m_nextObject) + 1);
+    m_objectName[size_t(m_nextObject)] = nameStringId;
     m_insObject.bind(1, m_nextObject);
     m_insObject.bind(2, nameStringId);
     m_insObject.bind(3, schema::objectKindOf(name));
@@ -223,11 +227,14 @@ int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threa
     bindOptional(s, 6, device);
     bindOptional(s, 7, stream);
     check(s.run());
+    m_io.addTrack(m_nextTrack, processId);
     return m_nextTrack++;
 }
 
 int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
+    m_io.add(e.trackId, e.categoryId, e.nameId, e.objectId.value_or(0), e.dur, e.bytes.value_or(0),
+             e.depth == 0);
     m_pendingEvents.push_back(e);
     m_pendingShape |= shapeOf(e, kEventOptional) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
     if (d.any()) m_pendingDetails.emplace_back(id, d);
@@ -460,6 +467,18 @@ Status TraceWriter::writeStats(const StatCounts& totals,
                 HPCPROF_RETURN_IF_ERROR(per.run());
             }
     return {};
+}
+
+std::vector<schema::IoGroup> TraceWriter::ioGroups() const {
+    auto text = [this](int64_t id) -> std::string_view {
+        return id > 0 && size_t(id) < m_stringText.size() && m_stringText[size_t(id)]
+                   ? std::string_view(*m_stringText[size_t(id)])
+                   : std::string_view();
+    };
+    auto objectName = [this](int64_t id) -> int64_t {
+        return id > 0 && size_t(id) < m_objectName.size() ? m_objectName[size_t(id)] : 0;
+    };
+    return m_io.groups(text, objectName);
 }
 
 Status TraceWriter::finish() {

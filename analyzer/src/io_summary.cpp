@@ -77,45 +77,60 @@ Status readProcesses(sqlite3* db, IoSummary& out, std::map<int64_t, size_t>& ind
 
 } // namespace
 
+Result<std::vector<schema::IoGroup>> ioGroups(const Trace& trace) {
+    // Outermost I/O calls only (depth 0): a call nested in another call, such as a write inside
+    // a signal handler that interrupted a read, is not counted twice.
+    schema::Statement io(detail::db(trace),
+                         "SELECT t.process_id, s.value, COALESCE(os.value, '(unknown)'),"
+                         " COALESCE(o.kind, 'unknown'), COUNT(*), SUM(e.dur),"
+                         " SUM(COALESCE(e.bytes, 0)), SUM(CASE WHEN e.depth = 0 THEN e.dur ELSE 0 END)"
+                         " FROM event e JOIN track t ON t.id = e.track_id"
+                         " JOIN category c ON c.id = e.category_id"
+                         " JOIN string s ON s.id = e.name_id"
+                         " LEFT JOIN object o ON o.id = e.object_id"
+                         " LEFT JOIN string os ON os.id = o.name_id"
+                         " WHERE c.class = 'io' GROUP BY 1, 2, 3, 4");
+    std::vector<schema::IoGroup> out;
+    while (io.step())
+        out.push_back({io.int64(0), io.text(1), io.text(2), io.text(3), io.int64(4), io.int64(5),
+                       io.int64(6), io.int64(7)});
+    if (!io.error().ok()) return io.error();
+    return out;
+}
+
 Result<IoSummary> summarizeIo(const Trace& trace, size_t topFiles) {
+    auto io = ioGroups(trace);
+    if (!io) return io.status();
+    return summarizeIo(trace, io.value(), topFiles);
+}
+
+Result<IoSummary> summarizeIo(const Trace& trace, const std::vector<schema::IoGroup>& io,
+                              size_t topFiles) {
     IoSummary out;
     sqlite3* db = detail::db(trace);
     std::map<int64_t, size_t> index;
     HPCPROF_RETURN_IF_ERROR(readProcesses(db, out, index));
-
-    // Outermost I/O calls only (depth 0 among I/O): a call nested in another I/O call, such as
-    // a write inside a signal handler that interrupted a read, is not counted twice.
-    schema::Statement io(db, "SELECT t.process_id, s.value, COALESCE(os.value, '(unknown)'),"
-                             " COALESCE(o.kind, 'unknown'), COUNT(*), SUM(e.dur),"
-                             " SUM(COALESCE(e.bytes, 0)), SUM(CASE WHEN e.depth = 0 THEN e.dur ELSE 0 END)"
-                             " FROM event e JOIN track t ON t.id = e.track_id"
-                             " JOIN category c ON c.id = e.category_id"
-                             " JOIN string s ON s.id = e.name_id"
-                             " LEFT JOIN object o ON o.id = e.object_id"
-                             " LEFT JOIN string os ON os.id = o.name_id"
-                             " WHERE c.class = 'io' GROUP BY 1, 2, 3, 4");
     std::map<std::string, FileIo> files;
-    while (io.step()) {
-        ProcessIo& p = out.perProcess[index[io.int64(0)]];
-        std::string name = io.text(1);
-        IoDirection dir = ioDirection(name);
-        int64_t calls = io.int64(4), dur = io.int64(5), bytes = io.int64(6), outer = io.int64(7);
-        p.calls += calls;
-        p.ioNs += outer;
-        FileIo& f = files[io.text(2)];
-        f.path = io.text(2);
-        f.kind = io.text(3);
-        f.calls += calls;
-        f.ioNs += dur;
+    for (const schema::IoGroup& g : io) {
+        auto row = index.find(g.processId);
+        if (row == index.end()) continue; // no such process row (not from this trace)
+        ProcessIo& p = out.perProcess[row->second];
+        IoDirection dir = ioDirection(g.function);
+        p.calls += g.calls;
+        p.ioNs += g.outerNs;
+        FileIo& f = files[g.path];
+        f.path = g.path;
+        f.kind = g.kind;
+        f.calls += g.calls;
+        f.ioNs += g.durNs;
         if (dir == IoDirection::Read) {
-            p.bytesRead += bytes;
-            f.bytesRead += bytes;
+            p.bytesRead += g.bytes;
+            f.bytesRead += g.bytes;
         } else if (dir == IoDirection::Write) {
-            p.bytesWritten += bytes;
-            f.bytesWritten += bytes;
+            p.bytesWritten += g.bytes;
+            f.bytesWritten += g.bytes;
         }
     }
-    if (!io.error().ok()) return io.error();
     for (auto& [path, f] : files) out.topFiles.push_back(std::move(f));
     std::sort(out.topFiles.begin(), out.topFiles.end(), [](const FileIo& a, const FileIo& b) {
         return a.ioNs != b.ioNs ? a.ioNs > b.ioNs : a.path < b.path;

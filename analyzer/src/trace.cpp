@@ -1,19 +1,31 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/trace.hpp"
 
+#include "hpcprof/schema/packed_trace.hpp"
+
 namespace hpcprof::analyzer {
 
 Result<Trace> Trace::open(const std::string& path) {
-    auto db = schema::openTraceReadOnly(path);
-    if (!db) return db.status();
+    auto unpacked = schema::unpackIfPacked(path);
+    if (!unpacked) return unpacked.status();
+    const std::string file = unpacked.value() ? unpacked.value()->path() : path;
+    auto db = schema::openTraceReadOnly(file);
+    if (!db) {
+        // Messages name the file the user gave, not the unpacked copy.
+        std::string message = db.status().message();
+        if (file != path && message.compare(0, file.size(), file) == 0)
+            message = path + " (unpacked)" + message.substr(file.size());
+        return Status::error(message);
+    }
     Trace t;
     t.m_db = std::move(db.value());
     t.m_path = path;
+    t.m_unpacked = std::move(unpacked.value());
     // The checked handle is replaced by one tuned for long read-only scans: a Trace is used by
     // one thread at a time (no SQLite mutex), and the file is memory-mapped instead of copied
     // page by page. If the reopen fails the checked handle is kept.
     sqlite3* raw = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK) {
+    if (sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK) {
         t.m_db.reset(raw);
         schema::exec(raw, "PRAGMA mmap_size=68719476736; PRAGMA cache_size=-65536;");
     } else if (raw) {

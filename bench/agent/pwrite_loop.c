@@ -2,7 +2,9 @@
 // Agent overhead benchmark: a tight loop of 1-byte pwrite calls to /dev/null. Prints the mean
 // wall time and the calling thread's CPU time per call in ns (the CPU time is what the hooks cost
 // this thread, unaffected by other programs taking the CPU away). Run it with and without the
-// agent (bench/agent/overhead.sh).
+// agent (bench/agent/overhead.sh). A second argument names a file that receives the realtime
+// clock (ns) at the loop's end, for the time `hpcprof run` takes after the program exits
+// (bench/agent/after_exit.sh).
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,5 +29,12 @@ int main(int argc, char** argv) {
     double cpu = (cb.tv_sec - ca.tv_sec) * 1e9 + (cb.tv_nsec - ca.tv_nsec);
     printf("%.2f %.2f\n", ns / calls, cpu / calls);
     close(fd);
+    if (argc > 2) {
+        FILE* stamp = fopen(argv[2], "w");
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (stamp) fprintf(stamp, "%lld%09ld\n", (long long)now.tv_sec, now.tv_nsec);
+        if (stamp) fclose(stamp);
+    }
     return 0;
 }

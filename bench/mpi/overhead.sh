@@ -4,11 +4,15 @@
 # wall time and of rank 0's thread CPU time per call.
 #
 #   bench/mpi/overhead.sh [BUILD_DIR] [REPS] [CALLS] [RANKS]
+#   WARMUP=1000 bench/mpi/overhead.sh ...   warm-up calls before the loops (default 100,000)
+#   EXTRA="-x HPCPROF_COUNTERS=none" ...    more mpirun options for the profiled side
 set -euo pipefail
 build=${1:-build}
 reps=${2:-5}
 calls=${3:-200000}
 ranks=${4:-1}
+warmup=${WARMUP:-100000}
+read -r -a extra <<<"${EXTRA:-}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 bin=$build/bench/mpi_overhead
 preload="$build/lib/libhpcprof.so:$build/lib/libhpcprof_mpi.so"
@@ -20,9 +24,9 @@ for ((i = 0; i < reps; i++)); do
     for side in 0 1; do
         rm -rf "${raw:?}"/*
         if [[ $side == 0 ]]; then
-            out=$(mpirun -np "$ranks" "$bin" "$calls")
+            out=$(mpirun -np "$ranks" "$bin" "$calls" "$warmup")
         else
-            out=$(mpirun -np "$ranks" -x LD_PRELOAD="$preload" -x HPCPROF_RAW_DIR="$raw" "$bin" "$calls")
+            out=$(mpirun -np "$ranks" -x LD_PRELOAD="$preload" -x HPCPROF_RAW_DIR="$raw" "${extra[@]}" "$bin" "$calls" "$warmup")
         fi
         for l in "${loops[@]}"; do
             wall[$l,$side]+="$(awk -v l="$l" '$1 == l {print $2}' <<<"$out") "

@@ -38,6 +38,7 @@ class Hpcprof(CMakePackage):
     depends_on("cli11")
     depends_on("nlohmann-json")
     depends_on("zlib-api")
+    depends_on("zstd")  # packed traces (hpcprof pack)
     depends_on("simdjson")
     depends_on("mpi", when="+mpi")
     depends_on("cuda", when="+cuda")

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hpcprof/analyzer/trace.hpp"
+#include "hpcprof/schema/io_group.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -58,5 +59,14 @@ struct IoSummary {
 
 /// Computes the summary; `topFiles` limits the file list.
 Result<IoSummary> summarizeIo(const Trace& trace, size_t topFiles = 5);
+
+/// The same from I/O totals already known (the trace writer's, store::MergeResult::io): reads
+/// only the trace's process, track and stats tables, never its events.
+Result<IoSummary> summarizeIo(const Trace& trace, const std::vector<schema::IoGroup>& io,
+                              size_t topFiles = 5);
+
+/// The I/O totals of a trace file, one row per process, function and file (one pass over its
+/// events; what the trace writer sums while it writes them).
+Result<std::vector<schema::IoGroup>> ioGroups(const Trace& trace);
 
 } // namespace hpcprof::analyzer

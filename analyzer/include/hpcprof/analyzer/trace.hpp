@@ -4,10 +4,15 @@
 /// time (its connection has no SQLite mutex); open one Trace per worker thread.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "hpcprof/schema/sqlite.hpp"
 #include "hpcprof/status.hpp"
+
+namespace hpcprof::schema {
+class UnpackedTrace; // schema/packed_trace.hpp
+}
 
 namespace hpcprof::analyzer {
 
@@ -21,7 +26,8 @@ struct TraceAccess; // the analyzer's own way to its connection (src/trace_acces
 /// with their own connection.
 class Trace {
 public:
-    /// Opens `path` read-only; a clear error for missing, damaged, foreign or newer files.
+    /// Opens `path` read-only; a clear error for missing, damaged, foreign or newer files. A
+    /// packed trace (hpcprof pack) is opened through its unpacked copy (schema/packed_trace.hpp).
     static Result<Trace> open(const std::string& path);
 
     const std::string& path() const { return m_path; }
@@ -33,6 +39,7 @@ private:
     friend struct detail::TraceAccess;
     Trace() = default;
     sqlite3* db() const { return m_db.get(); }
+    std::shared_ptr<const schema::UnpackedTrace> m_unpacked; ///< kept while the trace is open
     schema::DbHandle m_db;
     std::string m_path;
 };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hpcprof/status.hpp"
+#include "hpcprof/schema/io_group.hpp"
 #include "hpcprof/store/trace_writer.hpp"
 
 namespace hpcprof::store {
@@ -38,6 +39,9 @@ struct MergeResult {
     StatCounts stats{};
     bool partial = false;              ///< some data is known to be missing (see stats)
     std::vector<std::string> warnings; ///< one human-readable line per problem
+    /// The trace's I/O per process, function and file, summed while it was written (the run
+    /// summary's input: analyzer::summarizeIo gives the same from the trace file).
+    std::vector<schema::IoGroup> io;
 };
 
 /// Converts `options.rawDir` into the trace `options.output`. The trace is written to a

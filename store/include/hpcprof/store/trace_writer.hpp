@@ -14,6 +14,7 @@
 
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/sqlite.hpp"
+#include "hpcprof/store/io_totals.hpp"
 
 namespace hpcprof::store {
 
@@ -122,6 +123,10 @@ public:
                       const std::vector<std::pair<int64_t, StatCounts>>& perProcess,
                       const StatDetails& details = {});
 
+    /// The calls, time and bytes of the I/O events written so far, per process, function and
+    /// file (what the run summary shows), summed as they were written.
+    std::vector<schema::IoGroup> ioGroups() const;
+
     /// Commits, builds the indexes and closes the file.
     Status finish();
 
@@ -180,6 +185,9 @@ private:
         m_insTrack, m_insEvent, m_insDetail, m_insArg, m_finishTrack, m_insMeta, m_insCompletion;
     std::unordered_map<std::string, int64_t> m_strings;
     std::unordered_map<int64_t, int64_t> m_objects;
+    std::vector<const std::string*> m_stringText; ///< by string id (keys of m_strings)
+    std::vector<int64_t> m_objectName;            ///< by object id: its name's string id
+    IoTotals m_io;
     struct CommunicatorRow {
         int64_t id;
         bool hasSize;

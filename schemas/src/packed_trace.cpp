@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include "hpcprof/schema/packed_trace.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include <zstd.h>
+
+namespace hpcprof::schema {
+
+namespace {
+
+constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+/// A FILE* closed on every path.
+struct File {
+    std::FILE* f = nullptr;
+    File(const std::string& path, const char* mode) : f(std::fopen(path.c_str(), mode)) {}
+    ~File() {
+        if (f) std::fclose(f);
+    }
+};
+
+struct ZstdD {
+    ZSTD_DCtx* ctx = ZSTD_createDCtx();
+    ~ZstdD() { ZSTD_freeDCtx(ctx); }
+};
+struct ZstdC {
+    ZSTD_CCtx* ctx = ZSTD_createCCtx();
+    ~ZstdC() { ZSTD_freeCCtx(ctx); }
+};
+
+bool writeAll(int fd, const char* p, size_t n) {
+    while (n > 0) {
+        ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        n -= size_t(w);
+    }
+    return true;
+}
+
+/// A new private file in TMPDIR for an unpacked copy; its name in `path`; -1 on error. (SQLite
+/// resolves symbolic links when it opens a file, so an anonymous file reached through
+/// /proc/self/fd cannot serve: the copy needs a name while it is open.)
+int privateFile(std::string& path) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/hpcprof-unpacked-XXXXXX";
+    std::vector<char> buf(name.begin(), name.end());
+    buf.push_back('\0');
+    int fd = ::mkostemp(buf.data(), O_CLOEXEC); // mode 0600
+    if (fd >= 0) path.assign(buf.data());
+    return fd;
+}
+
+/// Decompresses the frame of `in` into `fd`; the error names what went wrong.
+Status decompressInto(std::FILE* in, int fd, const std::string& path) {
+    ZstdD d;
+    std::vector<char> inBuf(ZSTD_DStreamInSize()), outBuf(ZSTD_DStreamOutSize());
+    size_t pending = 1; // 0 once a frame ended
+    bool frames = false;
+    while (size_t got = std::fread(inBuf.data(), 1, inBuf.size(), in)) {
+        ZSTD_inBuffer ib{inBuf.data(), got, 0};
+        while (ib.pos < ib.size) {
+            ZSTD_outBuffer ob{outBuf.data(), outBuf.size(), 0};
+            pending = ZSTD_decompressStream(d.ctx, &ob, &ib);
+            if (ZSTD_isError(pending))
+                return Status::error(path + ": damaged packed trace (" +
+                                     ZSTD_getErrorName(pending) + ")");
+            frames = true;
+            if (!writeAll(fd, outBuf.data(), ob.pos))
+                return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
+        }
+    }
+    if (std::ferror(in)) return Status::error(path + ": cannot read: " + std::strerror(errno));
+    if (!frames || pending != 0)
+        return Status::error(path + ": damaged packed trace (file is truncated)");
+    return {};
+}
+
+using Key = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>; // device, inode, size, mtime
+
+std::mutex g_mutex;
+std::map<Key, std::weak_ptr<const UnpackedTrace>> g_unpacked;
+
+} // namespace
+
+UnpackedTrace::UnpackedTrace(int fd, std::string path) : m_fd(fd), m_path(std::move(path)) {}
+
+UnpackedTrace::~UnpackedTrace() {
+    ::close(m_fd);
+    ::unlink(m_path.c_str());
+}
+
+bool isPackedTrace(const std::string& path) {
+    File f(path, "rb");
+    unsigned char head[4] = {};
+    return f.f && std::fread(head, 1, 4, f.f) == 4 && std::memcmp(head, kZstdMagic, 4) == 0;
+}
+
+Result<std::shared_ptr<const UnpackedTrace>> unpackIfPacked(const std::string& path) {
+    File in(path, "rb");
+    unsigned char head[4] = {};
+    if (!in.f || std::fread(head, 1, 4, in.f) != 4 || std::memcmp(head, kZstdMagic, 4) != 0)
+        return std::shared_ptr<const UnpackedTrace>(); // not packed: the plain open says the rest
+    struct stat st;
+    if (::fstat(::fileno(in.f), &st) != 0) return Status::error(path + ": " + std::strerror(errno));
+    Key key{st.st_dev, st.st_ino, st.st_size, int64_t(st.st_mtim.tv_sec),
+            int64_t(st.st_mtim.tv_nsec)};
+    std::lock_guard lock(g_mutex);
+    if (auto it = g_unpacked.find(key); it != g_unpacked.end())
+        if (auto held = it->second.lock()) return held;
+    std::rewind(in.f);
+    std::string copyPath;
+    int fd = privateFile(copyPath);
+    if (fd < 0) return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
+    auto copy = std::make_shared<const UnpackedTrace>(fd, copyPath); // removes it on every path
+    HPCPROF_RETURN_IF_ERROR(decompressInto(in.f, fd, path));
+    g_unpacked[key] = copy;
+    return std::shared_ptr<const UnpackedTrace>(copy);
+}
+
+Status packTraceFile(const std::string& inPath, const std::string& outPath, int level, int threads) {
+    File in(inPath, "rb"), out(outPath, "wb");
+    if (!in.f) return Status::error(inPath + ": " + std::strerror(errno));
+    if (!out.f) return Status::error(outPath + ": " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(::fileno(in.f), &st) != 0) return Status::error(inPath + ": " + std::strerror(errno));
+    ZstdC c;
+    ZSTD_CCtx_setParameter(c.ctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(c.ctx, ZSTD_c_checksumFlag, 1);
+    if (threads > 0) ZSTD_CCtx_setParameter(c.ctx, ZSTD_c_nbWorkers, threads);
+    ZSTD_CCtx_setPledgedSrcSize(c.ctx, uint64_t(st.st_size));
+    std::vector<char> inBuf(ZSTD_CStreamInSize()), outBuf(ZSTD_CStreamOutSize());
+    for (;;) {
+        size_t got = std::fread(inBuf.data(), 1, inBuf.size(), in.f);
+        bool last = got < inBuf.size();
+        ZSTD_inBuffer ib{inBuf.data(), got, 0};
+        size_t remaining = 1;
+        while (last ? remaining != 0 : ib.pos < ib.size) {
+            ZSTD_outBuffer ob{outBuf.data(), outBuf.size(), 0};
+            remaining = ZSTD_compressStream2(c.ctx, &ob, &ib, last ? ZSTD_e_end : ZSTD_e_continue);
+            if (ZSTD_isError(remaining))
+                return Status::error(std::string("zstd: ") + ZSTD_getErrorName(remaining));
+            if (std::fwrite(outBuf.data(), 1, ob.pos, out.f) != ob.pos)
+                return Status::error(outPath + ": " + std::strerror(errno));
+        }
+        if (last) break;
+    }
+    if (std::ferror(in.f)) return Status::error(inPath + ": " + std::strerror(errno));
+    if (std::fflush(out.f) != 0) return Status::error(outPath + ": " + std::strerror(errno));
+    return {};
+}
+
+} // namespace hpcprof::schema
