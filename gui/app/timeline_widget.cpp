@@ -51,8 +51,10 @@ void TimelineWidget::setTrace(TraceDataPtr data) {
     m_matches.clear();
     m_fetcher.setTrace(m_data);
     m_layout = LaneLayout{};
+    m_userLayout = false;
     if (m_data) {
         m_layout.build(*m_data);
+        m_layout.fitTo(lanesRect().height());
         m_axis.setBounds(m_data->bounds);
     }
     updateAxisWidth();
@@ -91,6 +93,8 @@ void TimelineWidget::updateScrollRange() {
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
     updateAxisWidth();
+    // Until the user folds or unfolds a rank, the first screen keeps showing every rank.
+    if (m_data && !m_userLayout) m_layout.fitTo(lanesRect().height());
     m_axis.setWindow(m_axis.window());
     updateScrollRange();
     requestData();
@@ -102,6 +106,7 @@ void TimelineWidget::requestData() {
     // Half a screen of lanes above and below, so small scrolls do not wait for data; more would
     // delay the first paint (each lane costs a range query).
     const int y0 = m_state.scrollY - h / 2, y1 = m_state.scrollY + h + h / 2;
+    m_fetcher.setGroups(m_layout.visibleGroups(y0, y1));
     m_fetcher.request(m_axis.window(), m_axis.nsPerPixel(), m_layout.visibleTracks(y0, y1),
                       m_layout.visibleCounters(y0, y1));
 }
@@ -171,9 +176,28 @@ void TimelineWidget::scrollToRank(int64_t rank) {
     if (g >= 0) m_scroll->setValue(m_layout.groups()[size_t(g)].y);
 }
 
+void TimelineWidget::orderRanks(std::vector<int64_t> ranks, bool filtered) {
+    if (!m_data) return;
+    m_layout.orderRanks(ranks, filtered);
+    if (!m_userLayout) m_layout.fitTo(lanesRect().height());
+    updateScrollRange();
+    requestData();
+    update();
+}
+
 void TimelineWidget::scrollToTrack(int64_t trackId) {
     const Lane* l = m_layout.laneOfTrack(trackId);
     if (!l) return;
+    if (l->height == 0) { // its rank is folded: unfold it
+        const auto* t = m_data ? m_data->track(trackId) : nullptr;
+        const int g = t ? m_layout.groupOfProcess(t->processId) : -1;
+        if (g < 0) return;
+        m_layout.setCollapsed(size_t(g), false);
+        m_userLayout = true;
+        updateScrollRange();
+        requestData();
+        l = m_layout.laneOfTrack(trackId);
+    }
     const int h = lanesRect().height();
     if (l->y < m_state.scrollY || l->y + l->height > m_state.scrollY + h)
         m_scroll->setValue(std::max(0, l->y - h / 3));
@@ -308,6 +332,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     LaneLayout::Hit h = m_layout.hitTest(y);
     if (h.group >= 0 && h.lane < 0) {
         m_layout.setCollapsed(size_t(h.group), !m_layout.groups()[size_t(h.group)].collapsed);
+        m_userLayout = true;
         updateScrollRange();
         requestData();
         update();

@@ -35,6 +35,8 @@ public:
     void setMatches(std::unordered_set<int64_t> ids);
     void setHighlightedRanks(std::vector<int64_t> ranks);
     void scrollToRank(int64_t rank);
+    /// Orders the ranks' groups (the Breakdown table's order); `filtered` hides the others.
+    void orderRanks(std::vector<int64_t> ranks, bool filtered);
     void scrollToTrack(int64_t trackId);
 
     const TimeAxis& axis() const { return m_axis; }
@@ -83,6 +85,7 @@ private:
     Drag m_drag = Drag::None;
     QPoint m_pressPos, m_lastPos;
     bool m_moved = false;
+    bool m_userLayout = false; ///< the user folded or unfolded a rank: resizing keeps the layout
 };
 
 } // namespace hpcprof::gui
