@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "models/class_colors.hpp"
+
 namespace hpcprof::gui {
 
 using analyzer::kTimeClassCount;
@@ -20,6 +22,13 @@ void ShareStrip::sharesIn(int64_t t0, int64_t t1, double out[kTimeClassCount]) c
     const int64_t a = std::max(t0, begin), e = std::min(t1, end);
     if (e <= a) return;
     const double span = double(t1 - t0);
+    const int64_t first = (a - begin) / bucketNs;
+    if ((e - 1 - begin) / bucketNs == first) { // within one bucket (zoomed in): its shares
+        const uint8_t* s = &share[size_t(first) * kTimeClassCount];
+        const double w = double(e - a) / span / 255.0;
+        for (int c = 0; c < kTimeClassCount; ++c) out[c] = w * s[c];
+        return;
+    }
     for (int64_t b = (a - begin) / bucketNs; b < buckets; ++b) {
         const int64_t bb = begin + b * bucketNs, be = bb + bucketNs;
         if (bb >= e) break;
@@ -33,6 +42,26 @@ double ShareStrip::shareIn(int64_t t0, int64_t t1, TimeClass c) const {
     double all[kTimeClassCount];
     sharesIn(t0, t1, all);
     return all[int(c)];
+}
+
+void blendBuckets(ShareStrip& s) {
+    QRgb colors[kTimeClassCount];
+    for (int k = 0; k < kTimeClassCount; ++k) colors[k] = timeClassColor(TimeClass(k)).rgb();
+    const QRgb idle = colors[int(TimeClass::Idle)];
+    s.blend.resize(size_t(s.buckets));
+    for (int b = 0; b < s.buckets; ++b) {
+        const uint8_t* sh = &s.share[size_t(b) * kTimeClassCount];
+        int r = 0, g = 0, bl = 0, sum = 0;
+        for (int k = 0; k < kTimeClassCount; ++k) {
+            r += sh[k] * qRed(colors[k]);
+            g += sh[k] * qGreen(colors[k]);
+            bl += sh[k] * qBlue(colors[k]);
+            sum += sh[k];
+        }
+        const int rest = std::max(0, 255 - sum); // uncovered: idle
+        s.blend[size_t(b)] = qRgb((r + rest * qRed(idle) + 127) / 255, (g + rest * qGreen(idle) + 127) / 255,
+                                  (bl + rest * qBlue(idle) + 127) / 255);
+    }
 }
 
 ShareStrip toShareStrip(const analyzer::ClassBuckets& b) {
@@ -52,6 +81,7 @@ ShareStrip toShareStrip(const analyzer::ClassBuckets& b) {
             prev = std::max(prev, q);
         }
     }
+    blendBuckets(s);
     return s;
 }
 
@@ -115,6 +145,7 @@ bool readRecord(File& in, const ClassMipmap& m, std::shared_ptr<ClassMipmap>& ou
     s->buckets = m.buckets;
     s->share.resize(size_t(m.buckets) * kTimeClassCount);
     if (std::fread(s->share.data(), 1, s->share.size(), in.f) != s->share.size()) return false;
+    blendBuckets(*s);
     (kind == 0 ? out->groups : out->tracks)[id] = std::move(s);
     return true;
 }

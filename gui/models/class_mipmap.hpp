@@ -23,6 +23,8 @@ struct ShareStrip {
     int64_t begin = 0, bucketNs = 1;
     int buckets = 0;
     std::vector<uint8_t> share; ///< buckets * kTimeClassCount, by bucket then TimeClass
+    /// Per bucket: the classes' colours mixed by share (the heat map of low summary rows).
+    std::vector<uint32_t> blend;
 
     double at(int bucket, analyzer::TimeClass c) const {
         return share[size_t(bucket) * analyzer::kTimeClassCount + size_t(c)] / 255.0;
@@ -37,6 +39,8 @@ using ShareStripPtr = std::shared_ptr<const ShareStrip>;
 
 /// Quantises exact class nanoseconds to shares (each bucket's shares round to a sum of 255).
 ShareStrip toShareStrip(const analyzer::ClassBuckets& b);
+/// Fills `s.blend` from its shares.
+void blendBuckets(ShareStrip& s);
 
 struct ClassMipmap {
     static constexpr int kMipmapBuckets = 2048;

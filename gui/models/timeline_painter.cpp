@@ -36,7 +36,14 @@ struct LanesPaint {
     int x0;
     double width;
     int headerH; ///< the groups' header (summary row) height
+    std::vector<int64_t> columnEdges; ///< start time of each pixel column of the time area, and its end
 };
+
+std::vector<int64_t> columnEdges(const TimeAxis& axis) {
+    std::vector<int64_t> edges(size_t(std::max(0, int(axis.width()))) + 1);
+    for (size_t x = 0; x < edges.size(); ++x) edges[x] = axis.pixelToTime(double(x));
+    return edges;
+}
 
 std::vector<QColor> classFills() {
     std::vector<QColor> fills(kEventClassCount);
@@ -73,7 +80,7 @@ void stackColumn(const double* sh, const QRgb* colors, QRgb rest, int h, uint32_
     double cum = 0;
     for (analyzer::TimeClass c : kStack) {
         cum += sh[int(c)];
-        const int to = std::min(h, int(std::lround(cum * h)));
+        const int to = std::min(h, int(cum * h + 0.5));
         for (; filled < to; ++filled) px[(h - 1 - filled) * stride] = colors[int(c)];
     }
     for (; filled < h; ++filled) px[(h - 1 - filled) * stride] = rest;
@@ -89,8 +96,7 @@ QRgb blendColumn(const double* sh, const QRgb* colors, QRgb rest) {
         cum += sh[k];
     }
     const double o = std::max(0.0, 1.0 - cum);
-    return qRgb(int(std::lround(r + o * qRed(rest))), int(std::lround(g + o * qGreen(rest))),
-                int(std::lround(b + o * qBlue(rest))));
+    return qRgb(int(r + o * qRed(rest) + 0.5), int(g + o * qGreen(rest) + 0.5), int(b + o * qBlue(rest) + 0.5));
 }
 
 /// The class shares of `strip` over the time area at rows [y, y + h): each pixel column shows
@@ -107,8 +113,17 @@ void paintShares(const LanesPaint& c, const ShareStrip& strip, int y, int h, boo
     const int stride = int(img.bytesPerLine() / 4);
     auto* bits = reinterpret_cast<uint32_t*>(img.bits());
     double sh[analyzer::kTimeClassCount];
-    for (int x = 0; x < w; ++x) {
-        strip.sharesIn(c.axis.pixelToTime(x), c.axis.pixelToTime(x + 1), sh);
+    const std::vector<int64_t>& edges = c.columnEdges;
+    const bool heat = h < kStackMinHeight && idle && strip.blend.size() == size_t(strip.buckets);
+    for (int x = 0; x < w && x + 1 < int(edges.size()); ++x) {
+        if (heat) { // a heat-map row: the mix of the bucket at the column's centre (a few ns a pixel)
+            const int64_t mid = edges[size_t(x)] + (edges[size_t(x) + 1] - edges[size_t(x)]) / 2 - strip.begin;
+            const int64_t b = mid / strip.bucketNs;
+            const QRgb v = mid >= 0 && b < strip.buckets ? strip.blend[size_t(b)] : background;
+            for (int yy = 0; yy < h; ++yy) bits[yy * stride + x] = v;
+            continue;
+        }
+        strip.sharesIn(edges[size_t(x)], edges[size_t(x) + 1], sh);
         if (h >= kStackMinHeight) {
             stackColumn(sh, colors, background, h, bits + x, stride);
         } else {
@@ -126,10 +141,11 @@ void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
     const bool highlighted = g.rank && std::find(hl.begin(), hl.end(), *g.rank) != hl.end();
     const QColor bg = highlighted ? QColor(0xff, 0xe0, 0x82) : QColor(0xe3, 0xe8, 0xee);
     const int h = c.headerH;
-    c.p.fillRect(QRect(c.area.left(), gy, c.area.width(), h), bg);
     const ShareStrip* strip = nullptr;
     if (c.data)
         if (auto it = c.data->groups.find(g.processId); it != c.data->groups.end()) strip = it->second.get();
+    // The summary row covers the time area: only the gutter needs the header's colour then.
+    c.p.fillRect(QRect(c.area.left(), gy, strip ? c.x0 - c.area.left() : c.area.width(), h), bg);
     if (strip) paintShares(c, *strip, gy, h, true, bg.rgb());
     if (h < 9) return; // a heat-map row: no room for a title
     c.p.setPen(Qt::black);
@@ -339,7 +355,7 @@ void TimelinePainter::paintLanes(QPainter& p, const QRect& area, const TimeAxis&
     p.setClipRect(area);
     p.fillRect(area, QColor(0xfa, 0xfa, 0xfa));
     const LanesPaint c{p, area, axis, trace, data, st, QFontMetrics(p.font()), classFills(),
-                       area.left() + kGutter, axis.width(), layout.headerHeight()};
+                       area.left() + kGutter, axis.width(), layout.headerHeight(), columnEdges(axis)};
     for (const auto& g : layout.groups()) {
         const int gy = area.top() + g.y - st.scrollY;
         if (g.hidden) continue;
