@@ -80,6 +80,16 @@ void LaneLayout::fitTo(int height) {
     for (auto& g : m_groups) g.collapsed = true;
     m_headerHeight = std::clamp(height / shown, kMinHeaderHeight, int(kHeaderHeight));
     relayout();
+    // Room left: unfold the first groups, in order, as long as every rank still fits.
+    for (auto& g : m_groups) {
+        if (g.hidden) continue;
+        g.collapsed = false;
+        relayout();
+        if (m_height <= height) continue;
+        g.collapsed = true;
+        relayout();
+        break;
+    }
 }
 
 void LaneLayout::orderRanks(const std::vector<int64_t>& ranks, bool hideOthers) {

@@ -42,6 +42,11 @@ TEST_CASE("fitTo: groups unfold when they fit, else fold to summary rows that sh
     CHECK(l.headerHeight() == LaneLayout::kHeaderHeight);
     const int unfolded = l.totalHeight();
     l.fitTo(unfolded - 1);
+    CHECK_FALSE(l.groups()[0].collapsed); // room for rank 0's lanes and rank 1's summary row
+    CHECK(l.groups()[1].collapsed);
+    CHECK(l.headerHeight() == LaneLayout::kHeaderHeight);
+    CHECK(l.totalHeight() <= unfolded - 1);
+    l.fitTo(2 * LaneLayout::kHeaderHeight + 5);
     CHECK(l.groups()[0].collapsed);
     CHECK(l.groups()[1].collapsed);
     CHECK(l.headerHeight() == LaneLayout::kHeaderHeight); // two rows of 18 px fit
