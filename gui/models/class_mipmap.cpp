@@ -2,6 +2,7 @@
 #include "models/class_mipmap.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -192,7 +193,8 @@ std::shared_ptr<ClassMipmap> readMipmapCache(const std::string& tracePath) {
 bool writeMipmapCache(const std::string& tracePath, const ClassMipmap& m) {
     const FileStamp stamp = stampOf(tracePath);
     if (stamp.size < 0) return false;
-    const std::string path = mipmapCachePath(tracePath), tmp = path + ".tmp";
+    // One temporary file per process: two GUIs opening the trace at once never mix their writes.
+    const std::string path = mipmapCachePath(tracePath), tmp = path + ".tmp" + std::to_string(::getpid());
     bool ok = false;
     {
         File out{std::fopen(tmp.c_str(), "wb")};
