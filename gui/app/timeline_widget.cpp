@@ -345,6 +345,19 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     if (item) emit eventClicked(item->eventId);
 }
 
+QString TimelineWidget::summaryTip(double x, int y) const {
+    const LaneLayout::Hit h = m_layout.hitTest(y);
+    const TimelineDataPtr d = m_fetcher.data();
+    if (x < 0 || h.group < 0 || h.lane >= 0 || !d) return {};
+    const LaneGroup& g = m_layout.groups()[size_t(h.group)];
+    auto it = d->groups.find(g.processId);
+    if (it == d->groups.end()) return {};
+    // A few pixels around the pointer: what the eye takes in there.
+    const int64_t t0 = m_axis.pixelToTime(x - 2), t1 = m_axis.pixelToTime(x + 3);
+    const QString mix = sharesText(*it->second, t0, t1);
+    return mix.isEmpty() ? QString() : QStringLiteral("%1\n%2 at %3").arg(g.title, mix, formatDuration(t0));
+}
+
 bool TimelineWidget::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip && m_data) {
         auto* he = static_cast<QHelpEvent*>(e);
@@ -354,7 +367,11 @@ bool TimelineWidget::event(QEvent* e) {
                                                              he->pos().x() - TimelinePainter::kGutter, y)
                                    : nullptr;
         if (!item) {
-            QToolTip::hideText();
+            const QString mix = summaryTip(he->pos().x() - TimelinePainter::kGutter, y);
+            if (mix.isEmpty())
+                QToolTip::hideText();
+            else
+                QToolTip::showText(he->globalPos(), mix, this);
             return true;
         }
         QString text;

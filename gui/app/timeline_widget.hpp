@@ -72,6 +72,8 @@ private:
     void dataArrived();
     void updateScrollRange();
     void zoomAt(double factor, double anchorX);
+    /// Tooltip of a summary row at time-area pixel x (lanes y): its class mix there.
+    QString summaryTip(double x, int y) const;
 
     ZoomStack* m_zoom;
     TraceDataPtr m_data;

@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <cmath>
+
+#include <QStringList>
 
 #include "models/class_colors.hpp"
 
@@ -43,6 +46,19 @@ double ShareStrip::shareIn(int64_t t0, int64_t t1, TimeClass c) const {
     double all[kTimeClassCount];
     sharesIn(t0, t1, all);
     return all[int(c)];
+}
+
+QString sharesText(const ShareStrip& s, int64_t t0, int64_t t1) {
+    double sh[kTimeClassCount];
+    s.sharesIn(t0, t1, sh);
+    std::vector<int> order;
+    for (int c = 0; c < kTimeClassCount; ++c)
+        if (sh[c] >= 0.005) order.push_back(c);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sh[a] > sh[b]; });
+    QStringList parts;
+    for (int c : order)
+        parts << QStringLiteral("%1 %2 %").arg(QLatin1String(analyzer::timeClassName(TimeClass(c)))).arg(std::lround(100 * sh[c]));
+    return parts.join(QStringLiteral(", "));
 }
 
 void blendBuckets(ShareStrip& s) {

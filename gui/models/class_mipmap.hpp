@@ -39,6 +39,9 @@ using ShareStripPtr = std::shared_ptr<const ShareStrip>;
 
 /// Quantises exact class nanoseconds to shares (each bucket's shares round to a sum of 255).
 ShareStrip toShareStrip(const analyzer::ClassBuckets& b);
+/// The classes of [t0, t1) for a tooltip, largest first: "comm 62 %, compute 38 %" (classes
+/// under 0.5 % left out); empty when the strip does not cover the span.
+QString sharesText(const ShareStrip& s, int64_t t0, int64_t t1);
 /// Fills `s.blend` from its shares.
 void blendBuckets(ShareStrip& s);
 

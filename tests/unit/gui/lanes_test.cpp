@@ -126,6 +126,9 @@ TEST_CASE("share strips: quantised shares add up per bucket; a span's shares wei
     CHECK(s.shareIn(0, 1000, TimeClass::Compute) == 0);
     CHECK(s.shareIn(1600, 2200, TimeClass::Communication) == Approx(0.0).margin(0.0));
     CHECK(s.shareIn(1300, 1900, TimeClass::Communication) == Approx(0.5));
+    CHECK(sharesText(s, 1000, 1300) == QStringLiteral("compute 33 %, comm 33 %, io 33 %"));
+    CHECK(sharesText(s, 1150, 1450) == QStringLiteral("comm 67 %, compute 17 %, io 17 %"));
+    CHECK(sharesText(s, 0, 900).isEmpty());
 }
 
 TEST_CASE("the class mipmap is cached next to the trace and rebuilt when the trace changes", "[gui][lanes]") {
