@@ -66,6 +66,7 @@ void blendBuckets(ShareStrip& s) {
     for (int k = 0; k < kTimeClassCount; ++k) colors[k] = timeClassColor(TimeClass(k)).rgb();
     const QRgb idle = colors[int(TimeClass::Idle)];
     s.blend.resize(size_t(s.buckets));
+    s.onlyIdle = true;
     for (int b = 0; b < s.buckets; ++b) {
         const uint8_t* sh = &s.share[size_t(b) * kTimeClassCount];
         int r = 0, g = 0, bl = 0, sum = 0;
@@ -75,6 +76,7 @@ void blendBuckets(ShareStrip& s) {
             bl += sh[k] * qBlue(colors[k]);
             sum += sh[k];
         }
+        s.onlyIdle = s.onlyIdle && sh[int(TimeClass::Idle)] == sum;
         const int rest = std::max(0, 255 - sum); // uncovered: idle
         s.blend[size_t(b)] = qRgb((r + rest * qRed(idle) + 127) / 255, (g + rest * qGreen(idle) + 127) / 255,
                                   (bl + rest * qBlue(idle) + 127) / 255);

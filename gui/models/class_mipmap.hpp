@@ -25,6 +25,8 @@ struct ShareStrip {
     std::vector<uint8_t> share; ///< buckets * kTimeClassCount, by bucket then TimeClass
     /// Per bucket: the classes' colours mixed by share (the heat map of low summary rows).
     std::vector<uint32_t> blend;
+    /// No class but idle anywhere: a lane of annotations only (CPU ops, NVTX), or of nothing.
+    bool onlyIdle = true;
 
     double at(int bucket, analyzer::TimeClass c) const {
         return share[size_t(bucket) * analyzer::kTimeClassCount + size_t(c)] / 255.0;

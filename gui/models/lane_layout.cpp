@@ -81,14 +81,23 @@ void LaneLayout::fitTo(int height) {
     m_headerHeight = std::clamp(height / shown, kMinHeaderHeight, int(kHeaderHeight));
     relayout();
     // Room left: unfold the first groups, in order, as long as every rank still fits.
+    bool unfolded = false;
     for (auto& g : m_groups) {
         if (g.hidden) continue;
         g.collapsed = false;
         relayout();
-        if (m_height <= height) continue;
+        if (m_height <= height) {
+            unfolded = true;
+            continue;
+        }
         g.collapsed = true;
         relayout();
         break;
+    }
+    // None unfolds (a few ranks with tall lanes): taller summary rows use the room instead.
+    if (!unfolded) {
+        m_headerHeight = std::clamp(height / shown, kMinHeaderHeight, kMaxSummaryHeight);
+        relayout();
     }
 }
 

@@ -43,6 +43,7 @@ public:
     static constexpr int kLaneGap = 3;
     static constexpr int kMaxRows = 32;
     static constexpr int kMinHeaderHeight = 1;
+    static constexpr int kMaxSummaryHeight = 48; ///< summary rows of a few folded ranks
 
     /// Fits the groups into a viewport of `height` pixels (see the file comment); the order
     /// of the groups is kept.

@@ -139,7 +139,8 @@ Result<TimelineDataPtr> fetchTimeline(const TraceData& data, const FetchRequest&
     const ClassMipmap* m = mip->get();
     for (int64_t trackId : req.tracks) {
         ShareStripPtr shares = m ? mipmapShares(m, trackId) : nullptr;
-        if (shares && denseTrack(data, req, trackId)) { // its events would only fold: shares alone
+        // Its events would only fold: the shares alone, unless they show nothing (annotations).
+        if (shares && !shares->onlyIdle && denseTrack(data, req, trackId)) {
             auto td = std::make_shared<TrackDraw>();
             td->shares = std::move(shares);
             out->tracks[trackId] = std::move(td);

@@ -13,6 +13,7 @@
 #include "models/rank_filter.hpp"
 #include "models/timeline_fetch.hpp"
 #include "process_runner.hpp"
+#include "tests/unit/analyzer/trace_builder.hpp"
 
 using namespace hpcprof;
 using namespace hpcprof::gui;
@@ -49,7 +50,13 @@ TEST_CASE("fitTo: groups unfold when they fit, else fold to summary rows that sh
     l.fitTo(2 * LaneLayout::kHeaderHeight + 5);
     CHECK(l.groups()[0].collapsed);
     CHECK(l.groups()[1].collapsed);
-    CHECK(l.headerHeight() == LaneLayout::kHeaderHeight); // two rows of 18 px fit
+    CHECK(l.headerHeight() == 20); // no lanes fit: the two summary rows share the height
+    l.fitTo(200);
+    CHECK_FALSE(l.groups()[0].collapsed);
+    l.growRows(1, 20); // rank 0's main thread turns out 20 rows deep: only summary rows fit
+    l.fitTo(200);
+    CHECK(l.groups()[0].collapsed);
+    CHECK(l.headerHeight() == LaneLayout::kMaxSummaryHeight);
     l.fitTo(10);
     CHECK(l.headerHeight() == 5);
     CHECK(l.totalHeight() == 10);
@@ -174,4 +181,31 @@ TEST_CASE("summary rows are fetched as the ranks' exclusive breakdown per bucket
     CHECK(z1.bucketNs == 32);
     CHECK(z1.shareIn(350'000, 400'000, TimeClass::Communication) > 0.99);
     CHECK(z1.shareIn(340'000, 349'000, TimeClass::Compute) > 0.99);
+}
+
+TEST_CASE("zoomed out, a dense lane shows its class shares, unless it holds only annotations", "[gui][lanes]") {
+    test::TraceBuilder b;
+    const int main = b.rank(0, 0, 1'000'000, 1);
+    const int ops = b.thread(main, 777);
+    for (int i = 0; i < 5000; ++i) {
+        b.event(main, schema::Category::PosixIo, "write", 200 * i, 100);
+        b.event(ops, schema::Category::CpuOp, "aten::add", 200 * i, 150);
+    }
+    test::TempDir dir;
+    b.write(dir / "dense.hpcprof");
+    auto d = loadTraceData(dir / "dense.hpcprof");
+    REQUIRE(d.ok());
+    FetchRequest req;
+    req.window = (*d)->bounds;
+    req.resolutionNs = quantizedResolution(1000.0);
+    req.tracks = {1, 2};
+    auto r = fetchTimeline(**d, req);
+    REQUIRE(r.ok());
+    const TrackDraw& io = *(*r)->tracks.at(1);
+    REQUIRE(io.shares);
+    CHECK(io.items.empty());
+    CHECK(io.shares->shareIn(0, 1'000'000, TimeClass::Io) == Approx(0.5).margin(0.01));
+    CHECK(io.shares->shareIn(0, 1'000'000, TimeClass::Compute) == Approx(0.5).margin(0.01)); // the main thread's gaps
+    const TrackDraw& cpuOps = *(*r)->tracks.at(2);
+    CHECK_FALSE(cpuOps.items.empty()); // annotations: drawn as (folded) events, not as an empty strip
 }
