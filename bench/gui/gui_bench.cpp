@@ -8,6 +8,9 @@
 //    on the worker meanwhile) and the worker's fetch times;
 //  - jumps to uncached views (whole run ... 10 us): input until a frame shows their data;
 //  - peak RSS of the process.
+// Modes: `after` (default: the class mipmap, ranks folded to their summary rows when they do not
+// fit, as hpcprof-gui shows a trace) and `before` (--before: events only, every lane expanded, as
+// before the mipmap); --cold deletes the mipmap's cache file first, so its build is measured.
 // The trace comes from bench/analyzer's generator (run_gui_bench.sh). Results: docs/performance.md.
 #include <malloc.h>
 #include <sys/resource.h>
@@ -21,6 +24,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "models/lane_layout.hpp"
@@ -52,8 +56,10 @@ struct FirstPaint {
 /// The timeline widget's pieces on one trace, driven by a script instead of a person.
 class Bench {
 public:
-    explicit Bench(TraceDataPtr data) : m_data(std::move(data)) {
+    Bench(TraceDataPtr data, bool mipmap) : m_data(std::move(data)), m_mipmap(mipmap) {
         m_layout.build(*m_data);
+        if (mipmap) m_layout.fitTo(kHeight);
+        m_fetcher.setUseMipmap(mipmap);
         m_axis.setBounds(m_data->bounds);
         m_axis.setWidth(kWidth - TimelinePainter::kGutter);
         m_fetcher.setTrace(m_data);
@@ -118,17 +124,21 @@ public:
         const int fetches = int(m_fetchMs.size());
         rusage ru{};
         getrusage(RUSAGE_SELF, &ru);
+        std::printf("mode=%s ", m_mipmap ? "after" : "before");
         std::printf("events=%lld tracks=%zu load_ms=%.1f first_chunk_fetch_ms=%.1f first_paint_ms=%.1f all_lanes_ms=%.1f\n",
                     (long long)m_data->events, m_data->index.tracks().size(), loadMs, first.firstFetchMs,
                     first.firstPaintMs, first.fullPaintMs);
+        std::printf("mode=%s ", m_mipmap ? "after" : "before");
         std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f deepest_span_ns=%lld\n",
                     m_frames.size(), pct(m_frames, 0.5), pct(m_frames, 0.95), pct(m_frames, 1.0),
                     (long long)m_deepestSpan);
         // RSS includes the trace's memory-mapped pages (SQLite mmap, shared with the page cache);
         // the heap in use is the GUI's own memory: draw lists, caches, the trace's small tables.
+        std::printf("mode=%s ", m_mipmap ? "after" : "before");
         std::printf("fetches=%d fetch_median_ms=%.1f fetch_max_ms=%.1f peak_rss_mb=%.1f heap_in_use_mb=%.1f\n", fetches,
                     pct(m_fetchMs, 0.5), pct(m_fetchMs, 1.0), double(ru.ru_maxrss) / 1024.0,
                     double(mallinfo2().uordblks) / (1024.0 * 1024.0));
+        std::printf("mode=%s ", m_mipmap ? "after" : "before");
         std::printf("jump_to_fresh_frame_ms 10us=%.0f 100us=%.0f 1/256=%.0f 1/16=%.0f whole=%.0f\n", fresh[0], fresh[1],
                     fresh[2], fresh[3], fresh[4]);
     }
@@ -137,6 +147,7 @@ private:
     void request() {
         // The same lanes the timeline widget asks for: the visible ones and half a screen more.
         const int y0 = m_scrollY - kHeight / 2, y1 = m_scrollY + kHeight + kHeight / 2;
+        if (m_mipmap) m_fetcher.setGroups(m_layout.visibleGroups(y0, y1));
         m_fetcher.request(m_axis.window(), m_axis.nsPerPixel(), m_layout.visibleTracks(y0, y1),
                           m_layout.visibleCounters(y0, y1));
     }
@@ -153,6 +164,7 @@ private:
     }
 
     TraceDataPtr m_data;
+    bool m_mipmap;
     LaneLayout m_layout;
     TimeAxis m_axis;
     TimelineFetcher m_fetcher;
@@ -168,20 +180,29 @@ private:
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: gui_bench TRACE\n");
+    bool before = false, cold = false;
+    const char* path = nullptr;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--before") before = true;
+        else if (a == "--cold") cold = true;
+        else path = argv[i];
+    }
+    if (!path) {
+        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] TRACE\n");
         return 2;
     }
+    if (cold) std::remove(mipmapCachePath(path).c_str());
     QElapsedTimer clock;
     clock.start();
-    auto loaded = loadTraceData(argv[1]);
+    auto loaded = loadTraceData(path);
     if (!loaded) {
         std::fprintf(stderr, "gui_bench: %s\n", loaded.status().message().c_str());
         return 1;
     }
     TraceDataPtr data = *loaded;
     const double loadMs = double(clock.nsecsElapsed()) / 1e6;
-    Bench bench(data);
+    Bench bench(data, !before);
     const FirstPaint first = bench.firstPaint(clock);
     bench.runScript();
     const std::vector<double> fresh = bench.jumpToFreshViews();

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Generates 64-rank synthetic traces with bench/analyzer's generator (1 and 10 million events by
-# default) and runs the GUI benchmark on each. Usage: bench/gui/run_gui_bench.sh [BUILD_DIR] [SIZES...]
+# Generates synthetic traces with bench/analyzer's generator and runs the GUI benchmark on each,
+# before (events only, every lane expanded) and after (class mipmap and rank summary rows; its
+# cache built cold, then read warm), side by side in one run.
+# Usage: bench/gui/run_gui_bench.sh [BUILD_DIR] [RANKS:EVENTS ...]
+# (default: 64:1000000 64:10000000 1024:10000000)
 set -euo pipefail
 build=${1:-build}
 shift || true
-sizes=("${@:-1000000 10000000}")
+cases=("${@:-64:1000000 64:10000000 1024:10000000}")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-for n in ${sizes[@]}; do
-    "$build/bench/analyzer/analyzer_bench" gen "$dir/t.hpcprof" 64 "$n" >&2
+for c in ${cases[@]}; do
+    ranks=${c%%:*} n=${c##*:}
+    echo "== $ranks ranks, $n events"
+    "$build/bench/analyzer/analyzer_bench" gen "$dir/t.hpcprof" "$ranks" "$n" >&2
+    "$build/bench/gui/gui_bench" --before "$dir/t.hpcprof"
+    "$build/bench/gui/gui_bench" --cold "$dir/t.hpcprof"
     "$build/bench/gui/gui_bench" "$dir/t.hpcprof"
-    rm -f "$dir/t.hpcprof"
+    rm -f "$dir/t.hpcprof" "$dir/t.hpcprof.lanes"
 done

@@ -10,6 +10,7 @@
 
 #include "breakdown_chart.hpp"
 #include "main_window.hpp"
+#include "rank_table.hpp"
 #include "models/class_colors.hpp"
 #include "models/findings_model.hpp"
 #include "models/format.hpp"
@@ -51,8 +52,9 @@ void MainWindow::buildViews() {
     scroll->setWidgetResizable(true);
     auto* breakdownModel = new BreakdownModel(this);
     breakdown->addWidget(scroll);
-    breakdown->addWidget(sortedTable(breakdownModel, breakdown, BreakdownModel::RankColumn));
-    static_cast<QTableView*>(breakdown->widget(1))->sortByColumn(BreakdownModel::RankColumn, Qt::AscendingOrder);
+    auto* rankTable = new RankTable(breakdownModel, breakdown);
+    breakdown->addWidget(rankTable);
+    connect(rankTable, &RankTable::ranksOrdered, m_timeline, &TimelineWidget::orderRanks);
     m_tabs->addTab(breakdown, tr("Breakdown"));
     connect(m_chart, &BreakdownChart::rankActivated, m_timeline, &TimelineWidget::scrollToRank);
 

@@ -52,8 +52,10 @@ void TimelineWidget::setTrace(TraceDataPtr data) {
     m_fetcher.setTrace(m_data);
     m_layout = LaneLayout{};
     m_shownCounters.reset();
+    m_userLayout = false;
     if (m_data) {
         m_layout.build(*m_data);
+        m_layout.fitTo(lanesRect().height());
         m_axis.setBounds(m_data->bounds);
     }
     updateAxisWidth();
@@ -102,6 +104,8 @@ void TimelineWidget::updateScrollRange() {
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
     updateAxisWidth();
+    // Until the user folds or unfolds a rank, the first screen keeps showing every rank.
+    if (m_data && !m_userLayout) m_layout.fitTo(lanesRect().height());
     m_axis.setWindow(m_axis.window());
     updateScrollRange();
     requestData();
@@ -113,6 +117,7 @@ void TimelineWidget::requestData() {
     // Half a screen of lanes above and below, so small scrolls do not wait for data; more would
     // delay the first paint (each lane costs a range query).
     const int y0 = m_state.scrollY - h / 2, y1 = m_state.scrollY + h + h / 2;
+    m_fetcher.setGroups(m_layout.visibleGroups(y0, y1));
     m_fetcher.request(m_axis.window(), m_axis.nsPerPixel(), m_layout.visibleTracks(y0, y1),
                       m_layout.visibleCounters(y0, y1));
 }
@@ -182,9 +187,28 @@ void TimelineWidget::scrollToRank(int64_t rank) {
     if (g >= 0) m_scroll->setValue(m_layout.groups()[size_t(g)].y);
 }
 
+void TimelineWidget::orderRanks(std::vector<int64_t> ranks, bool filtered) {
+    if (!m_data) return;
+    m_layout.orderRanks(ranks, filtered);
+    if (!m_userLayout) m_layout.fitTo(lanesRect().height());
+    updateScrollRange();
+    requestData();
+    update();
+}
+
 void TimelineWidget::scrollToTrack(int64_t trackId) {
     const Lane* l = m_layout.laneOfTrack(trackId);
     if (!l) return;
+    if (l->height == 0) { // its rank is folded: unfold it
+        const auto* t = m_data ? m_data->track(trackId) : nullptr;
+        const int g = t ? m_layout.groupOfProcess(t->processId) : -1;
+        if (g < 0) return;
+        m_layout.setCollapsed(size_t(g), false);
+        m_userLayout = true;
+        updateScrollRange();
+        requestData();
+        l = m_layout.laneOfTrack(trackId);
+    }
     const int h = lanesRect().height();
     if (l->y < m_state.scrollY || l->y + l->height > m_state.scrollY + h)
         m_scroll->setValue(std::max(0, l->y - h / 3));
@@ -319,6 +343,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     LaneLayout::Hit h = m_layout.hitTest(y);
     if (h.group >= 0 && h.lane < 0) {
         m_layout.setCollapsed(size_t(h.group), !m_layout.groups()[size_t(h.group)].collapsed);
+        m_userLayout = true;
         updateScrollRange();
         requestData();
         update();
@@ -331,6 +356,19 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
     if (item) emit eventClicked(item->eventId);
 }
 
+QString TimelineWidget::summaryTip(double x, int y) const {
+    const LaneLayout::Hit h = m_layout.hitTest(y);
+    const TimelineDataPtr d = m_fetcher.data();
+    if (x < 0 || h.group < 0 || h.lane >= 0 || !d) return {};
+    const LaneGroup& g = m_layout.groups()[size_t(h.group)];
+    auto it = d->groups.find(g.processId);
+    if (it == d->groups.end()) return {};
+    // A few pixels around the pointer: what the eye takes in there.
+    const int64_t t0 = m_axis.pixelToTime(x - 2), t1 = m_axis.pixelToTime(x + 3);
+    const QString mix = sharesText(*it->second, t0, t1);
+    return mix.isEmpty() ? QString() : QStringLiteral("%1\n%2 at %3").arg(g.title, mix, formatDuration(t0));
+}
+
 bool TimelineWidget::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip && m_data) {
         auto* he = static_cast<QHelpEvent*>(e);
@@ -340,7 +378,11 @@ bool TimelineWidget::event(QEvent* e) {
                                                              he->pos().x() - TimelinePainter::kGutter, y)
                                    : nullptr;
         if (!item) {
-            QToolTip::hideText();
+            const QString mix = summaryTip(he->pos().x() - TimelinePainter::kGutter, y);
+            if (mix.isEmpty())
+                QToolTip::hideText();
+            else
+                QToolTip::showText(he->globalPos(), mix, this);
             return true;
         }
         QString text;

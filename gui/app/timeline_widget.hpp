@@ -35,6 +35,8 @@ public:
     void setMatches(std::unordered_set<int64_t> ids);
     void setHighlightedRanks(std::vector<int64_t> ranks);
     void scrollToRank(int64_t rank);
+    /// Orders the ranks' groups (the Breakdown table's order); `filtered` hides the others.
+    void orderRanks(std::vector<int64_t> ranks, bool filtered);
     void scrollToTrack(int64_t trackId);
     /// The counter lanes drawn: the counters called `names` (View > Counters); none given: the
     /// default CPU-use lanes (defaultCounterNames). A new trace starts with the default.
@@ -74,6 +76,8 @@ private:
     void dataArrived();
     void updateScrollRange();
     void zoomAt(double factor, double anchorX);
+    /// Tooltip of a summary row at time-area pixel x (lanes y): its class mix there.
+    QString summaryTip(double x, int y) const;
 
     ZoomStack* m_zoom;
     TraceDataPtr m_data;
@@ -88,6 +92,7 @@ private:
     Drag m_drag = Drag::None;
     QPoint m_pressPos, m_lastPos;
     bool m_moved = false;
+    bool m_userLayout = false; ///< the user folded or unfolded a rank: resizing keeps the layout
 };
 
 } // namespace hpcprof::gui

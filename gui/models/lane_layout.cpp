@@ -51,24 +51,77 @@ void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>
         // their header shows that they existed.
         m_groups.push_back(std::move(g));
     }
-    for (size_t gi = 0; gi < m_groups.size(); ++gi)
-        for (size_t li = 0; li < m_groups[gi].lanes.size(); ++li)
-            if (!m_groups[gi].lanes[li].counter) m_trackLane[m_groups[gi].lanes[li].id] = {int(gi), int(li)};
+    m_byRank = m_groups;
     relayout();
 }
 
 void LaneLayout::relayout() {
+    m_trackLane.clear();
+    for (size_t gi = 0; gi < m_groups.size(); ++gi)
+        for (size_t li = 0; li < m_groups[gi].lanes.size(); ++li)
+            if (!m_groups[gi].lanes[li].counter) m_trackLane[m_groups[gi].lanes[li].id] = {int(gi), int(li)};
     int y = 0;
     for (auto& g : m_groups) {
         g.y = y;
-        y += kHeaderHeight;
+        if (!g.hidden) y += m_headerHeight;
         for (auto& l : g.lanes) {
             l.y = y;
-            l.height = g.collapsed ? 0 : (l.counter ? kCounterHeight : l.rows * kRowHeight) + kLaneGap;
+            l.height = g.collapsed || g.hidden ? 0 : (l.counter ? kCounterHeight : l.rows * kRowHeight) + kLaneGap;
             y += l.height;
         }
     }
     m_height = y;
+}
+
+void LaneLayout::fitTo(int height) {
+    for (auto& g : m_groups) g.collapsed = false;
+    m_headerHeight = kHeaderHeight;
+    relayout();
+    int shown = 0;
+    for (const auto& g : m_groups) shown += g.hidden ? 0 : 1;
+    if (m_height <= height || shown == 0) return;
+    for (auto& g : m_groups) g.collapsed = true;
+    m_headerHeight = std::clamp(height / shown, kMinHeaderHeight, int(kHeaderHeight));
+    relayout();
+    // Room left: unfold the first groups, in order, as long as every rank still fits.
+    bool unfolded = false;
+    for (auto& g : m_groups) {
+        if (g.hidden) continue;
+        g.collapsed = false;
+        relayout();
+        if (m_height <= height) {
+            unfolded = true;
+            continue;
+        }
+        g.collapsed = true;
+        relayout();
+        break;
+    }
+    // None unfolds (a few ranks with tall lanes): taller summary rows use the room instead.
+    if (!unfolded) {
+        m_headerHeight = std::clamp(height / shown, kMinHeaderHeight, kMaxSummaryHeight);
+        relayout();
+    }
+}
+
+void LaneLayout::orderRanks(const std::vector<int64_t>& ranks, bool hideOthers) {
+    std::unordered_map<int64_t, LaneGroup> current; // by process id: what the user changed
+    for (auto& g : m_groups) current[g.processId] = std::move(g);
+    m_groups.clear();
+    std::vector<bool> used(m_byRank.size(), false);
+    for (int64_t r : ranks)
+        for (size_t i = 0; i < m_byRank.size(); ++i) {
+            if (used[i] || m_byRank[i].rank != r) continue;
+            used[i] = true;
+            m_groups.push_back(std::move(current[m_byRank[i].processId]));
+            m_groups.back().hidden = false;
+        }
+    for (size_t i = 0; i < m_byRank.size(); ++i) {
+        if (used[i]) continue;
+        m_groups.push_back(std::move(current[m_byRank[i].processId]));
+        m_groups.back().hidden = hideOthers;
+    }
+    relayout();
 }
 
 void LaneLayout::setCollapsed(size_t group, bool collapsed) {
@@ -93,7 +146,8 @@ LaneLayout::Hit LaneLayout::hitTest(int y) const {
     for (size_t gi = 0; gi < m_groups.size(); ++gi) {
         const auto& g = m_groups[gi];
         if (y < g.y) break;
-        if (y < g.y + kHeaderHeight) return {int(gi), -1, -1};
+        if (g.hidden) continue;
+        if (y < g.y + m_headerHeight) return {int(gi), -1, -1};
         for (size_t li = 0; li < g.lanes.size(); ++li) {
             const auto& l = g.lanes[li];
             if (l.height > 0 && y >= l.y && y < l.y + l.height) {
@@ -118,6 +172,13 @@ std::vector<int64_t> LaneLayout::visibleCounters(int y0, int y1) const {
     for (const auto& g : m_groups)
         for (const auto& l : g.lanes)
             if (l.counter && l.height > 0 && l.y < y1 && l.y + l.height > y0) out.push_back(l.id);
+    return out;
+}
+
+std::vector<int64_t> LaneLayout::visibleGroups(int y0, int y1) const {
+    std::vector<int64_t> out;
+    for (const auto& g : m_groups)
+        if (!g.hidden && g.y < y1 && g.y + m_headerHeight > y0) out.push_back(g.processId);
     return out;
 }
 

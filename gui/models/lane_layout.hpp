@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Vertical layout of the timeline: one collapsible group per process (ranks first, in rank
 // order), with a lane per CPU thread, GPU stream and NIC queue, then its counter lanes. Event lanes
-// grow a row per nesting depth as the fetched data reveals deeper events.
+// grow a row per nesting depth as the fetched data reveals deeper events. A group's header row is
+// its rank's summary row (the class mix over time); fitTo() makes the first screen show every
+// rank: all groups expanded when they fit, else all folded to their summary rows, which shrink
+// (down to kMinHeaderHeight) so that every rank fits.
 #pragma once
 
 #include <QSet>
@@ -28,6 +31,7 @@ struct LaneGroup {
     std::optional<int64_t> rank;
     QString title;
     bool collapsed = false;
+    bool hidden = false; ///< filtered out: takes no space
     int y = 0;
     std::vector<Lane> lanes;
 };
@@ -39,6 +43,17 @@ public:
     static constexpr int kCounterHeight = 26;
     static constexpr int kLaneGap = 3;
     static constexpr int kMaxRows = 32;
+    static constexpr int kMinHeaderHeight = 1;
+    static constexpr int kMaxSummaryHeight = 48; ///< summary rows of a few folded ranks
+
+    /// Fits the groups into a viewport of `height` pixels (see the file comment); the order
+    /// of the groups is kept.
+    void fitTo(int height);
+    /// Orders the rank groups as `ranks` lists them; the other groups follow in build order, or
+    /// are hidden with `hideOthers` (a filter). Folding and grown rows are kept.
+    void orderRanks(const std::vector<int64_t>& ranks, bool hideOthers);
+    /// Height of a group's header (summary) row.
+    int headerHeight() const { return m_headerHeight; }
 
     /// Lanes of `data`; counter lanes only for the counter names in shownCounters (see
     /// counterLaneShown), the default CPU-use set (defaultCounterNames) when it is not given.
@@ -57,6 +72,8 @@ public:
     /// Track ids / counter track ids of expanded lanes intersecting [y0, y1).
     std::vector<int64_t> visibleTracks(int y0, int y1) const;
     std::vector<int64_t> visibleCounters(int y0, int y1) const;
+    /// Process ids of the groups whose header (summary) row intersects [y0, y1).
+    std::vector<int64_t> visibleGroups(int y0, int y1) const;
     /// Lane of a track, nullptr if none.
     const Lane* laneOfTrack(int64_t trackId) const;
     int groupOfProcess(int64_t processId) const;
@@ -67,6 +84,8 @@ private:
     std::vector<LaneGroup> m_groups;
     std::unordered_map<int64_t, std::pair<int, int>> m_trackLane; ///< track -> (group, lane)
     int m_height = 0;
+    int m_headerHeight = kHeaderHeight;
+    std::vector<LaneGroup> m_byRank; ///< the groups as built (setGroupOrder picks from them)
 };
 
 } // namespace hpcprof::gui

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "hpcprof/analyzer/counters.hpp"
+#include "models/class_mipmap.hpp"
 #include "models/time_axis.hpp"
 #include "models/trace_data.hpp"
 
@@ -30,6 +32,12 @@ struct TrackDraw {
     std::vector<DrawItem> items; ///< by depth, then ts
     int maxDepth = 0;
     int64_t maxDur = 0;          ///< longest item: bounds the binary search of a view
+    /// At resolutions the class mipmap covers: the track's class shares, drawn instead of items
+    /// (which are then empty).
+    ShareStripPtr shares;
+    /// A CPU rank's main thread: where it is outside any event (within its process's life) it
+    /// computes, so its first row is compute-coloured under the events.
+    std::optional<TimeWindow> computeSpan;
 };
 
 
@@ -37,6 +45,8 @@ struct FetchRequest {
     TimeWindow window;      ///< fetched window (wider than the visible one)
     int64_t resolutionNs = 1;
     std::vector<int64_t> tracks, counters;
+    std::vector<int64_t> groups; ///< process ids of the summary rows to fetch
+    bool mipmap = true;          ///< false: events only, no summary rows (the benchmark's "before")
 };
 
 struct TimelineData {
@@ -45,6 +55,8 @@ struct TimelineData {
     std::unordered_map<int64_t, std::shared_ptr<const TrackDraw>> tracks; ///< shared between fetches
     /// Counter lanes: analyzer::counterChart per bucket (rate of a running total, or a level).
     std::unordered_map<int64_t, std::vector<analyzer::CounterPoint>> counters;
+    /// Summary rows: the class shares of each group's rank (by process id).
+    std::unordered_map<int64_t, ShareStripPtr> groups;
     int64_t items = 0;
     double fetchMs = 0;
 };

@@ -16,6 +16,16 @@ struct FetchOutcome {
     QString error;
 };
 
+/// `fresh` plus whatever of `old` it does not replace.
+TimelineDataPtr mergeKeeping(const TimelineData& fresh, const TimelineData* old) {
+    auto merged = std::make_shared<TimelineData>(fresh);
+    if (!old) return merged;
+    for (const auto& [id, draw] : old->tracks) merged->tracks.emplace(id, draw);
+    for (const auto& [id, pts] : old->counters) merged->counters.emplace(id, pts);
+    for (const auto& [id, strip] : old->groups) merged->groups.emplace(id, strip);
+    return merged;
+}
+
 bool containsAll(const std::vector<int64_t>& have, const std::vector<int64_t>& want) {
     for (int64_t id : want)
         if (std::find(have.begin(), have.end(), id) == have.end()) return false;
@@ -42,7 +52,8 @@ void TimelineFetcher::setTrace(TraceDataPtr data) {
 bool TimelineFetcher::covers(const FetchRequest& have, TimeWindow visible, int64_t res,
                              const std::vector<int64_t>& tracks, const std::vector<int64_t>& counters) const {
     return have.resolutionNs == res && have.window.begin <= visible.begin && have.window.end >= visible.end &&
-           containsAll(have.tracks, tracks) && containsAll(have.counters, counters);
+           containsAll(have.tracks, tracks) && containsAll(have.counters, counters) &&
+           containsAll(have.groups, m_wantGroups) && have.mipmap == m_mipmap;
 }
 
 bool TimelineFetcher::request(TimeWindow visible, double nsPerPixel, const std::vector<int64_t>& tracks,
@@ -64,6 +75,8 @@ bool TimelineFetcher::request(TimeWindow visible, double nsPerPixel, const std::
     req.window = {begin, std::max(end, begin + 1)};
     req.tracks = tracks;
     req.counters = counters;
+    req.groups = m_wantGroups;
+    req.mipmap = m_mipmap;
     if (m_busy) {
         m_pending = std::move(req);
         m_wanted->store(0); // the running request's remaining chunks are not needed any more
@@ -80,12 +93,23 @@ void TimelineFetcher::start(FetchRequest req) {
     m_wanted->store(gen);
     TraceDataPtr trace = m_trace;
     const uint64_t session = trace->sessionId;
+    // Summary rows first (a screen of ranks answers first), then the lanes, top first.
     std::vector<FetchRequest> chunks;
-    for (size_t i = 0; i < req.tracks.size() || chunks.empty(); i += kChunkTracks) {
+    for (size_t i = 0; i < req.groups.size(); i += kChunkGroups) {
         FetchRequest c = req;
+        c.tracks.clear();
+        c.counters.clear();
+        c.groups.assign(req.groups.begin() + std::ptrdiff_t(i),
+                        req.groups.begin() + std::ptrdiff_t(std::min(i + kChunkGroups, req.groups.size())));
+        chunks.push_back(std::move(c));
+    }
+    const size_t groupChunks = chunks.size();
+    for (size_t i = 0; i < req.tracks.size() || chunks.size() == groupChunks; i += kChunkTracks) {
+        FetchRequest c = req;
+        c.groups.clear();
         c.tracks.assign(req.tracks.begin() + std::ptrdiff_t(std::min(i, req.tracks.size())),
                         req.tracks.begin() + std::ptrdiff_t(std::min(i + kChunkTracks, req.tracks.size())));
-        if (!chunks.empty()) c.counters.clear(); // counters ride with the first chunk
+        if (chunks.size() > groupChunks) c.counters.clear(); // counters ride with the first lanes
         chunks.push_back(std::move(c));
     }
     m_chunksLeft = chunks.size();
@@ -118,12 +142,7 @@ void TimelineFetcher::chunkFinished(TimelineDataPtr data, QString error, uint64_
     if (current && data) {
         // Merge: this chunk's lanes replace their old draw lists; the others keep theirs until
         // their chunk arrives (no blank lanes while zooming).
-        auto merged = std::make_shared<TimelineData>(*data);
-        if (m_data) {
-            for (const auto& [id, draw] : m_data->tracks) merged->tracks.emplace(id, draw);
-            for (const auto& [id, pts] : m_data->counters) merged->counters.emplace(id, pts);
-        }
-        m_data = std::move(merged);
+        m_data = mergeKeeping(*data, m_data.get());
         emit dataReady();
     }
     if (current && !error.isEmpty()) emit fetchFailed(error);

@@ -30,6 +30,10 @@ public:
     /// (or will be) available. Returns true if a fetch was started or queued.
     bool request(TimeWindow visible, double nsPerPixel, const std::vector<int64_t>& tracks,
                  const std::vector<int64_t>& counters);
+    /// Summary rows to fetch with every request (process ids of the visible group rows).
+    void setGroups(std::vector<int64_t> processIds) { m_wantGroups = std::move(processIds); }
+    /// false: no class mipmap and no summary rows (events only; the benchmark's "before").
+    void setUseMipmap(bool on) { m_mipmap = on; }
     /// The latest fetched data (may cover an older window while a fetch runs).
     TimelineDataPtr data() const { return m_data; }
     bool busy() const { return m_busy; }
@@ -50,6 +54,10 @@ private:
     /// Lanes per chunk: small enough that the first paint waits for little, large enough that
     /// the per-chunk merge and repaint stay negligible.
     static constexpr size_t kChunkTracks = 4;
+    /// Summary rows per chunk: from the mipmap they cost nothing, finer ones a read per rank.
+    static constexpr size_t kChunkGroups = 32;
+    std::vector<int64_t> m_wantGroups;
+    bool m_mipmap = true;
 
     QThreadPool m_pool;
     TraceDataPtr m_trace;

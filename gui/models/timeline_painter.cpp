@@ -4,6 +4,7 @@
 #include "models/counter_lanes.hpp"
 
 #include <QFontMetrics>
+#include <QImage>
 #include <QPolygonF>
 #include <algorithm>
 #include <cmath>
@@ -36,7 +37,15 @@ struct LanesPaint {
     std::vector<QColor> fills;
     int x0;
     double width;
+    int headerH; ///< the groups' header (summary row) height
+    std::vector<int64_t> columnEdges; ///< start time of each pixel column of the time area, and its end
 };
+
+std::vector<int64_t> columnEdges(const TimeAxis& axis) {
+    std::vector<int64_t> edges(size_t(std::max(0, int(axis.width()))) + 1);
+    for (size_t x = 0; x < edges.size(); ++x) edges[x] = axis.pixelToTime(double(x));
+    return edges;
+}
 
 std::vector<QColor> classFills() {
     std::vector<QColor> fills(kEventClassCount);
@@ -49,20 +58,103 @@ std::vector<QColor> classFills() {
 
 /// Bottom of group `g` (its header alone when it has no lanes), in area pixels.
 int groupBottom(const LanesPaint& c, const LaneGroup& g, int gy) {
-    return g.lanes.empty() ? gy + LaneLayout::kHeaderHeight
+    return g.lanes.empty() ? gy + c.headerH
                            : c.area.top() + g.lanes.back().y + g.lanes.back().height - c.st.scrollY;
 }
 
-/// The group's header bar: highlighted when its rank is one of the active finding's.
+// ---- class shares (summary rows, lanes at mipmap resolution) ---------------------------------
+
+/// Stacking order of the classes, bottom up: compute first, idle last (on top).
+constexpr analyzer::TimeClass kStack[] = {
+    analyzer::TimeClass::Compute, analyzer::TimeClass::Setup, analyzer::TimeClass::Communication,
+    analyzer::TimeClass::Io,      analyzer::TimeClass::Memory, analyzer::TimeClass::Sync,
+    analyzer::TimeClass::Idle};
+
+/// Rows this tall or more stack the classes in each pixel column; lower rows blend them into
+/// one colour (the heat map of many ranks).
+constexpr int kStackMinHeight = 8;
+
+/// One pixel column of `h` pixels (top to bottom in `px`, stride `stride`): the classes stacked
+/// in proportion to their shares (rounded cumulatively, so the column's class heights add up),
+/// the uncovered rest in `rest`.
+void stackColumn(const double* sh, const QRgb* colors, QRgb rest, int h, uint32_t* px, int stride) {
+    int filled = 0;
+    double cum = 0;
+    for (analyzer::TimeClass c : kStack) {
+        cum += sh[int(c)];
+        const int to = std::min(h, int(cum * h + 0.5));
+        for (; filled < to; ++filled) px[(h - 1 - filled) * stride] = colors[int(c)];
+    }
+    for (; filled < h; ++filled) px[(h - 1 - filled) * stride] = rest;
+}
+
+/// One pixel column as one colour: the classes' colours mixed by share.
+QRgb blendColumn(const double* sh, const QRgb* colors, QRgb rest) {
+    double r = 0, g = 0, b = 0, cum = 0;
+    for (int k = 0; k < analyzer::kTimeClassCount; ++k) {
+        r += sh[k] * qRed(colors[k]);
+        g += sh[k] * qGreen(colors[k]);
+        b += sh[k] * qBlue(colors[k]);
+        cum += sh[k];
+    }
+    const double o = std::max(0.0, 1.0 - cum);
+    return qRgb(int(r + o * qRed(rest) + 0.5), int(g + o * qGreen(rest) + 0.5), int(b + o * qBlue(rest) + 0.5));
+}
+
+/// The class shares of `strip` over the time area at rows [y, y + h): each pixel column shows
+/// the share of each class in its time span. `idle` paints the idle class (summary rows) or
+/// leaves it as the background (lanes: a thread's gaps).
+void paintShares(const LanesPaint& c, const ShareStrip& strip, int y, int h, bool idle, QRgb background) {
+    const int w = int(c.width);
+    if (w <= 0 || h <= 0) return;
+    QRgb colors[analyzer::kTimeClassCount];
+    for (int k = 0; k < analyzer::kTimeClassCount; ++k)
+        colors[k] = timeClassColor(analyzer::TimeClass(k)).rgb();
+    if (!idle) colors[int(analyzer::TimeClass::Idle)] = background;
+    QImage img(w, h, QImage::Format_RGB32);
+    const int stride = int(img.bytesPerLine() / 4);
+    auto* bits = reinterpret_cast<uint32_t*>(img.bits());
+    double sh[analyzer::kTimeClassCount];
+    const std::vector<int64_t>& edges = c.columnEdges;
+    const bool heat = h < kStackMinHeight && idle && strip.blend.size() == size_t(strip.buckets);
+    for (int x = 0; x < w && x + 1 < int(edges.size()); ++x) {
+        if (heat) { // a heat-map row: the mix of the bucket at the column's centre (a few ns a pixel)
+            const int64_t mid = edges[size_t(x)] + (edges[size_t(x) + 1] - edges[size_t(x)]) / 2 - strip.begin;
+            const int64_t b = mid / strip.bucketNs;
+            const QRgb v = mid >= 0 && b < strip.buckets ? strip.blend[size_t(b)] : background;
+            for (int yy = 0; yy < h; ++yy) bits[yy * stride + x] = v;
+            continue;
+        }
+        strip.sharesIn(edges[size_t(x)], edges[size_t(x) + 1], sh);
+        if (h >= kStackMinHeight) {
+            stackColumn(sh, colors, background, h, bits + x, stride);
+        } else {
+            const QRgb v = blendColumn(sh, colors, background);
+            for (int yy = 0; yy < h; ++yy) bits[yy * stride + x] = v;
+        }
+    }
+    c.p.drawImage(QPoint(c.x0, y), img);
+}
+
+/// The group's header: its title in the gutter (highlighted when its rank is one of the active
+/// finding's) and its rank's summary row (class mix over time) in the time area.
 void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
     const auto& hl = c.st.highlightedRanks;
     const bool highlighted = g.rank && std::find(hl.begin(), hl.end(), *g.rank) != hl.end();
-    c.p.fillRect(QRect(c.area.left(), gy, c.area.width(), LaneLayout::kHeaderHeight),
-                 highlighted ? QColor(0xff, 0xe0, 0x82) : QColor(0xe3, 0xe8, 0xee));
+    const QColor bg = highlighted ? QColor(0xff, 0xe0, 0x82) : QColor(0xe3, 0xe8, 0xee);
+    const int h = c.headerH;
+    const ShareStrip* strip = nullptr;
+    if (c.data)
+        if (auto it = c.data->groups.find(g.processId); it != c.data->groups.end()) strip = it->second.get();
+    // The summary row covers the time area: only the gutter needs the header's colour then.
+    c.p.fillRect(QRect(c.area.left(), gy, strip ? c.x0 - c.area.left() : c.area.width(), h), bg);
+    if (strip) paintShares(c, *strip, gy, h, true, bg.rgb());
+    if (h < 9) return; // a heat-map row: no room for a title
     c.p.setPen(Qt::black);
-    c.p.drawText(QRect(c.area.left() + 4, gy, c.area.width() - 8, LaneLayout::kHeaderHeight),
-                 Qt::AlignVCenter | Qt::AlignLeft,
-                 (g.collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + g.title);
+    const QString title = (g.collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + g.title;
+    const int tw = strip ? TimelinePainter::kGutter - 6 : c.area.width() - 8;
+    c.p.drawText(QRect(c.area.left() + 4, gy, tw, h), Qt::AlignVCenter | Qt::AlignLeft,
+                 c.fm.elidedText(title, Qt::ElideRight, tw));
 }
 
 /// The lane's name in the gutter and the line under the lane.
@@ -213,6 +305,14 @@ void paintDepthItems(const LanesPaint& c, const Lane& lane, int ly, const DepthI
 void paintEventLane(const LanesPaint& c, const Lane& lane, int ly) {
     auto it = c.data->tracks.find(lane.id);
     if (it == c.data->tracks.end()) return;
+    // Under the first row's events: the track's class shares (zoomed out), or a CPU rank's main
+    // thread's compute (outside its calls it computes).
+    if (it->second->shares)
+        paintShares(c, *it->second->shares, ly + 1, kRowHeight - 2, false, QColor(0xfa, 0xfa, 0xfa).rgb());
+    else if (const auto& span = it->second->computeSpan) {
+        const double a = std::max(-1.0, c.axis.timeToPixel(span->begin)), b = std::min(c.width + 1, c.axis.timeToPixel(span->end));
+        if (b > a) c.p.fillRect(QRectF(c.x0 + a, ly + 1, b - a, kRowHeight - 2), c.fills[int(analyzer::EventClass::Compute)]);
+    }
     const auto& items = it->second->items;
     const int64_t tFrom = c.axis.window().begin - it->second->maxDur - 1, tTo = c.axis.window().end;
     FoldRun run;
@@ -260,9 +360,10 @@ void TimelinePainter::paintLanes(QPainter& p, const QRect& area, const TimeAxis&
     p.setClipRect(area);
     p.fillRect(area, QColor(0xfa, 0xfa, 0xfa));
     const LanesPaint c{p, area, axis, trace, data, st, QFontMetrics(p.font()), classFills(),
-                       area.left() + kGutter, axis.width()};
+                       area.left() + kGutter, axis.width(), layout.headerHeight(), columnEdges(axis)};
     for (const auto& g : layout.groups()) {
         const int gy = area.top() + g.y - st.scrollY;
+        if (g.hidden) continue;
         if (gy > area.bottom()) break;
         if (groupBottom(c, g, gy) < area.top()) continue;
         paintGroup(c, g, gy);

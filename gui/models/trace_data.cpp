@@ -68,6 +68,8 @@ namespace {
 struct ThreadConnection {
     std::unique_ptr<analyzer::Trace> trace;
     std::unique_ptr<analyzer::TimelineQuery> query;
+    std::unique_ptr<analyzer::ClassShareQuery> shares; ///< made on first use
+    ClassMipmapPtr mipmap;                             ///< read or built on first use
 };
 
 Result<ThreadConnection*> threadConnection(const TraceData& data) {
@@ -95,6 +97,36 @@ Result<analyzer::TimelineQuery*> threadTimelineQuery(const TraceData& data) {
     auto c = threadConnection(data);
     if (!c) return c.status();
     return (*c)->query.get();
+}
+
+Result<analyzer::ClassShareQuery*> threadClassShares(const TraceData& data) {
+    auto c = threadConnection(data);
+    if (!c) return c.status();
+    ThreadConnection& tc = **c;
+    if (!tc.shares) {
+        auto q = analyzer::ClassShareQuery::open(*tc.trace, data.index);
+        if (!q) return q.status();
+        tc.shares = std::move(*q);
+    }
+    return tc.shares.get();
+}
+
+Result<ClassMipmapPtr> threadClassMipmap(const TraceData& data) {
+    auto c = threadConnection(data);
+    if (!c) return c.status();
+    ThreadConnection& tc = **c;
+    if (tc.mipmap) return tc.mipmap;
+    if (auto cached = readMipmapCache(data.path)) {
+        tc.mipmap = std::move(cached);
+        return tc.mipmap;
+    }
+    auto q = threadClassShares(data);
+    if (!q) return q.status();
+    auto built = buildClassMipmap(**q, data.index, data.bounds.begin, data.bounds.end);
+    if (!built) return built.status();
+    writeMipmapCache(data.path, **built); // best effort: a read-only folder keeps it in memory
+    tc.mipmap = std::move(*built);
+    return tc.mipmap;
 }
 
 } // namespace hpcprof::gui

@@ -13,6 +13,7 @@
 #include "hpcprof/analyzer/timeline_query.hpp"
 #include "hpcprof/analyzer/trace.hpp"
 #include "hpcprof/analyzer/trace_index.hpp"
+#include "models/class_mipmap.hpp"
 #include "models/time_axis.hpp"
 
 namespace hpcprof::gui {
@@ -57,5 +58,11 @@ Result<const analyzer::Trace*> threadTrace(const TraceData& data);
 /// The calling thread's TimelineQuery on that connection: it caches each track's longest event,
 /// a full scan of the track, so it must outlive single fetches.
 Result<analyzer::TimelineQuery*> threadTimelineQuery(const TraceData& data);
+
+/// The calling thread's class-share query (ranks, their tracks and reference timelines).
+Result<analyzer::ClassShareQuery*> threadClassShares(const TraceData& data);
+/// The trace's whole-run class mipmap: from the cache file next to the trace, else built from
+/// the events (one read of every track) and written there. Kept per thread and trace.
+Result<ClassMipmapPtr> threadClassMipmap(const TraceData& data);
 
 } // namespace hpcprof::gui
