@@ -30,6 +30,14 @@ HPCPROF_HOOK void hpcprof_agent_append(const void* record) {
     hpcprof::agent::appendRecord(record);
 }
 
+HPCPROF_HOOK void* hpcprof_agent_call_begin(const hpcprof::schema::raw::InFlightCall* call) {
+    return hpcprof::agent::beginCall(*call);
+}
+
+HPCPROF_HOOK void hpcprof_agent_call_end(void* line) {
+    hpcprof::agent::endCall(static_cast<hpcprof::schema::raw::InFlightCall*>(line));
+}
+
 HPCPROF_HOOK uint32_t hpcprof_agent_intern(const char* text, size_t length) {
     return hpcprof::agent::internString(text, length);
 }

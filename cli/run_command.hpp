@@ -20,6 +20,7 @@ struct RunOptions {
     std::string counterPeriodMs;   ///< HPCPROF_COUNTER_PERIOD_MS; empty = default
     bool keepRaw = false;          ///< keep the raw directory after conversion
     bool quiet = false;            ///< no summary
+    std::string timeout;           ///< --timeout DURATION: end the job after it (job_stop.hpp)
     std::vector<std::string> command;
 };
 

@@ -160,6 +160,67 @@ inline void recordEvent(const EventFields& f) {
     appendRecord(&r);
 }
 
+/// The calling thread's in-flight line (raw::InFlightCall in its file header), nullptr when the
+/// thread has no file. Starts the thread's file at its first call (the one slow path).
+schema::raw::InFlightCall* inFlightLineSlow();
+inline schema::raw::InFlightCall* inFlightLine() {
+    const detail::ThreadState& t = detail::t_thread;
+    if (t.generation != detail::g_generation) [[unlikely]]
+        return inFlightLineSlow();
+    if (!t.base) return nullptr;
+    return &reinterpret_cast<schema::raw::ThreadFileHeader*>(t.base)->inFlight;
+}
+
+/// Publishes `call` (its op non-zero) as the call the thread is now inside: a few plain stores
+/// to its own header line between two stores of the line's sequence counter; no system call.
+/// Returns the line to hand to endCall(), or nullptr when nothing was published: the thread
+/// has no file, or a call of this thread is already published (the outermost call keeps the
+/// line: a call the library makes inside it, or a signal handler's, leaves it alone).
+/// Async-signal-safe.
+inline schema::raw::InFlightCall* beginCall(const schema::raw::InFlightCall& call) {
+    schema::raw::InFlightCall* line = inFlightLine();
+    if (!line) return nullptr;
+    uint32_t seq = __atomic_load_n(&line->seq, __ATOMIC_RELAXED);
+    if ((seq & 1) != 0 || __atomic_load_n(&line->op, __ATOMIC_RELAXED) != 0) return nullptr;
+    __atomic_store_n(&line->seq, seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); // the odd count is seen before any field changes
+    line->start = call.start;
+    line->bytes = call.bytes;
+    line->objectId = call.objectId;
+    line->fd = call.fd;
+    line->peer = call.peer;
+    line->tag = call.tag;
+    line->commId = call.commId;
+    line->instance = call.instance;
+    line->aux = call.aux;
+    line->flags = call.flags;
+    __atomic_store_n(&line->op, call.op, __ATOMIC_RELAXED);
+    __atomic_store_n(&line->seq, seq + 2, __ATOMIC_RELEASE);
+    return line;
+}
+
+/// Clears what beginCall() published (`line` as it returned; nullptr: nothing to do).
+inline void endCall(schema::raw::InFlightCall* line) {
+    if (!line) return;
+    uint32_t seq = __atomic_load_n(&line->seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&line->seq, seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&line->op, uint16_t(0), __ATOMIC_RELAXED);
+    __atomic_store_n(&line->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/// An InFlightCall of `op` entered at `start`, nothing else known yet.
+inline schema::raw::InFlightCall inFlightCall(schema::Op op, uint64_t start) {
+    schema::raw::InFlightCall c{};
+    c.op = uint16_t(op);
+    c.start = start;
+    c.bytes = -1;
+    c.fd = -1;
+    c.peer = -1;
+    c.aux = -1;
+    return c;
+}
+
 /// Interns `len` bytes of text: writes its definition into the calling thread's file and returns
 /// its process-wide id (0 if it could not be recorded). Async-signal-safe, no allocation.
 uint32_t internString(const char* text, size_t len);
