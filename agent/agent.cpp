@@ -30,12 +30,8 @@ HPCPROF_HOOK void hpcprof_agent_append(const void* record) {
     hpcprof::agent::appendRecord(record);
 }
 
-HPCPROF_HOOK void* hpcprof_agent_call_begin(const hpcprof::schema::raw::InFlightCall* call) {
-    return hpcprof::agent::beginCall(*call);
-}
-
-HPCPROF_HOOK void hpcprof_agent_call_end(void* line) {
-    hpcprof::agent::endCall(static_cast<hpcprof::schema::raw::InFlightCall*>(line));
+HPCPROF_HOOK hpcprof::schema::raw::InFlightCall* hpcprof_agent_inflight_line(void) {
+    return hpcprof::agent::inFlightLine();
 }
 
 HPCPROF_HOOK uint32_t hpcprof_agent_intern(const char* text, size_t length) {

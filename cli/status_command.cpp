@@ -33,7 +33,8 @@ std::string callText(const store::LiveCall& c) {
     if (c.tag) s += fmt::format(" tag {}", *c.tag);
     if (!c.communicator.empty()) s += " on " + c.communicator;
     if (!c.object.empty()) s += " of " + c.object;
-    if (c.requestedBytes) s += fmt::format(" ({} B)", *c.requestedBytes);
+    if (c.requestedBytes && (*c.requestedBytes > 0 || !c.object.empty()))
+        s += fmt::format(" ({} B)", *c.requestedBytes);
     return s;
 }
 

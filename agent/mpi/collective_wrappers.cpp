@@ -28,10 +28,10 @@ int collective(Op op, MPI_Comm comm, int root, MPI_Request* req, Call&& call, By
     describeCollective(e, info, seq);
     e.bytes = bytes;
     if (root >= 0 || root == MPI_ROOT) e.peer = worldRankOf(info, root);
-    void* line = publishCall(e, t0);
+    auto* line = publishCall(e, t0);
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
-    hpcprof_agent_call_end(line);
+    finishCall(line);
     if (req && rc == MPI_SUCCESS)
         rememberRequest(*req, {RequestKind::Collective, e.peer, 0, bytes, e.commId, info, {}, 0});
     record(e, t0, t1);

@@ -23,6 +23,7 @@
 #include "mpi_abi.hpp"
 #include "real_mpi.hpp"
 #include "runtime/agent_abi.hpp"
+#include "runtime/in_flight.hpp"
 
 #define HPCPROF_MPI_EXPORT extern "C" __attribute__((visibility("default")))
 // PMPI_X is the same function as MPI_X (see the file comment).
@@ -108,8 +109,8 @@ int64_t typeBytes(MPI_Datatype type, int64_t count);
 
 /// Publishes `e` (what is known at the call's entry) as the thread's in-flight call, for
 /// `hpcprof status` and the unfinished events of a hung or killed process. Returns what
-/// hpcprof_agent_call_end() takes at the call's exit.
-inline void* publishCall(const MpiEvent& e, uint64_t t0) {
+/// finishCall() takes at the call's exit.
+inline schema::raw::InFlightCall* publishCall(const MpiEvent& e, uint64_t t0) {
     schema::raw::InFlightCall c{};
     c.op = uint16_t(e.op);
     c.flags = e.flags;
@@ -122,8 +123,11 @@ inline void* publishCall(const MpiEvent& e, uint64_t t0) {
     c.commId = e.commId;
     c.instance = e.seq;
     c.aux = -1;
-    return hpcprof_agent_call_begin(&c);
+    return agent::publishInFlight(hpcprof_agent_inflight_line(), c);
 }
+
+/// Clears what publishCall() published.
+inline void finishCall(schema::raw::InFlightCall* line) { agent::clearInFlight(line); }
 
 /// Runs a call and records it: `atEntry(event)` fills in what the arguments say (published while
 /// the call runs), `describe(event, rc)` what the call's result adds.
@@ -137,10 +141,10 @@ inline int tracedCallAt(Op op, AtEntry&& atEntry, Call&& call, Describe&& descri
     uint64_t t0 = callStart();
     MpiEvent e{op};
     atEntry(e);
-    void* line = publishCall(e, t0);
+    schema::raw::InFlightCall* line = publishCall(e, t0);
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
-    hpcprof_agent_call_end(line);
+    finishCall(line);
     describe(e, rc);
     record(e, t0, t1);
     leave(t1);

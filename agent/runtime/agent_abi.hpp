@@ -20,11 +20,9 @@ hpcprof::schema::raw::EventRecord* hpcprof_agent_reserve(void);
 /// Appends a complete 64-byte record (kind byte set); a call repeating the thread's previous one
 /// is written as a Repeat entry (agent::appendRecord).
 void hpcprof_agent_append(const void* record);
-/// Publishes the call the calling thread is entering (raw InFlightCall); returns what to pass to
-/// hpcprof_agent_call_end() at its exit (NULL: nothing published, e.g. an outer call is).
-void* hpcprof_agent_call_begin(const hpcprof::schema::raw::InFlightCall* call);
-/// Clears what hpcprof_agent_call_begin() published (NULL: nothing).
-void hpcprof_agent_call_end(void* line);
+/// The calling thread's in-flight line (raw InFlightCall in its file header), NULL when it has
+/// no file; publish on it with agent::publishInFlight() (runtime/in_flight.hpp).
+hpcprof::schema::raw::InFlightCall* hpcprof_agent_inflight_line(void);
 /// Interns a string for this process; 0 if it could not be recorded.
 uint32_t hpcprof_agent_intern(const char* text, size_t length);
 /// The rank MPI reported (overrides the launcher environment).

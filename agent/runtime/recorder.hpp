@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "clock.hpp"
+#include "in_flight.hpp"
 #include "hpcprof/launch/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/raw_format.hpp"
@@ -171,43 +172,14 @@ inline schema::raw::InFlightCall* inFlightLine() {
     return &reinterpret_cast<schema::raw::ThreadFileHeader*>(t.base)->inFlight;
 }
 
-/// Publishes `call` (its op non-zero) as the call the thread is now inside: a few plain stores
-/// to its own header line between two stores of the line's sequence counter; no system call.
-/// Returns the line to hand to endCall(), or nullptr when nothing was published: the thread
-/// has no file, or a call of this thread is already published (the outermost call keeps the
-/// line: a call the library makes inside it, or a signal handler's, leaves it alone).
-/// Async-signal-safe.
+/// Publishes `call` as the call the thread is now inside (in_flight.hpp); the line to hand to
+/// endCall() at its exit, nullptr when nothing was published. Async-signal-safe, no syscall.
 inline schema::raw::InFlightCall* beginCall(const schema::raw::InFlightCall& call) {
-    schema::raw::InFlightCall* line = inFlightLine();
-    if (!line) return nullptr;
-    uint32_t seq = __atomic_load_n(&line->seq, __ATOMIC_RELAXED);
-    if ((seq & 1) != 0 || __atomic_load_n(&line->op, __ATOMIC_RELAXED) != 0) return nullptr;
-    __atomic_store_n(&line->seq, seq + 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE); // the odd count is seen before any field changes
-    line->start = call.start;
-    line->bytes = call.bytes;
-    line->objectId = call.objectId;
-    line->fd = call.fd;
-    line->peer = call.peer;
-    line->tag = call.tag;
-    line->commId = call.commId;
-    line->instance = call.instance;
-    line->aux = call.aux;
-    line->flags = call.flags;
-    __atomic_store_n(&line->op, call.op, __ATOMIC_RELAXED);
-    __atomic_store_n(&line->seq, seq + 2, __ATOMIC_RELEASE);
-    return line;
+    return publishInFlight(inFlightLine(), call);
 }
 
 /// Clears what beginCall() published (`line` as it returned; nullptr: nothing to do).
-inline void endCall(schema::raw::InFlightCall* line) {
-    if (!line) return;
-    uint32_t seq = __atomic_load_n(&line->seq, __ATOMIC_RELAXED);
-    __atomic_store_n(&line->seq, seq + 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    __atomic_store_n(&line->op, uint16_t(0), __ATOMIC_RELAXED);
-    __atomic_store_n(&line->seq, seq + 2, __ATOMIC_RELEASE);
-}
+inline void endCall(schema::raw::InFlightCall* line) { clearInFlight(line); }
 
 /// An InFlightCall of `op` entered at `start`, nothing else known yet.
 inline schema::raw::InFlightCall inFlightCall(schema::Op op, uint64_t start) {

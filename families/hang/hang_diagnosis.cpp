@@ -129,7 +129,11 @@ std::string firstCheck(const HangSection& s) {
         }
     if (!s.chains.empty()) {
         const WaitChain& c = s.chains.front();
-        return fmt::format("wait chain {}: rank {} {}", fmt::join(c.ranks, " -> "), c.ranks.back(), c.end);
+        if (c.cycle)
+            return fmt::format("ranks {} wait for each other in a cycle (a deadlock): check the "
+                               "order of their sends and receives", fmt::join(c.ranks, " -> "));
+        return fmt::format("rank {}, at the end of the wait chain {}, is {}: check why it does not "
+                           "reach the matching call", c.ranks.back(), fmt::join(c.ranks, " -> "), c.end);
     }
     for (const HangRank& r : s.ranks)
         if (r.current()) return fmt::format("rank {} is {}", r.rank, describeRank(r));

@@ -68,17 +68,17 @@ std::vector<std::string> lines(const HangSection& s) {
                                   c ? fmt::format(", for {}", formatDuration(double(c->waitedNs))) : ""));
     }
     for (const CollectiveWait& w : s.collectives)
-        out.push_back(fmt::format("{} #{} on {}: ranks {} inside{}", w.name, w.instance, w.communicator,
+        out.push_back(fmt::format("{} #{} on {}: inside: ranks {}{}", w.name, w.instance, w.communicator,
                                   fmt::join(w.ranks, ","),
-                                  w.missing.empty() ? "" : fmt::format("; not entered by ranks {}", fmt::join(w.missing, ","))));
+                                  w.missing.empty() ? "" : fmt::format("; never entered by: ranks {}", fmt::join(w.missing, ","))));
     for (const CollectiveMismatch& m : s.mismatches) {
         std::string calls;
         for (const auto& [rank, call] : m.calls) calls += fmt::format("{}rank {}: {}", calls.empty() ? "" : "; ", rank, call);
         out.push_back(fmt::format("collective mismatch on {}: {}", m.communicator, calls));
     }
     for (const WaitChain& c : s.chains)
-        out.push_back(fmt::format("wait chain: rank {}; rank {} {}", fmt::join(c.ranks, " waits for rank "),
-                                  c.ranks.back(), c.end));
+        out.push_back(fmt::format("wait chain {}: rank {} {}{}", fmt::join(c.ranks, " -> "), c.ranks.back(),
+                                  c.cycle ? "" : "is ", c.end));
     return out;
 }
 

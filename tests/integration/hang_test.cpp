@@ -6,7 +6,14 @@
 // its file and the bytes it asked for.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <filesystem>
 
@@ -52,6 +59,45 @@ Hang runHang(const TempDir& dir, const std::string& mode, const std::vector<std:
     return h;
 }
 
+/// Starts `argv` with its output into `log`; its pid.
+pid_t startProcess(const std::vector<std::string>& argv, const std::string& log) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        for (const auto& e : kMpiTestEnv) putenv(const_cast<char*>(e.c_str()));
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    return pid;
+}
+
+/// `hpcprof status RAWDIR --json` until `ready(doc)` holds (at most 40 s); the last document.
+template <typename Ready>
+nlohmann::json statusUntil(const std::string& rawDir, Ready&& ready) {
+    nlohmann::json doc;
+    for (int i = 0; i < 400; ++i) {
+        auto st = runProcess({hpcprofBinary(), "status", rawDir, "--json"});
+        if (st.exitCode == 0) {
+            doc = nlohmann::json::parse(st.out, nullptr, false);
+            if (!doc.is_discarded() && ready(doc)) return doc;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return doc;
+}
+
+/// The status entry of rank `r`, or null.
+nlohmann::json statusOf(const nlohmann::json& doc, int r) {
+    for (const auto& p : doc)
+        if (p["rank"] == r) return p;
+    return nullptr;
+}
+
 /// The call rank `r` was inside (its first unfinished call), or null.
 const nlohmann::json& callOf(const Hang& h, int r) {
     static const nlohmann::json kNone;
@@ -61,14 +107,48 @@ const nlohmann::json& callOf(const Hang& h, int r) {
 
 } // namespace
 
-TEST_CASE("a rank that skips a barrier: the others wait in instance 2 of the world communicator",
+TEST_CASE("a rank that skips a barrier: hpcprof status shows it while the job runs, SIGUSR1 "
+          "ends the job, and the others wait in instance 2 of the world communicator",
           "[integration][mpi][hang]") {
     if (!haveMpirun()) {
         WARN("SKIPPED: mpirun not found");
         return;
     }
     TempDir dir;
-    Hang h = runHang(dir, "barrier");
+    const std::string path = dir / "barrier.hpcprof", log = dir / "run.log";
+    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
+                              "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), "barrier"},
+                             log);
+    REQUIRE(run > 0);
+    // While it runs: ranks 0 and 1 inside MPI_Barrier #2 of world, rank 2 inside no call.
+    auto inBarrier = [](const nlohmann::json& p) {
+        return p.is_object() && p["calls"].size() == 1 && p["calls"][0]["call"] == "MPI_Barrier" &&
+               p["calls"][0]["instance"] == 2 && p["calls"][0]["communicator"] == "world";
+    };
+    nlohmann::json st = statusUntil(path + ".raw", [&](const nlohmann::json& d) {
+        return d.is_array() && inBarrier(statusOf(d, 0)) && inBarrier(statusOf(d, 1)) &&
+               statusOf(d, 2).is_object() && statusOf(d, 2)["calls"].empty() &&
+               statusOf(d, 2)["last_call"] == "printf";
+    });
+    INFO(st.dump(2));
+    CHECK(inBarrier(statusOf(st, 0)));
+    CHECK(inBarrier(statusOf(st, 1)));
+    CHECK(statusOf(st, 2)["calls"].empty()); // computing
+    CHECK(statusOf(st, 2)["ended"] == false);
+    kill(run, SIGUSR1);
+    int status = 0;
+    waitpid(run, &status, 0);
+    const std::string out = readWholeFile(log);
+    INFO(out);
+    CHECK(out.find("SIGUSR1 received") != std::string::npos);
+    CHECK(out.find("Hang: 2 calls had not returned") != std::string::npos); // the diagnosis
+
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    Hang h{nlohmann::json::parse(rep.out), {}, {}, {}};
+    REQUIRE(h.doc.contains("hang"));
+    h.ranks = h.doc["hang"]["ranks"];
+    REQUIRE(h.ranks.size() == size_t(kRanks));
     INFO(h.doc["hang"].dump(2));
     for (int r : {0, 1}) {
         CHECK(callOf(h, r)["call"] == "MPI_Barrier");
