@@ -52,34 +52,39 @@ nlohmann::json callJson(const store::LiveCall& c, int64_t now) {
             {"since_s", double(now - c.sinceRealtimeNs) * 1e-9}};
 }
 
+std::string renderJson(const std::vector<store::LiveProcess>& procs, const StatusOptions& o, int64_t now) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : procs) {
+        nlohmann::json calls = nlohmann::json::array();
+        for (const auto& c : p.calls) calls.push_back(callJson(c, now));
+        const double idle = double(now - p.lastProgressRealtimeNs) * 1e-9;
+        out.push_back({{"rank", p.rank ? nlohmann::json(*p.rank) : nlohmann::json(nullptr)},
+                       {"pid", p.pid}, {"host", p.host}, {"ended", p.ended}, {"calls", std::move(calls)},
+                       {"last_call", p.lastCall}, {"events", p.events}, {"dropped", p.dropped},
+                       {"no_progress_s", idle}, {"stuck", !p.ended && idle > o.stuckS}});
+    }
+    return out.dump(2) + "\n";
+}
+
+/// One process's line: what it is in now, since when (or since its last call, computing).
+std::string processLine(const store::LiveProcess& p, const StatusOptions& o, int64_t now, bool tty) {
+    const double idle = double(now - p.lastProgressRealtimeNs) * 1e-9;
+    const bool stuck = !p.ended && idle > o.stuckS;
+    std::string nowIn = p.ended ? "(ended)" : p.calls.empty() ? "computing" : callText(p.calls.front());
+    const int64_t from = p.calls.empty() ? p.lastCallEndRealtimeNs : p.calls.front().sinceRealtimeNs;
+    std::string since = p.ended || from == 0 ? "" : fmt::format("{:.1f}s", double(now - from) * 1e-9);
+    std::string line = fmt::format("{:<9} {:>8} {:<48} {:>9} {:<16} {:>9} {:>6}{}", who(p), p.pid,
+                                   report::printable(nowIn), since, p.lastCall, p.events, p.dropped,
+                                   stuck ? fmt::format("  STUCK {:.0f}s", idle) : "");
+    return (stuck && tty ? "\033[1;31m" + line + "\033[0m" : line) + "\n";
+}
+
 std::string render(const std::vector<store::LiveProcess>& procs, const StatusOptions& o, bool tty) {
     const int64_t now = realtimeNs();
-    if (o.json) {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto& p : procs) {
-            nlohmann::json calls = nlohmann::json::array();
-            for (const auto& c : p.calls) calls.push_back(callJson(c, now));
-            const double idle = double(now - p.lastProgressRealtimeNs) * 1e-9;
-            out.push_back({{"rank", p.rank ? nlohmann::json(*p.rank) : nlohmann::json(nullptr)},
-                           {"pid", p.pid}, {"host", p.host}, {"ended", p.ended}, {"calls", std::move(calls)},
-                           {"last_call", p.lastCall}, {"events", p.events}, {"dropped", p.dropped},
-                           {"no_progress_s", idle}, {"stuck", !p.ended && idle > o.stuckS}});
-        }
-        return out.dump(2) + "\n";
-    }
+    if (o.json) return renderJson(procs, o, now);
     std::string s = fmt::format("{:<9} {:>8} {:<48} {:>9} {:<16} {:>9} {:>6}\n", "RANK", "PID", "NOW IN",
                                 "SINCE", "LAST CALL", "EVENTS", "DROPS");
-    for (const auto& p : procs) {
-        const double idle = double(now - p.lastProgressRealtimeNs) * 1e-9;
-        const bool stuck = !p.ended && idle > o.stuckS;
-        std::string now_in = p.ended ? "(ended)" : p.calls.empty() ? "computing" : callText(p.calls.front());
-        const int64_t from = p.calls.empty() ? p.lastCallEndRealtimeNs : p.calls.front().sinceRealtimeNs;
-        std::string since = p.ended || from == 0 ? "" : fmt::format("{:.1f}s", double(now - from) * 1e-9);
-        std::string line = fmt::format("{:<9} {:>8} {:<48} {:>9} {:<16} {:>9} {:>6}{}", who(p), p.pid,
-                                       report::printable(now_in), since, p.lastCall, p.events, p.dropped,
-                                       stuck ? fmt::format("  STUCK {:.0f}s", idle) : "");
-        s += (stuck && tty ? "\033[1;31m" + line + "\033[0m" : line) + "\n";
-    }
+    for (const auto& p : procs) s += processLine(p, o, now, tty);
     return s;
 }
 
