@@ -10,6 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hpcprof/analyzer/analyze.hpp"
+#include "hpcprof/analyzer/trace.hpp"
+#include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
 #include "hpcprof/store/live_status.hpp"
 #include "messages.hpp"
@@ -92,7 +95,10 @@ std::string render(const std::vector<store::LiveProcess>& procs, const StatusOpt
 
 CLI::App* addStatusCommand(CLI::App& app, StatusOptions& o) {
     auto* cmd = app.add_subcommand("status", "Where every rank of a running capture is now (read-only)");
-    cmd->add_option("path", o.path, "The raw folder of the run (TRACE.raw), or TRACE")->required();
+    cmd->add_option("path", o.path,
+                    "The raw folder of the run (TRACE.raw), or TRACE (its raw folder while it "
+                    "exists; else where each rank was when the job was last seen)")
+        ->required();
     cmd->add_flag("--json", o.json, "One JSON object per process");
     cmd->add_flag("--watch", o.watch, "Refresh like top until interrupted");
     cmd->add_option("--interval", o.intervalS, "Seconds between --watch refreshes")->capture_default_str();
@@ -101,9 +107,29 @@ CLI::App* addStatusCommand(CLI::App& app, StatusOptions& o) {
     return cmd;
 }
 
+/// A finished trace (its raw folder gone): where each rank was when the job was last seen, i.e.
+/// the report's hang section (text) or its `hang` object (--json).
+int traceStatus(const StatusOptions& o) {
+    auto trace = analyzer::Trace::open(o.path);
+    auto analysis = trace ? analyzer::analyzeTrace(*trace) : Result<analyzer::Analysis>(trace.status());
+    if (!analysis) {
+        printMessage("status", analysis.status().message());
+        return 2;
+    }
+    if (o.json) {
+        const nlohmann::json doc = report::reportJson(*analysis);
+        fmt::print("{}\n", doc.contains("hang") ? doc["hang"].dump(2) : "null");
+        return 0;
+    }
+    std::string text = report::sectionText(*analysis, "hang");
+    fmt::print("{}", text.empty() ? "every rank's calls had returned when the job was last seen\n" : text);
+    return 0;
+}
+
 int statusCommand(const StatusOptions& o) {
     fs::path dir = o.path;
-    if (fs::is_regular_file(dir) && fs::is_directory(o.path + ".raw")) dir = o.path + ".raw";
+    if (fs::is_regular_file(dir) && !fs::is_directory(o.path + ".raw")) return traceStatus(o);
+    if (fs::is_regular_file(dir)) dir = o.path + ".raw";
     const bool tty = isatty(STDOUT_FILENO) != 0;
     while (true) {
         auto procs = store::readLiveStatus(dir);
