@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "hang_section.hpp"
+#include "hpcprof/report/printable.hpp"
 #include "report_section.hpp"
 #include "writer_parts.hpp"
 
@@ -18,12 +19,17 @@ template <typename T> nlohmann::json orNull(const std::optional<T>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+/// A name from the trace as the reports show it (escaped: report/printable.hpp); null if empty.
+nlohmann::json name(const std::string& s) {
+    return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(printable(s));
+}
+
 nlohmann::json callJson(const HangCall& c) {
     return {{"event_id", c.eventId},   {"tid", c.tid},
-            {"call", c.name},          {"class", c.cls},
-            {"communicator", c.communicator.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.communicator)},
+            {"call", printable(c.name)}, {"class", c.cls},
+            {"communicator", name(c.communicator)},
             {"instance", orNull(c.instance)}, {"peer", orNull(c.peer)},
-            {"tag", orNull(c.tag)},    {"object", c.object.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.object)},
+            {"tag", orNull(c.tag)},    {"object", name(c.object)},
             {"requested_bytes", orNull(c.requestedBytes)},
             {"since_ns", c.sinceNs},   {"waited_ns", c.waitedNs}};
 }
@@ -32,9 +38,9 @@ nlohmann::json rankJson(const HangRank& r) {
     nlohmann::json calls = nlohmann::json::array();
     for (const HangCall& c : r.calls) calls.push_back(callJson(c));
     return {{"rank", r.rank},
-            {"state", describeRank(r)},
+            {"state", printable(describeRank(r))},
             {"unfinished_calls", std::move(calls)},
-            {"last_call", r.lastCall.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.lastCall)},
+            {"last_call", name(r.lastCall)},
             {"last_call_end_ns", r.lastCallEndNs},
             {"end_state", r.endState}};
 }
@@ -44,19 +50,19 @@ nlohmann::json sectionJson(const HangSection& s) {
                    mism = nlohmann::json::array(), chains = nlohmann::json::array();
     for (const HangRank& r : s.ranks) ranks.push_back(rankJson(r));
     for (const CollectiveWait& w : s.collectives)
-        colls.push_back({{"communicator", w.communicator}, {"call", w.name}, {"instance", w.instance},
+        colls.push_back({{"communicator", printable(w.communicator)}, {"call", printable(w.name)}, {"instance", w.instance},
                          {"ranks", w.ranks}, {"missing", w.missing}});
     for (const CollectiveMismatch& m : s.mismatches) {
         nlohmann::json calls = nlohmann::json::array();
-        for (const auto& [rank, call] : m.calls) calls.push_back({{"rank", rank}, {"call", call}});
-        mism.push_back({{"communicator", m.communicator}, {"calls", std::move(calls)}});
+        for (const auto& [rank, call] : m.calls) calls.push_back({{"rank", rank}, {"call", printable(call)}});
+        mism.push_back({{"communicator", printable(m.communicator)}, {"calls", std::move(calls)}});
     }
     for (const WaitChain& c : s.chains)
-        chains.push_back({{"ranks", c.ranks}, {"cycle", c.cycle}, {"end", c.end}});
+        chains.push_back({{"ranks", c.ranks}, {"cycle", c.cycle}, {"end", printable(c.end)}});
     return {{"unfinished_calls", s.unfinishedCalls}, {"ranks", std::move(ranks)},
             {"collectives", std::move(colls)},       {"mismatches", std::move(mism)},
             {"chains", std::move(chains)},           {"culprits", s.culprits},
-            {"first_check", s.firstCheck}};
+            {"first_check", printable(s.firstCheck)}};
 }
 
 /// The section's lines, plain text (the markdown and HTML forms wrap the same lines).
@@ -95,8 +101,8 @@ public:
         if (!s) return {};
         std::string o = fmt::format("\nHang: {} calls had not returned when the job was last seen\n",
                                     s->unfinishedCalls);
-        for (const std::string& l : lines(*s)) o += "  " + l + "\n";
-        if (!s->firstCheck.empty()) o += "  first check: " + s->firstCheck + "\n";
+        for (const std::string& l : lines(*s)) o += "  " + printable(l) + "\n";
+        if (!s->firstCheck.empty()) o += "  first check: " + printable(s->firstCheck) + "\n";
         return o;
     }
 
@@ -105,8 +111,9 @@ public:
         if (!s) return {};
         std::string o = fmt::format("### Hang\n\n{} calls had not returned when the job was last seen.\n\n",
                                     s->unfinishedCalls);
-        for (const std::string& l : lines(*s)) o += "- " + l + "\n";
-        if (!s->firstCheck.empty()) o += "\n**First check:** " + s->firstCheck + "\n";
+        for (const std::string& l : lines(*s)) o += "- " + markdownEscape(printable(l)) + "\n";
+        if (!s->firstCheck.empty())
+            o += "\n**First check:** " + markdownEscape(printable(s->firstCheck)) + "\n";
         return o + "\n";
     }
 
@@ -115,9 +122,10 @@ public:
         if (!s) return {};
         std::string o = fmt::format("<h2>Hang</h2>\n<p>{} calls had not returned when the job was last seen.</p>\n<ul>\n",
                                     s->unfinishedCalls);
-        for (const std::string& l : lines(*s)) o += "<li>" + htmlEscape(l) + "</li>\n";
+        for (const std::string& l : lines(*s)) o += "<li>" + htmlEscape(printable(l)) + "</li>\n";
         o += "</ul>\n";
-        if (!s->firstCheck.empty()) o += "<p><b>First check:</b> " + htmlEscape(s->firstCheck) + "</p>\n";
+        if (!s->firstCheck.empty())
+            o += "<p><b>First check:</b> " + htmlEscape(printable(s->firstCheck)) + "</p>\n";
         return o;
     }
 };
