@@ -30,6 +30,10 @@ HPCPROF_HOOK void hpcprof_agent_append(const void* record) {
     hpcprof::agent::appendRecord(record);
 }
 
+HPCPROF_HOOK hpcprof::schema::raw::InFlightCall* hpcprof_agent_inflight_line(void) {
+    return hpcprof::agent::inFlightLine();
+}
+
 HPCPROF_HOOK uint32_t hpcprof_agent_intern(const char* text, size_t length) {
     return hpcprof::agent::internString(text, length);
 }

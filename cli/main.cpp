@@ -22,6 +22,7 @@
 #include "import_command.hpp"
 #include "messages.hpp"
 #include "progress.hpp"
+#include "status_command.hpp"
 #include "hpcprof/store/merge.hpp"
 #include "hpcprof/store/shards.hpp"
 #include "raw_dir_claim.hpp"
@@ -210,6 +211,7 @@ std::vector<Subcommand> registerSubcommands(CLI::App& app, const std::string& li
     all.push_back(subcommand(app, cli::addViewCommand, cli::viewCommand));
     all.push_back(subcommand(app, cli::addPackCommand, cli::packCommand));
     all.push_back(subcommand(app, cli::addRulesCommand, cli::rulesCommand));
+    all.push_back(subcommand(app, cli::addStatusCommand, cli::statusCommand));
     // Last: the script it prints covers every subcommand registered above.
     all.push_back(subcommand(app, cli::addCompletionCommand, [&app](const cli::CompletionOptions&) {
         fmt::print("{}", cli::bashCompletion(app));

@@ -19,8 +19,10 @@
 #include "node_capture.hpp"
 
 #include "agent_locator.hpp"
+#include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
 #include "hpcprof/launch/config.hpp"
+#include "hpcprof/report/writers.hpp"
 #include "hpcprof/launch/tsc_frequency.hpp"
 #include "hpcprof/schema/output_file.hpp"
 #include "hpcprof/store/merge.hpp"
@@ -28,6 +30,7 @@
 #include "raw_dir_claim.hpp"
 #include "settings_check.hpp"
 #include "progress.hpp"
+#include "job_stop.hpp"
 #include "summary_printer.hpp"
 
 namespace hpcprof::cli {
@@ -37,6 +40,7 @@ namespace fs = std::filesystem;
 namespace {
 
 pid_t g_child = -1;
+bool g_timeoutGiven = false; // --timeout: SIGUSR1 ends the job rather than going on to it
 
 // Signals sent to hpcprof with kill() go on to the command. Terminal signals (Ctrl-C) already
 // reach the command through its process group, so they are not sent a second time.
@@ -53,6 +57,7 @@ void installForwarding() {
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCONT})
         sigaction(sig, &sa, nullptr);
+    if (g_timeoutGiven) installStopSignal(); // SIGUSR1 ends the job instead (job_stop.hpp)
 }
 
 /// Candidate i of the default output name: hpcprof-YYYYmmdd-HHMMSS[-i].hpcprof.
@@ -284,10 +289,23 @@ std::optional<int> readExecError(int execReadEnd) {
     return std::nullopt;
 }
 
-/// Waits for the command to end (through interruptions by forwarded signals); its wait status.
-int waitForCommand(pid_t child) {
+/// --timeout: when to end the job (-1: never, 0: only on SIGUSR1), its raw folder (which lists
+/// the job's processes), and when it was ended (0: it ended by itself).
+struct JobStop {
+    int64_t timeoutMs = -1;
+    std::filesystem::path rawDir;
+    mutable int64_t stoppedRealtimeNs = 0;
+};
+
+/// Waits for the command to end (through interruptions by forwarded signals), or ends the job
+/// at the time limit (`stop`); its wait status.
+int waitForCommand(pid_t child, const JobStop& stop) {
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    if (stop.timeoutMs >= 0) {
+        status = waitOrStop(child, stop.timeoutMs, stop.rawDir, stop.stoppedRealtimeNs);
+    } else {
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+        }
     }
     g_child = -1;
     return status;
@@ -300,12 +318,12 @@ struct CommandEnd {
     int exitCode = 0; ///< the command's, as a shell gives it (128 + signal when killed)
 };
 
-CommandEnd runToEnd(const std::vector<std::string>& command) {
+CommandEnd runToEnd(const std::vector<std::string>& command, const JobStop& stop) {
     int execReadEnd = -1;
     pid_t child = startCommand(command, execReadEnd);
     if (child < 0) return {false, kExitUsage};
     std::optional<int> execErr = readExecError(execReadEnd);
-    int status = waitForCommand(child);
+    int status = waitForCommand(child, stop);
     if (execErr) {
         printMessage("run", "cannot run '" + command[0] + "': " + std::strerror(*execErr));
         return {false, *execErr == ENOENT ? kExitNotFound : kExitCannotExecute};
@@ -329,7 +347,7 @@ void printRankDone(const ClaimedOutput& claimed) {
 /// it kept). False when no trace was written: the raw data stays, marked unconverted, and the
 /// message says how to convert it by hand.
 bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz,
-                std::vector<schema::IoGroup>& io) {
+                std::vector<schema::IoGroup>& io, int64_t stoppedRealtimeNs) {
     const std::string rawDir = claimed.rawDir.string();
     store::MergeOptions mo;
     mo.rawDir = claimed.rawDir;
@@ -337,6 +355,7 @@ bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz,
     mo.force = o.force;
     mo.fallbackTscHz = tscHz;
     mo.command = joinCommand(o.command);
+    mo.stoppedRealtimeNs = stoppedRealtimeNs;
     Progress progress("converting the capture");
     mo.onProgress = [&progress](const char* step, int64_t done, int64_t total) {
         progress.update(step, done, total);
@@ -363,6 +382,19 @@ bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz,
     else
         claimed.claim.removeFolder();
     return true;
+}
+
+/// After hpcprof run ended the job (--timeout, SIGUSR1): the hang diagnosis, on stderr, so that
+/// a batch script's log says where each rank was stuck without running hpcprof report.
+void printHangDiagnosis(const std::string& output) {
+    auto trace = analyzer::Trace::open(output);
+    auto analysis = trace ? analyzer::analyzeTrace(trace.value()) : Result<analyzer::Analysis>(trace.status());
+    if (!analysis) {
+        fmt::print(stderr, "hpcprof: no hang diagnosis: {}\n", report::printable(analysis.status().message()));
+        return;
+    }
+    std::string text = report::sectionText(*analysis, "hang");
+    fmt::print(stderr, "{}", text.empty() ? "hpcprof: no rank was inside a call when the job was ended\n" : text);
 }
 
 /// The per-rank form on known nodes: this rank's share of the node's and the job's conversion
@@ -394,6 +426,12 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& run) {
     cmd->add_option("--raw-dir", run.rawDir,
                     "Per-rank launch on several nodes: node-local folder for raw data "
                     "(default: $TMPDIR, else /tmp)");
+    cmd->add_option("--timeout", run.timeout,
+                    "End the job after DURATION (90, 90s, 1500ms, 5m, 2h; 0 = no limit) and write "
+                    "its trace with the calls each rank is inside; SIGUSR1 to hpcprof does the same")
+        ->check([](const std::string& v) {
+            return parseDuration(v) ? std::string() : "not a duration: " + v;
+        });
     cmd->add_option("command", run.command, "The command to run, after --")->required();
     cmd->positionals_at_end();
     return cmd;
@@ -409,7 +447,13 @@ int runCommand(const RunOptions& o) {
     if (claimed.refusal) return claimed.refusal;
     uint64_t tscHz = prepareAgentEnvironment(o, agent, claimed);
 
-    CommandEnd end = runToEnd(o.command);
+    JobStop stop;
+    if (!o.timeout.empty()) {
+        stop.timeoutMs = parseDuration(o.timeout).value_or(0);
+        stop.rawDir = claimed.rawDir;
+        g_timeoutGiven = true;
+    }
+    CommandEnd end = runToEnd(o.command, stop);
     if (!end.ran) {
         // Nothing was recorded when the command could not start: its raw folder goes (the
         // per-rank form's folder is shared with the job's other wrappers, which decide).
@@ -422,8 +466,10 @@ int runCommand(const RunOptions& o) {
         return end.exitCode;
     }
     std::vector<schema::IoGroup> io; // the summary's input, summed by the conversion
-    if (!writeTrace(o, claimed, tscHz, io)) return end.exitCode != 0 ? end.exitCode : kExitTraceFailed;
+    if (!writeTrace(o, claimed, tscHz, io, stop.stoppedRealtimeNs))
+        return end.exitCode != 0 ? end.exitCode : kExitTraceFailed;
     if (!o.quiet) printRunSummary(stderr, claimed.output, io);
+    if (stop.stoppedRealtimeNs != 0) printHangDiagnosis(claimed.output);
     return end.exitCode;
 }
 

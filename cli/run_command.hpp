@@ -21,6 +21,7 @@ struct RunOptions {
     bool keepRaw = false;          ///< keep the raw directory after conversion
     bool quiet = false;            ///< no summary
     std::string rawDir;            ///< per-rank launch on nodes: node-local raw base (--raw-dir)
+    std::string timeout;           ///< --timeout DURATION: end the job after it (job_stop.hpp)
     std::vector<std::string> command;
 };
 

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "drop_accounting.hpp"
+#include "in_flight.hpp"
 #include "family.hpp"
 #include "hpcprof/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
@@ -95,6 +96,7 @@ private:
         int64_t incompleteStrings = 0;
         m_strings.beginProcess(h, threads, incompleteStrings);
         addStat(Stat::UnknownStringRefs, incompleteStrings);
+        addUnfinished(h, clock, threads, addStat);
 
         // The families take their records and add their events, in their declared order.
         ProcessContext ctx{m_w,
@@ -131,6 +133,18 @@ private:
         return writeProcessRow(p, processId, ownsRank, clock, lastEnd, stats);
     }
 
+    /// The calls the threads were inside when the process was last seen, as unfinished events.
+    template <typename AddStat>
+    void addUnfinished(const raw::ProcessHeader& h, const ProcessClock& clock,
+                       std::vector<ThreadRecords>& threads, const AddStat& addStat) {
+        const int64_t seen = lastSeenTs(
+            h, threads, [&clock](uint64_t ticks) { return clock.ticksToTrace(ticks); },
+            [&clock](int64_t ns) { return clock.toTrace(ns); }, m_opt.stoppedRealtimeNs);
+        int64_t torn = 0;
+        addStat(Stat::CallsUnfinished, addUnfinishedCalls(threads, seen, torn));
+        addStat(Stat::InFlightLinesTorn, torn);
+    }
+
     /// The raw files' problems and the header's diagnostics, in stats and warnings.
     template <typename AddStat>
     void countProblems(const raw::ProcessHeader& h, const ProcessClock& clock, RawProblems& problems,
@@ -165,8 +179,8 @@ private:
         m_result.processes++;
         if (endedAbnormally(h))
             m_result.warnings.push_back("process " + std::to_string(h.pid) + " (" + row.exe +
-                                        ") did not exit cleanly (killed or crashed): calls in "
-                                        "flight at that moment are missing");
+                                        ") did not exit cleanly (killed or crashed): the calls "
+                                        "it was inside are unfinished events");
         return m_w.error();
     }
 

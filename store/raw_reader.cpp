@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "hpcprof/schema/catalog.hpp"
+#include "in_flight.hpp"
 
 namespace hpcprof::store {
 
@@ -392,6 +393,8 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
     MappedFile m(file);
     raw::ThreadFileHeader h;
     if (!readThreadHeader(file, m, h, out, problems)) return out;
+    if (h.version >= 6)
+        out.inFlightTorn = readInFlight(m.data(), out.inFlight) == InFlightState::Torn;
     SlotRanges ranges = slotRanges(m, h, problems);
     const char* base = m.data() + raw::kHeaderSize;
     trimUnusedSlots(ranges, base);

@@ -45,6 +45,11 @@ struct RawEvent {
     /// events reach a family's decorate/inserted hooks.
     uint8_t family = 0;
     uint32_t familyIndex = 0; ///< the owning family's own reference (its facts about the event)
+    /// A call its thread was still inside when the process was last seen (in_flight.hpp):
+    /// `end` is its start, and the event ends at `lastSeenTs` (trace ns).
+    bool unfinished = false;
+    int64_t requestedBytes = -1; ///< unfinished calls: the bytes asked for, -1 = unknown
+    int64_t lastSeenTs = 0;
 };
 
 /// An event of `op` from `start` to `end` with nothing else known (no bytes, descriptor, peer or
@@ -119,6 +124,10 @@ struct ThreadRecords {
     int32_t tid = 0;
     std::string name;
     ThreadDrops drops;
+    /// The call the thread was inside when its file was read (format 6 header; op 0 = none),
+    /// and whether the line was caught torn (killed while writing it).
+    schema::raw::InFlightCall inFlight{};
+    bool inFlightTorn = false;
     std::vector<RawEvent> events;
     std::vector<RawString> strings;
     int64_t incompleteStrings = 0; ///< strings whose last piece never arrived

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "in_flight.hpp"
+
 namespace hpcprof::store {
 
 namespace raw = schema::raw;
@@ -25,6 +27,7 @@ bool ThreadEvents::row(const Process& p, const RawEvent& e, EventRow& row, Event
     }
     row.ts = p.clock->ticksToTrace(e.start);
     row.dur = p.clock->converter().toDurationNs(e.start, e.end);
+    if (e.unfinished) row.dur = std::max<int64_t>(0, e.lastSeenTs - row.ts); // until last seen
     if (row.dur < 0) {
         p.addStat(Stat::NegativeDurations, 1);
         row.dur = 0;
@@ -75,6 +78,8 @@ Status ThreadEvents::write(const Process& p, ThreadRecords& t, const ThreadRecor
         ProcessConverter* owner = e.family ? p.owners[e.family - 1] : nullptr;
         if (owner) owner->decorate(e, r);
         int64_t id = m_w.insertEvent(r, d);
+        if (e.unfinished)
+            HPCPROF_RETURN_IF_ERROR(insertUnfinishedRow(m_w.db(), id, e.requestedBytes));
         if (owner) owner->inserted(e, id);
         for (const auto& a : args) {
             if (a.text.empty()) m_w.insertEventArg(id, a.key, a.value);

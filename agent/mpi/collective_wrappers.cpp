@@ -24,12 +24,14 @@ int collective(Op op, MPI_Comm comm, int root, MPI_Request* req, Call&& call, By
     uint32_t seq = nextSeq(info);
     int64_t bytes = bytesOf(info);
     uint64_t t0 = callStart();
-    int rc = call();
-    uint64_t t1 = hpcprof_agent_now();
     MpiEvent e{op};
     describeCollective(e, info, seq);
     e.bytes = bytes;
     if (root >= 0 || root == MPI_ROOT) e.peer = worldRankOf(info, root);
+    auto* line = publishCall(e, t0);
+    int rc = call();
+    uint64_t t1 = hpcprof_agent_now();
+    finishCall(line);
     if (req && rc == MPI_SUCCESS)
         rememberRequest(*req, {RequestKind::Collective, e.peer, 0, bytes, e.commId, info, {}, 0});
     record(e, t0, t1);

@@ -23,6 +23,7 @@
 #include "mpi_abi.hpp"
 #include "real_mpi.hpp"
 #include "runtime/agent_abi.hpp"
+#include "runtime/in_flight.hpp"
 
 #define HPCPROF_MPI_EXPORT extern "C" __attribute__((visibility("default")))
 // PMPI_X is the same function as MPI_X (see the file comment).
@@ -106,22 +107,54 @@ void recordUnsuccessfulPoll(Op op, uint32_t commId, uint64_t t0, uint64_t t1);
 /// Bytes of `count` elements of `type` (-1 if the size cannot be determined).
 int64_t typeBytes(MPI_Datatype type, int64_t count);
 
-/// Runs a call and records it with the fields `describe(event, rc)` fills in.
-template <typename Call, typename Describe>
-inline int tracedCall(Op op, Call&& call, Describe&& describe) {
+/// Publishes `e` (what is known at the call's entry) as the thread's in-flight call, for
+/// `hpcprof status` and the unfinished events of a hung or killed process. Returns what
+/// finishCall() takes at the call's exit.
+inline schema::raw::InFlightCall* publishCall(const MpiEvent& e, uint64_t t0) {
+    schema::raw::InFlightCall c{};
+    c.op = uint16_t(e.op);
+    c.flags = e.flags;
+    c.start = t0;
+    c.bytes = e.bytes;
+    c.objectId = e.objectId;
+    c.fd = -1;
+    c.peer = e.peer;
+    c.tag = e.tag;
+    c.commId = e.commId;
+    c.instance = e.seq;
+    c.aux = -1;
+    return agent::publishInFlight(hpcprof_agent_inflight_line(), c);
+}
+
+/// Clears what publishCall() published.
+inline void finishCall(schema::raw::InFlightCall* line) { agent::clearInFlight(line); }
+
+/// Runs a call and records it: `atEntry(event)` fills in what the arguments say (published while
+/// the call runs), `describe(event, rc)` what the call's result adds.
+template <typename AtEntry, typename Call, typename Describe>
+inline int tracedCallAt(Op op, AtEntry&& atEntry, Call&& call, Describe&& describe) {
     if (!enter()) {
         int rc = call();
         leave();
         return rc;
     }
     uint64_t t0 = callStart();
+    MpiEvent e{op};
+    atEntry(e);
+    schema::raw::InFlightCall* line = publishCall(e, t0);
     int rc = call();
     uint64_t t1 = hpcprof_agent_now();
-    MpiEvent e{op};
+    finishCall(line);
     describe(e, rc);
     record(e, t0, t1);
     leave(t1);
     return rc;
+}
+
+/// Runs a call and records it with the fields `describe(event, rc)` fills in.
+template <typename Call, typename Describe>
+inline int tracedCall(Op op, Call&& call, Describe&& describe) {
+    return tracedCallAt(op, [](MpiEvent&) {}, call, describe);
 }
 
 /// Fills the communicator of a call that reports a status (receive, probe) and, when the call

@@ -31,14 +31,16 @@ int blockingSend(RealMpi<SendFn>& real, Op op, const void* buf, int count, MPI_D
                  int dest, int tag, MPI_Comm comm) {
     auto fn = real.get();
     if (!fn) return kNoMpi;
-    return tracedCall(op, [&] { return fn(buf, count, type, dest, tag, comm); },
-                      [&](MpiEvent& e, int) {
-                          CommInfo* c = lookupComm(comm);
-                          e.peer = worldRankOf(c, dest);
-                          e.tag = tag;
-                          e.commId = c ? c->keyId : 0;
-                          e.bytes = typeBytes(type, count);
-                      });
+    return tracedCallAt(
+        op,
+        [&](MpiEvent& e) {
+            CommInfo* c = lookupComm(comm);
+            e.peer = worldRankOf(c, dest);
+            e.tag = tag;
+            e.commId = c ? c->keyId : 0;
+            e.bytes = typeBytes(type, count);
+        },
+        [&] { return fn(buf, count, type, dest, tag, comm); }, [](MpiEvent&, int) {});
 }
 
 int nonblockingSend(RealMpi<IsendFn>& real, Op op, const void* buf, int count, MPI_Datatype type,
@@ -158,11 +160,24 @@ HPCPROF_MPI_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int sou
     if (!fn) return kNoMpi;
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    return tracedCall(Op::MpiRecv, [&] { return fn(buf, count, type, source, tag, comm, st); },
-                      [&](MpiEvent& e, int rc) {
-                          if (describeStatus(e, lookupComm(comm), rc, *st))
-                              e.bytes = receivedBytes(st, type);
-                      });
+    CommInfo* c = nullptr;
+    // At entry: the source and tag asked for (-1: any) and the size of the buffer.
+    auto atEntry = [&](MpiEvent& e) {
+        c = lookupComm(comm);
+        e.commId = c ? c->keyId : 0;
+        e.peer = source >= 0 ? worldRankOf(c, source) : -1;
+        e.tag = tag;
+        e.bytes = typeBytes(type, count);
+    };
+    return tracedCallAt(Op::MpiRecv, atEntry,
+                        [&] { return fn(buf, count, type, source, tag, comm, st); },
+                        [&](MpiEvent& e, int rc) {
+                            e.peer = -1; // what the status says, or nothing
+                            e.tag = 0;
+                            e.bytes = -1;
+                            if (describeStatus(e, c ? c : lookupComm(comm), rc, *st))
+                                e.bytes = receivedBytes(st, type);
+                        });
 }
 HPCPROF_PMPI_ALIAS(MPI_Recv)
 

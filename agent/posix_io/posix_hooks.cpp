@@ -107,12 +107,27 @@ template <typename Fn> int openatWithMode(RealFunction<Fn>& real, Op op, int dir
     return timedOpen(op, dirfd, path, [&] { return fn(dirfd, path, flags, mode); });
 }
 
+/// What a descriptor call asks to move, from its arguments after the descriptor: (buffer,
+/// count, ...) and (iovec array, count, ...) calls; -1 for the others (fsync, lseek, ...).
+inline int64_t requestedBytes() { return -1; }
+template <typename First, typename... Rest> int64_t requestedBytes(First, Rest...) { return -1; }
+template <typename... Rest> int64_t requestedBytes(void*, size_t n, Rest...) { return int64_t(n); }
+template <typename... Rest> int64_t requestedBytes(const void*, size_t n, Rest...) {
+    return int64_t(n);
+}
+template <typename... Rest> int64_t requestedBytes(const iovec* iov, int cnt, Rest...) {
+    int64_t n = 0;
+    for (int i = 0; iov && i < cnt && i < 1024; ++i) n += int64_t(iov[i].iov_len);
+    return n;
+}
+
 template <typename Fn, typename... Args>
 auto fdCall(RealFunction<Fn>& real, Op op, IoResult kind, int64_t offset, int fd, Args... args) {
     auto fn = real.get();
     using R = decltype(fn(fd, args...));
     if (!fn) return R(missing());
-    return timedFdCall(op, fd, kind, offset, [&] { return fn(fd, args...); });
+    return timedFdCall(op, fd, kind, offset, [&] { return fn(fd, args...); },
+                       requestedBytes(args...));
 }
 
 } // namespace

@@ -20,6 +20,9 @@ hpcprof::schema::raw::EventRecord* hpcprof_agent_reserve(void);
 /// Appends a complete 64-byte record (kind byte set); a call repeating the thread's previous one
 /// is written as a Repeat entry (agent::appendRecord).
 void hpcprof_agent_append(const void* record);
+/// The calling thread's in-flight line (raw InFlightCall in its file header), NULL when it has
+/// no file; publish on it with agent::publishInFlight() (runtime/in_flight.hpp).
+hpcprof::schema::raw::InFlightCall* hpcprof_agent_inflight_line(void);
 /// Interns a string for this process; 0 if it could not be recorded.
 uint32_t hpcprof_agent_intern(const char* text, size_t length);
 /// The rank MPI reported (overrides the launcher environment).

@@ -388,6 +388,18 @@ char* reserveSlotSlow(uint64_t slot) {
 
 } // namespace detail
 
+schema::raw::InFlightCall* inFlightLineSlow() {
+    detail::ThreadState& t = detail::t_thread;
+    if (t.generation != detail::g_generation) {
+        if (__atomic_load_n(&detail::g_state, __ATOMIC_ACQUIRE) != 2) return nullptr;
+        int savedErrno = errno;
+        initThread(t); // a thread whose first call hangs still shows it
+        errno = savedErrno;
+    }
+    if (!t.base || t.generation != detail::g_generation) return nullptr;
+    return &headerOf(t)->inFlight;
+}
+
 void ensureStarted() {
     int expected = 0;
     if (!__atomic_compare_exchange_n(&detail::g_state, &expected, 1, false, __ATOMIC_ACQ_REL,

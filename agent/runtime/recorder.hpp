@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "clock.hpp"
+#include "in_flight.hpp"
 #include "hpcprof/launch/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/raw_format.hpp"
@@ -158,6 +159,38 @@ inline void recordEvent(const EventFields& f) {
         schema::raw::packEvent(f.flags, uint16_t(f.op), f.status, f.start, f.end, f.bytes,
                                f.objectId, f.fd, f.peer, f.tag, f.commId, f.seq, f.aux);
     appendRecord(&r);
+}
+
+/// The calling thread's in-flight line (raw::InFlightCall in its file header), nullptr when the
+/// thread has no file. Starts the thread's file at its first call (the one slow path).
+schema::raw::InFlightCall* inFlightLineSlow();
+inline schema::raw::InFlightCall* inFlightLine() {
+    const detail::ThreadState& t = detail::t_thread;
+    if (t.generation != detail::g_generation) [[unlikely]]
+        return inFlightLineSlow();
+    if (!t.base) return nullptr;
+    return &reinterpret_cast<schema::raw::ThreadFileHeader*>(t.base)->inFlight;
+}
+
+/// Publishes `call` as the call the thread is now inside (in_flight.hpp); the line to hand to
+/// endCall() at its exit, nullptr when nothing was published. Async-signal-safe, no syscall.
+inline schema::raw::InFlightCall* beginCall(const schema::raw::InFlightCall& call) {
+    return publishInFlight(inFlightLine(), call);
+}
+
+/// Clears what beginCall() published (`line` as it returned; nullptr: nothing to do).
+inline void endCall(schema::raw::InFlightCall* line) { clearInFlight(line); }
+
+/// An InFlightCall of `op` entered at `start`, nothing else known yet.
+inline schema::raw::InFlightCall inFlightCall(schema::Op op, uint64_t start) {
+    schema::raw::InFlightCall c{};
+    c.op = uint16_t(op);
+    c.start = start;
+    c.bytes = -1;
+    c.fd = -1;
+    c.peer = -1;
+    c.aux = -1;
+    return c;
 }
 
 /// Interns `len` bytes of text: writes its definition into the calling thread's file and returns

@@ -117,6 +117,14 @@ CREATE TABLE event (
     count INTEGER                -- number of calls folded into this event (polls), NULL = 1
 );
 
+-- Calls a thread was still inside when its process was last seen (killed, crashed, hung and
+-- stopped by hpcprof run --timeout, or still running): the event ends when the process was last
+-- seen (docs/trace-schema.md). One row per such event. Traces written before it lack the table.
+CREATE TABLE event_unfinished (
+    event_id INTEGER PRIMARY KEY, -- event.id
+    requested_bytes INTEGER       -- bytes the call asked for (read/write count, message size)
+);
+
 -- Optional per-event facts, one row only for events that have any.
 CREATE TABLE event_detail (
     event_id INTEGER PRIMARY KEY, -- event.id
@@ -215,7 +223,8 @@ SELECT
     e.depth AS depth,            -- nesting depth on the lane
     p.host AS host,              -- host name
     p.id AS process_id,          -- process.id
-    e.track_id AS track_id       -- track.id
+    e.track_id AS track_id,      -- track.id
+    (eu.event_id IS NOT NULL) AS unfinished -- 1: the call had not returned (event_unfinished)
 FROM event e
 JOIN track t ON t.id = e.track_id
 JOIN process p ON p.id = t.process_id
@@ -224,7 +233,8 @@ JOIN category c ON c.id = e.category_id
 JOIN string s ON s.id = e.name_id
 LEFT JOIN object o ON o.id = e.object_id
 LEFT JOIN string os ON os.id = o.name_id
-LEFT JOIN communicator cm ON cm.id = e.communicator_id;
+LEFT JOIN communicator cm ON cm.id = e.communicator_id
+LEFT JOIN event_unfinished eu ON eu.event_id = e.id;
 
 -- One row per counter sample.
 CREATE VIEW counter_view AS

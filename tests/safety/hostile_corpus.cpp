@@ -110,6 +110,23 @@ void flipBits(const fs::path& path, uint32_t seed, int bits, size_t pageSize) {
     writeAll(path, data);
 }
 
+/// SQL that turns a trace into one written before event_unfinished: the table dropped and
+/// event_view as it was (the DDL's view without its `unfinished` column and join).
+std::string viewWithoutUnfinished() {
+    const std::string ddl(hpcprof::schema::ddl());
+    const size_t b = ddl.find("CREATE VIEW event_view");
+    std::string view = ddl.substr(b, ddl.find(";", b) - b);
+    auto cut = [&](const std::string& from, const std::string& to) {
+        const size_t i = view.find(from);
+        REQUIRE(i != std::string::npos);
+        view.erase(i, to.empty() ? std::string::npos : view.find(to, i) - i);
+    };
+    cut("\n    (eu.event_id IS NOT NULL) AS unfinished", "\nFROM event e");
+    cut("\nLEFT JOIN event_unfinished", "");
+    view.replace(view.find("e.track_id AS track_id,"), 23, "e.track_id AS track_id ");
+    return "DROP VIEW event_view; DROP TABLE event_unfinished; " + view + ";";
+}
+
 std::vector<TraceCase> damagedTraces(const fs::path& good, const fs::path& dir) {
     std::vector<TraceCase> out;
     auto add = [&](const std::string& name, Outcome o,
@@ -145,6 +162,12 @@ std::vector<TraceCase> damagedTraces(const fs::path& good, const fs::path& dir) 
                "PRAGMA user_version = " + std::to_string(hpcprof::schema::kSchemaVersion - 1));
     copyAndRun(good, add("foreign-application-id", Outcome::Refused, "not an hpcprof trace"),
                "PRAGMA application_id = 0");
+    // A trace written before event_unfinished (issue 23) opens: its event_view has no
+    // `unfinished` column and it has no such table (schema::kAddedLater). Its name ends like
+    // the hostile path below, as every valid case's does (trace_readers_test checks the report
+    // names it escaped).
+    copyAndRun(good, add("before-event-unfinished-path\xff\x1b[31m\r\x07\xc2\x9b", Outcome::Valid, ""),
+               viewWithoutUnfinished());
 
     // Bytes: cut, zeroed, flipped; files that are not traces at all.
     const std::string data = readAll(good);

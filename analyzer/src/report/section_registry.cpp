@@ -4,6 +4,8 @@
 // nothing here.
 #include "report_section.hpp"
 
+#include "hpcprof/report/writers.hpp"
+
 namespace hpcprof::report {
 
 #define HPCPROF_FAMILY(Name) std::unique_ptr<ReportSection> make##Name##Report();
@@ -19,6 +21,12 @@ const std::vector<std::unique_ptr<ReportSection>>& reportSections() {
         return all;
     }();
     return kSections;
+}
+
+std::string sectionText(const analyzer::Analysis& a, std::string_view name) {
+    for (const auto& s : reportSections())
+        if (s->name() == name) return s->text(a);
+    return {};
 }
 
 } // namespace hpcprof::report

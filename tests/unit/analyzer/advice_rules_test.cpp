@@ -31,8 +31,8 @@ TEST_CASE("every rule is in the reference with a unique id", "[analyzer][advice]
     CHECK(ids.size() == ruleReference().size());
     // 12 + the CPU-counter rules (oversubscription, low-ipc, shared-cores) + the RDMA rules
     // (rdma-small-messages, rdma-low-bandwidth) + openmp-imbalance + waits-for-workers + the GPU
-    // idle-cause rules (gpu-waits-for-input, gpu-host-bound).
-    CHECK(ids.size() == 21);
+    // idle-cause rules (gpu-waits-for-input, gpu-host-bound) + job-hang.
+    CHECK(ids.size() == 22);
 }
 
 TEST_CASE("rule exposed-communication fires on 30 % exposed communication, not on 5 %", "[analyzer][advice]") {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hpcprof/analyzer/analysis_types.hpp"
@@ -30,6 +31,10 @@ std::string writeDiff(Format f, const analyzer::AnalysisDiff& d, const std::vect
                       const WriterOptions& o = {});
 
 /// Escapes text for HTML element content and attribute values (& < > " ').
+/// One family section of the text report (its name: "hang", "openmp", ...); empty when the
+/// analysis has none.
+std::string sectionText(const analyzer::Analysis& a, std::string_view name);
+
 std::string htmlEscape(const std::string& s);
 /// Escapes text for XML (the same five characters; control characters are left to printable()).
 std::string xmlEscape(const std::string& s);

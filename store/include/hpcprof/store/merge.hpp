@@ -26,6 +26,9 @@ struct MergeOptions {
     /// Fail when rawDir holds no readable process folder (`hpcprof merge`: the folder is not a
     /// capture); `hpcprof run` writes an empty trace instead (its command ran, unprofiled).
     bool requireProcesses = false;
+    /// Realtime ns when `hpcprof run` ended the job (--timeout, SIGUSR1), 0 = it did not: the
+    /// processes it ended were seen until then (their unfinished calls end there).
+    int64_t stoppedRealtimeNs = 0;
     /// Called on the merging thread as the conversion goes: ("process", i, n) after process i
     /// of n, ("indexes", 0, 0) while the trace's indexes are built. For progress displays.
     std::function<void(const char* step, int64_t done, int64_t total)> onProgress;

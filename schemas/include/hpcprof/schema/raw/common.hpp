@@ -16,8 +16,9 @@ constexpr uint64_t kProcessMagic = 0x31435250'46504348ull; // "HCPFPRC1" little 
 constexpr uint64_t kThreadMagic = 0x31444854'46504348ull;  // "HCPFTHD1"
 /// 2: RepeatRecord; 3: its period; 4: why and when a thread stopped recording (ThreadFileHeader
 /// stop fields and drop counts by DropReason, ProcessHeader drops of threads without a file);
-/// 5: the process's working directory (ProcessHeader::cwdStringId).
-constexpr uint32_t kFormatVersion = 5;
+/// 5: the process's working directory (ProcessHeader::cwdStringId); 6: the call each thread is
+/// inside (ThreadFileHeader::inFlight).
+constexpr uint32_t kFormatVersion = 6;
 constexpr uint32_t kOldestReadableVersion = 1; ///< what this reader still reads (1: no repeats)
 constexpr uint32_t kRecordSize = 64;
 constexpr uint32_t kHeaderSize = 4096;
@@ -142,6 +143,33 @@ struct ProcessHeader {
     uint8_t reserved[4096 - 3992];
 };
 
+/// The call a thread is inside right now (format 6): published by the thread at the call's entry
+/// and cleared at its exit, in its own file's header, so that a hung, killed or still running
+/// process's current calls can be read from outside (`hpcprof status`, the store's unfinished
+/// events). Only the thread's outermost recorded call is published (a call the library makes to
+/// itself inside it, or a signal handler's call, leaves the line alone). One cache line written
+/// by its thread only: `seq` is odd while the thread writes the line (a reader that sees an odd
+/// value, or different values before and after copying the line, read it torn and retries).
+/// The fields mean what they mean in an EventRecord, except `bytes`: what the call asked for
+/// (the count of a read or write, the message size of a send or receive), not what it moved.
+struct InFlightCall {
+    uint32_t seq;      ///< odd while being written
+    uint16_t op;       ///< Op id from ops.def; 0 = the thread is inside no recorded call
+    uint8_t flags;     ///< kFlag... bits of EventRecord (kFlagSeqValid: `instance` is set)
+    uint8_t reserved0;
+    uint64_t start;    ///< raw ticks at the call's entry
+    int64_t bytes;     ///< bytes requested, -1 = not applicable or unknown
+    uint32_t objectId; ///< interned file path (I/O), 0 = none
+    int32_t fd;        ///< file descriptor, -1 = none
+    int32_t peer;      ///< partner world rank (or a rooted collective's root), -1 = none or any
+    int32_t tag;       ///< message tag (point-to-point) or communicator size (collectives)
+    uint32_t commId;   ///< communicator string id, 0 = none
+    uint32_t instance; ///< collective instance on the communicator (kFlagSeqValid)
+    int64_t aux;       ///< file offset of a positioned call (kFlagHasOffset), else -1
+    uint64_t reserved1;
+};
+static_assert(sizeof(InFlightCall) == 64);
+
 /// Header at the start of every thread file.
 struct ThreadFileHeader {
     uint64_t magic;
@@ -157,7 +185,10 @@ struct ThreadFileHeader {
     uint32_t stopReason;   ///< the DropReason that stopped it (stopsThread()), 0 = none
     int32_t stopErrno;     ///< errno of the file operation that failed, 0 = none
     uint64_t dropped[kDropReasonCount]; ///< records this thread could not record, by DropReason
-    uint8_t padding[4096 - 144];
+    uint8_t padding0[192 - 144];
+    // Format 6: the call the thread is inside, on a cache line of its own.
+    InFlightCall inFlight;
+    uint8_t padding[4096 - 256];
 };
 
 /// An intercepted call (or an instant when end == start).
@@ -262,6 +293,7 @@ constexpr RepeatLayout kSpanRepeat{16, 52, 4};
 
 static_assert(sizeof(ProcessHeader) == kHeaderSize, "process header must stay one page");
 static_assert(sizeof(ThreadFileHeader) == kHeaderSize, "thread header must stay one page");
+static_assert(offsetof(ThreadFileHeader, inFlight) == 192, "inFlight owns one cache line");
 static_assert(sizeof(EventRecord) == kRecordSize);
 static_assert(sizeof(StringRecord) == kRecordSize);
 static_assert(sizeof(RepeatRecord) == kRecordSize && sizeof(EventWords) == kRecordSize);

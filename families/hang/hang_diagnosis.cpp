@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// The hang diagnosis from each rank's unfinished calls: which ranks wait in which collective
+// instance and who is missing from it, which members of a communicator are in different
+// collective calls, and the point-to-point wait chains down to the rank that waits on nobody.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "hang_section.hpp"
+
+namespace hpcprof::analyzer {
+
+namespace {
+
+std::string instanceText(const HangCall& c) {
+    return fmt::format("{} #{} on {}", c.name, c.instance.value_or(0), c.communicator);
+}
+
+const HangRank* rankOf(const HangSection& s, int64_t rank) {
+    auto it = std::lower_bound(s.ranks.begin(), s.ranks.end(), rank,
+                               [](const HangRank& r, int64_t v) { return r.rank < v; });
+    return it != s.ranks.end() && it->rank == rank ? &*it : nullptr;
+}
+
+/// Every collective call in flight, grouped by communicator, then by (operation, instance).
+using CollectiveCalls = std::map<std::string, std::map<std::pair<int64_t, std::string>, std::vector<const HangCall*>>>;
+
+CollectiveCalls collectiveCalls(const HangSection& s) {
+    CollectiveCalls out;
+    for (const HangRank& r : s.ranks)
+        if (const HangCall* c = r.current(); c && c->collective())
+            out[c->communicator][{*c->instance, c->name}].push_back(c);
+    return out;
+}
+
+void addCollectives(HangSection& s, const CollectiveCalls& calls,
+                    const std::function<std::vector<int64_t>(const std::string&)>& membersOf) {
+    for (const auto& [comm, groups] : calls) {
+        std::vector<int64_t> members = membersOf(comm);
+        for (const auto& [key, list] : groups) {
+            CollectiveWait w{comm, list.front()->commSize, key.second, key.first, {}, {}};
+            for (const HangCall* c : list) w.ranks.push_back(c->rank);
+            std::sort(w.ranks.begin(), w.ranks.end());
+            for (int64_t m : members)
+                if (!std::binary_search(w.ranks.begin(), w.ranks.end(), m)) w.missing.push_back(m);
+            s.collectives.push_back(std::move(w));
+        }
+        if (groups.size() < 2) continue;
+        CollectiveMismatch mm{comm, {}};
+        for (const auto& [key, list] : groups)
+            for (const HangCall* c : list) mm.calls.emplace_back(c->rank, instanceText(*c));
+        std::sort(mm.calls.begin(), mm.calls.end());
+        s.mismatches.push_back(std::move(mm));
+    }
+}
+
+/// The rank `r` waits for through a point-to-point call, -1 = none.
+int64_t waitsOn(const HangSection& s, int64_t rank) {
+    const HangRank* r = rankOf(s, rank);
+    const HangCall* c = r ? r->current() : nullptr;
+    return c && c->pointToPoint() ? *c->peer : -1;
+}
+
+void addChains(HangSection& s) {
+    std::set<int64_t> waitedFor;
+    for (const HangRank& r : s.ranks)
+        if (int64_t p = waitsOn(s, r.rank); p >= 0) waitedFor.insert(p);
+    std::set<int64_t> covered;
+    auto walk = [&](int64_t head) {
+        WaitChain chain;
+        std::set<int64_t> seen;
+        for (int64_t r = head; r >= 0; r = waitsOn(s, r)) {
+            if (seen.count(r)) {
+                chain.cycle = true;
+                chain.end = fmt::format("waits for rank {} again: a deadlock cycle", r);
+                break;
+            }
+            seen.insert(r);
+            covered.insert(r);
+            chain.ranks.push_back(r);
+        }
+        if (!chain.cycle) {
+            const HangRank* last = rankOf(s, chain.ranks.back());
+            chain.end = last ? describeRank(*last) : "not recorded (no process of this rank in the trace)";
+        }
+        if (chain.ranks.size() >= 2) s.chains.push_back(std::move(chain));
+    };
+    for (const HangRank& r : s.ranks) // heads: waiting on someone, waited for by nobody
+        if (waitsOn(s, r.rank) >= 0 && !waitedFor.count(r.rank)) walk(r.rank);
+    for (const HangRank& r : s.ranks) // what is left is cycles only
+        if (waitsOn(s, r.rank) >= 0 && !covered.count(r.rank)) walk(r.rank);
+}
+
+/// The ranks the others wait for: chain ends, missing members of collectives that some wait in
+/// (unless they wait themselves in another call of the same communicator: a mismatch).
+void addCulprits(HangSection& s) {
+    std::set<int64_t> out;
+    for (const WaitChain& c : s.chains)
+        if (!c.cycle) out.insert(c.ranks.back());
+        else out.insert(c.ranks.begin(), c.ranks.end());
+    for (const CollectiveWait& w : s.collectives)
+        for (int64_t m : w.missing) {
+            const HangRank* r = rankOf(s, m);
+            const HangCall* c = r ? r->current() : nullptr;
+            if (!c || c->communicator != w.communicator) out.insert(m);
+        }
+    for (const CollectiveMismatch& mm : s.mismatches)
+        for (const auto& [rank, call] : mm.calls) out.insert(rank);
+    s.culprits.assign(out.begin(), out.end());
+}
+
+std::string firstCheck(const HangSection& s) {
+    if (!s.mismatches.empty()) {
+        const CollectiveMismatch& mm = s.mismatches.front();
+        std::string calls;
+        for (const auto& [rank, call] : mm.calls) calls += fmt::format("{}rank {}: {}", calls.empty() ? "" : "; ", rank, call);
+        return fmt::format("the members of {} are in different collective calls ({}): check the "
+                           "code path that makes these ranks call a different collective, or skip "
+                           "one", mm.communicator, calls);
+    }
+    for (const CollectiveWait& w : s.collectives)
+        if (!w.missing.empty()) {
+            const HangRank* r = rankOf(s, w.missing.front());
+            return fmt::format("ranks {} wait in {} #{} on {}; rank {} never entered it: it is {}",
+                               fmt::join(w.ranks, ","), w.name, w.instance, w.communicator,
+                               w.missing.front(), r ? describeRank(*r) : "not recorded");
+        }
+    if (!s.chains.empty()) {
+        const WaitChain& c = s.chains.front();
+        if (c.cycle)
+            return fmt::format("ranks {} wait for each other in a cycle (a deadlock): check the "
+                               "order of their sends and receives", fmt::join(c.ranks, " -> "));
+        return fmt::format("rank {}, at the end of the wait chain {}, is {}: check why it does not "
+                           "reach the matching call", c.ranks.back(), fmt::join(c.ranks, " -> "), c.end);
+    }
+    for (const HangRank& r : s.ranks)
+        if (r.current()) return fmt::format("rank {} is {}", r.rank, describeRank(r));
+    return {};
+}
+
+} // namespace
+
+const HangCall* HangRank::current() const {
+    for (const HangCall& c : calls)
+        if (c.cls == "communication") return &c;
+    return calls.empty() ? nullptr : &calls.front();
+}
+
+std::string describeRank(const HangRank& r) {
+    const HangCall* c = r.current();
+    if (!c) {
+        if (r.lastCall.empty()) return "computing (inside no recorded call; it recorded none)";
+        return fmt::format("computing (inside no recorded call since its {} returned)", r.lastCall);
+    }
+    std::string what = "in " + c->name;
+    if (c->collective()) what = "in " + instanceText(*c);
+    else if (c->pointToPoint())
+        what += fmt::format(" {} rank {}{} on {}", c->name.find("Send") != std::string::npos ? "to" : "from",
+                            *c->peer, c->tag ? fmt::format(" (tag {})", *c->tag) : "", c->communicator);
+    else if (!c->communicator.empty()) what += " on " + c->communicator;
+    if (!c->object.empty()) what += " of " + c->object;
+    if (c->requestedBytes && (*c->requestedBytes > 0 || !c->object.empty()))
+        what += fmt::format(" ({} bytes requested)", *c->requestedBytes);
+    return what;
+}
+
+void diagnoseHang(HangSection& s,
+                  const std::function<std::vector<int64_t>(const std::string&)>& membersOf) {
+    for (HangRank& r : s.ranks)
+        std::stable_sort(r.calls.begin(), r.calls.end(),
+                         [](const HangCall& a, const HangCall& b) { return a.waitedNs > b.waitedNs; });
+    addCollectives(s, collectiveCalls(s), membersOf);
+    addChains(s);
+    addCulprits(s);
+    s.firstCheck = firstCheck(s);
+}
+
+} // namespace hpcprof::analyzer

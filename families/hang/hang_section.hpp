@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// The hang family's result (Analysis::sections["hang"]): the calls each rank was inside when
+// the job was last seen, and the diagnosis made of them. Present only when the trace holds
+// unfinished calls (event_unfinished).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hpcprof/analyzer/analysis_types.hpp"
+
+namespace hpcprof::analyzer {
+
+/// One unfinished call: a call its thread had not returned from when its process was last seen.
+struct HangCall {
+    int64_t eventId = 0;
+    int64_t rank = -1;
+    int64_t tid = 0;
+    std::string name;         ///< the function (MPI_Barrier, read, ...)
+    std::string cls;          ///< communication, io, sync, ...
+    std::string communicator; ///< key, empty = none
+    int64_t commSize = -1;    ///< -1 = unknown
+    std::optional<int64_t> instance; ///< collective instance on the communicator
+    std::optional<int64_t> peer;     ///< partner world rank (p2p), a rooted collective's root
+    std::optional<int64_t> tag;
+    std::string object;              ///< file, pipe, socket
+    std::optional<int64_t> requestedBytes;
+    int64_t sinceNs = 0;  ///< entry, trace ns
+    int64_t waitedNs = 0; ///< until the process was last seen
+    bool collective() const { return instance.has_value() && !communicator.empty(); }
+    bool pointToPoint() const { return !collective() && cls == "communication" && peer && *peer >= 0; }
+};
+
+/// A rank's state when the job was last seen.
+struct HangRank {
+    int64_t rank = -1;
+    std::vector<HangCall> calls; ///< its unfinished calls, the longest waiting first
+    std::string lastCall;        ///< its last completed call, empty = none
+    int64_t lastCallEndNs = 0;
+    std::string endState;        ///< its process's end_state (abnormal: killed or hung and ended)
+    /// The call that says what the rank waits for: its longest-waiting communication call, else
+    /// its longest-waiting call; nullptr when it is inside no recorded call (computing).
+    const HangCall* current() const;
+};
+
+/// Ranks waiting in one collective instance (op and instance) on one communicator.
+struct CollectiveWait {
+    std::string communicator;
+    int64_t commSize = -1;
+    std::string name;
+    int64_t instance = 0;
+    std::vector<int64_t> ranks;   ///< waiting in it
+    std::vector<int64_t> missing; ///< members that are not in it (what they do: their HangRank)
+};
+
+/// Members of one communicator inside different collective calls (operation or instance).
+struct CollectiveMismatch {
+    std::string communicator;
+    std::vector<std::pair<int64_t, std::string>> calls; ///< (rank, "MPI_Bcast #1"), by rank
+};
+
+/// Ranks each waiting for the next one's point-to-point operation, up to a rank that waits on
+/// nobody (or back to a rank already in the chain: a deadlock cycle).
+struct WaitChain {
+    std::vector<int64_t> ranks;
+    bool cycle = false;
+    std::string end; ///< what the last rank does: "computing (...)", "in read of /x", ...
+};
+
+struct HangSection final : FamilySection {
+    static constexpr const char* kName = "hang";
+    std::vector<HangRank> ranks; ///< every rank, by rank
+    int64_t unfinishedCalls = 0;
+    std::vector<CollectiveWait> collectives;
+    std::vector<CollectiveMismatch> mismatches;
+    std::vector<WaitChain> chains;
+    std::vector<int64_t> culprits; ///< the ranks the others wait for, by rank
+    std::string firstCheck;        ///< the first thing to check, one sentence
+};
+
+inline const HangSection* hangSection(const Analysis& a) {
+    auto it = a.sections.find(HangSection::kName);
+    return it == a.sections.end() ? nullptr : static_cast<const HangSection*>(it->second.get());
+}
+
+/// Fills the diagnosis of `s` (collectives, mismatches, chains, culprits, first check) from its
+/// ranks; `membersOf(communicator)` lists a communicator's member ranks (world ranks).
+void diagnoseHang(HangSection& s,
+                  const std::function<std::vector<int64_t>(const std::string&)>& membersOf);
+
+/// What rank `r` does, in words ("in MPI_Recv from rank 2 on MPI_COMM_WORLD", "computing").
+std::string describeRank(const HangRank& r);
+
+} // namespace hpcprof::analyzer

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// Hung and killed jobs (issue 23): MPI programs that hang in known ways
+// (tests/integration/programs/mpi_hang.c), ended by `hpcprof run --timeout`; the report's hang
+// section names exactly the ranks, calls, communicators, instances and the wait chain. And a
+// program SIGKILLed inside a long write (killed_write.c): the write is an unfinished event with
+// its file and the bytes it asked for.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "process_runner.hpp"
+#include "report_json.hpp"
+#include "trace_query.hpp"
+
+using namespace hpcprof::test;
+
+namespace {
+
+constexpr int kRanks = 3;
+// Long enough for the ranks of a loaded 2-core machine to reach their hang (they print "ready"
+// first: the test checks they all did), short enough for the suite.
+const char* kTimeout = "5s";
+
+struct Hang {
+    nlohmann::json doc;    ///< the JSON report
+    nlohmann::json ranks;  ///< doc["hang"]["ranks"], by rank
+    std::string out, err;
+};
+
+Hang runHang(const TempDir& dir, const std::string& mode, const std::vector<std::string>& args = {}) {
+    const std::string path = dir / (mode + ".hpcprof");
+    std::vector<std::string> argv = {hpcprofBinary(), "run", "--timeout", kTimeout, "-o", path, "--",
+                                     "mpirun", "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), mode};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto run = runProcess(argv, kMpiTestEnv);
+    Hang h{{}, {}, run.out, run.err};
+    INFO(run.out << run.err);
+    CHECK(run.err.find("time limit reached") != std::string::npos);
+    for (int r = 0; r < kRanks; ++r)
+        CHECK(run.out.find("rank " + std::to_string(r) + " ready") != std::string::npos);
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    INFO(rep.err);
+    REQUIRE(rep.exitCode == 0);
+    h.doc = nlohmann::json::parse(rep.out);
+    REQUIRE(h.doc.contains("hang"));
+    h.ranks = h.doc["hang"]["ranks"];
+    REQUIRE(h.ranks.size() == size_t(kRanks));
+    return h;
+}
+
+/// Starts `argv` with its output into `log`; its pid.
+pid_t startProcess(const std::vector<std::string>& argv, const std::string& log) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        for (const auto& e : kMpiTestEnv) putenv(const_cast<char*>(e.c_str()));
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    return pid;
+}
+
+/// `hpcprof status RAWDIR --json` until `ready(doc)` holds (at most 40 s); the last document.
+template <typename Ready>
+nlohmann::json statusUntil(const std::string& rawDir, Ready&& ready) {
+    nlohmann::json doc;
+    for (int i = 0; i < 400; ++i) {
+        auto st = runProcess({hpcprofBinary(), "status", rawDir, "--json"});
+        if (st.exitCode == 0) {
+            doc = nlohmann::json::parse(st.out, nullptr, false);
+            if (!doc.is_discarded() && ready(doc)) return doc;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return doc;
+}
+
+/// The status entry of rank `r`, or null.
+nlohmann::json statusOf(const nlohmann::json& doc, int r) {
+    for (const auto& p : doc)
+        if (p["rank"] == r) return p;
+    return nullptr;
+}
+
+/// The call rank `r` was inside (its first unfinished call), or null.
+const nlohmann::json& callOf(const Hang& h, int r) {
+    static const nlohmann::json kNone;
+    const auto& calls = h.ranks[size_t(r)]["unfinished_calls"];
+    return calls.empty() ? kNone : calls[0];
+}
+
+/// The report of the barrier a rank skipped: ranks 0 and 1 in MPI_Barrier #2, rank 2 computing.
+void checkSkippedBarrier(const std::string& path) {
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    Hang h{nlohmann::json::parse(rep.out), {}, {}, {}};
+    REQUIRE(h.doc.contains("hang"));
+    h.ranks = h.doc["hang"]["ranks"];
+    REQUIRE(h.ranks.size() == size_t(kRanks));
+    INFO(h.doc["hang"].dump(2));
+    for (int r : {0, 1}) {
+        CHECK(callOf(h, r)["call"] == "MPI_Barrier");
+        CHECK(callOf(h, r)["communicator"] == "world");
+        CHECK(callOf(h, r)["instance"] == 2);
+    }
+    CHECK(h.ranks[2]["unfinished_calls"].empty()); // computing
+    CHECK(h.ranks[2]["last_call"] == "printf"); // its "ready" line, then the busy loop
+    const auto& colls = h.doc["hang"]["collectives"];
+    REQUIRE(colls.size() == 1);
+    CHECK(colls[0]["ranks"] == nlohmann::json::array({0, 1}));
+    CHECK(colls[0]["missing"] == nlohmann::json::array({2}));
+    CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({2}));
+    CHECK(h.doc["hang"]["mismatches"].empty());
+    const nlohmann::json* f = findingIn(h.doc, "job-hang");
+    REQUIRE(f);
+    CHECK((*f)["ranks"] == nlohmann::json::array({2}));
+    CHECK(evidenceOf(*f, "ranks_waiting") == 2);
+}
+
+} // namespace
+
+TEST_CASE("a rank that skips a barrier: hpcprof status shows it while the job runs, SIGUSR1 "
+          "ends the job, and the others wait in instance 2 of the world communicator",
+          "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    const std::string path = dir / "barrier.hpcprof", log = dir / "run.log";
+    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
+                              "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), "barrier"},
+                             log);
+    REQUIRE(run > 0);
+    // While it runs: ranks 0 and 1 inside MPI_Barrier #2 of world, rank 2 inside no call.
+    auto inBarrier = [](const nlohmann::json& p) {
+        return p.is_object() && p["calls"].size() == 1 && p["calls"][0]["call"] == "MPI_Barrier" &&
+               p["calls"][0]["instance"] == 2 && p["calls"][0]["communicator"] == "world";
+    };
+    nlohmann::json st = statusUntil(path + ".raw", [&](const nlohmann::json& d) {
+        return d.is_array() && inBarrier(statusOf(d, 0)) && inBarrier(statusOf(d, 1)) &&
+               statusOf(d, 2).is_object() && statusOf(d, 2)["calls"].empty() &&
+               statusOf(d, 2)["last_call"] == "printf";
+    });
+    INFO(st.dump(2));
+    CHECK(inBarrier(statusOf(st, 0)));
+    CHECK(inBarrier(statusOf(st, 1)));
+    CHECK(statusOf(st, 2)["calls"].empty()); // computing
+    CHECK(statusOf(st, 2)["ended"] == false);
+    kill(run, SIGUSR1);
+    int status = 0;
+    waitpid(run, &status, 0);
+    const std::string out = readWholeFile(log);
+    INFO(out);
+    CHECK(out.find("SIGUSR1 received") != std::string::npos);
+    CHECK(out.find("Hang: 2 calls had not returned") != std::string::npos); // the diagnosis
+
+    checkSkippedBarrier(path);
+}
+
+TEST_CASE("two ranks call a different collective than the third on one communicator",
+          "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    Hang h = runHang(dir, "mismatch");
+    INFO(h.doc["hang"].dump(2));
+    CHECK(callOf(h, 0)["call"] == "MPI_Allreduce");
+    CHECK(callOf(h, 1)["call"] == "MPI_Allreduce");
+    CHECK(callOf(h, 2)["call"] == "MPI_Bcast");
+    for (int r = 0; r < kRanks; ++r) CHECK(callOf(h, r)["instance"] == 1);
+    CHECK(callOf(h, 2)["peer"] == 0); // the broadcast's root
+    const auto& mm = h.doc["hang"]["mismatches"];
+    REQUIRE(mm.size() == 1);
+    CHECK(mm[0]["communicator"] == "world");
+    CHECK(mm[0]["calls"] == nlohmann::json::parse(
+                                R"([{"rank":0,"call":"MPI_Allreduce #1 on world"},)"
+                                R"({"rank":1,"call":"MPI_Allreduce #1 on world"},)"
+                                R"({"rank":2,"call":"MPI_Bcast #1 on world"}])"));
+    CHECK(findingIn(h.doc, "job-hang"));
+}
+
+TEST_CASE("a receive whose send never comes: the wait chain 0 -> 1 -> 2, rank 2 computing",
+          "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    Hang h = runHang(dir, "chain");
+    INFO(h.doc["hang"].dump(2));
+    CHECK(callOf(h, 0)["call"] == "MPI_Recv");
+    CHECK(callOf(h, 0)["peer"] == 1);
+    CHECK(callOf(h, 0)["tag"] == 7);
+    CHECK(callOf(h, 0)["requested_bytes"] == 128 * 8);
+    CHECK(callOf(h, 1)["call"] == "MPI_Recv");
+    CHECK(callOf(h, 1)["peer"] == 2);
+    CHECK(callOf(h, 1)["tag"] == 8);
+    CHECK(h.ranks[2]["unfinished_calls"].empty());
+    const auto& chains = h.doc["hang"]["chains"];
+    REQUIRE(chains.size() == 1);
+    CHECK(chains[0]["ranks"] == nlohmann::json::array({0, 1, 2}));
+    CHECK(chains[0]["cycle"] == false);
+    CHECK(chains[0]["end"].get<std::string>().rfind("computing", 0) == 0);
+    CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({2}));
+}
+
+TEST_CASE("a rank stuck in a read of a FIFO: the others wait for it in a barrier",
+          "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    const std::string fifo = dir / "input.fifo";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    Hang h = runHang(dir, "fifo", {fifo});
+    INFO(h.doc["hang"].dump(2));
+    CHECK(callOf(h, 1)["call"] == "read");
+    CHECK(callOf(h, 1)["object"] == fifo);
+    CHECK(callOf(h, 1)["requested_bytes"] == 4096);
+    for (int r : {0, 2}) {
+        CHECK(callOf(h, r)["call"] == "MPI_Barrier");
+        CHECK(callOf(h, r)["instance"] == 0);
+    }
+    const auto& colls = h.doc["hang"]["collectives"];
+    REQUIRE(colls.size() == 1);
+    CHECK(colls[0]["missing"] == nlohmann::json::array({1}));
+    CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({1}));
+    CHECK(h.doc["hang"]["first_check"].get<std::string>().find("in read of " + fifo) != std::string::npos);
+}
+
+TEST_CASE("a program SIGKILLed inside a long write: the write is unfinished, with its file and "
+          "the bytes it asked for", "[integration][hang]") {
+    TempDir dir;
+    const std::string fifo = dir / "out.fifo";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string path = dir / "trace.hpcprof";
+    auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", sampleBinary("killed_write"), fifo});
+    INFO(run.err);
+    CHECK(run.exitCode == 128 + 9);
+    TraceQuery q(path);
+    CHECK(q.rows("SELECT v.name, v.object, u.requested_bytes, v.bytes IS NULL FROM event_unfinished u"
+                 " JOIN event_view v ON v.event_id = u.event_id") ==
+          std::vector<std::string>{"write|" + fifo + "|1048576|1"});
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE unfinished = 1") == 1);
+    CHECK(q.scalar("SELECT value FROM stats WHERE name = 'calls_unfinished'") == 1);
+    // It waited from its start until the process was last seen: at least until the kill came
+    // (300 ms after the fork, before the write began) is not known to the trace; only that it
+    // is not finished. Its duration is a lower bound, never negative.
+    CHECK(q.scalar("SELECT MIN(dur_ns) >= 0 FROM event_view WHERE unfinished = 1") == 1);
+}

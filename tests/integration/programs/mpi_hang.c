@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT
+ * MPI programs that hang in known ways (issue 23), stopped by `hpcprof run --timeout`:
+ *   barrier   3 ranks: two barriers together, then rank 2 skips the third and sleeps: ranks 0
+ *             and 1 wait in MPI_Barrier instance 2 of MPI_COMM_WORLD.
+ *   mismatch  3 ranks: one barrier together, then ranks 0 and 1 call MPI_Allreduce and rank 2
+ *             MPI_Bcast (root 0) on MPI_COMM_WORLD: instance 1 of two different operations.
+ *   chain     3 ranks: rank 0 receives from rank 1 (tag 7), rank 1 from rank 2 (tag 8), rank 2
+ *             computes (a busy loop) and never sends: the wait chain 0 -> 1 -> 2.
+ *   fifo      3 ranks: rank 1 reads 4096 bytes from the FIFO argv[2] that nobody writes; ranks
+ *             0 and 2 wait for it in MPI_Barrier instance 0 of MPI_COMM_WORLD.
+ * Each rank prints "rank R ready" before it starts to hang (the test waits for it). */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void computeForever(void) {
+    volatile double x = 0;
+    for (;;)
+        for (int i = 0; i < 1000000; ++i) x += i * 1e-9;
+}
+
+static void ready(int rank) {
+    printf("rank %d ready\n", rank);
+    fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char* mode = argc > 1 ? argv[1] : "barrier";
+    if (strcmp(mode, "barrier") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        ready(rank);
+        if (rank == 2) computeForever();
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "mismatch") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        ready(rank);
+        double in = rank, out = 0;
+        if (rank == 2) MPI_Bcast(&in, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        else MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else if (strcmp(mode, "chain") == 0) {
+        double buf[128];
+        ready(rank);
+        if (rank == 0) MPI_Recv(buf, 128, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == 1) MPI_Recv(buf, 128, MPI_DOUBLE, 2, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == 2) computeForever();
+    } else if (strcmp(mode, "fifo") == 0) {
+        ready(rank);
+        if (rank == 1) {
+            /* O_RDWR: the open does not wait for a writer; the read then waits for data. */
+            int fd = open(argc > 2 ? argv[2] : "fifo", O_RDWR);
+            char buf[4096];
+            if (fd >= 0 && read(fd, buf, sizeof(buf)) < 0) perror("read");
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
