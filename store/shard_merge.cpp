@@ -195,7 +195,9 @@ private:
             " FROM s.event_arg WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id, key;"
             "INSERT INTO main.mpi_completion(event_id, request, post_event_id, kind, peer, tag, bytes)"
             " SELECT event_id + {E}, request, post_event_id + {E}, kind, peer, tag, bytes"
-            " FROM s.mpi_completion WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id, request;",
+            " FROM s.mpi_completion WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id, request;"
+            "INSERT INTO main.event_unfinished(event_id, requested_bytes) SELECT event_id + {E},"
+            " requested_bytes FROM s.event_unfinished WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id;",
             fmt::arg("T", T), fmt::arg("K", K), fmt::arg("E", E), fmt::arg("S", shift),
             fmt::arg("id", id), fmt::arg("where", where), fmt::arg("a", firstEvent),
             fmt::arg("b", lastEvent), fmt::arg("NAME", mapped(m.strings, "sm", "name_id")),
