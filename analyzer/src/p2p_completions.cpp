@@ -10,19 +10,8 @@
 
 namespace hpcprof::analyzer {
 
-namespace {
-
-bool hasTable(sqlite3* db, std::string_view name) {
-    schema::Statement st(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-    if (!st.valid()) return false;
-    st.bind(1, name);
-    return st.step();
-}
-
-} // namespace
-
 Status loadP2pCompletions(const Trace& trace, std::vector<P2pCall>& messages) {
-    if (!hasTable(detail::db(trace), schema::table::kMpiCompletion)) return {}; // older trace
+    if (!schema::hasTable(detail::db(trace), schema::table::kMpiCompletion)) return {}; // older trace
     // Primary-key joins only (event.id, track.id, process.id, string.id): no scan of event.
     schema::Statement st(detail::db(trace),
                          "SELECT c.post_event_id, c.kind, c.peer, c.tag, c.bytes, w.id, w.ts, w.dur,"

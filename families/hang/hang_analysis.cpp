@@ -19,13 +19,6 @@ std::vector<RuleSpec> hangRules();
 
 namespace {
 
-bool hasTable(sqlite3* db, std::string_view name) {
-    schema::Statement st(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-    if (!st.valid()) return false;
-    st.bind(1, name);
-    return st.step();
-}
-
 std::optional<int64_t> optional(const schema::Statement& st, int col) {
     if (st.isNull(col)) return std::nullopt;
     return st.int64(col);
@@ -121,7 +114,7 @@ public:
 
     Status conclude(AnalysisContext& ctx, Analysis& an) const override {
         sqlite3* db = detail::db(ctx.trace);
-        if (!hasTable(db, schema::table::kEventUnfinished)) return {}; // an older trace
+        if (!schema::hasTable(db, schema::table::kEventUnfinished)) return {}; // an older trace
         auto s = std::make_shared<HangSection>();
         HPCPROF_RETURN_IF_ERROR(readRanks(db, *s));
         std::map<int64_t, HangRank*> byRank;

@@ -64,6 +64,13 @@ Status exec(sqlite3* db, std::string_view sql) {
     return {};
 }
 
+bool hasTable(sqlite3* db, std::string_view name) {
+    Statement st(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    if (!st.valid()) return false;
+    st.bind(1, name);
+    return st.step();
+}
+
 Result<DbHandle> createTrace(const std::string& path) {
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw,

@@ -73,6 +73,10 @@ private:
 /// Executes one or more SQL statements that return no rows.
 Status exec(sqlite3* db, std::string_view sql);
 
+/// Whether the database has table `name` (tables a later schema version added are absent from
+/// older traces, which readers still open).
+bool hasTable(sqlite3* db, std::string_view name);
+
 /// Creates a new, empty trace at `path` (which must not exist) with the current schema.
 Result<DbHandle> createTrace(const std::string& path);
 
