@@ -60,27 +60,41 @@ void LaneLayout::relayout() {
     for (size_t gi = 0; gi < m_groups.size(); ++gi)
         for (size_t li = 0; li < m_groups[gi].lanes.size(); ++li)
             if (!m_groups[gi].lanes[li].counter) m_trackLane[m_groups[gi].lanes[li].id] = {int(gi), int(li)};
-    int y = 0;
+    int y = 0, inRow = 0; // inRow: folded groups already on the current shared row
     for (auto& g : m_groups) {
-        g.y = y;
-        if (!g.hidden) y += m_headerHeight;
+        if (bundled(g)) {
+            g.y = y;
+            if (++inRow == m_ranksPerRow) y += m_headerHeight, inRow = 0;
+        } else {
+            if (inRow > 0 && !g.hidden) y += m_headerHeight, inRow = 0; // an unfolded group ends a shared row
+            g.y = y;
+            if (!g.hidden) y += m_headerHeight;
+        }
         for (auto& l : g.lanes) {
             l.y = y;
             l.height = g.collapsed || g.hidden ? 0 : (l.counter ? kCounterHeight : l.rows * kRowHeight) + kLaneGap;
             y += l.height;
         }
     }
+    if (inRow > 0) y += m_headerHeight;
     m_height = y;
 }
 
 void LaneLayout::fitTo(int height) {
     for (auto& g : m_groups) g.collapsed = false;
     m_headerHeight = kHeaderHeight;
+    m_ranksPerRow = 1;
     relayout();
     int shown = 0;
     for (const auto& g : m_groups) shown += g.hidden ? 0 : 1;
     if (m_height <= height || shown == 0) return;
     for (auto& g : m_groups) g.collapsed = true;
+    if (shown > height && height > 0) { // more ranks than pixel rows: rows hold several ranks
+        m_headerHeight = kMinHeaderHeight;
+        m_ranksPerRow = (shown + height - 1) / height;
+        relayout();
+        return;
+    }
     m_headerHeight = std::clamp(height / shown, kMinHeaderHeight, int(kHeaderHeight));
     relayout();
     // Room left: unfold the first groups, in order, as long as every rank still fits.
@@ -139,6 +153,15 @@ bool LaneLayout::growRows(int64_t trackId, int rows) {
     l.rows = rows;
     relayout();
     return true;
+}
+
+std::vector<int> LaneLayout::rowMembers(int group) const {
+    if (group < 0 || size_t(group) >= m_groups.size()) return {};
+    if (!bundled(m_groups[size_t(group)])) return {group};
+    std::vector<int> out;
+    for (size_t i = 0; i < m_groups.size(); ++i)
+        if (bundled(m_groups[i]) && m_groups[i].y == m_groups[size_t(group)].y) out.push_back(int(i));
+    return out;
 }
 
 LaneLayout::Hit LaneLayout::hitTest(int y) const {
