@@ -178,8 +178,9 @@ void TimelineWidget::setMatches(std::unordered_set<int64_t> ids) {
     update();
 }
 
-void TimelineWidget::setHighlightedRanks(std::vector<int64_t> ranks) {
+void TimelineWidget::setHighlightedRanks(std::vector<int64_t> ranks, analyzer::Severity severity) {
     m_state.highlightedRanks = std::move(ranks);
+    m_state.highlightSeverity = severity;
     update();
 }
 

@@ -13,6 +13,7 @@
 
 #include "models/class_colors.hpp"
 #include "models/format.hpp"
+#include "models/severity_colors.hpp"
 
 namespace hpcprof::gui {
 
@@ -54,6 +55,8 @@ std::vector<QColor> classFills() {
     return fills;
 }
 
+constexpr int kFindingMarkWidth = 4;
+
 // ---- groups and lane frames --------------------------------------------------------------
 
 /// Bottom of group `g` (its header alone when it has no lanes), in area pixels.
@@ -68,9 +71,14 @@ bool isHighlighted(const LanesPaint& c, const LaneGroup& g) {
     return g.rank && std::find(hl.begin(), hl.end(), *g.rank) != hl.end();
 }
 
-/// A header's gutter: yellow when its rank is one of the active finding's.
-QColor headerBackground(bool highlighted) {
-    return highlighted ? QColor(0xff, 0xe0, 0x82) : QColor(0xe3, 0xe8, 0xee);
+/// A header's gutter: tinted in the active finding's severity colour when its rank is marked.
+QColor headerBackground(const LanesPaint& c, bool highlighted) {
+    return highlighted ? severityTint(c.st.highlightSeverity) : QColor(0xe3, 0xe8, 0xee);
+}
+
+/// The mark of a rank of the active finding: a bar in its severity's colour at the gutter's left.
+void paintFindingMark(const LanesPaint& c, int gy, int h) {
+    c.p.fillRect(QRect(c.area.left(), gy, kFindingMarkWidth, h), severityColor(c.st.highlightSeverity));
 }
 
 // ---- class shares (summary rows, lanes at mipmap resolution) ---------------------------------
@@ -162,7 +170,7 @@ void paintShares(const LanesPaint& c, const ShareStrip& strip, int y, int h, boo
 /// finding's) and its rank's summary row (class mix over time) in the time area.
 void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
     const bool highlighted = isHighlighted(c, g);
-    const QColor bg = headerBackground(highlighted);
+    const QColor bg = headerBackground(c, highlighted);
     const int h = c.headerH;
     const ShareStrip* strip = nullptr;
     if (c.data)
@@ -170,6 +178,7 @@ void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
     // The summary row covers the time area: only the gutter needs the header's colour then.
     c.p.fillRect(QRect(c.area.left(), gy, strip ? c.x0 - c.area.left() : c.area.width(), h), bg);
     if (strip) paintShares(c, *strip, gy, h, true, bg.rgb());
+    if (highlighted) paintFindingMark(c, gy, h);
     if (h < 9) return; // a heat-map row: no room for a title
     c.p.setPen(Qt::black);
     const QString title = (g.collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + g.title;
@@ -185,8 +194,9 @@ void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
 void paintSharedRow(const LanesPaint& c, const LaneGroup* const* members, size_t n, int gy) {
     bool highlighted = false;
     for (size_t i = 0; i < n; ++i) highlighted |= isHighlighted(c, *members[i]);
-    const QColor bg = headerBackground(highlighted);
+    const QColor bg = headerBackground(c, highlighted);
     c.p.fillRect(QRect(c.area.left(), gy, c.x0 - c.area.left(), c.headerH), bg);
+    if (highlighted) paintFindingMark(c, gy, c.headerH);
     const int w = int(c.width);
     if (w <= 0 || !c.data) return;
     QRgb colors[analyzer::kTimeClassCount];
