@@ -7,12 +7,42 @@
 
 namespace hpcprof::gui {
 
+namespace {
+
+/// The counter lanes of group `g` (see counterLaneShown). A CPU-use counter whose wait counter
+/// is shown too on the same thread becomes one lane with the wait stacked above it.
+void addCounterLanes(LaneGroup& g, const TraceData& data, const QSet<QString>& shown, bool rankless) {
+    std::vector<const CounterTrackInfo*> mine;
+    for (const auto& c : data.counters)
+        if (c.processId == g.processId && counterLaneShown(c, shown, rankless)) mine.push_back(&c);
+    std::vector<bool> stacked(mine.size(), false);
+    for (size_t i = 0; i < mine.size(); ++i) {
+        const QString above = stackedCounterName(mine[i]->name);
+        for (size_t j = 0; !above.isEmpty() && j < mine.size(); ++j)
+            if (mine[j]->name == above && mine[j]->mainThread == mine[i]->mainThread && !stacked[j]) {
+                stacked[j] = true;
+                stacked[i] = true; // i is the base: marked so that it is not stacked itself
+                g.lanes.push_back({true, mine[i]->id, mine[j]->id,
+                                   QStringLiteral("CPU use + wait (% CPU)")});
+                break;
+            }
+    }
+    for (size_t i = 0; i < mine.size(); ++i) {
+        if (stacked[i]) continue;
+        const CounterTrackInfo& c = *mine[i];
+        g.lanes.push_back({true, c.id, -1, c.name + QStringLiteral(" (") + counterUnitLabel(c) + QStringLiteral(")")});
+    }
+}
+
+} // namespace
+
 void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>& shownCounters) {
     const QSet<QString> shown = shownCounters ? *shownCounters : defaultCounterNames(data.counters);
     m_groups.clear();
     m_trackLane.clear();
     std::vector<const analyzer::ProcessInfo*> procs;
-    for (const auto& p : data.index.processes()) procs.push_back(&p);
+    bool hasRanks = false;
+    for (const auto& p : data.index.processes()) procs.push_back(&p), hasRanks |= p.rank.has_value();
     std::stable_sort(procs.begin(), procs.end(), [](auto* a, auto* b) {
         if (a->rank.has_value() != b->rank.has_value()) return a->rank.has_value();
         if (a->rank && *a->rank != *b->rank) return *a->rank < *b->rank;
@@ -39,14 +69,7 @@ void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>
                 l.name = QStringLiteral("thread %1").arg(*t->tid);
             g.lanes.push_back(l);
         }
-        for (const auto& c : data.counters) {
-            if (c.processId != p->id || !counterLaneShown(c, shown)) continue;
-            Lane l;
-            l.counter = true;
-            l.id = c.id;
-            l.name = c.name + QStringLiteral(" (") + counterUnitLabel(c) + QStringLiteral(")");
-            g.lanes.push_back(l);
-        }
+        addCounterLanes(g, data, shown, hasRanks && !p->rank);
         // Processes with nothing to draw (a forked helper that did no recorded work) are kept:
         // their header shows that they existed.
         m_groups.push_back(std::move(g));
@@ -194,7 +217,10 @@ std::vector<int64_t> LaneLayout::visibleCounters(int y0, int y1) const {
     std::vector<int64_t> out;
     for (const auto& g : m_groups)
         for (const auto& l : g.lanes)
-            if (l.counter && l.height > 0 && l.y < y1 && l.y + l.height > y0) out.push_back(l.id);
+            if (l.counter && l.height > 0 && l.y < y1 && l.y + l.height > y0) {
+                out.push_back(l.id);
+                if (l.stackId >= 0) out.push_back(l.stackId);
+            }
     return out;
 }
 

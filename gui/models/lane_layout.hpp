@@ -22,6 +22,7 @@ namespace hpcprof::gui {
 struct Lane {
     bool counter = false; ///< counter lane (area chart) rather than event lane
     int64_t id = 0;       ///< track id or counter track id
+    int64_t stackId = -1; ///< counter lane: a second counter stacked above it (a CPU-use lane's wait)
     QString name;
     int rows = 1;         ///< depth rows (event lanes)
     int y = 0, height = 0;

@@ -56,6 +56,8 @@ std::vector<QColor> classFills() {
 }
 
 constexpr int kFindingMarkWidth = 4;
+const QColor kCpuUseColor(0x26, 0xa6, 0x9a);  ///< a CPU-use lane's utilisation
+const QColor kCpuWaitColor(0xef, 0x6c, 0x00); ///< and the time waiting for a CPU above it
 
 // ---- groups and lane frames --------------------------------------------------------------
 
@@ -233,7 +235,51 @@ void paintLaneFrame(const LanesPaint& c, const Lane& lane, int ly) {
 
 /// A counter lane: its rate over time as an area chart scaled to the lane's maximum, labelled
 /// with that maximum. Nothing when the counter has no positive value in the fetched window.
+/// The value of a step chart at time t: the last point at or before it (0 before the first);
+/// `i` walks forward with increasing t.
+double stepValue(const std::vector<analyzer::CounterPoint>& pts, size_t& i, int64_t t) {
+    while (i < pts.size() && pts[i].ts <= t) ++i;
+    return i == 0 ? 0.0 : pts[i - 1].value;
+}
+
+const CounterTrackInfo* counterInfo(const TraceData& trace, int64_t id) {
+    auto info = std::find_if(trace.counters.begin(), trace.counters.end(),
+                             [&](const CounterTrackInfo& t) { return t.id == id; });
+    return info == trace.counters.end() ? nullptr : &*info;
+}
+
+/// A CPU-use lane: per pixel column the thread's utilisation from the bottom (teal) and its time
+/// waiting for a CPU stacked above it (orange), both on a fixed scale of one CPU (100 %), the
+/// label giving the largest of each in view.
+void paintCpuUseLane(const LanesPaint& c, const Lane& lane, int ly) {
+    static const std::vector<analyzer::CounterPoint> kNone;
+    auto u = c.data->counters.find(lane.id), w = c.data->counters.find(lane.stackId);
+    const auto& use = u == c.data->counters.end() ? kNone : u->second;
+    const auto& wait = w == c.data->counters.end() ? kNone : w->second;
+    const CounterTrackInfo* info = counterInfo(c.trace, lane.id);
+    if (!info || (use.empty() && wait.empty())) return;
+    const double full = counterRateCap(*info) > 0 ? counterRateCap(*info) : 1.0; // ns/s, or a ratio
+    const int h = LaneLayout::kCounterHeight - 2, width = int(c.width);
+    size_t iu = 0, iw = 0;
+    double maxUse = 0, maxWait = 0;
+    // Nothing after the last sample (the thread's end), as the area charts.
+    const int64_t tEnd = std::max(use.empty() ? INT64_MIN : use.back().ts, wait.empty() ? INT64_MIN : wait.back().ts);
+    for (int x = 0; x < width && x + 1 < int(c.columnEdges.size()) && c.columnEdges[size_t(x)] <= tEnd; ++x) {
+        const int64_t t = c.columnEdges[size_t(x)];
+        const double uv = stepValue(use, iu, t), wv = stepValue(wait, iw, t);
+        maxUse = std::max(maxUse, uv), maxWait = std::max(maxWait, wv);
+        const auto [hu, hw] = cpuUseHeights(uv, wv, full, h);
+        if (hu > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu, 1, hu), kCpuUseColor);
+        if (hw > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu - hw, 1, hw), kCpuWaitColor);
+    }
+    c.p.setPen(QColor(0x30, 0x30, 0x30));
+    c.p.drawText(QRect(c.x0 + 4, ly, 400, 12), Qt::AlignLeft | Qt::AlignTop,
+                 QStringLiteral("CPU use max %1, waiting for a CPU max %2")
+                     .arg(formatCounterValue(*info, maxUse), formatCounterValue(*info, maxWait)));
+}
+
 void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
+    if (lane.stackId >= 0) return paintCpuUseLane(c, lane, ly);
     auto it = c.data->counters.find(lane.id);
     if (it == c.data->counters.end() || it->second.empty()) return;
     const auto& points = it->second;
