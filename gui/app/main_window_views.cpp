@@ -119,7 +119,7 @@ void MainWindow::activateFinding(int row) {
                                     QString::fromLatin1(analyzer::severityName(f->severity)),
                                     FindingsModel::evidenceText(*f).toHtmlEscaped(),
                                     QString::fromStdString(f->suggestion).toHtmlEscaped()));
-    m_timeline->setHighlightedRanks(f->ranks);
+    m_timeline->setHighlightedRanks(f->ranks, f->severity);
     if (!f->ranks.empty()) m_timeline->scrollToRank(f->ranks.front());
     if (!f->eventIds.empty()) m_session.locate(f->eventIds);
 }

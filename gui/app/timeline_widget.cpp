@@ -2,6 +2,7 @@
 #include "timeline_widget.hpp"
 
 #include <QHelpEvent>
+#include <QStringList>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -177,8 +178,9 @@ void TimelineWidget::setMatches(std::unordered_set<int64_t> ids) {
     update();
 }
 
-void TimelineWidget::setHighlightedRanks(std::vector<int64_t> ranks) {
+void TimelineWidget::setHighlightedRanks(std::vector<int64_t> ranks, analyzer::Severity severity) {
     m_state.highlightedRanks = std::move(ranks);
+    m_state.highlightSeverity = severity;
     update();
 }
 
@@ -360,13 +362,22 @@ QString TimelineWidget::summaryTip(double x, int y) const {
     const LaneLayout::Hit h = m_layout.hitTest(y);
     const TimelineDataPtr d = m_fetcher.data();
     if (x < 0 || h.group < 0 || h.lane >= 0 || !d) return {};
-    const LaneGroup& g = m_layout.groups()[size_t(h.group)];
-    auto it = d->groups.find(g.processId);
-    if (it == d->groups.end()) return {};
     // A few pixels around the pointer: what the eye takes in there.
     const int64_t t0 = m_axis.pixelToTime(x - 2), t1 = m_axis.pixelToTime(x + 3);
-    const QString mix = sharesText(*it->second, t0, t1);
-    return mix.isEmpty() ? QString() : QStringLiteral("%1\n%2 at %3").arg(g.title, mix, formatDuration(t0));
+    const std::vector<int> members = m_layout.rowMembers(h.group);
+    QStringList lines;
+    if (members.size() > 1) lines << tr("%1 ranks in this row (their mean):").arg(members.size());
+    for (int gi : members) { // a shared row (more ranks than pixel rows): each rank's mix
+        const LaneGroup& g = m_layout.groups()[size_t(gi)];
+        auto it = d->groups.find(g.processId);
+        const QString mix = it == d->groups.end() ? QString() : sharesText(*it->second, t0, t1);
+        if (members.size() > 1)
+            lines << QStringLiteral("%1: %2").arg(g.rank ? tr("rank %1").arg(*g.rank) : g.title, mix);
+        else if (!mix.isEmpty())
+            lines << g.title << mix;
+    }
+    if (lines.isEmpty()) return {};
+    return lines.join(QLatin1Char('\n')) + QStringLiteral(" at %1").arg(formatDuration(t0));
 }
 
 bool TimelineWidget::event(QEvent* e) {

@@ -33,7 +33,8 @@ public:
     /// Centres `[ts, ts+dur)` (zooming in when it is small) and scrolls its track into view.
     void revealEvent(int64_t ts, int64_t dur, int64_t trackId);
     void setMatches(std::unordered_set<int64_t> ids);
-    void setHighlightedRanks(std::vector<int64_t> ranks);
+    /// Marks the ranks of the active finding in its severity's colour.
+    void setHighlightedRanks(std::vector<int64_t> ranks, analyzer::Severity severity = analyzer::Severity::Warning);
     void scrollToRank(int64_t rank);
     /// Orders the ranks' groups (the Breakdown table's order); `filtered` hides the others.
     void orderRanks(std::vector<int64_t> ranks, bool filtered);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "models/counter_lanes.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hpcprof::gui {
@@ -57,12 +58,26 @@ QSet<QString> defaultCounterNames(const std::vector<CounterTrackInfo>& counters)
     return {QStringLiteral("cpu_utilization"), QStringLiteral("cpu_wait_fraction")};
 }
 
-bool counterLaneShown(const CounterTrackInfo& c, const QSet<QString>& shown) {
+bool counterLaneShown(const CounterTrackInfo& c, const QSet<QString>& shown, bool rankless) {
     if (!shown.contains(c.name)) return false;
     static const QSet<QString> kCpuUse = {QStringLiteral("cpu_utilization"), QStringLiteral("cpu_wait_fraction"),
                                           QStringLiteral("task_clock"), QStringLiteral("cpu_wait")};
     // One CPU-use lane per rank: its main thread; other threads' lanes stay folded away.
-    return !kCpuUse.contains(c.name) || c.mainThread || !c.perThread;
+    if (!kCpuUse.contains(c.name)) return true;
+    return !rankless && (c.mainThread || !c.perThread);
+}
+
+QString stackedCounterName(const QString& name) {
+    if (name == QLatin1String("task_clock")) return QStringLiteral("cpu_wait");
+    if (name == QLatin1String("cpu_utilization")) return QStringLiteral("cpu_wait_fraction");
+    return {};
+}
+
+std::pair<int, int> cpuUseHeights(double use, double wait, double full, int h) {
+    if (full <= 0 || h <= 0) return {0, 0};
+    const auto px = [&](double v) { return int(std::clamp(v / full, 0.0, 1.0) * h + 0.5); };
+    const int u = px(use);
+    return {u, std::min(h - u, px(use + wait) - u)};
 }
 
 } // namespace hpcprof::gui

@@ -5,6 +5,7 @@
 
 #include <QSet>
 #include <QString>
+#include <utility>
 #include <vector>
 
 #include "models/trace_data.hpp"
@@ -28,7 +29,17 @@ QString counterUnitLabel(const CounterTrackInfo& c);
 QSet<QString> defaultCounterNames(const std::vector<CounterTrackInfo>& counters);
 
 /// Whether lane `c` is drawn when the counters named `shown` are on: only main-thread lanes
-/// for the CPU-use counters of the default set, every lane of any other chosen name.
-bool counterLaneShown(const CounterTrackInfo& c, const QSet<QString>& shown);
+/// for the CPU-use counters of the default set, and those only on ranks when the trace has
+/// ranks (`rankless`: c's process has none while others do: mpirun, a launcher); every lane
+/// of any other chosen name.
+bool counterLaneShown(const CounterTrackInfo& c, const QSet<QString>& shown, bool rankless = false);
+
+/// The counter drawn stacked above a CPU-use counter in one lane (task_clock -> cpu_wait,
+/// cpu_utilization -> cpu_wait_fraction), empty for any other name.
+QString stackedCounterName(const QString& name);
+
+/// Heights in pixels of a CPU-use column of `h` pixels: utilisation from the bottom, the wait
+/// for a CPU above it; values in units of `full` (one CPU), their sum clipped to h.
+std::pair<int, int> cpuUseHeights(double use, double wait, double full, int h);
 
 } // namespace hpcprof::gui

@@ -7,12 +7,42 @@
 
 namespace hpcprof::gui {
 
+namespace {
+
+/// The counter lanes of group `g` (see counterLaneShown). A CPU-use counter whose wait counter
+/// is shown too on the same thread becomes one lane with the wait stacked above it.
+void addCounterLanes(LaneGroup& g, const TraceData& data, const QSet<QString>& shown, bool rankless) {
+    std::vector<const CounterTrackInfo*> mine;
+    for (const auto& c : data.counters)
+        if (c.processId == g.processId && counterLaneShown(c, shown, rankless)) mine.push_back(&c);
+    std::vector<bool> stacked(mine.size(), false);
+    for (size_t i = 0; i < mine.size(); ++i) {
+        const QString above = stackedCounterName(mine[i]->name);
+        for (size_t j = 0; !above.isEmpty() && j < mine.size(); ++j)
+            if (mine[j]->name == above && mine[j]->mainThread == mine[i]->mainThread && !stacked[j]) {
+                stacked[j] = true;
+                stacked[i] = true; // i is the base: marked so that it is not stacked itself
+                g.lanes.push_back({true, mine[i]->id, mine[j]->id,
+                                   QStringLiteral("CPU use + wait (% CPU)")});
+                break;
+            }
+    }
+    for (size_t i = 0; i < mine.size(); ++i) {
+        if (stacked[i]) continue;
+        const CounterTrackInfo& c = *mine[i];
+        g.lanes.push_back({true, c.id, -1, c.name + QStringLiteral(" (") + counterUnitLabel(c) + QStringLiteral(")")});
+    }
+}
+
+} // namespace
+
 void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>& shownCounters) {
     const QSet<QString> shown = shownCounters ? *shownCounters : defaultCounterNames(data.counters);
     m_groups.clear();
     m_trackLane.clear();
     std::vector<const analyzer::ProcessInfo*> procs;
-    for (const auto& p : data.index.processes()) procs.push_back(&p);
+    bool hasRanks = false;
+    for (const auto& p : data.index.processes()) procs.push_back(&p), hasRanks |= p.rank.has_value();
     std::stable_sort(procs.begin(), procs.end(), [](auto* a, auto* b) {
         if (a->rank.has_value() != b->rank.has_value()) return a->rank.has_value();
         if (a->rank && *a->rank != *b->rank) return *a->rank < *b->rank;
@@ -39,14 +69,7 @@ void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>
                 l.name = QStringLiteral("thread %1").arg(*t->tid);
             g.lanes.push_back(l);
         }
-        for (const auto& c : data.counters) {
-            if (c.processId != p->id || !counterLaneShown(c, shown)) continue;
-            Lane l;
-            l.counter = true;
-            l.id = c.id;
-            l.name = c.name + QStringLiteral(" (") + counterUnitLabel(c) + QStringLiteral(")");
-            g.lanes.push_back(l);
-        }
+        addCounterLanes(g, data, shown, hasRanks && !p->rank);
         // Processes with nothing to draw (a forked helper that did no recorded work) are kept:
         // their header shows that they existed.
         m_groups.push_back(std::move(g));
@@ -60,27 +83,41 @@ void LaneLayout::relayout() {
     for (size_t gi = 0; gi < m_groups.size(); ++gi)
         for (size_t li = 0; li < m_groups[gi].lanes.size(); ++li)
             if (!m_groups[gi].lanes[li].counter) m_trackLane[m_groups[gi].lanes[li].id] = {int(gi), int(li)};
-    int y = 0;
+    int y = 0, inRow = 0; // inRow: folded groups already on the current shared row
     for (auto& g : m_groups) {
-        g.y = y;
-        if (!g.hidden) y += m_headerHeight;
+        if (bundled(g)) {
+            g.y = y;
+            if (++inRow == m_ranksPerRow) y += m_headerHeight, inRow = 0;
+        } else {
+            if (inRow > 0 && !g.hidden) y += m_headerHeight, inRow = 0; // an unfolded group ends a shared row
+            g.y = y;
+            if (!g.hidden) y += m_headerHeight;
+        }
         for (auto& l : g.lanes) {
             l.y = y;
             l.height = g.collapsed || g.hidden ? 0 : (l.counter ? kCounterHeight : l.rows * kRowHeight) + kLaneGap;
             y += l.height;
         }
     }
+    if (inRow > 0) y += m_headerHeight;
     m_height = y;
 }
 
 void LaneLayout::fitTo(int height) {
     for (auto& g : m_groups) g.collapsed = false;
     m_headerHeight = kHeaderHeight;
+    m_ranksPerRow = 1;
     relayout();
     int shown = 0;
     for (const auto& g : m_groups) shown += g.hidden ? 0 : 1;
     if (m_height <= height || shown == 0) return;
     for (auto& g : m_groups) g.collapsed = true;
+    if (shown > height && height > 0) { // more ranks than pixel rows: rows hold several ranks
+        m_headerHeight = kMinHeaderHeight;
+        m_ranksPerRow = (shown + height - 1) / height;
+        relayout();
+        return;
+    }
     m_headerHeight = std::clamp(height / shown, kMinHeaderHeight, int(kHeaderHeight));
     relayout();
     // Room left: unfold the first groups, in order, as long as every rank still fits.
@@ -141,6 +178,15 @@ bool LaneLayout::growRows(int64_t trackId, int rows) {
     return true;
 }
 
+std::vector<int> LaneLayout::rowMembers(int group) const {
+    if (group < 0 || size_t(group) >= m_groups.size()) return {};
+    if (!bundled(m_groups[size_t(group)])) return {group};
+    std::vector<int> out;
+    for (size_t i = 0; i < m_groups.size(); ++i)
+        if (bundled(m_groups[i]) && m_groups[i].y == m_groups[size_t(group)].y) out.push_back(int(i));
+    return out;
+}
+
 LaneLayout::Hit LaneLayout::hitTest(int y) const {
     Hit h;
     for (size_t gi = 0; gi < m_groups.size(); ++gi) {
@@ -171,7 +217,10 @@ std::vector<int64_t> LaneLayout::visibleCounters(int y0, int y1) const {
     std::vector<int64_t> out;
     for (const auto& g : m_groups)
         for (const auto& l : g.lanes)
-            if (l.counter && l.height > 0 && l.y < y1 && l.y + l.height > y0) out.push_back(l.id);
+            if (l.counter && l.height > 0 && l.y < y1 && l.y + l.height > y0) {
+                out.push_back(l.id);
+                if (l.stackId >= 0) out.push_back(l.stackId);
+            }
     return out;
 }
 

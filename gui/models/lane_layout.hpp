@@ -4,7 +4,8 @@
 // grow a row per nesting depth as the fetched data reveals deeper events. A group's header row is
 // its rank's summary row (the class mix over time); fitTo() makes the first screen show every
 // rank: all groups expanded when they fit, else all folded to their summary rows, which shrink
-// (down to kMinHeaderHeight) so that every rank fits.
+// (down to kMinHeaderHeight) so that every rank fits; with more ranks than pixel rows, one pixel
+// row holds several consecutive folded ranks (ranksPerRow), which the painter blends.
 #pragma once
 
 #include <QSet>
@@ -21,6 +22,7 @@ namespace hpcprof::gui {
 struct Lane {
     bool counter = false; ///< counter lane (area chart) rather than event lane
     int64_t id = 0;       ///< track id or counter track id
+    int64_t stackId = -1; ///< counter lane: a second counter stacked above it (a CPU-use lane's wait)
     QString name;
     int rows = 1;         ///< depth rows (event lanes)
     int y = 0, height = 0;
@@ -54,6 +56,11 @@ public:
     void orderRanks(const std::vector<int64_t>& ranks, bool hideOthers);
     /// Height of a group's header (summary) row.
     int headerHeight() const { return m_headerHeight; }
+    /// Folded groups that share one header row (1 unless there are more ranks than pixel rows).
+    int ranksPerRow() const { return m_ranksPerRow; }
+    /// The groups whose header row is the one of `group` (itself alone when rows are not shared),
+    /// in order.
+    std::vector<int> rowMembers(int group) const;
 
     /// Lanes of `data`; counter lanes only for the counter names in shownCounters (see
     /// counterLaneShown), the default CPU-use set (defaultCounterNames) when it is not given.
@@ -81,10 +88,13 @@ public:
 
 private:
     void relayout();
+    /// True when group `g` shares its header row with other folded groups.
+    bool bundled(const LaneGroup& g) const { return m_ranksPerRow > 1 && g.collapsed && !g.hidden; }
     std::vector<LaneGroup> m_groups;
     std::unordered_map<int64_t, std::pair<int, int>> m_trackLane; ///< track -> (group, lane)
     int m_height = 0;
     int m_headerHeight = kHeaderHeight;
+    int m_ranksPerRow = 1;
     std::vector<LaneGroup> m_byRank; ///< the groups as built (setGroupOrder picks from them)
 };
 

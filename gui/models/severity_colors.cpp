@@ -11,6 +11,12 @@ QColor severityColor(analyzer::Severity s) {
     }
 }
 
+QColor severityTint(analyzer::Severity s) {
+    const QColor c = severityColor(s);
+    const auto mix = [](int v) { return int(0.35 * v + 0.65 * 255 + 0.5); };
+    return {mix(c.red()), mix(c.green()), mix(c.blue())};
+}
+
 analyzer::Severity statSeverity(const QString& text) {
     if (text == QLatin1String("info")) return analyzer::Severity::Info;
     if (text == QLatin1String("error")) return analyzer::Severity::Critical;

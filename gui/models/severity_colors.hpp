@@ -14,6 +14,10 @@ namespace hpcprof::gui {
 /// Text colour of a severity: grey-blue for info, amber for warning, red for critical.
 QColor severityColor(analyzer::Severity s);
 
+/// Background of what a finding of this severity marks (its ranks' rows on the timeline): its
+/// colour mixed 35 % into white, light enough for black text.
+QColor severityTint(analyzer::Severity s);
+
 /// Severity of a trace stat's severity text: info -> Info, data_loss -> Warning, error ->
 /// Critical (anything else: Warning).
 analyzer::Severity statSeverity(const QString& text);

@@ -13,6 +13,7 @@
 
 #include "models/class_colors.hpp"
 #include "models/format.hpp"
+#include "models/severity_colors.hpp"
 
 namespace hpcprof::gui {
 
@@ -54,12 +55,32 @@ std::vector<QColor> classFills() {
     return fills;
 }
 
+constexpr int kFindingMarkWidth = 4;
+const QColor kCpuUseColor(0x26, 0xa6, 0x9a);  ///< a CPU-use lane's utilisation
+const QColor kCpuWaitColor(0xef, 0x6c, 0x00); ///< and the time waiting for a CPU above it
+
 // ---- groups and lane frames --------------------------------------------------------------
 
 /// Bottom of group `g` (its header alone when it has no lanes), in area pixels.
 int groupBottom(const LanesPaint& c, const LaneGroup& g, int gy) {
     return g.lanes.empty() ? gy + c.headerH
                            : c.area.top() + g.lanes.back().y + g.lanes.back().height - c.st.scrollY;
+}
+
+/// True when the group's rank is one of the active finding's.
+bool isHighlighted(const LanesPaint& c, const LaneGroup& g) {
+    const auto& hl = c.st.highlightedRanks;
+    return g.rank && std::find(hl.begin(), hl.end(), *g.rank) != hl.end();
+}
+
+/// A header's gutter: tinted in the active finding's severity colour when its rank is marked.
+QColor headerBackground(const LanesPaint& c, bool highlighted) {
+    return highlighted ? severityTint(c.st.highlightSeverity) : QColor(0xe3, 0xe8, 0xee);
+}
+
+/// The mark of a rank of the active finding: a bar in its severity's colour at the gutter's left.
+void paintFindingMark(const LanesPaint& c, int gy, int h) {
+    c.p.fillRect(QRect(c.area.left(), gy, kFindingMarkWidth, h), severityColor(c.st.highlightSeverity));
 }
 
 // ---- class shares (summary rows, lanes at mipmap resolution) ---------------------------------
@@ -101,6 +122,27 @@ QRgb blendColumn(const double* sh, const QRgb* colors, QRgb rest) {
     return qRgb(int(r + o * qRed(rest) + 0.5), int(g + o * qGreen(rest) + 0.5), int(b + o * qBlue(rest) + 0.5));
 }
 
+/// The colours of the time classes; idle as `background` unless `idle`.
+void timeClassColors(QRgb* colors, bool idle, QRgb background) {
+    for (int k = 0; k < analyzer::kTimeClassCount; ++k)
+        colors[k] = timeClassColor(analyzer::TimeClass(k)).rgb();
+    if (!idle) colors[int(analyzer::TimeClass::Idle)] = background;
+}
+
+/// Pixel column x of a row too low to stack the classes: one colour mixed from their shares.
+/// A heat-map row of a rank takes the precomputed mix of the bucket at the column's centre.
+QRgb columnColor(const LanesPaint& c, const ShareStrip& strip, int x, bool idle, const QRgb* colors, QRgb background) {
+    const std::vector<int64_t>& edges = c.columnEdges;
+    if (idle && strip.blend.size() == size_t(strip.buckets)) {
+        const int64_t mid = edges[size_t(x)] + (edges[size_t(x) + 1] - edges[size_t(x)]) / 2 - strip.begin;
+        const int64_t b = mid / strip.bucketNs;
+        return mid >= 0 && b < strip.buckets ? strip.blend[size_t(b)] : background;
+    }
+    double sh[analyzer::kTimeClassCount];
+    strip.sharesIn(edges[size_t(x)], edges[size_t(x) + 1], sh);
+    return blendColumn(sh, colors, background);
+}
+
 /// The class shares of `strip` over the time area at rows [y, y + h): each pixel column shows
 /// the share of each class in its time span. `idle` paints the idle class (summary rows) or
 /// leaves it as the background (lanes: a thread's gaps).
@@ -108,30 +150,20 @@ void paintShares(const LanesPaint& c, const ShareStrip& strip, int y, int h, boo
     const int w = int(c.width);
     if (w <= 0 || h <= 0) return;
     QRgb colors[analyzer::kTimeClassCount];
-    for (int k = 0; k < analyzer::kTimeClassCount; ++k)
-        colors[k] = timeClassColor(analyzer::TimeClass(k)).rgb();
-    if (!idle) colors[int(analyzer::TimeClass::Idle)] = background;
+    timeClassColors(colors, idle, background);
     QImage img(w, h, QImage::Format_RGB32);
     const int stride = int(img.bytesPerLine() / 4);
     auto* bits = reinterpret_cast<uint32_t*>(img.bits());
     double sh[analyzer::kTimeClassCount];
     const std::vector<int64_t>& edges = c.columnEdges;
-    const bool heat = h < kStackMinHeight && idle && strip.blend.size() == size_t(strip.buckets);
     for (int x = 0; x < w && x + 1 < int(edges.size()); ++x) {
-        if (heat) { // a heat-map row: the mix of the bucket at the column's centre (a few ns a pixel)
-            const int64_t mid = edges[size_t(x)] + (edges[size_t(x) + 1] - edges[size_t(x)]) / 2 - strip.begin;
-            const int64_t b = mid / strip.bucketNs;
-            const QRgb v = mid >= 0 && b < strip.buckets ? strip.blend[size_t(b)] : background;
+        if (h < kStackMinHeight) {
+            const QRgb v = columnColor(c, strip, x, idle, colors, background);
             for (int yy = 0; yy < h; ++yy) bits[yy * stride + x] = v;
             continue;
         }
         strip.sharesIn(edges[size_t(x)], edges[size_t(x) + 1], sh);
-        if (h >= kStackMinHeight) {
-            stackColumn(sh, colors, background, h, bits + x, stride);
-        } else {
-            const QRgb v = blendColumn(sh, colors, background);
-            for (int yy = 0; yy < h; ++yy) bits[yy * stride + x] = v;
-        }
+        stackColumn(sh, colors, background, h, bits + x, stride);
     }
     c.p.drawImage(QPoint(c.x0, y), img);
 }
@@ -139,9 +171,8 @@ void paintShares(const LanesPaint& c, const ShareStrip& strip, int y, int h, boo
 /// The group's header: its title in the gutter (highlighted when its rank is one of the active
 /// finding's) and its rank's summary row (class mix over time) in the time area.
 void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
-    const auto& hl = c.st.highlightedRanks;
-    const bool highlighted = g.rank && std::find(hl.begin(), hl.end(), *g.rank) != hl.end();
-    const QColor bg = highlighted ? QColor(0xff, 0xe0, 0x82) : QColor(0xe3, 0xe8, 0xee);
+    const bool highlighted = isHighlighted(c, g);
+    const QColor bg = headerBackground(c, highlighted);
     const int h = c.headerH;
     const ShareStrip* strip = nullptr;
     if (c.data)
@@ -149,12 +180,45 @@ void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
     // The summary row covers the time area: only the gutter needs the header's colour then.
     c.p.fillRect(QRect(c.area.left(), gy, strip ? c.x0 - c.area.left() : c.area.width(), h), bg);
     if (strip) paintShares(c, *strip, gy, h, true, bg.rgb());
+    if (highlighted) paintFindingMark(c, gy, h);
     if (h < 9) return; // a heat-map row: no room for a title
     c.p.setPen(Qt::black);
     const QString title = (g.collapsed ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + g.title;
     const int tw = strip ? TimelinePainter::kGutter - 6 : c.area.width() - 8;
     c.p.drawText(QRect(c.area.left() + 4, gy, tw, h), Qt::AlignVCenter | Qt::AlignLeft,
                  c.fm.elidedText(title, Qt::ElideRight, tw));
+}
+
+/// One pixel row shared by several folded ranks (more ranks than pixel rows): each column the
+/// mean of the members' mixed colours, i.e. the colour of their mean class shares (the mix is
+/// linear), so a row shows what its ranks spent the time on together. Members without data yet
+/// count as the background.
+void paintSharedRow(const LanesPaint& c, const LaneGroup* const* members, size_t n, int gy) {
+    bool highlighted = false;
+    for (size_t i = 0; i < n; ++i) highlighted |= isHighlighted(c, *members[i]);
+    const QColor bg = headerBackground(c, highlighted);
+    c.p.fillRect(QRect(c.area.left(), gy, c.x0 - c.area.left(), c.headerH), bg);
+    if (highlighted) paintFindingMark(c, gy, c.headerH);
+    const int w = int(c.width);
+    if (w <= 0 || !c.data) return;
+    QRgb colors[analyzer::kTimeClassCount];
+    timeClassColors(colors, true, bg.rgb());
+    std::vector<double> sum(size_t(w) * 3, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+        auto it = c.data->groups.find(members[i]->processId);
+        const ShareStrip* strip = it == c.data->groups.end() ? nullptr : it->second.get();
+        for (int x = 0; x < w && x + 1 < int(c.columnEdges.size()); ++x) {
+            const QRgb v = strip ? columnColor(c, *strip, x, true, colors, bg.rgb()) : bg.rgb();
+            sum[size_t(x) * 3] += qRed(v), sum[size_t(x) * 3 + 1] += qGreen(v), sum[size_t(x) * 3 + 2] += qBlue(v);
+        }
+    }
+    QImage img(w, c.headerH, QImage::Format_RGB32);
+    for (int x = 0; x < w; ++x) {
+        const double* s = &sum[size_t(x) * 3];
+        const QRgb v = qRgb(int(s[0] / double(n) + 0.5), int(s[1] / double(n) + 0.5), int(s[2] / double(n) + 0.5));
+        for (int yy = 0; yy < c.headerH; ++yy) img.setPixel(x, yy, v);
+    }
+    c.p.drawImage(QPoint(c.x0, gy), img);
 }
 
 /// The lane's name in the gutter and the line under the lane.
@@ -171,7 +235,51 @@ void paintLaneFrame(const LanesPaint& c, const Lane& lane, int ly) {
 
 /// A counter lane: its rate over time as an area chart scaled to the lane's maximum, labelled
 /// with that maximum. Nothing when the counter has no positive value in the fetched window.
+/// The value of a step chart at time t: the last point at or before it (0 before the first);
+/// `i` walks forward with increasing t.
+double stepValue(const std::vector<analyzer::CounterPoint>& pts, size_t& i, int64_t t) {
+    while (i < pts.size() && pts[i].ts <= t) ++i;
+    return i == 0 ? 0.0 : pts[i - 1].value;
+}
+
+const CounterTrackInfo* counterInfo(const TraceData& trace, int64_t id) {
+    auto info = std::find_if(trace.counters.begin(), trace.counters.end(),
+                             [&](const CounterTrackInfo& t) { return t.id == id; });
+    return info == trace.counters.end() ? nullptr : &*info;
+}
+
+/// A CPU-use lane: per pixel column the thread's utilisation from the bottom (teal) and its time
+/// waiting for a CPU stacked above it (orange), both on a fixed scale of one CPU (100 %), the
+/// label giving the largest of each in view.
+void paintCpuUseLane(const LanesPaint& c, const Lane& lane, int ly) {
+    static const std::vector<analyzer::CounterPoint> kNone;
+    auto u = c.data->counters.find(lane.id), w = c.data->counters.find(lane.stackId);
+    const auto& use = u == c.data->counters.end() ? kNone : u->second;
+    const auto& wait = w == c.data->counters.end() ? kNone : w->second;
+    const CounterTrackInfo* info = counterInfo(c.trace, lane.id);
+    if (!info || (use.empty() && wait.empty())) return;
+    const double full = counterRateCap(*info) > 0 ? counterRateCap(*info) : 1.0; // ns/s, or a ratio
+    const int h = LaneLayout::kCounterHeight - 2, width = int(c.width);
+    size_t iu = 0, iw = 0;
+    double maxUse = 0, maxWait = 0;
+    // Nothing after the last sample (the thread's end), as the area charts.
+    const int64_t tEnd = std::max(use.empty() ? INT64_MIN : use.back().ts, wait.empty() ? INT64_MIN : wait.back().ts);
+    for (int x = 0; x < width && x + 1 < int(c.columnEdges.size()) && c.columnEdges[size_t(x)] <= tEnd; ++x) {
+        const int64_t t = c.columnEdges[size_t(x)];
+        const double uv = stepValue(use, iu, t), wv = stepValue(wait, iw, t);
+        maxUse = std::max(maxUse, uv), maxWait = std::max(maxWait, wv);
+        const auto [hu, hw] = cpuUseHeights(uv, wv, full, h);
+        if (hu > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu, 1, hu), kCpuUseColor);
+        if (hw > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu - hw, 1, hw), kCpuWaitColor);
+    }
+    c.p.setPen(QColor(0x30, 0x30, 0x30));
+    c.p.drawText(QRect(c.x0 + 4, ly, 400, 12), Qt::AlignLeft | Qt::AlignTop,
+                 QStringLiteral("CPU use max %1, waiting for a CPU max %2")
+                     .arg(formatCounterValue(*info, maxUse), formatCounterValue(*info, maxWait)));
+}
+
 void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
+    if (lane.stackId >= 0) return paintCpuUseLane(c, lane, ly);
     auto it = c.data->counters.find(lane.id);
     if (it == c.data->counters.end() || it->second.empty()) return;
     const auto& points = it->second;
@@ -361,10 +469,22 @@ void TimelinePainter::paintLanes(QPainter& p, const QRect& area, const TimeAxis&
     p.fillRect(area, QColor(0xfa, 0xfa, 0xfa));
     const LanesPaint c{p, area, axis, trace, data, st, QFontMetrics(p.font()), classFills(),
                        area.left() + kGutter, axis.width(), layout.headerHeight(), columnEdges(axis)};
-    for (const auto& g : layout.groups()) {
+    const auto& groups = layout.groups();
+    std::vector<const LaneGroup*> shared; // the folded groups of the current shared row
+    for (size_t i = 0; i < groups.size(); ++i) {
+        const auto& g = groups[i];
         const int gy = area.top() + g.y - st.scrollY;
         if (g.hidden) continue;
         if (gy > area.bottom()) break;
+        if (layout.ranksPerRow() > 1 && g.collapsed) { // painted once the row's last member is seen
+            shared.push_back(&g);
+            size_t j = i + 1;
+            while (j < groups.size() && groups[j].hidden) ++j;
+            const bool last = j == groups.size() || !groups[j].collapsed || groups[j].y != g.y;
+            if (last && gy + c.headerH >= area.top()) paintSharedRow(c, shared.data(), shared.size(), gy);
+            if (last) shared.clear();
+            continue;
+        }
         if (groupBottom(c, g, gy) < area.top()) continue;
         paintGroup(c, g, gy);
     }

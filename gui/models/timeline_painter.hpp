@@ -21,6 +21,7 @@ struct PaintState {
     int64_t selectedEvent = -1;
     const std::unordered_set<int64_t>* matches = nullptr; ///< search hits, outlined
     std::vector<int64_t> highlightedRanks;                ///< ranks of the active finding
+    analyzer::Severity highlightSeverity = analyzer::Severity::Warning; ///< the active finding's
     std::optional<TimeWindow> rangeSelection;
     int64_t hoverEvent = -1;
 };

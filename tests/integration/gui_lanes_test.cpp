@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The timeline's first screen through `hpcprof-gui --screenshot`, on generated traces whose
 // answer is known: each rank's rows show its share of compute (honest pixels), and 64 ranks all
-// fit the first screenshot at the default size (their summary rows shrink to a heat map).
+// fit the first screenshot at the default size (their summary rows shrink to a heat map), and so do
+// 1,024 (several ranks to a pixel row).
 #include <QColor>
 #include <QImage>
 #include <catch2/catch.hpp>
@@ -107,4 +108,42 @@ TEST_CASE("every rank on the first screen: 64 ranks in one default-size screensh
     }
     REQUIRE(bands.size() == 64);
     for (size_t r = 0; r < bands.size(); ++r) CHECK(bands[r] == (r % 2 ? red : green));
+}
+
+TEST_CASE("every rank on the first screen: 1,024 ranks share pixel rows, a straggler shows in its row",
+          "[gui][integration][lanes]") {
+    // Every rank but 700 waits in one long MPI_Recv; rank 700 computes all the time. The
+    // timeline has fewer pixel rows than ranks, so each row holds k consecutive ranks and shows
+    // their mean: red everywhere but the row of rank 700, which is a mix with green.
+    constexpr int kRanks = 1024, kStraggler = 700;
+    test::TraceBuilder b;
+    for (int r = 0; r < kRanks; ++r) {
+        const int t = b.rank(r, 0, 1'000'000, kRanks);
+        if (r != kStraggler) b.event(t, Category::MpiP2p, "MPI_Recv", 0, 1'000'000).withPeer((r + 1) % kRanks);
+    }
+    test::TempDir dir;
+    b.write(dir / "big.hpcprof");
+    const QImage img = screenshot(dir, "big");
+    REQUIRE(img.size() == QSize(1600, 1000)); // the default size
+    const std::vector<int> rows = headerRows(img);
+    REQUIRE(rows.size() > 100);
+    REQUIRE(int(rows.size()) < kRanks);
+    CHECK(rows.back() - rows.front() + 1 == int(rows.size())); // one block: no row scrolled away
+    // k: the fewest ranks per row that fit the rows on screen.
+    int k = (kRanks + int(rows.size()) - 1) / int(rows.size());
+    REQUIRE((kRanks + k - 1) / k == int(rows.size()));
+    const QRgb red = gui::timeClassColor(TimeClass::Communication).rgb() & 0xffffff;
+    const QRgb green = gui::timeClassColor(TimeClass::Compute).rgb() & 0xffffff;
+    const int x = img.width() / 2 + 80;
+    std::vector<int> notRed;
+    for (int y : rows)
+        if ((img.pixel(x, y) & 0xffffff) != red) notRed.push_back(y);
+    INFO("rows " << rows.size() << ", ranks per row " << k);
+    REQUIRE(notRed.size() == 1);
+    CHECK(notRed[0] == rows.front() + kStraggler / k);
+    // The mean of one green and k - 1 red ranks.
+    const QColor mix(img.pixel(x, notRed[0]));
+    const auto mean = [&](int g, int r) { return (g + (k - 1) * r) / double(k); };
+    CHECK(mix.green() == Approx(mean(qGreen(green), qGreen(red))).margin(1.0));
+    CHECK(mix.red() == Approx(mean(qRed(green), qRed(red))).margin(1.0));
 }

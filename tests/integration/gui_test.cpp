@@ -19,6 +19,7 @@
 #include "models/event_lookup.hpp"
 #include "models/findings_model.hpp"
 #include "models/gpu_models.hpp"
+#include "models/lane_layout.hpp"
 #include "models/search.hpp"
 #include "models/severity_colors.hpp"
 #include "models/timeline_fetch.hpp"
@@ -310,6 +311,31 @@ TEST_CASE("a real 2-rank MPI capture's CPU-time lanes never read more than one C
             ranksWithClock += c.name == QLatin1String("task_clock") && c.mainThread;
         }
     CHECK(ranksWithClock >= 2); // both ranks' main threads (mpirun's too)
+    // By default one CPU-use lane per rank (task_clock with cpu_wait stacked above it), none on
+    // mpirun.
+    gui::LaneLayout layout;
+    layout.build(**data);
+    int rankGroups = 0;
+    for (const auto& g : layout.groups()) {
+        std::vector<const gui::Lane*> counterLanes;
+        for (const auto& l : g.lanes)
+            if (l.counter) counterLanes.push_back(&l);
+        INFO(g.title.toStdString());
+        if (!g.rank) {
+            CHECK(counterLanes.empty());
+            continue;
+        }
+        ++rankGroups;
+        REQUIRE(counterLanes.size() == 1);
+        const auto name = [&](int64_t id) {
+            for (const auto& c : (*data)->counters)
+                if (c.id == id) return c.name;
+            return QString();
+        };
+        CHECK(name(counterLanes[0]->id) == QLatin1String("task_clock"));
+        CHECK(name(counterLanes[0]->stackId) == QLatin1String("cpu_wait"));
+    }
+    CHECK(rankGroups == 2);
     for (int64_t resolution : {int64_t(1), req.window.span() / 1500 + 1}) {
         req.resolutionNs = resolution;
         auto drawn = gui::fetchTimeline(**data, req);

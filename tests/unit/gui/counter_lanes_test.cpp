@@ -46,6 +46,25 @@ TEST_CASE("by default a rank shows its main thread's utilisation and wait, other
     for (const auto& c : ratios)
         if (counterLaneShown(c, shown)) drawn.push_back(c.id);
     CHECK(drawn == std::vector<int64_t>{1, 2});
+    // A process without a rank in a trace with ranks (mpirun): no CPU-use lanes by default,
+    // other chosen counters still.
+    shown = defaultCounterNames(cs);
+    shown.insert(QStringLiteral("PAPI_TOT_INS"));
+    CHECK_FALSE(counterLaneShown(cs[3], shown, true));
+    CHECK_FALSE(counterLaneShown(cs[5], shown, true));
+    CHECK(counterLaneShown(cs[4], shown, true));
+}
+
+TEST_CASE("one CPU-use lane: the wait for a CPU stacked above the utilisation", "[gui][counters]") {
+    CHECK(stackedCounterName(QStringLiteral("task_clock")) == QLatin1String("cpu_wait"));
+    CHECK(stackedCounterName(QStringLiteral("cpu_utilization")) == QLatin1String("cpu_wait_fraction"));
+    CHECK(stackedCounterName(QStringLiteral("cpu_wait")).isEmpty());
+    // 24 px for one CPU: 50 % use (12 px) and 25 % wait (6 px above it).
+    CHECK(cpuUseHeights(0.5e9, 0.25e9, 1e9, 24) == std::pair<int, int>{12, 6});
+    CHECK(cpuUseHeights(0.25, 0.5, 1.0, 24) == std::pair<int, int>{6, 12});
+    // Never above one CPU: the wait is cut at the top.
+    CHECK(cpuUseHeights(0.75e9, 0.5e9, 1e9, 24) == std::pair<int, int>{18, 6});
+    CHECK(cpuUseHeights(0, 0, 1e9, 24) == std::pair<int, int>{0, 0});
 }
 
 TEST_CASE("counter values read in % of one CPU, GB/s and /s and a thread's CPU time is capped at one CPU",

@@ -62,8 +62,23 @@ TEST_CASE("fitTo: groups unfold when they fit, else fold to summary rows that sh
     CHECK(l.totalHeight() == 10);
     CHECK(l.visibleGroups(0, 10).size() == 2);
     CHECK(l.visibleTracks(0, 10).empty()); // folded lanes are not fetched
+    l.fitTo(2);
+    CHECK(l.ranksPerRow() == 1);
+    CHECK(l.rowMembers(1) == std::vector<int>{1});
     l.fitTo(1);
     CHECK(l.headerHeight() == LaneLayout::kMinHeaderHeight);
+    // More ranks than pixel rows: both folded ranks share the one row.
+    CHECK(l.ranksPerRow() == 2);
+    CHECK(l.totalHeight() == 1);
+    CHECK(l.groups()[0].y == l.groups()[1].y);
+    CHECK(l.rowMembers(1) == std::vector<int>{0, 1});
+    CHECK(l.hitTest(0).group == 0);
+    CHECK(l.visibleGroups(0, 1).size() == 2);
+    // Unfolding one takes it out of the shared row.
+    l.setCollapsed(0, false);
+    CHECK(l.rowMembers(1) == std::vector<int>{1});
+    CHECK(l.groups()[1].y > l.groups()[0].y);
+    CHECK(l.totalHeight() > 2);
 }
 
 TEST_CASE("orderRanks: the breakdown's order, and a filter hides the other ranks", "[gui][lanes]") {

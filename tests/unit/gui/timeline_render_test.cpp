@@ -9,6 +9,7 @@
 
 #include "gui_test_support.hpp"
 #include "models/class_colors.hpp"
+#include "models/severity_colors.hpp"
 #include "models/timeline_fetcher.hpp"
 #include "models/timeline_painter.hpp"
 #include "process_runner.hpp"
@@ -52,10 +53,10 @@ struct Scene {
         for (const auto& [track, draw] : timeline->tracks) layout.growRows(track, draw->maxDepth + 1);
         paint();
     }
-    void paint() {
+    void paint(const PaintState& st = PaintState{}) {
         image.fill(Qt::white);
         QPainter p(&image);
-        TimelinePainter::paintLanes(p, QRect(0, 0, kWidth, kHeight), axis, layout, *data, timeline.get(), PaintState{});
+        TimelinePainter::paintLanes(p, QRect(0, 0, kWidth, kHeight), axis, layout, *data, timeline.get(), st);
     }
     /// Colour at time `t`, near the top on row `depth` of the lane of track `trackId`.
     QColor at(int64_t trackId, int depth, int64_t t) const {
@@ -150,4 +151,24 @@ TEST_CASE("the fetcher delivers draw lists from a worker thread through a signal
     REQUIRE(fetcher.waitUntilIdle(20000));
     CHECK(ready == 2);
     CHECK(fetcher.data()->resolutionNs == 4);
+}
+
+TEST_CASE("the active finding's ranks are marked in its severity's colour", "[gui][render]") {
+    Scene s;
+    s.render(s.data->bounds);
+    const int y1 = s.layout.groups()[1].y + LaneLayout::kHeaderHeight / 2; // rank 1's header
+    const int y0 = s.layout.groups()[0].y + LaneLayout::kHeaderHeight / 2;
+    const QColor plain = s.image.pixelColor(1, y0);
+    for (auto sev : {analyzer::Severity::Info, analyzer::Severity::Warning, analyzer::Severity::Critical}) {
+        PaintState st;
+        st.highlightedRanks = {1};
+        st.highlightSeverity = sev;
+        s.paint(st);
+        INFO("severity " << analyzer::severityName(sev));
+        CHECK(s.image.pixelColor(1, y1) == severityColor(sev));  // the bar at the gutter's edge
+        CHECK(s.image.pixelColor(40, y1 - 8) == severityTint(sev)); // the gutter, above the title
+        CHECK(s.image.pixelColor(1, y0) == plain);                 // rank 0 is not the finding's
+    }
+    CHECK(severityTint(analyzer::Severity::Info) != severityTint(analyzer::Severity::Critical));
+    CHECK(severityTint(analyzer::Severity::Critical) == QColor(0xeb, 0xb4, 0xb4));
 }
