@@ -50,8 +50,11 @@ bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const
         else if (!(e.flags & raw::kFlagTagIsCommSize)) detail.tag = e.tag;
         break;
     case Category::MpiWait:
-        // Waits and tests carry how many requests they completed in tag.
-        if (!(e.flags & raw::kFlagFolded)) args.push_back({"requests", e.tag, {}});
+        // Waits and tests carry how many requests they completed in tag; an unfinished wait
+        // carries the tag of the request it waits for (InFlightCall: peer and tag of its first
+        // pending receive, else send).
+        if (e.unfinished) detail.tag = e.tag;
+        else if (!(e.flags & raw::kFlagFolded)) args.push_back({"requests", e.tag, {}});
         break;
     default: break;
     }
