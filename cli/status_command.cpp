@@ -29,10 +29,18 @@ int64_t realtimeNs() {
     return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+/// How a call names its partner: a wait waits "for" the peer of the request it waits on.
+const char* peerWord(const store::LiveCall& c) {
+    if (c.requests) return "for";
+    if (c.name.find("Send") != std::string::npos) return "to";
+    return c.instance ? "root" : "from";
+}
+
 std::string callText(const store::LiveCall& c) {
     std::string s = c.name;
+    if (c.requests && *c.requests > 1) s += fmt::format(" ({} requests)", *c.requests);
     if (c.instance) s += fmt::format(" #{}", *c.instance);
-    if (c.peer) s += fmt::format(" {} {}", c.name.find("Send") != std::string::npos ? "to" : c.instance ? "root" : "from", *c.peer);
+    if (c.peer) s += fmt::format(" {} {}", peerWord(c), *c.peer);
     if (c.tag) s += fmt::format(" tag {}", *c.tag);
     if (!c.communicator.empty()) s += " on " + c.communicator;
     if (!c.object.empty()) s += " of " + c.object;
@@ -48,10 +56,10 @@ std::string who(const store::LiveProcess& p) {
 nlohmann::json callJson(const store::LiveCall& c, int64_t now) {
     auto opt = [](const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     return {{"tid", c.tid}, {"call", c.name},
-            {"communicator", c.communicator.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.communicator)},
+            {"communicator", c.communicator.empty() ? nlohmann::json(nullptr) : nlohmann::json(report::printable(c.communicator))},
             {"instance", opt(c.instance)}, {"peer", opt(c.peer)}, {"tag", opt(c.tag)},
-            {"object", c.object.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.object)},
-            {"requested_bytes", opt(c.requestedBytes)},
+            {"object", c.object.empty() ? nlohmann::json(nullptr) : nlohmann::json(report::printable(c.object))},
+            {"requested_bytes", opt(c.requestedBytes)}, {"requests", opt(c.requests)},
             {"since_s", double(now - c.sinceRealtimeNs) * 1e-9}};
 }
 
@@ -66,6 +74,7 @@ std::string renderJson(const std::vector<store::LiveProcess>& procs, const Statu
                        {"last_call", p.lastCall}, {"events", p.events}, {"dropped", p.dropped},
                        {"no_progress_s", idle}, {"stuck", !p.ended && idle > o.stuckS}});
     }
+    report::makePrintable(out); // any other text too (dump() throws on bytes that are not UTF-8)
     return out.dump(2) + "\n";
 }
 
@@ -77,7 +86,7 @@ std::string processLine(const store::LiveProcess& p, const StatusOptions& o, int
     const int64_t from = p.calls.empty() ? p.lastCallEndRealtimeNs : p.calls.front().sinceRealtimeNs;
     std::string since = p.ended || from == 0 ? "" : fmt::format("{:.1f}s", double(now - from) * 1e-9);
     std::string line = fmt::format("{:<9} {:>8} {:<48} {:>9} {:<16} {:>9} {:>6}{}", who(p), p.pid,
-                                   report::printable(nowIn), since, p.lastCall, p.events, p.dropped,
+                                   report::printable(nowIn), since, report::printable(p.lastCall), p.events, p.dropped,
                                    stuck ? fmt::format("  STUCK {:.0f}s", idle) : "");
     return (stuck && tty ? "\033[1;31m" + line + "\033[0m" : line) + "\n";
 }
@@ -117,7 +126,8 @@ int traceStatus(const StatusOptions& o) {
         return 2;
     }
     if (o.json) {
-        const nlohmann::json doc = report::reportJson(*analysis);
+        nlohmann::json doc = report::reportJson(*analysis);
+        report::makePrintable(doc);
         fmt::print("{}\n", doc.contains("hang") ? doc["hang"].dump(2) : "null");
         return 0;
     }

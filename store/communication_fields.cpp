@@ -15,6 +15,27 @@ std::string_view communicatorKind(Category c) {
     default: return "mpi";
     }
 }
+
+/// The tag's meaning by category: a message tag, or how many requests a call started or completed.
+void addTagFields(const RawEvent& e, const schema::OpInfo& op, EventDetail& detail,
+                  std::vector<PendingArg>& args) {
+    switch (op.category) {
+    case Category::MpiP2p:
+        // MPI_Startall posts several requests and has no tag: tag = how many it started.
+        if (op.op == schema::Op::MpiStartall) args.push_back({"requests", e.tag, {}});
+        else if (!(e.flags & raw::kFlagTagIsCommSize)) detail.tag = e.tag;
+        break;
+    case Category::MpiWait:
+        // Waits and tests carry how many requests they completed in tag; an unfinished wait
+        // carries the tag of the request it waits for (InFlightCall: peer and tag of its first
+        // pending receive, else send).
+        if (e.unfinished) detail.tag = e.tag;
+        else if (!(e.flags & raw::kFlagFolded)) args.push_back({"requests", e.tag, {}});
+        break;
+    default: break;
+    }
+}
+
 } // namespace
 
 bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const StringLookup& strings,
@@ -43,18 +64,7 @@ bool applyCommunicationFields(const RawEvent& e, const schema::OpInfo& op, const
                 also += (also.empty() ? "" : ",") + std::string(other->name);
         if (!also.empty()) args.push_back({"also_polled", 0, also});
     }
-    switch (op.category) {
-    case Category::MpiP2p:
-        // MPI_Startall posts several requests and has no tag: tag = how many it started.
-        if (op.op == schema::Op::MpiStartall) args.push_back({"requests", e.tag, {}});
-        else if (!(e.flags & raw::kFlagTagIsCommSize)) detail.tag = e.tag;
-        break;
-    case Category::MpiWait:
-        // Waits and tests carry how many requests they completed in tag.
-        if (!(e.flags & raw::kFlagFolded)) args.push_back({"requests", e.tag, {}});
-        break;
-    default: break;
-    }
+    addTagFields(e, op, detail, args);
     return known;
 }
 

@@ -45,6 +45,7 @@ LiveCall liveCall(const raw::InFlightCall& c, int32_t tid, const std::map<uint32
     if (c.commId != 0 && !(c.flags & raw::kFlagTagIsCommSize)) l.tag = c.tag;
     l.object = text(c.objectId);
     if (c.bytes >= 0) l.requestedBytes = c.bytes;
+    if (c.requests > 0) l.requests = int64_t(c.requests);
     l.sinceRealtimeNs = realtime(c.start);
     return l;
 }

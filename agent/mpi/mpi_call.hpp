@@ -44,6 +44,7 @@ struct MpiEvent {
     uint32_t seq = 0;    ///< collective instance on the communicator
     uint32_t objectId = 0;
     int64_t count = -1;  ///< folded calls (polls), -1 = one call
+    uint32_t waitRequests = 0; ///< a wait's request count, published at entry (InFlightCall::requests)
     uint8_t flags = 0;   ///< schema::raw::kFlagSeqValid / kFlagTagIsCommSize
 };
 
@@ -123,6 +124,7 @@ inline schema::raw::InFlightCall* publishCall(const MpiEvent& e, uint64_t t0) {
     c.commId = e.commId;
     c.instance = e.seq;
     c.aux = -1;
+    c.requests = e.waitRequests;
     return agent::publishInFlight(hpcprof_agent_inflight_line(), c);
 }
 

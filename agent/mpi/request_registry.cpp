@@ -76,6 +76,13 @@ bool takeRequest(MPI_Request request, RequestInfo& out) {
     return true;
 }
 
+bool peekRequest(MPI_Request request, RequestInfo& out) {
+    Slot* s = findSlot(handleBits(request));
+    if (!s || (s->info.persistent && !s->info.active)) return false;
+    out = s->info;
+    return true;
+}
+
 bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out) {
     Slot* s = findSlot(handleBits(request));
     if (!s || !s->info.persistent) return false;

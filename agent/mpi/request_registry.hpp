@@ -39,6 +39,10 @@ void rememberRequest(MPI_Request request, const RequestInfo& info);
 /// request stays (inactive); an inactive one completes nothing (false).
 bool takeRequest(MPI_Request request, RequestInfo& out);
 
+/// The info of a pending request, left in the table (a wait's entry publishes what it waits
+/// for); false if unknown or an inactive persistent request. No allocation, no system call.
+bool peekRequest(MPI_Request request, RequestInfo& out);
+
 /// MPI_Start of a persistent request: marks it active under request number `number` and gives
 /// its info; false if unknown.
 bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out);

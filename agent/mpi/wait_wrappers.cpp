@@ -28,12 +28,43 @@ RealMpi<int (*)(int, MPI_Request[], int*, MPI_Status[])> g_testall("PMPI_Testall
 RealMpi<int (*)(int, MPI_Request[], int*, int[], MPI_Status[])> g_waitsome("PMPI_Waitsome"),
     g_testsome("PMPI_Testsome");
 
+/// Requests looked at by a wait's entry for the one it is waiting for (bounded per-call cost).
+constexpr int kMaxPeeked = 64;
+
+/// At a wait's entry: what it waits for, for the in-flight line (`hpcprof status`, the hang
+/// diagnosis' wait chains): peer, tag, communicator and bytes of the first pending receive among
+/// `reqs`, else of the first pending send, and how many requests. Table look-ups only.
+void describeWaitTarget(MpiEvent& e, int count, const MPI_Request* reqs) {
+    if (count <= 0 || !reqs) return;
+    e.waitRequests = uint32_t(count);
+    RequestInfo info;
+    bool haveSend = false;
+    for (int i = 0; i < count && i < kMaxPeeked; ++i) {
+        if (reqs[i] == nullRequest() || !peekRequest(reqs[i], info)) continue;
+        if (info.kind != RequestKind::Recv && (info.kind != RequestKind::Send || haveSend)) continue;
+        e.peer = info.peer;
+        e.tag = info.tag;
+        e.commId = info.commId;
+        e.bytes = info.bytes;
+        if (info.kind == RequestKind::Recv) return;
+        haveSend = true;
+    }
+}
+
 /// Accumulates the completed requests of one call into its event.
 struct Completion {
     MpiEvent& e;
     int completed = 0;
     int64_t bytes = 0;
     bool bytesKnown = false;
+
+    /// Starts from a clean event: what the entry published describes the wait, not its result.
+    explicit Completion(MpiEvent& ev) : e(ev) {
+        e.peer = -1;
+        e.tag = 0;
+        e.commId = 0;
+        e.bytes = -1;
+    }
 
     void add(MPI_Request old, const MPI_Status* status) {
         RequestInfo info;
@@ -112,7 +143,9 @@ HPCPROF_MPI_EXPORT int MPI_Wait(MPI_Request* req, MPI_Status* status) {
     MPI_Request old = req ? *req : nullRequest();
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    return tracedCall(Op::MpiWait, [&] { return fn(req, st); }, [&](MpiEvent& e, int) {
+    return tracedCallAt(
+        Op::MpiWait, [&](MpiEvent& e) { describeWaitTarget(e, 1, &old); },
+        [&] { return fn(req, st); }, [&](MpiEvent& e, int) {
         Completion c{e};
         c.add(old, st);
         c.finish(1);
@@ -147,7 +180,8 @@ HPCPROF_MPI_EXPORT int MPI_Waitany(int count, MPI_Request reqs[], int* index, MP
     SavedRequests saved(count, reqs);
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    return tracedCall(Op::MpiWaitany, [&] { return fn(count, reqs, index, st); },
+    return tracedCallAt(Op::MpiWaitany, [&](MpiEvent& e) { describeWaitTarget(e, count, reqs); },
+                      [&] { return fn(count, reqs, index, st); },
                       [&](MpiEvent& e, int) {
                           Completion c{e};
                           if (saved.valid && *index >= 0 && *index < count)
@@ -185,7 +219,9 @@ HPCPROF_MPI_EXPORT int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status sta
     SavedRequests saved(count, reqs);
     MPI_Status local[kMaxTracked];
     MPI_Status* st = statusesFor(statuses, count, local);
-    return tracedCall(Op::MpiWaitall, [&] { return fn(count, reqs, st); }, [&](MpiEvent& e, int) {
+    return tracedCallAt(
+        Op::MpiWaitall, [&](MpiEvent& e) { describeWaitTarget(e, count, reqs); },
+        [&] { return fn(count, reqs, st); }, [&](MpiEvent& e, int) {
         Completion c{e};
         if (saved.valid)
             for (int i = 0; i < count; ++i)
@@ -226,7 +262,8 @@ HPCPROF_MPI_EXPORT int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcou
     SavedRequests saved(incount, reqs);
     MPI_Status local[kMaxTracked];
     MPI_Status* st = statusesFor(statuses, incount, local);
-    return tracedCall(Op::MpiWaitsome, [&] { return fn(incount, reqs, outcount, indices, st); },
+    return tracedCallAt(Op::MpiWaitsome, [&](MpiEvent& e) { describeWaitTarget(e, incount, reqs); },
+                      [&] { return fn(incount, reqs, outcount, indices, st); },
                       [&](MpiEvent& e, int) {
                           Completion c{e};
                           int n = *outcount == MPI_UNDEFINED ? 0 : *outcount;

@@ -33,6 +33,7 @@ inline schema::raw::InFlightCall* publishInFlight(schema::raw::InFlightCall* lin
     line->instance = call.instance;
     line->aux = call.aux;
     line->flags = call.flags;
+    line->requests = call.requests;
     __atomic_store_n(&line->op, call.op, __ATOMIC_RELAXED);
     __atomic_store_n(&line->seq, seq + 2, __ATOMIC_RELEASE);
     return line;

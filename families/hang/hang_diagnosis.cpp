@@ -148,6 +148,12 @@ const HangCall* HangRank::current() const {
     return calls.empty() ? nullptr : &calls.front();
 }
 
+/// How a point-to-point call names its partner: a wait (on a request) waits "for" the peer.
+static const char* peerWord(const std::string& call) {
+    if (call.rfind("MPI_Wait", 0) == 0) return "for";
+    return call.find("Send") != std::string::npos ? "to" : "from";
+}
+
 std::string describeRank(const HangRank& r) {
     const HangCall* c = r.current();
     if (!c) {
@@ -157,7 +163,7 @@ std::string describeRank(const HangRank& r) {
     std::string what = "in " + c->name;
     if (c->collective()) what = "in " + instanceText(*c);
     else if (c->pointToPoint())
-        what += fmt::format(" {} rank {}{} on {}", c->name.find("Send") != std::string::npos ? "to" : "from",
+        what += fmt::format(" {} rank {}{} on {}", peerWord(c->name),
                             *c->peer, c->tag ? fmt::format(" (tag {})", *c->tag) : "", c->communicator);
     else if (!c->communicator.empty()) what += " on " + c->communicator;
     if (!c->object.empty()) what += " of " + c->object;

@@ -223,6 +223,59 @@ TEST_CASE("a receive whose send never comes: the wait chain 0 -> 1 -> 2, rank 2 
     CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({2}));
 }
 
+TEST_CASE("waits on non-blocking receives whose sends never come: status shows each wait's peer, "
+          "and the report's chain is 0 -> 1 -> 2 with the tags", "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    const std::string path = dir / "waits.hpcprof", log = dir / "run.log";
+    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
+                              "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), "waits"},
+                             log);
+    REQUIRE(run > 0);
+    auto waitsFor = [](const nlohmann::json& p, const char* call, int peer, int tag, int requests) {
+        return p.is_object() && p["calls"].size() == 1 && p["calls"][0]["call"] == call &&
+               p["calls"][0]["peer"] == peer && p["calls"][0]["tag"] == tag &&
+               p["calls"][0]["requests"] == requests && p["calls"][0]["communicator"] == "world";
+    };
+    nlohmann::json st = statusUntil(path + ".raw", [&](const nlohmann::json& d) {
+        return d.is_array() && waitsFor(statusOf(d, 0), "MPI_Wait", 1, 17, 1) &&
+               waitsFor(statusOf(d, 1), "MPI_Waitall", 2, 18, 2) && statusOf(d, 2).is_object() &&
+               statusOf(d, 2)["calls"].empty();
+    });
+    INFO(st.dump(2));
+    CHECK(waitsFor(statusOf(st, 0), "MPI_Wait", 1, 17, 1));
+    CHECK(statusOf(st, 0)["calls"][0]["requested_bytes"] == 64 * 8);
+    CHECK(waitsFor(statusOf(st, 1), "MPI_Waitall", 2, 18, 2));
+    CHECK(statusOf(st, 2)["calls"].empty()); // computing
+    kill(run, SIGUSR1);
+    int status = 0;
+    waitpid(run, &status, 0);
+
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    Hang h{nlohmann::json::parse(rep.out), {}, {}, {}};
+    REQUIRE(h.doc.contains("hang"));
+    h.ranks = h.doc["hang"]["ranks"];
+    REQUIRE(h.ranks.size() == size_t(kRanks));
+    INFO(h.doc["hang"].dump(2));
+    CHECK(callOf(h, 0)["call"] == "MPI_Wait");
+    CHECK(callOf(h, 0)["peer"] == 1);
+    CHECK(callOf(h, 0)["tag"] == 17);
+    CHECK(callOf(h, 1)["call"] == "MPI_Waitall");
+    CHECK(callOf(h, 1)["peer"] == 2);
+    CHECK(callOf(h, 1)["tag"] == 18);
+    CHECK(h.ranks[2]["unfinished_calls"].empty());
+    const auto& chains = h.doc["hang"]["chains"];
+    REQUIRE(chains.size() == 1);
+    CHECK(chains[0]["ranks"] == nlohmann::json::array({0, 1, 2}));
+    CHECK(chains[0]["cycle"] == false);
+    CHECK(chains[0]["end"].get<std::string>().rfind("computing", 0) == 0);
+    CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({2}));
+}
+
 TEST_CASE("a rank stuck in a read of a FIFO: the others wait for it in a barrier",
           "[integration][mpi][hang]") {
     if (!haveMpirun()) {
@@ -246,6 +299,45 @@ TEST_CASE("a rank stuck in a read of a FIFO: the others wait for it in a barrier
     CHECK(colls[0]["missing"] == nlohmann::json::array({1}));
     CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({1}));
     CHECK(h.doc["hang"]["first_check"].get<std::string>().find("in read of " + fifo) != std::string::npos);
+}
+
+TEST_CASE("a FIFO read hang on a hostile file name: hpcprof status --json and the report escape "
+          "the path the same way", "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    // A line feed and a byte that is not UTF-8: nlohmann's dump() throws on the raw byte.
+    const std::string fifo = dir / "in\nput\xff.fifo";
+    const std::string shown = dir / "in\\x0Aput\\xFF.fifo"; // report::printable's form
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string path = dir / "fifo.hpcprof", log = dir / "run.log";
+    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
+                              "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), "fifo", fifo},
+                             log);
+    REQUIRE(run > 0);
+    auto inRead = [&](const nlohmann::json& p) {
+        return p.is_object() && p["calls"].size() == 1 && p["calls"][0]["call"] == "read" &&
+               p["calls"][0]["object"] == shown;
+    };
+    nlohmann::json st = statusUntil(path + ".raw", [&](const nlohmann::json& d) {
+        return d.is_array() && inRead(statusOf(d, 1));
+    });
+    INFO(st.dump(2));
+    CHECK(inRead(statusOf(st, 1)));
+    CHECK(statusOf(st, 1)["calls"][0]["requested_bytes"] == 4096);
+    kill(run, SIGUSR1);
+    int status = 0;
+    waitpid(run, &status, 0);
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    const auto doc = nlohmann::json::parse(rep.out);
+    CHECK(doc["hang"]["ranks"][1]["unfinished_calls"][0]["object"] == shown);
+    // After the run (raw folder converted): status TRACE --json gives the hang object, escaped too.
+    auto after = runProcess({hpcprofBinary(), "status", path, "--json"});
+    REQUIRE(after.exitCode == 0);
+    CHECK(nlohmann::json::parse(after.out)["ranks"][1]["unfinished_calls"][0]["object"] == shown);
 }
 
 TEST_CASE("a program SIGKILLed inside a long write: the write is unfinished, with its file and "

@@ -6,6 +6,9 @@
  *             MPI_Bcast (root 0) on MPI_COMM_WORLD: instance 1 of two different operations.
  *   chain     3 ranks: rank 0 receives from rank 1 (tag 7), rank 1 from rank 2 (tag 8), rank 2
  *             computes (a busy loop) and never sends: the wait chain 0 -> 1 -> 2.
+ *   waits     3 ranks, the chain through non-blocking receives: rank 0 posts MPI_Irecv from rank
+ *             1 (tag 17, 64 doubles) and waits in MPI_Wait; rank 1 posts two MPI_Irecv from rank
+ *             2 (tags 18 and 19, 32 doubles each) and waits in MPI_Waitall; rank 2 computes.
  *   fifo      3 ranks: rank 1 reads 4096 bytes from the FIFO argv[2] that nobody writes; ranks
  *             0 and 2 wait for it in MPI_Barrier instance 0 of MPI_COMM_WORLD.
  * Each rank prints "rank R ready" before it starts to hang (the test waits for it). */
@@ -49,6 +52,20 @@ int main(int argc, char** argv) {
         ready(rank);
         if (rank == 0) MPI_Recv(buf, 128, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (rank == 1) MPI_Recv(buf, 128, MPI_DOUBLE, 2, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == 2) computeForever();
+    } else if (strcmp(mode, "waits") == 0) {
+        double buf[64];
+        MPI_Request reqs[2];
+        ready(rank);
+        if (rank == 0) {
+            MPI_Irecv(buf, 64, MPI_DOUBLE, 1, 17, MPI_COMM_WORLD, &reqs[0]);
+            MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        }
+        if (rank == 1) {
+            MPI_Irecv(buf, 32, MPI_DOUBLE, 2, 18, MPI_COMM_WORLD, &reqs[0]);
+            MPI_Irecv(buf + 32, 32, MPI_DOUBLE, 2, 19, MPI_COMM_WORLD, &reqs[1]);
+            MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+        }
         if (rank == 2) computeForever();
     } else if (strcmp(mode, "fifo") == 0) {
         ready(rank);

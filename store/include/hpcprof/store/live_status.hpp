@@ -24,6 +24,7 @@ struct LiveCall {
     std::optional<int64_t> tag;
     std::string object;       ///< file path, empty = none
     std::optional<int64_t> requestedBytes;
+    std::optional<int64_t> requests; ///< MPI_Wait*: the requests waited on (peer, tag: the first's)
     int64_t sinceRealtimeNs = 0; ///< entry, realtime ns
 };
 

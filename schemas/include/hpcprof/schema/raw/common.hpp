@@ -166,7 +166,10 @@ struct InFlightCall {
     uint32_t commId;   ///< communicator string id, 0 = none
     uint32_t instance; ///< collective instance on the communicator (kFlagSeqValid)
     int64_t aux;       ///< file offset of a positioned call (kFlagHasOffset), else -1
-    uint64_t reserved1;
+    /// MPI_Wait/Waitany/Waitall/Waitsome: how many requests the call waits on (peer, tag, commId
+    /// and bytes are then those of the first pending receive among them, else the first pending
+    /// send); 0 = not a wait (older agents wrote 0 here: the field was reserved).
+    uint64_t requests;
 };
 static_assert(sizeof(InFlightCall) == 64);
 
