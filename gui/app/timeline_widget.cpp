@@ -128,6 +128,9 @@ void TimelineWidget::dataArrived() {
     bool grew = false;
     for (const auto& [track, draw] : d->tracks) grew |= m_layout.growRows(track, draw->maxDepth + 1);
     if (grew) {
+        // Nested lanes learn their depth only now: fit again, or the rows that grew push the
+        // last ranks off the first screen (rows only grow, so this settles).
+        if (!m_userLayout) m_layout.fitTo(lanesRect().height());
         updateScrollRange();
         requestData(); // lanes moved: the visible set may have changed
     }
