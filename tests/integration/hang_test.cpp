@@ -133,6 +133,14 @@ void checkSkippedBarrier(const std::string& path) {
     CHECK(evidenceOf(*f, "ranks_waiting") == 2);
 }
 
+/// `hpcprof run --timeout 60s` of mpi_hang MODE on kRanks ranks, left running (status and SIGUSR1
+/// end it in the test); its pid.
+pid_t startLiveHang(const std::string& path, const std::string& log, const char* mode) {
+    return startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
+                         "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), mode},
+                        log);
+}
+
 } // namespace
 
 TEST_CASE("a rank that skips a barrier: hpcprof status shows it while the job runs, SIGUSR1 "
@@ -144,9 +152,7 @@ TEST_CASE("a rank that skips a barrier: hpcprof status shows it while the job ru
     }
     TempDir dir;
     const std::string path = dir / "barrier.hpcprof", log = dir / "run.log";
-    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
-                              "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), "barrier"},
-                             log);
+    pid_t run = startLiveHang(path, log, "barrier");
     REQUIRE(run > 0);
     // While it runs: ranks 0 and 1 inside MPI_Barrier #2 of world, rank 2 inside no call.
     auto inBarrier = [](const nlohmann::json& p) {
@@ -231,9 +237,7 @@ TEST_CASE("waits on non-blocking receives whose sends never come: status shows e
     }
     TempDir dir;
     const std::string path = dir / "waits.hpcprof", log = dir / "run.log";
-    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
-                              "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), "waits"},
-                             log);
+    pid_t run = startLiveHang(path, log, "waits");
     REQUIRE(run > 0);
     auto waitsFor = [](const nlohmann::json& p, const char* call, int peer, int tag, int requests) {
         return p.is_object() && p["calls"].size() == 1 && p["calls"][0]["call"] == call &&
