@@ -62,7 +62,10 @@ void printIoSummary(std::FILE* out, const std::string& tracePath,
         }
     }
     if (!s.topFiles.empty()) {
-        fmt::print(out, "  top files by time in I/O:\n");
+        // A file's time counts every call on it, also those made inside other calls (hwloc
+        // reading /sys inside MPI_Init); a process's "in I/O" only its outermost calls, so the
+        // files can add up to more than the processes.
+        fmt::print(out, "  top files by time in I/O (every call, also those inside other calls such as MPI_Init):\n");
         for (const auto& f : s.topFiles)
             fmt::print(out, "    {:>12} {:>7} calls  read {:>10}  written {:>10}  {} [{}]\n",
                        formatDuration(f.ioNs), f.calls, formatBytes(f.bytesRead),

@@ -3,6 +3,7 @@
 // ranks slowed by sharing cores. They fire only on counted data; a trace without the counters a
 // rule needs never fires it.
 #include <algorithm>
+#include <map>
 
 #include "advice/rule_spec.hpp"
 #include "thresholds.hpp"
@@ -33,6 +34,12 @@ std::optional<Judgement> oversubscription(const Analysis& a) {
     j.gainNs = int64_t(double(a.pop.runtimeNs) * lost);
     double wait = 0;
     int64_t n = 0;
+    // What fitting the threads to the CPUs surely gives back on a rank: the compute time it
+    // spent waiting for a CPU. Not T x (1 - CPUs / busy) on every rank: that let the finding
+    // claim compute done on a CPU, which no placement removes (4 LAMMPS ranks on 2 cores: the
+    // findings claimed the whole run). Nor the run-queue wait inside MPI: a rank polling for a
+    // late partner waits for it anyway (that wait is the straggler's or the imbalance's).
+    std::map<int64_t, double> computeWait;
     for (const auto& r : a.counters.ranks)
         if (r.host == worst->host) {
             j.ranks.push_back(r.rank);
@@ -40,7 +47,9 @@ std::optional<Judgement> oversubscription(const Analysis& a) {
                 wait += r.cpuWaitFraction;
                 ++n;
             }
+            if (r.computeWaitFraction >= 0) computeWait[r.rank] = r.computeWaitFraction;
         }
+    j.rankClaimNs = computeShareClaims(a, computeWait, j.gainNs);
     j.evidence = {{"busy_threads", double(worst->busyThreads), "count"},
                   {"cpus", double(worst->cpus), "count"},
                   {"ranks_on_host", double(worst->ranks), "count"}};
@@ -52,6 +61,7 @@ std::optional<Judgement> oversubscription(const Analysis& a) {
 
 std::optional<Judgement> lowIpc(const Analysis& a) {
     Judgement j;
+    std::map<int64_t, double> saved; // rank -> share of its compute a reachable IPC saves
     double worstIpc = 1e9;
     for (const auto& r : a.counters.ranks) {
         double ipc = r.computeIpc >= 0 ? r.computeIpc : r.ipc;
@@ -60,8 +70,10 @@ std::optional<Judgement> lowIpc(const Analysis& a) {
         j.ranks.push_back(r.rank);
         worstIpc = std::min(worstIpc, ipc);
         j.gainNs = std::max(j.gainNs, int64_t(double(r.computeNs) * (1.0 - ipc / kReachableIpc)));
+        saved[r.rank] = 1.0 - ipc / kReachableIpc;
     }
     if (j.ranks.empty()) return std::nullopt;
+    j.rankClaimNs = computeShareClaims(a, saved, j.gainNs);
     j.evidence = {{"min_compute_ipc", worstIpc, "ratio"}, {"threshold_ipc", kLowIpc, "ratio"},
                   {"ranks", double(j.ranks.size()), "count"}};
     return j;
@@ -69,6 +81,7 @@ std::optional<Judgement> lowIpc(const Analysis& a) {
 
 std::optional<Judgement> sharedCores(const Analysis& a) {
     Judgement j;
+    std::map<int64_t, double> saved; // rank -> share of its compute spent waiting for a CPU
     double worstWait = 0;
     for (const auto& r : a.counters.ranks) {
         bool hostOversubscribed = false;
@@ -84,8 +97,10 @@ std::optional<Judgement> sharedCores(const Analysis& a) {
         double lost = wait >= 0 ? wait : 1.0 - r.computeUtilization;
         worstWait = std::max(worstWait, lost);
         j.gainNs = std::max(j.gainNs, int64_t(double(r.computeNs) * std::min(1.0, lost)));
+        saved[r.rank] = lost;
     }
     if (j.ranks.empty()) return std::nullopt;
+    j.rankClaimNs = computeShareClaims(a, saved, j.gainNs);
     j.evidence = {{"max_compute_cpu_wait_pct", 100.0 * worstWait, "pct"},
                   {"ranks", double(j.ranks.size()), "count"}};
     return j;
@@ -113,6 +128,8 @@ RuleSpec oversubscriptionRule() {
          {"min_busy_span_share", threshold::kMinBusySpanShare, "share"},
          {"busy_involuntary_per_s", threshold::kBusyInvoluntaryPerS, "per_s"}}};
     over.judge = oversubscription;
+    over.claims = {TimeClass::Compute};
+    over.rootCause = true;
     return over;
 }
 

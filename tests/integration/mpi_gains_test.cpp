@@ -70,10 +70,18 @@ void checkGains(const nlohmann::json& doc, const std::map<int64_t, RankMeasured>
     CHECK((*straggler)["ranks"] == nlohmann::json::array({kSlowRank}));
     // Overlapping cannot remove the wait for rank 3: exposed-communication's exclusive gain is
     // its transfer part, under half its estimate (the others wait ~30 of their ~36 ms per
-    // iteration). The wait goes to the straggler, whole; load-imbalance blames the same wait
+    // iteration). The wait goes to the straggler; load-imbalance blames the same wait
     // and finds at most a tenth of its estimate left.
     CHECK((*comm)["exclusive_gain_ns"].get<double>() < 0.5 * (*comm)["estimated_gain_ns"].get<double>());
-    CHECK((*straggler)["exclusive_gain_ns"] == (*straggler)["estimated_gain_ns"]);
+    // Whole, unless the runtime left binds (oversubscription, a root cause, comes first and the
+    // compute nobody claims stays): then it takes all that is left and nothing after it gets any.
+    bool after = false, laterGotSome = false;
+    for (const auto& f : doc["findings"]) {
+        if (after && f["exclusive_gain_ns"].get<int64_t>() > 0) laterGotSome = true;
+        after = after || f["id"] == "straggler";
+    }
+    INFO("straggler exclusive " << (*straggler)["exclusive_gain_ns"] << " of " << (*straggler)["estimated_gain_ns"]);
+    CHECK(((*straggler)["exclusive_gain_ns"] == (*straggler)["estimated_gain_ns"] || !laterGotSome));
     CHECK((*imbalance)["exclusive_gain_ns"].get<double>() <= 0.10 * (*imbalance)["estimated_gain_ns"].get<double>());
 }
 

@@ -99,41 +99,69 @@ constexpr TimeClass kWholeWindowOrder[] = {TimeClass::Idle,          TimeClass::
                                            TimeClass::Io,            TimeClass::Communication,
                                            TimeClass::Setup};
 
+/// What is left on one rank for the findings to claim: its time classes, communication less
+/// its wait for late partners, and that wait apart (kCommWait), so that a rule about transfers
+/// and a rule about waiting never claim the same communication.
+constexpr size_t kCommWait = kTimeClassCount;
+using RankPools = std::array<int64_t, kTimeClassCount + 1>;
+
+RankPools poolsOf(const RankBreakdown& r, bool wholeWindow) {
+    RankPools pools{};
+    const int64_t* from = wholeWindow ? r.exclusive : r.regionExclusive;
+    std::copy(from, from + kTimeClassCount, pools.begin());
+    const int64_t wait = std::clamp<int64_t>(r.waitNs, 0, pools[size_t(TimeClass::Communication)]);
+    pools[size_t(TimeClass::Communication)] -= wait;
+    pools[kCommWait] = wait;
+    return pools;
+}
+
 /// Takes up to `wanted` ns from the classes of one rank's unclaimed time; returns what it took.
-int64_t claimOnRank(int64_t wanted, const std::vector<TimeClass>& classes, int64_t* left) {
+int64_t claimOnRank(int64_t wanted, const RuleSpec& spec, RankPools& left) {
     int64_t taken = 0;
-    auto draw = [&](TimeClass c) {
-        const int64_t t = std::min(wanted - taken, left[int(c)]);
-        left[int(c)] -= t;
+    auto drawPool = [&](size_t pool) {
+        const int64_t t = std::min(wanted - taken, left[pool]);
+        left[pool] -= t;
         taken += t;
     };
-    if (classes.empty())
+    auto draw = [&](TimeClass c) {
+        if (c != TimeClass::Communication) return drawPool(size_t(c));
+        if (spec.commPart != RuleSpec::CommPart::Transfer) drawPool(kCommWait);
+        if (spec.commPart != RuleSpec::CommPart::Wait) drawPool(size_t(c));
+    };
+    if (spec.claims.empty())
         for (TimeClass c : kWholeWindowOrder) draw(c);
-    for (TimeClass c : classes) draw(c);
+    for (TimeClass c : spec.claims) draw(c);
     return taken;
 }
 
-/// The exclusive gains, findings taken in order (largest estimated gain first): a finding claims
-/// on each rank its blamed time (at most its estimated gain) from what is left of the rank's
-/// classes in the part of the window T is measured on; its exclusive gain is the most it claims on one rank, at most what the findings
-/// before it left of the runtime. Their sum thus never exceeds the runtime.
+/// The exclusive gains, findings taken in order (root causes, then largest estimated gain
+/// first): a finding claims on each rank its blamed time (at most its estimated gain) from what
+/// is left of the rank's classes in the part of the window T is measured on; its exclusive gain
+/// is the most it claims on one rank, at most what the findings before it left of the runtime
+/// less the compute nobody claimed. Their sum thus never exceeds the runtime.
 void assignExclusiveGains(std::vector<Evaluated>& found, const Analysis& a) {
     // The breakdown of the part of the window the runtime T is measured on (POP metrics).
     const bool whole = a.pop.region == "window";
-    std::vector<std::array<int64_t, kTimeClassCount>> left(a.ranks.size());
-    for (size_t i = 0; i < a.ranks.size(); ++i) {
-        const int64_t* from = whole ? a.ranks[i].exclusive : a.ranks[i].regionExclusive;
-        std::copy(from, from + kTimeClassCount, left[i].begin());
-    }
-    int64_t runtimeLeft = std::max<int64_t>(0, a.pop.runtimeNs);
-    for (Evaluated& e : found) {
-        int64_t most = 0;
+    std::vector<RankPools> left;
+    for (const auto& r : a.ranks) left.push_back(poolsOf(r, whole));
+    std::vector<int64_t> most(found.size(), 0);
+    for (size_t k = 0; k < found.size(); ++k) {
+        const Evaluated& e = found[k];
         for (size_t i = 0; i < a.ranks.size() && i < e.rankClaimNs.size(); ++i) {
             const int64_t wanted = std::clamp<int64_t>(e.rankClaimNs[i], 0, e.finding.estimatedGainNs);
-            most = std::max(most, claimOnRank(wanted, e.spec->claims, left[i].data()));
+            most[k] = std::max(most[k], claimOnRank(wanted, *e.spec, left[i]));
         }
-        e.finding.exclusiveGainNs = std::min(most, runtimeLeft);
-        runtimeLeft -= e.finding.exclusiveGainNs;
+    }
+    // The compute no finding claimed stays: even spread evenly over the ranks it takes its
+    // average, so the findings together leave at least that of T (without this floor, findings
+    // that each save most on a different rank added up to the whole run).
+    int64_t computeLeft = 0;
+    for (const RankPools& p : left) computeLeft += p[size_t(TimeClass::Compute)];
+    if (!left.empty()) computeLeft /= int64_t(left.size());
+    int64_t runtimeLeft = std::max<int64_t>(0, a.pop.runtimeNs - computeLeft);
+    for (size_t k = 0; k < found.size(); ++k) {
+        found[k].finding.exclusiveGainNs = std::min(most[k], runtimeLeft);
+        runtimeLeft -= found[k].finding.exclusiveGainNs;
     }
 }
 
@@ -145,6 +173,21 @@ int64_t maxOver(const Analysis& a, const std::function<int64_t(const RankBreakdo
     int64_t m = 0;
     for (const auto& r : a.ranks) m = std::max(m, value(r));
     return m;
+}
+
+int64_t usefulNs(const RankBreakdown& r, const Analysis& a) {
+    return a.pop.region == "window" ? r.ns(TimeClass::Compute) : r.regionExclusive[int(TimeClass::Compute)];
+}
+
+std::vector<int64_t> computeShareClaims(const Analysis& a, const std::map<int64_t, double>& shareByRank,
+                                        int64_t capNs) {
+    std::vector<int64_t> claims;
+    for (const auto& r : a.ranks) {
+        auto it = shareByRank.find(r.rank);
+        const double s = it == shareByRank.end() ? 0.0 : std::clamp(it->second, 0.0, 1.0);
+        claims.push_back(std::min(capNs, int64_t(s * double(usefulNs(r, a)))));
+    }
+    return claims;
 }
 
 Severity severityForGain(int64_t gainNs, int64_t runtimeNs) {
@@ -174,6 +217,7 @@ std::vector<Finding> runRules(const Analysis& analysis) {
         if (auto e = evaluate(spec, analysis)) found.push_back(std::move(*e));
     }
     std::stable_sort(found.begin(), found.end(), [](const Evaluated& x, const Evaluated& y) {
+        if (x.spec->rootCause != y.spec->rootCause) return x.spec->rootCause;
         const Finding &a = x.finding, &b = y.finding;
         return a.estimatedGainNs != b.estimatedGainNs ? a.estimatedGainNs > b.estimatedGainNs : a.id < b.id;
     });

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -47,13 +48,22 @@ struct RuleSpec {
     /// The time classes a rank's blamed time lies in, the first drawn first (exclusive gain:
     /// rule_engine.cpp); empty = the rank's whole window.
     std::vector<TimeClass> claims;
+    /// Which part of a rank's communication a Communication claim draws from: the wait for late
+    /// partners the wait-state analysis measured (imbalance, stragglers), the rest of it
+    /// (transfer: what overlapping or bigger messages remove), or both.
+    enum class CommPart { Any, Transfer, Wait };
+    CommPart commPart = CommPart::Any;
+    /// A cause that stretches the time other rules blame (more busy threads than CPUs makes
+    /// communication and compute slower alike): its finding comes first, so that the others
+    /// claim only what it leaves and the report starts with the cause, not its symptoms.
+    bool rootCause = false;
 };
 
 /// Every rule in reference order: the core's, then each registered family's.
 const std::vector<RuleSpec>& ruleSpecs();
 
-/// Runs every rule; findings sorted by estimated gain, descending (then id), each with its
-/// exclusive gain.
+/// Runs every rule; findings sorted root causes first, then by estimated gain, descending (then
+/// id), each with its exclusive gain.
 std::vector<Finding> runRules(const Analysis& analysis);
 
 /// Severity from the gain relative to the runtime (threshold::kCriticalGainShare, ...).
@@ -63,6 +73,13 @@ Severity severityForGain(int64_t gainNs, int64_t runtimeNs);
 double share(int64_t part, int64_t whole);
 /// The largest per-rank value.
 int64_t maxOver(const Analysis& a, const std::function<int64_t(const RankBreakdown&)>& value);
+/// A rank's compute in the part of the window T is measured on (POP metrics), the compute the
+/// exclusive gains draw from.
+int64_t usefulNs(const RankBreakdown& r, const Analysis& a);
+/// Claims of a rule that saves a share of some ranks' compute (rank -> share): per rank, by
+/// index of Analysis::ranks, that share of its useful compute, at most `capNs`; 0 elsewhere.
+std::vector<int64_t> computeShareClaims(const Analysis& a, const std::map<int64_t, double>& shareByRank,
+                                        int64_t capNs);
 
 /// The core's rules (load imbalance); the data families give theirs (family_analysis.hpp).
 std::vector<RuleSpec> balanceRules();

@@ -23,9 +23,7 @@ std::optional<Judgement> loadImbalance(const Analysis& a) {
         if (double(r.ns(TimeClass::Compute)) > kListedAboveAverage * double(a.pop.avgUsefulNs))
             j.ranks.push_back(r.rank);
         // What rebalancing saves a rank is its wait for the slowest one, at most the gain.
-        const int64_t useful = a.pop.region == "window" ? r.ns(TimeClass::Compute)
-                                                        : r.regionExclusive[int(TimeClass::Compute)];
-        j.rankClaimNs.push_back(std::min(j.gainNs, a.pop.maxUsefulNs - useful));
+        j.rankClaimNs.push_back(std::min(j.gainNs, a.pop.maxUsefulNs - usefulNs(r, a)));
     }
     j.evidence = {{"pop.load_balance", a.pop.loadBalance, "ratio"},
                   {"max_compute_ns", double(a.pop.maxUsefulNs), "ns"},
@@ -60,6 +58,7 @@ std::vector<RuleSpec> balanceRules() {
                       "queue or pool) instead of a fixed share per process."}};
     imbalance.judge = loadImbalance;
     imbalance.claims = {TimeClass::Communication, TimeClass::Sync, TimeClass::Idle};
+    imbalance.commPart = RuleSpec::CommPart::Wait;
 
     return {imbalance};
 }

@@ -96,6 +96,35 @@ TEST_CASE("rule straggler names the rank that enters collectives late, not when 
     CHECK_FALSE(find(run(build(0)), "straggler"));
 }
 
+TEST_CASE("rule straggler stays silent when lateness rotates among the ranks", "[analyzer][advice]") {
+    // 3 ranks, 12 Allreduces; in instance i rank (i mod 3) enters 50 late, or (always = true)
+    // rank 2 does every time. Rotating: each rank inflicts 4 x 2 x 50 = 400, the top one no more
+    // than the others' median: no rank is the straggler. Always rank 2: it inflicts 1200, the
+    // others 0.
+    auto build = [](bool always) {
+        return [always](test::TraceBuilder& b) {
+            int t[3] = {b.rank(0, 0, 1200, 3), b.rank(1, 0, 1200, 3), b.rank(2, 0, 1200, 3)};
+            for (int i = 0; i < 12; ++i) {
+                const int late = always ? 2 : i % 3;
+                for (int r = 0; r < 3; ++r) {
+                    const int64_t enter = 100 * i + 10 + (r == late ? 50 : 0);
+                    b.event(t[r], Category::MpiCollective, "MPI_Allreduce", enter, 100 * i + 70 - enter)
+                        .collective("world", 3, i);
+                }
+            }
+        };
+    };
+    Analysis rotating = run(build(false));
+    REQUIRE(rotating.waits.stragglers.size() == 3);
+    CHECK(rotating.waits.stragglers[0].inflictedWaitNs == 400);
+    CHECK_FALSE(find(rotating, "straggler"));
+    Analysis always = run(build(true));
+    const Finding* f = find(always, "straggler");
+    REQUIRE(f);
+    CHECK(f->ranks == std::vector<int64_t>{2});
+    CHECK(evidence(*f, "inflicted_wait_ns") == 1200);
+}
+
 TEST_CASE("rule io-bound fires on 20 % exposed I/O, not on 2 %", "[analyzer][advice]") {
     auto build = [](int64_t dur) {
         return [dur](test::TraceBuilder& b) {
