@@ -129,8 +129,10 @@ std::optional<Judgement> straggler(const Analysis& a) {
     // The others stop waiting; the straggler stops doing what made it late, at most its compute
     // beyond the others' median (so the floor of unclaimed compute falls with it).
     const int64_t excess = std::max<int64_t>(0, usefulOf(a, s.rank) - medianUsefulOfOthers(a, s.rank));
-    for (const auto& r : a.ranks)
-        j.rankClaimNs.push_back(r.rank == s.rank ? std::min(excess, j.gainNs) : std::min(r.waitNs, s.inflictedWaitNs));
+    for (const auto& r : a.ranks) {
+        j.rankClaimNs.push_back(r.rank == s.rank ? 0 : std::min(r.waitNs, s.inflictedWaitNs));
+        j.rankComputeClaimNs.push_back(r.rank == s.rank ? std::min(excess, j.gainNs) : 0);
+    }
     j.ranks = {s.rank};
     j.eventIds = {s.exampleEventId};
     j.evidence = {{"rank", double(s.rank), "count"},
@@ -278,7 +280,7 @@ RuleSpec stragglerRule() {
         {"rank", "times_last", "instances", "inflicted_wait_ns", "max_instance_wait_ns"},
         {{"min_wait_per_other_rank", kMinWaitPerOtherRank, "share"}, {"stand_out", kStandOut, "ratio"}}};
     late.judge = straggler;
-    late.claims = {TimeClass::Communication, TimeClass::Sync, TimeClass::Idle, TimeClass::Compute};
+    late.claims = {TimeClass::Communication, TimeClass::Sync, TimeClass::Idle};
     late.commPart = RuleSpec::CommPart::Wait;
     return late;
 }

@@ -45,6 +45,7 @@ struct Evaluated {
     Finding finding;
     std::vector<int64_t> rankClaimNs;
     const RuleSpec* spec = nullptr;
+    std::vector<int64_t> rankComputeClaimNs; ///< Judgement::rankComputeClaimNs
 };
 
 const std::string& suggestionFor(const RuleInfo& info, const std::string& programKind) {
@@ -66,11 +67,12 @@ Finding newFinding(const RuleSpec& spec, const Analysis& a, int64_t gainNs) {
 std::optional<Evaluated> evaluateJudge(const RuleSpec& spec, const Analysis& a) {
     std::optional<Judgement> j = spec.judge(a);
     if (!j) return std::nullopt;
-    Evaluated e{newFinding(spec, a, j->gainNs), std::move(j->rankClaimNs), &spec};
+    Evaluated e{newFinding(spec, a, j->gainNs), std::move(j->rankClaimNs), &spec, {}};
     if (e.rankClaimNs.empty()) e.rankClaimNs.assign(a.ranks.size(), e.finding.estimatedGainNs);
     e.finding.ranks = std::move(j->ranks);
     e.finding.evidence = std::move(j->evidence);
     e.finding.eventIds = std::move(j->eventIds);
+    e.rankComputeClaimNs = std::move(j->rankComputeClaimNs);
     return e;
 }
 
@@ -80,7 +82,7 @@ std::optional<Evaluated> evaluate(const RuleSpec& spec, const Analysis& a) {
     auto loss = [&](const RankBreakdown& r) { return spec.loss(r, a); };
     const int64_t worst = maxOver(a, loss);
     if (worst == 0) return std::nullopt;
-    Evaluated e{newFinding(spec, a, int64_t(double(worst) * spec.gainScale)), {}, &spec};
+    Evaluated e{newFinding(spec, a, int64_t(double(worst) * spec.gainScale)), {}, &spec, {}};
     for (const auto& r : a.ranks) {
         const int64_t removed = spec.claim ? std::min(spec.claim(r, a), loss(r)) : loss(r);
         e.rankClaimNs.push_back(int64_t(double(removed) * spec.gainScale));
@@ -149,7 +151,14 @@ void assignExclusiveGains(std::vector<Evaluated>& found, const Analysis& a) {
         const Evaluated& e = found[k];
         for (size_t i = 0; i < a.ranks.size() && i < e.rankClaimNs.size(); ++i) {
             const int64_t wanted = std::clamp<int64_t>(e.rankClaimNs[i], 0, e.finding.estimatedGainNs);
-            most[k] = std::max(most[k], claimOnRank(wanted, *e.spec, left[i]));
+            int64_t taken = claimOnRank(wanted, *e.spec, left[i]);
+            if (i < e.rankComputeClaimNs.size()) {
+                int64_t& compute = left[i][size_t(TimeClass::Compute)];
+                const int64_t t = std::clamp<int64_t>(e.rankComputeClaimNs[i], 0, compute);
+                compute -= t;
+                taken += t;
+            }
+            most[k] = std::max(most[k], std::min(taken, e.finding.estimatedGainNs));
         }
     }
     // The compute no finding claimed stays: even spread evenly over the ranks it takes its

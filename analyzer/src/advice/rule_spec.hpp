@@ -30,6 +30,9 @@ struct Judgement {
     /// Time the change would save on each rank, by index of Analysis::ranks (for the exclusive
     /// gain); empty = gainNs on every rank.
     std::vector<int64_t> rankClaimNs;
+    /// Compute the change removes on some ranks, by index of Analysis::ranks (a straggler's work
+    /// beyond the others'), claimed from Compute whatever the rule's classes; empty = none.
+    std::vector<int64_t> rankComputeClaimNs;
 };
 
 struct RuleSpec {
