@@ -11,6 +11,7 @@
 // Modes: `after` (default: the class mipmap, ranks folded to their summary rows when they do not
 // fit, as hpcprof-gui shows a trace) and `before` (--before: events only, every lane expanded, as
 // before the mipmap); --cold deletes the mipmap's cache file first, so its build is measured.
+// --mipmap RUNS times the mipmap's cold build alone, the old way and the new, side by side.
 // The trace comes from bench/analyzer's generator (run_gui_bench.sh). Results: docs/performance.md.
 #include <malloc.h>
 #include <sys/resource.h>
@@ -24,12 +25,15 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "models/class_mipmap.hpp"
 #include "models/lane_layout.hpp"
 #include "models/timeline_fetcher.hpp"
 #include "models/timeline_painter.hpp"
+#include "models/trace_data.hpp"
 
 using namespace hpcprof::gui;
 
@@ -175,21 +179,55 @@ private:
     int64_t m_deepestSpan = 0;
 };
 
+/// The class mipmap's cold build, side by side in one process: rank by rank through window
+/// queries (as before), then one sweep per track on 1 worker and on the default workers; medians
+/// of `runs` builds each, and whether the three give the same shares.
+int benchMipmapBuild(const TraceDataPtr& data, int runs) {
+    auto q = threadClassShares(*data);
+    if (!q) return std::fprintf(stderr, "gui_bench: %s\n", q.status().message().c_str()), 1;
+    const TimeWindow w = data->bounds;
+    std::vector<double> ms[3];
+    std::shared_ptr<ClassMipmap> last[3];
+    for (int run = 0; run < runs; ++run)
+        for (int k = 0; k < 3; ++k) {
+            auto m = k == 0 ? buildClassMipmapByRank(**q, data->index, w.begin, w.end)
+                            : buildClassMipmap(**q, data->index, w.begin, w.end, k == 1 ? 1 : 0);
+            if (!m) return std::fprintf(stderr, "gui_bench: %s\n", m.status().message().c_str()), 1;
+            ms[k].push_back((*m)->buildMs);
+            last[k] = *m;
+        }
+    bool same = true;
+    for (int k = 1; k < 3; ++k)
+        for (const auto& [id, strip] : last[0]->tracks)
+            same = same && last[k]->tracks.count(id) && last[k]->tracks.at(id)->share == strip->share;
+    for (int k = 1; k < 3; ++k)
+        for (const auto& [id, strip] : last[0]->groups)
+            same = same && last[k]->groups.count(id) && last[k]->groups.at(id)->share == strip->share;
+    std::printf("mipmap_build events=%lld ranks=%zu tracks=%zu runs=%d by_rank_ms=%.0f sweep_1_thread_ms=%.0f "
+                "sweep_threads_ms=%.0f threads=%u identical=%s\n",
+                (long long)data->events, last[0]->groups.size(), last[0]->tracks.size(), runs, pct(ms[0], 0.5),
+                pct(ms[1], 0.5), pct(ms[2], 0.5), std::min(8u, QThread::idealThreadCount() > 0 ? unsigned(QThread::idealThreadCount()) : 1u),
+                same ? "yes" : "NO");
+    return same ? 0 : 3;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
     bool before = false, cold = false;
+    int mipmapRuns = 0;
     const char* path = nullptr;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--before") before = true;
         else if (a == "--cold") cold = true;
+        else if (a == "--mipmap" && i + 1 < argc) mipmapRuns = std::atoi(argv[++i]);
         else path = argv[i];
     }
     if (!path) {
-        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] TRACE\n");
+        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] [--mipmap RUNS] TRACE\n");
         return 2;
     }
     if (cold) std::remove(mipmapCachePath(path).c_str());
@@ -201,6 +239,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     TraceDataPtr data = *loaded;
+    if (mipmapRuns > 0) return benchMipmapBuild(data, mipmapRuns);
     const double loadMs = double(clock.nsecsElapsed()) / 1e6;
     Bench bench(data, !before);
     const FirstPaint first = bench.firstPaint(clock);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cmath>
+#include <mutex>
 
 #include <QStringList>
 
@@ -104,14 +105,54 @@ ShareStrip toShareStrip(const analyzer::ClassBuckets& b) {
     return s;
 }
 
-Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
-                                                      const analyzer::TraceIndex& index, int64_t begin,
-                                                      int64_t end) {
-    const auto start = std::chrono::steady_clock::now();
+namespace {
+std::shared_ptr<ClassMipmap> emptyMipmap(int64_t begin, int64_t end) {
     auto m = std::make_shared<ClassMipmap>();
     m->begin = begin;
     m->buckets = ClassMipmap::kMipmapBuckets;
     m->bucketNs = std::max<int64_t>(1, (end - begin + m->buckets - 1) / m->buckets);
+    return m;
+}
+
+/// Each process of a rank shares its rank's summary strip.
+void assignGroups(ClassMipmap& m, const analyzer::ClassShareQuery& query, const analyzer::TraceIndex& index,
+                  const std::unordered_map<int64_t, ShareStripPtr>& byRank) {
+    for (const auto& p : index.processes())
+        if (auto r = query.rankOfProcess(p.id); r && byRank.count(*r)) m.groups[p.id] = byRank.at(*r);
+}
+
+double msSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+} // namespace
+
+Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
+                                                      const analyzer::TraceIndex& index, int64_t begin,
+                                                      int64_t end, int threads) {
+    const auto start = std::chrono::steady_clock::now();
+    auto m = emptyMipmap(begin, end);
+    std::unordered_map<int64_t, ShareStripPtr> byRank;
+    std::mutex mutex;
+    // Quantised on the worker that measured the rank; only the maps are shared.
+    auto sink = [&](analyzer::RankClassBuckets&& rb) {
+        auto summary = std::make_shared<ShareStrip>(toShareStrip(rb.summary));
+        std::vector<std::pair<int64_t, ShareStripPtr>> tracks;
+        for (const auto& [track, cb] : rb.tracks) tracks.emplace_back(track, std::make_shared<ShareStrip>(toShareStrip(cb)));
+        std::lock_guard lock(mutex);
+        byRank[rb.rank] = std::move(summary);
+        for (auto& [track, s] : tracks) m->tracks[track] = std::move(s);
+    };
+    HPCPROF_RETURN_IF_ERROR(query.allRanks(m->begin, m->bucketNs, m->buckets, true, threads, sink));
+    assignGroups(*m, query, index, byRank);
+    m->buildMs = msSince(start);
+    return m;
+}
+
+Result<std::shared_ptr<ClassMipmap>> buildClassMipmapByRank(analyzer::ClassShareQuery& query,
+                                                            const analyzer::TraceIndex& index, int64_t begin,
+                                                            int64_t end) {
+    const auto start = std::chrono::steady_clock::now();
+    auto m = emptyMipmap(begin, end);
     std::unordered_map<int64_t, ShareStripPtr> byRank;
     for (int64_t r : query.ranks()) {
         auto rb = query.rank(r, m->begin, m->bucketNs, m->buckets, true);
@@ -119,9 +160,8 @@ Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery&
         byRank[r] = std::make_shared<ShareStrip>(toShareStrip(rb->summary));
         for (const auto& [track, cb] : rb->tracks) m->tracks[track] = std::make_shared<ShareStrip>(toShareStrip(cb));
     }
-    for (const auto& p : index.processes())
-        if (auto r = query.rankOfProcess(p.id); r && byRank.count(*r)) m->groups[p.id] = byRank[*r];
-    m->buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    assignGroups(*m, query, index, byRank);
+    m->buildMs = msSince(start);
     return m;
 }
 

@@ -59,10 +59,16 @@ struct ClassMipmap {
 
 using ClassMipmapPtr = std::shared_ptr<const ClassMipmap>;
 
-/// Builds the whole-run mipmap of a trace from its events (every rank, every track).
+/// Builds the whole-run mipmap of a trace from its events (every rank, every track): one sweep
+/// per track, ranks spread over `threads` workers (0: the machine's cores, at most 8).
 Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
                                                       const analyzer::TraceIndex& index, int64_t begin,
-                                                      int64_t end);
+                                                      int64_t end, int threads = 0);
+/// The same mipmap rank after rank through window queries (ClassShareQuery::rank): the
+/// reference the sweep is tested and benchmarked against.
+Result<std::shared_ptr<ClassMipmap>> buildClassMipmapByRank(analyzer::ClassShareQuery& query,
+                                                            const analyzer::TraceIndex& index, int64_t begin,
+                                                            int64_t end);
 
 /// The cache file of `tracePath` (TRACE.lanes), read back when it matches the trace's size and
 /// modification time; null when absent, stale or damaged.

@@ -34,6 +34,27 @@ void addCounterLanes(LaneGroup& g, const TraceData& data, const QSet<QString>& s
     }
 }
 
+/// Whether the group has nothing to draw: no track with an event, no counter lane.
+bool emptyGroup(const TraceData& data, const LaneGroup& g) {
+    for (const Lane& l : g.lanes) {
+        if (l.counter) return false;
+        const analyzer::TrackInfo* t = data.track(l.id);
+        if (t && t->eventCount > 0) return false;
+    }
+    return true;
+}
+
+/// Leaves out the processes with nothing recorded: the image of a rank before it exec'ed the
+/// program, the launcher (mpirun, a shell) that only started it. They were empty "pid" headers
+/// between the ranks. A process with anything (an event, a counter) stays; when every process
+/// is empty they all stay, so that the screen says what the trace holds.
+void dropEmptyGroups(const TraceData& data, std::vector<LaneGroup>& groups) {
+    std::vector<LaneGroup> kept;
+    for (auto& g : groups)
+        if (!emptyGroup(data, g)) kept.push_back(std::move(g));
+    if (!kept.empty()) groups = std::move(kept);
+}
+
 } // namespace
 
 void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>& shownCounters) {
@@ -70,10 +91,9 @@ void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>
             g.lanes.push_back(l);
         }
         addCounterLanes(g, data, shown, hasRanks && !p->rank);
-        // Processes with nothing to draw (a forked helper that did no recorded work) are kept:
-        // their header shows that they existed.
         m_groups.push_back(std::move(g));
     }
+    dropEmptyGroups(data, m_groups);
     m_byRank = m_groups;
     relayout();
 }

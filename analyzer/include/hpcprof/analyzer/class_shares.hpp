@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,6 +63,16 @@ public:
     /// Rank `rank`'s classes in `buckets` buckets of `bucketNs` from `begin`; with `tracks`, each
     /// of its tracks' too (from the same read of the events).
     Result<RankClassBuckets> rank(int64_t rank, int64_t begin, int64_t bucketNs, int buckets, bool tracks);
+
+    /// Every rank's classes (with `tracks`, its tracks' too) on one grid, the same figures as
+    /// rank() gives rank by rank, built for the whole run at once (the class mipmap): each track
+    /// is read in one sweep of its id range (no search for the window's first event, no pass
+    /// for the longest event), ranks spread over `threads` workers with a connection each (0:
+    /// the machine's cores, at most 8). `sink` gets each rank as it completes, from the worker
+    /// that built it (so it must be thread-safe), in no particular order; the buckets are not
+    /// kept, so a thousand ranks never hold all their int64 buckets at once.
+    Status allRanks(int64_t begin, int64_t bucketNs, int buckets, bool tracks, int threads,
+                    const std::function<void(RankClassBuckets&&)>& sink);
 
     struct Units;
 
