@@ -56,8 +56,8 @@ std::vector<QColor> classFills() {
 }
 
 constexpr int kFindingMarkWidth = 4;
-const QColor kCpuUseColor(0x26, 0xa6, 0x9a);  ///< a CPU-use lane's utilisation
-const QColor kCpuWaitColor(0xef, 0x6c, 0x00); ///< and the time waiting for a CPU above it
+const QColor kCpuUseColor = cpuUseColor();   ///< a CPU-use lane's utilisation
+const QColor kCpuWaitColor = cpuWaitColor(); ///< and the time waiting for a CPU above it
 
 // ---- groups and lane frames --------------------------------------------------------------
 
@@ -248,6 +248,15 @@ const CounterTrackInfo* counterInfo(const TraceData& trace, int64_t id) {
     return info == trace.counters.end() ? nullptr : &*info;
 }
 
+/// A counter lane's scale on the second line of its gutter, under its name: painted in the time
+/// area it covered the chart's first columns.
+void paintGutterNote(const LanesPaint& c, int ly, const QString& text) {
+    const int w = TimelinePainter::kGutter - 18;
+    c.p.setPen(QColor(0x60, 0x60, 0x60));
+    c.p.drawText(QRect(c.area.left() + 14, ly + kRowHeight - 4, w, LaneLayout::kCounterHeight - kRowHeight + 4),
+                 Qt::AlignLeft | Qt::AlignVCenter, c.fm.elidedText(text, Qt::ElideRight, w));
+}
+
 /// A CPU-use lane: per pixel column the thread's utilisation from the bottom (teal) and its time
 /// waiting for a CPU stacked above it (orange), both on a fixed scale of one CPU (100 %), the
 /// label giving the largest of each in view.
@@ -272,10 +281,8 @@ void paintCpuUseLane(const LanesPaint& c, const Lane& lane, int ly) {
         if (hu > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu, 1, hu), kCpuUseColor);
         if (hw > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu - hw, 1, hw), kCpuWaitColor);
     }
-    c.p.setPen(QColor(0x30, 0x30, 0x30));
-    c.p.drawText(QRect(c.x0 + 4, ly, 400, 12), Qt::AlignLeft | Qt::AlignTop,
-                 QStringLiteral("CPU use max %1, waiting for a CPU max %2")
-                     .arg(formatCounterValue(*info, maxUse), formatCounterValue(*info, maxWait)));
+    paintGutterNote(c, ly, QStringLiteral("max use %1, wait %2")
+                               .arg(formatCounterValue(*info, maxUse), formatCounterValue(*info, maxWait)));
 }
 
 void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
@@ -303,7 +310,7 @@ void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
                              [&](const CounterTrackInfo& t) { return t.id == lane.id; });
     QString label = info == c.trace.counters.end() ? QString::number(maxRate, 'g', 3)
                                                    : formatCounterValue(*info, maxRate);
-    c.p.drawText(QRect(c.x0 + 4, ly, 200, 12), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("max %1").arg(label));
+    paintGutterNote(c, ly, QStringLiteral("max %1").arg(label));
 }
 
 // ---- event lanes -------------------------------------------------------------------------
