@@ -14,8 +14,18 @@
 
 namespace hpcprof::analyzer {
 
+/// A worker's own connection (a connection is used by one thread at a time) and its window
+/// query (which remembers each track's longest event).
+struct ShareWorker {
+    std::unique_ptr<Trace> trace;
+    std::unique_ptr<TimelineQuery> query;
+};
+
 struct ClassShareQuery::Units {
     detail::RankUnits units;
+    /// The workers beyond the caller's thread, opened on first use and kept for later queries.
+    std::vector<ShareWorker> workers;
+    bool workersOpened = false;
 };
 
 namespace {
@@ -189,6 +199,20 @@ Result<RankClassBuckets> sweepRank(schema::Statement& range, ClassCache& classes
     return m.finish();
 }
 
+/// A rank's buckets from its tracks' events in the window (a range query per track).
+Result<RankClassBuckets> windowRank(TimelineQuery& query, const TraceIndex& index, const detail::RankUnit& u,
+                                    int64_t begin, int64_t bucketNs, int buckets, bool withTracks) {
+    RankMeasure m(u, begin, bucketNs, buckets, withTracks);
+    for (const TrackInfo* t : u.tracks) {
+        auto slices = query.slices(t->id, begin, m.end(), 0);
+        if (!slices) return slices.status();
+        m.beginTrack(*t);
+        for (const TimelineSlice& s : slices->slices) m.add(index.categoryClass(s.categoryId), s.ts, s.ts + s.dur);
+        m.endTrack(t->id);
+    }
+    return m.finish();
+}
+
 } // namespace
 
 Result<RankClassBuckets> ClassShareQuery::rank(int64_t rank, int64_t begin, int64_t bucketNs, int buckets,
@@ -196,15 +220,49 @@ Result<RankClassBuckets> ClassShareQuery::rank(int64_t rank, int64_t begin, int6
     auto it = m_units->units.units.find(rank);
     if (it == m_units->units.units.end()) return Status::error("no rank " + std::to_string(rank));
     if (bucketNs <= 0 || buckets <= 0) return Status::error("class buckets: empty bucket grid");
-    RankMeasure m(it->second, begin, bucketNs, buckets, withTracks);
-    for (const TrackInfo* t : it->second.tracks) {
-        auto slices = m_query.slices(t->id, begin, m.end(), 0);
-        if (!slices) return slices.status();
-        m.beginTrack(*t);
-        for (const TimelineSlice& s : slices->slices) m.add(m_index.categoryClass(s.categoryId), s.ts, s.ts + s.dur);
-        m.endTrack(t->id);
+    return windowRank(m_query, m_index, it->second, begin, bucketNs, buckets, withTracks);
+}
+
+Status ClassShareQuery::forEachUnit(size_t count, int threads,
+                                    const std::function<Status(size_t, const Trace&, TimelineQuery&)>& job) {
+    constexpr unsigned kMaxWorkers = 8;
+    unsigned want = threads > 0 ? unsigned(threads) : std::min(kMaxWorkers, std::thread::hardware_concurrency());
+    want = std::max(1u, std::min<unsigned>(want, unsigned(count)));
+    auto& pool = m_units->workers;
+    if (!m_units->workersOpened || (threads > 0 && pool.size() + 1 < want)) {
+        m_units->workersOpened = true;
+        const unsigned most = std::max(want, std::min(kMaxWorkers, std::thread::hardware_concurrency()));
+        while (pool.size() + 1 < most) {
+            auto t = Trace::open(m_trace.path());
+            if (!t) break; // fewer workers; the result is the same
+            ShareWorker w{std::make_unique<Trace>(std::move(t.value())), nullptr};
+            w.query = std::make_unique<TimelineQuery>(*w.trace);
+            pool.push_back(std::move(w));
+        }
     }
-    return m.finish();
+    std::atomic<size_t> next{0};
+    std::mutex failMutex;
+    Status failed;
+    auto work = [&](const Trace& conn, TimelineQuery& query) {
+        for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
+            Status st = job(i, conn, query);
+            if (st.ok()) continue;
+            std::lock_guard lock(failMutex);
+            failed = st;
+            next.store(count); // the others stop at their next unit
+        }
+    };
+    std::vector<std::thread> threadsRunning;
+    for (size_t k = 0; k + 1 < want && k < pool.size(); ++k) {
+        try {
+            threadsRunning.emplace_back(work, std::cref(*pool[k].trace), std::ref(*pool[k].query));
+        } catch (const std::system_error&) {
+            break; // no thread to be had: the remaining workers take its share
+        }
+    }
+    work(m_trace, m_query);
+    for (auto& t : threadsRunning) t.join();
+    return failed;
 }
 
 Status ClassShareQuery::allRanks(int64_t begin, int64_t bucketNs, int buckets, bool withTracks, int threads,
@@ -212,45 +270,32 @@ Status ClassShareQuery::allRanks(int64_t begin, int64_t bucketNs, int buckets, b
     if (bucketNs <= 0 || buckets <= 0) return Status::error("class buckets: empty bucket grid");
     std::vector<const detail::RankUnit*> units;
     for (const auto& [r, u] : m_units->units.units) units.push_back(&u);
-    constexpr unsigned kMaxWorkers = 8;
-    unsigned want = threads > 0 ? unsigned(threads) : std::min(kMaxWorkers, std::thread::hardware_concurrency());
-    want = std::max(1u, std::min<unsigned>(want, unsigned(units.size())));
-    // The query's connection serves the first worker; the others get their own (a connection
-    // is used by one thread at a time).
-    std::vector<Trace> extra;
-    for (unsigned i = 1; i < want; ++i) {
-        auto t = Trace::open(m_trace.path());
-        if (!t) break; // fewer workers; the result is the same
-        extra.push_back(std::move(t.value()));
-    }
-    std::atomic<size_t> next{0};
-    std::mutex failMutex;
-    Status failed;
-    auto work = [&](const Trace& conn) {
+    return forEachUnit(units.size(), threads, [&](size_t i, const Trace& conn, TimelineQuery&) -> Status {
+        // One statement per worker would do; one per rank costs a prepare per rank, nothing.
         schema::Statement range(detail::db(conn), "SELECT ts, dur, category_id FROM event WHERE id BETWEEN ? AND ? ORDER BY id");
-        ClassCache classes(m_index);
-        for (size_t i = next.fetch_add(1); i < units.size(); i = next.fetch_add(1)) {
-            auto r = sweepRank(range, classes, *units[i], begin, bucketNs, buckets, withTracks);
-            if (r) {
-                sink(std::move(*r));
-                continue;
-            }
-            std::lock_guard lock(failMutex);
-            failed = r.status();
-            next.store(units.size()); // the others stop at their next rank
-        }
-    };
-    std::vector<std::thread> workers;
-    for (const Trace& conn : extra) {
-        try {
-            workers.emplace_back(work, std::cref(conn));
-        } catch (const std::system_error&) {
-            break; // no thread to be had: the remaining workers take its share
-        }
+        ClassCache local(m_index);
+        auto r = sweepRank(range, local, *units[i], begin, bucketNs, buckets, withTracks);
+        if (!r) return r.status();
+        sink(std::move(*r));
+        return {};
+    });
+}
+
+Status ClassShareQuery::ranks(const std::vector<int64_t>& ranks, int64_t begin, int64_t bucketNs, int buckets,
+                              bool withTracks, const std::function<void(RankClassBuckets&&)>& sink) {
+    if (bucketNs <= 0 || buckets <= 0) return Status::error("class buckets: empty bucket grid");
+    std::vector<const detail::RankUnit*> units;
+    for (int64_t r : ranks) {
+        auto it = m_units->units.units.find(r);
+        if (it == m_units->units.units.end()) return Status::error("no rank " + std::to_string(r));
+        units.push_back(&it->second);
     }
-    work(m_trace);
-    for (auto& w : workers) w.join();
-    return failed;
+    return forEachUnit(units.size(), 0, [&](size_t i, const Trace&, TimelineQuery& query) -> Status {
+        auto r = windowRank(query, m_index, *units[i], begin, bucketNs, buckets, withTracks);
+        if (!r) return r.status();
+        sink(std::move(*r));
+        return {};
+    });
 }
 
 } // namespace hpcprof::analyzer

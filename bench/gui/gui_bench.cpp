@@ -5,7 +5,8 @@
 //    chunk of lanes), and until every visible lane is;
 //  - a scripted sequence (zoom from the whole run down to ~1 us, pan, zoom back out) at a
 //    60 Hz input rate: per-frame paint time (what the UI thread spends per frame; fetches run
-//    on the worker meanwhile) and the worker's fetch times;
+//    on the worker meanwhile), the same frame painted again (repaint: a fetch chunk arriving, the
+//    pointer moving) and the worker's fetch times;
 //  - jumps to uncached views (whole run ... 10 us): input until a frame shows their data;
 //  - peak RSS of the process.
 // Modes: `after` (default: the class mipmap, ranks folded to their summary rows when they do not
@@ -96,6 +97,7 @@ public:
             change();
             request();
             m_frames.push_back(paint());
+            m_repaints.push_back(paint()); // the same view again: what a fetch chunk or the pointer costs
             spin(16);
         };
         const double mid = m_axis.width() / 2;
@@ -133,8 +135,9 @@ public:
                     (long long)m_data->events, m_data->index.tracks().size(), loadMs, first.firstFetchMs,
                     first.firstPaintMs, first.fullPaintMs);
         std::printf("mode=%s ", m_mipmap ? "after" : "before");
-        std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f deepest_span_ns=%lld\n",
-                    m_frames.size(), pct(m_frames, 0.5), pct(m_frames, 0.95), pct(m_frames, 1.0),
+        std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f repaint_median_ms=%.2f "
+                    "deepest_span_ns=%lld\n",
+                    m_frames.size(), pct(m_frames, 0.5), pct(m_frames, 0.95), pct(m_frames, 1.0), pct(m_repaints, 0.5),
                     (long long)m_deepestSpan);
         // RSS includes the trace's memory-mapped pages (SQLite mmap, shared with the page cache);
         // the heap in use is the GUI's own memory: draw lists, caches, the trace's small tables.
@@ -175,7 +178,7 @@ private:
     QImage m_image{kWidth, kHeight, QImage::Format_RGB32};
     const QRect m_area{0, 0, kWidth, kHeight};
     int m_scrollY = 0;
-    std::vector<double> m_frames, m_fetchMs;
+    std::vector<double> m_frames, m_repaints, m_fetchMs;
     int64_t m_deepestSpan = 0;
 };
 

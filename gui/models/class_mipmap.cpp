@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,11 @@ namespace hpcprof::gui {
 using analyzer::kTimeClassCount;
 using analyzer::TimeClass;
 
+uint64_t nextStripSerial() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void ShareStrip::sharesIn(int64_t t0, int64_t t1, double out[kTimeClassCount]) const {
     std::fill(out, out + kTimeClassCount, 0.0);
     if (t1 <= t0 || buckets <= 0) return;
@@ -34,12 +40,11 @@ void ShareStrip::sharesIn(int64_t t0, int64_t t1, double out[kTimeClassCount]) c
         for (int c = 0; c < kTimeClassCount; ++c) out[c] = w * s[c];
         return;
     }
-    for (int64_t b = (a - begin) / bucketNs; b < buckets; ++b) {
-        const int64_t bb = begin + b * bucketNs, be = bb + bucketNs;
-        if (bb >= e) break;
-        const double w = double(std::min(be, e) - std::max(bb, a)) / span;
+    const double perNs = 1.0 / (span * 255.0);
+    for (int64_t b = first, bb = begin + first * bucketNs; b < buckets && bb < e; ++b, bb += bucketNs) {
+        const double w = double(std::min(bb + bucketNs, e) - std::max(bb, a)) * perNs;
         const uint8_t* s = &share[size_t(b) * kTimeClassCount];
-        for (int c = 0; c < kTimeClassCount; ++c) out[c] += w * s[c] / 255.0;
+        for (int c = 0; c < kTimeClassCount; ++c) out[c] += w * s[c];
     }
 }
 

@@ -18,8 +18,13 @@
 
 namespace hpcprof::gui {
 
+/// A number no other strip built in this process has: what the painter's row cache knows a strip
+/// by (an address can be reused by the next fetch's strip).
+uint64_t nextStripSerial();
+
 /// Class shares per bucket, quantised to 1/255 of the bucket.
 struct ShareStrip {
+    uint64_t serial = nextStripSerial(); ///< a copy keeps it: its shares are the same
     int64_t begin = 0, bucketNs = 1;
     int buckets = 0;
     std::vector<uint8_t> share; ///< buckets * kTimeClassCount, by bucket then TimeClass

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <utime.h>
 
+#include <sqlite3.h>
+
 #include <catch2/catch.hpp>
 #include <iterator>
 #include <random>
@@ -328,4 +330,38 @@ TEST_CASE("a trace of empty processes only keeps them all", "[gui][lanes]") {
     LaneLayout l;
     l.build(**d);
     CHECK(l.groups().size() == 2);
+}
+
+TEST_CASE("an exec'ed image's lanes fold under the rank that followed with its pid", "[gui][lanes]") {
+    using schema::Category;
+    test::ensureGuiApp();
+    test::TempDir dir;
+    test::TraceBuilder b;
+    const int before = b.rank(-1, 0, 100'000); // pid 1000: the launcher's fork before exec
+    const int launcher = b.rank(-1, 0, 1'000'000); // pid 1001: mpirun itself
+    const int r0 = b.rank(0, 100'000, 1'000'000, 1); // pid 1002, to become 1000 below
+    for (int t : {before, launcher, r0}) b.setHost(t, "n1");
+    b.event(before, Category::PosixIo, "read", 10, 50);
+    b.event(launcher, Category::PosixIo, "poll", 10, 500);
+    b.event(r0, Category::MpiCollective, "MPI_Barrier", 200'000, 1'000);
+    const std::string path = dir / "exec.hpcprof";
+    b.write(path);
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db,
+                             "UPDATE process SET end_state = 'exec' WHERE pid = 1000;"
+                             "UPDATE process SET pid = 1000 WHERE pid = 1002;",
+                             nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    auto d = loadTraceData(path);
+    REQUIRE(d.ok());
+    LaneLayout l;
+    l.build(**d);
+    REQUIRE(l.groups().size() == 2); // rank 0, then mpirun; no "pid 1000" group
+    CHECK(l.groups()[0].rank == 0);
+    REQUIRE(l.groups()[0].lanes.size() == 2);
+    CHECK(l.groups()[0].lanes[1].name.startsWith(QStringLiteral("pre-exec ")));
+    CHECK_FALSE(l.groups()[1].rank);
 }
