@@ -182,6 +182,16 @@ private:
     int64_t m_deepestSpan = 0;
 };
 
+/// Whether two mipmaps hold the same shares for every group and track of `a`.
+bool sameShares(const ClassMipmap& a, const ClassMipmap& b) {
+    for (const auto* maps : {&a.tracks, &a.groups}) {
+        const auto& other = maps == &a.tracks ? b.tracks : b.groups;
+        for (const auto& [id, strip] : *maps)
+            if (!other.count(id) || other.at(id)->share != strip->share) return false;
+    }
+    return true;
+}
+
 /// The class mipmap's cold build, side by side in one process: rank by rank through window
 /// queries (as before), then one sweep per track on 1 worker and on the default workers; medians
 /// of `runs` builds each, and whether the three give the same shares.
@@ -199,13 +209,7 @@ int benchMipmapBuild(const TraceDataPtr& data, int runs) {
             ms[k].push_back((*m)->buildMs);
             last[k] = *m;
         }
-    bool same = true;
-    for (int k = 1; k < 3; ++k)
-        for (const auto& [id, strip] : last[0]->tracks)
-            same = same && last[k]->tracks.count(id) && last[k]->tracks.at(id)->share == strip->share;
-    for (int k = 1; k < 3; ++k)
-        for (const auto& [id, strip] : last[0]->groups)
-            same = same && last[k]->groups.count(id) && last[k]->groups.at(id)->share == strip->share;
+    const bool same = sameShares(*last[0], *last[1]) && sameShares(*last[0], *last[2]);
     std::printf("mipmap_build events=%lld ranks=%zu tracks=%zu runs=%d by_rank_ms=%.0f sweep_1_thread_ms=%.0f "
                 "sweep_threads_ms=%.0f threads=%u identical=%s\n",
                 (long long)data->events, last[0]->groups.size(), last[0]->tracks.size(), runs, pct(ms[0], 0.5),
