@@ -36,8 +36,10 @@ void addCounterLanes(LaneGroup& g, const TraceData& data, const QSet<QString>& s
     }
 }
 
-/// Whether the group has nothing to draw: no track with an event, no counter lane.
+/// Whether the group has nothing to draw: not a rank (a rank without a recorded call computed
+/// all the time: its summary row says so), no track with an event, no counter lane.
 bool emptyGroup(const TraceData& data, const LaneGroup& g) {
+    if (g.rank) return false;
     for (const Lane& l : g.lanes) {
         if (l.counter) return false;
         const analyzer::TrackInfo* t = data.track(l.id);
@@ -74,7 +76,7 @@ void foldExecedImages(const TraceData& data, std::vector<LaneGroup>& groups) {
     groups = std::move(kept);
 }
 
-/// Leaves out the processes with nothing recorded: the image of a rank before it exec'ed the
+/// Leaves out the rank-less processes with nothing recorded: the image of a rank before it exec'ed the
 /// program, the launcher (mpirun, a shell) that only started it. They were empty "pid" headers
 /// between the ranks. A process with anything (an event, a counter) stays; when every process
 /// is empty they all stay, so that the screen says what the trace holds.

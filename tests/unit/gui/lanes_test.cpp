@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <random>
 
 #include "gui_test_support.hpp"
@@ -280,6 +282,20 @@ TEST_CASE("the mipmap built by one sweep per track over threads equals the rank-
         for (const auto& [id, strip] : (*reference)->groups) CHECK((*swept)->groups.at(id)->share == strip->share);
         for (const auto& [id, strip] : (*reference)->tracks) CHECK((*swept)->tracks.at(id)->share == strip->share);
     }
+    // Zoomed in: the visible ranks in one batch over the workers give what rank() gives each.
+    std::map<int64_t, std::vector<int64_t>> batched;
+    std::mutex mutex;
+    REQUIRE((*q)->ranks({0, 1, 2, 3}, 2'000'000, 500, 2'000, true, [&](analyzer::RankClassBuckets&& rb) {
+                    std::lock_guard lock(mutex);
+                    batched[rb.rank] = rb.summary.ns;
+                    for (const auto& [track, cb] : rb.tracks) CHECK(cb.buckets == 2'000);
+                }).ok());
+    REQUIRE(batched.size() == 4);
+    for (int64_t r = 0; r < 4; ++r) {
+        auto one = (*q)->rank(r, 2'000'000, 500, 2'000, false);
+        REQUIRE(one.ok());
+        CHECK(batched.at(r) == one->summary.ns);
+    }
     // Not trivially equal: the summaries hold several classes.
     int classes = 0;
     const ShareStrip& s = *(*reference)->groups.begin()->second;
@@ -302,20 +318,22 @@ TEST_CASE("processes with nothing recorded (launcher, pre-exec image) get no gro
     const int r0 = b.rank(0, 0, 1'000'000, 2);
     const int r1 = b.rank(1, 0, 1'000'000, 2);
     const int helper = b.rank(-1, 0, 1'000'000); // a non-rank process that did record something
+    b.rank(2, 0, 1'000'000, 2); // a rank without a recorded call: it computed, it stays
     b.event(r0, Category::MpiCollective, "MPI_Barrier", 100, 1'000);
     b.event(r1, Category::MpiCollective, "MPI_Barrier", 100, 1'000);
     b.event(helper, Category::PosixIo, "write", 200, 50);
     b.write(dir / "launch.hpcprof");
     auto d = loadTraceData(dir / "launch.hpcprof");
     REQUIRE(d.ok());
-    REQUIRE((*d)->index.processes().size() == 4);
+    REQUIRE((*d)->index.processes().size() == 5);
     LaneLayout l;
     l.build(**d);
-    REQUIRE(l.groups().size() == 3);
+    REQUIRE(l.groups().size() == 4);
     CHECK(l.groups()[0].rank == 0);
     CHECK(l.groups()[1].rank == 1);
-    CHECK_FALSE(l.groups()[2].rank); // the helper stays reachable, after the ranks
-    CHECK(l.groups()[2].lanes.size() == 1);
+    CHECK(l.groups()[2].rank == 2);
+    CHECK_FALSE(l.groups()[3].rank); // the helper stays reachable, after the ranks
+    CHECK(l.groups()[3].lanes.size() == 1);
 }
 
 TEST_CASE("a trace of empty processes only keeps them all", "[gui][lanes]") {
