@@ -5,12 +5,14 @@
 //    chunk of lanes), and until every visible lane is;
 //  - a scripted sequence (zoom from the whole run down to ~1 us, pan, zoom back out) at a
 //    60 Hz input rate: per-frame paint time (what the UI thread spends per frame; fetches run
-//    on the worker meanwhile) and the worker's fetch times;
+//    on the worker meanwhile), the same frame painted again (repaint: a fetch chunk arriving, the
+//    pointer moving) and the worker's fetch times;
 //  - jumps to uncached views (whole run ... 10 us): input until a frame shows their data;
 //  - peak RSS of the process.
 // Modes: `after` (default: the class mipmap, ranks folded to their summary rows when they do not
 // fit, as hpcprof-gui shows a trace) and `before` (--before: events only, every lane expanded, as
 // before the mipmap); --cold deletes the mipmap's cache file first, so its build is measured.
+// --mipmap RUNS times the mipmap's cold build alone, the old way and the new, side by side.
 // The trace comes from bench/analyzer's generator (run_gui_bench.sh). Results: docs/performance.md.
 #include <malloc.h>
 #include <sys/resource.h>
@@ -24,12 +26,15 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "models/class_mipmap.hpp"
 #include "models/lane_layout.hpp"
 #include "models/timeline_fetcher.hpp"
 #include "models/timeline_painter.hpp"
+#include "models/trace_data.hpp"
 
 using namespace hpcprof::gui;
 
@@ -92,6 +97,7 @@ public:
             change();
             request();
             m_frames.push_back(paint());
+            m_repaints.push_back(paint()); // the same view again: what a fetch chunk or the pointer costs
             spin(16);
         };
         const double mid = m_axis.width() / 2;
@@ -129,8 +135,9 @@ public:
                     (long long)m_data->events, m_data->index.tracks().size(), loadMs, first.firstFetchMs,
                     first.firstPaintMs, first.fullPaintMs);
         std::printf("mode=%s ", m_mipmap ? "after" : "before");
-        std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f deepest_span_ns=%lld\n",
-                    m_frames.size(), pct(m_frames, 0.5), pct(m_frames, 0.95), pct(m_frames, 1.0),
+        std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f repaint_median_ms=%.2f "
+                    "deepest_span_ns=%lld\n",
+                    m_frames.size(), pct(m_frames, 0.5), pct(m_frames, 0.95), pct(m_frames, 1.0), pct(m_repaints, 0.5),
                     (long long)m_deepestSpan);
         // RSS includes the trace's memory-mapped pages (SQLite mmap, shared with the page cache);
         // the heap in use is the GUI's own memory: draw lists, caches, the trace's small tables.
@@ -171,9 +178,45 @@ private:
     QImage m_image{kWidth, kHeight, QImage::Format_RGB32};
     const QRect m_area{0, 0, kWidth, kHeight};
     int m_scrollY = 0;
-    std::vector<double> m_frames, m_fetchMs;
+    std::vector<double> m_frames, m_repaints, m_fetchMs;
     int64_t m_deepestSpan = 0;
 };
+
+/// Whether two mipmaps hold the same shares for every group and track of `a`.
+bool sameShares(const ClassMipmap& a, const ClassMipmap& b) {
+    for (const auto* maps : {&a.tracks, &a.groups}) {
+        const auto& other = maps == &a.tracks ? b.tracks : b.groups;
+        for (const auto& [id, strip] : *maps)
+            if (!other.count(id) || other.at(id)->share != strip->share) return false;
+    }
+    return true;
+}
+
+/// The class mipmap's cold build, side by side in one process: rank by rank through window
+/// queries (as before), then one sweep per track on 1 worker and on the default workers; medians
+/// of `runs` builds each, and whether the three give the same shares.
+int benchMipmapBuild(const TraceDataPtr& data, int runs) {
+    auto q = threadClassShares(*data);
+    if (!q) return std::fprintf(stderr, "gui_bench: %s\n", q.status().message().c_str()), 1;
+    const TimeWindow w = data->bounds;
+    std::vector<double> ms[3];
+    std::shared_ptr<ClassMipmap> last[3];
+    for (int run = 0; run < runs; ++run)
+        for (int k = 0; k < 3; ++k) {
+            auto m = k == 0 ? buildClassMipmapByRank(**q, data->index, w.begin, w.end)
+                            : buildClassMipmap(**q, data->index, w.begin, w.end, k == 1 ? 1 : 0);
+            if (!m) return std::fprintf(stderr, "gui_bench: %s\n", m.status().message().c_str()), 1;
+            ms[k].push_back((*m)->buildMs);
+            last[k] = *m;
+        }
+    const bool same = sameShares(*last[0], *last[1]) && sameShares(*last[0], *last[2]);
+    std::printf("mipmap_build events=%lld ranks=%zu tracks=%zu runs=%d by_rank_ms=%.0f sweep_1_thread_ms=%.0f "
+                "sweep_threads_ms=%.0f threads=%u identical=%s\n",
+                (long long)data->events, last[0]->groups.size(), last[0]->tracks.size(), runs, pct(ms[0], 0.5),
+                pct(ms[1], 0.5), pct(ms[2], 0.5), std::min(8u, QThread::idealThreadCount() > 0 ? unsigned(QThread::idealThreadCount()) : 1u),
+                same ? "yes" : "NO");
+    return same ? 0 : 3;
+}
 
 } // namespace
 
@@ -181,15 +224,17 @@ int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
     bool before = false, cold = false;
+    int mipmapRuns = 0;
     const char* path = nullptr;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--before") before = true;
         else if (a == "--cold") cold = true;
+        else if (a == "--mipmap" && i + 1 < argc) mipmapRuns = std::atoi(argv[++i]);
         else path = argv[i];
     }
     if (!path) {
-        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] TRACE\n");
+        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] [--mipmap RUNS] TRACE\n");
         return 2;
     }
     if (cold) std::remove(mipmapCachePath(path).c_str());
@@ -201,6 +246,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     TraceDataPtr data = *loaded;
+    if (mipmapRuns > 0) return benchMipmapBuild(data, mipmapRuns);
     const double loadMs = double(clock.nsecsElapsed()) / 1e6;
     Bench bench(data, !before);
     const FirstPaint first = bench.firstPaint(clock);

@@ -37,7 +37,10 @@ QString legendHtml() {
     for (int c = 0; c < kEventClassCount; ++c)
         legend += QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
                       .arg(classColor(analyzer::EventClass(c)).name(), className(analyzer::EventClass(c)));
-    return legend + QStringLiteral("<span style='background:#009688'>&nbsp;&nbsp;&nbsp;</span>&nbsp;counter rate");
+    const QString swatch = QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;");
+    return legend + swatch.arg(cpuUseColor().name(), QStringLiteral("CPU use")) +
+           swatch.arg(cpuWaitColor().name(), QStringLiteral("waiting for a CPU")) +
+           QStringLiteral("<span style='background:#009688'>&nbsp;&nbsp;&nbsp;</span>&nbsp;counter rate");
 }
 
 /// The status-bar marker in its severity's colour (severityColor, as in the lists).

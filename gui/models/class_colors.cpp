@@ -31,6 +31,9 @@ QColor timeClassColor(analyzer::TimeClass c) {
     return QColor(0xe0, 0xe0, 0xe0);
 }
 
+QColor cpuUseColor() { return QColor(0x26, 0xa6, 0x9a); }
+QColor cpuWaitColor() { return QColor(0xef, 0x6c, 0x00); }
+
 QString className(analyzer::EventClass c) { return QString::fromLatin1(analyzer::eventClassName(c)); }
 
 } // namespace hpcprof::gui

@@ -16,6 +16,10 @@ inline constexpr int kEventClassCount = 7;
 QColor classColor(analyzer::EventClass c);
 /// Colour of a time class of the breakdown (idle is light grey).
 QColor timeClassColor(analyzer::TimeClass c);
+/// A CPU-use lane's colours: the thread's utilisation (teal) and its time waiting for a CPU
+/// stacked above it (orange), in the lane and in the legend.
+QColor cpuUseColor();
+QColor cpuWaitColor();
 /// Human name of an event class ("communication").
 QString className(analyzer::EventClass c);
 

@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <cmath>
+#include <mutex>
 
 #include <QStringList>
 
@@ -18,6 +20,11 @@ namespace hpcprof::gui {
 
 using analyzer::kTimeClassCount;
 using analyzer::TimeClass;
+
+uint64_t nextStripSerial() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void ShareStrip::sharesIn(int64_t t0, int64_t t1, double out[kTimeClassCount]) const {
     std::fill(out, out + kTimeClassCount, 0.0);
@@ -33,12 +40,11 @@ void ShareStrip::sharesIn(int64_t t0, int64_t t1, double out[kTimeClassCount]) c
         for (int c = 0; c < kTimeClassCount; ++c) out[c] = w * s[c];
         return;
     }
-    for (int64_t b = (a - begin) / bucketNs; b < buckets; ++b) {
-        const int64_t bb = begin + b * bucketNs, be = bb + bucketNs;
-        if (bb >= e) break;
-        const double w = double(std::min(be, e) - std::max(bb, a)) / span;
+    const double perNs = 1.0 / (span * 255.0);
+    for (int64_t b = first, bb = begin + first * bucketNs; b < buckets && bb < e; ++b, bb += bucketNs) {
+        const double w = double(std::min(bb + bucketNs, e) - std::max(bb, a)) * perNs;
         const uint8_t* s = &share[size_t(b) * kTimeClassCount];
-        for (int c = 0; c < kTimeClassCount; ++c) out[c] += w * s[c] / 255.0;
+        for (int c = 0; c < kTimeClassCount; ++c) out[c] += w * s[c];
     }
 }
 
@@ -104,14 +110,54 @@ ShareStrip toShareStrip(const analyzer::ClassBuckets& b) {
     return s;
 }
 
-Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
-                                                      const analyzer::TraceIndex& index, int64_t begin,
-                                                      int64_t end) {
-    const auto start = std::chrono::steady_clock::now();
+namespace {
+std::shared_ptr<ClassMipmap> emptyMipmap(int64_t begin, int64_t end) {
     auto m = std::make_shared<ClassMipmap>();
     m->begin = begin;
     m->buckets = ClassMipmap::kMipmapBuckets;
     m->bucketNs = std::max<int64_t>(1, (end - begin + m->buckets - 1) / m->buckets);
+    return m;
+}
+
+/// Each process of a rank shares its rank's summary strip.
+void assignGroups(ClassMipmap& m, const analyzer::ClassShareQuery& query, const analyzer::TraceIndex& index,
+                  const std::unordered_map<int64_t, ShareStripPtr>& byRank) {
+    for (const auto& p : index.processes())
+        if (auto r = query.rankOfProcess(p.id); r && byRank.count(*r)) m.groups[p.id] = byRank.at(*r);
+}
+
+double msSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+} // namespace
+
+Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
+                                                      const analyzer::TraceIndex& index, int64_t begin,
+                                                      int64_t end, int threads) {
+    const auto start = std::chrono::steady_clock::now();
+    auto m = emptyMipmap(begin, end);
+    std::unordered_map<int64_t, ShareStripPtr> byRank;
+    std::mutex mutex;
+    // Quantised on the worker that measured the rank; only the maps are shared.
+    auto sink = [&](analyzer::RankClassBuckets&& rb) {
+        auto summary = std::make_shared<ShareStrip>(toShareStrip(rb.summary));
+        std::vector<std::pair<int64_t, ShareStripPtr>> tracks;
+        for (const auto& [track, cb] : rb.tracks) tracks.emplace_back(track, std::make_shared<ShareStrip>(toShareStrip(cb)));
+        std::lock_guard lock(mutex);
+        byRank[rb.rank] = std::move(summary);
+        for (auto& [track, s] : tracks) m->tracks[track] = std::move(s);
+    };
+    HPCPROF_RETURN_IF_ERROR(query.allRanks(m->begin, m->bucketNs, m->buckets, true, threads, sink));
+    assignGroups(*m, query, index, byRank);
+    m->buildMs = msSince(start);
+    return m;
+}
+
+Result<std::shared_ptr<ClassMipmap>> buildClassMipmapByRank(analyzer::ClassShareQuery& query,
+                                                            const analyzer::TraceIndex& index, int64_t begin,
+                                                            int64_t end) {
+    const auto start = std::chrono::steady_clock::now();
+    auto m = emptyMipmap(begin, end);
     std::unordered_map<int64_t, ShareStripPtr> byRank;
     for (int64_t r : query.ranks()) {
         auto rb = query.rank(r, m->begin, m->bucketNs, m->buckets, true);
@@ -119,9 +165,8 @@ Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery&
         byRank[r] = std::make_shared<ShareStrip>(toShareStrip(rb->summary));
         for (const auto& [track, cb] : rb->tracks) m->tracks[track] = std::make_shared<ShareStrip>(toShareStrip(cb));
     }
-    for (const auto& p : index.processes())
-        if (auto r = query.rankOfProcess(p.id); r && byRank.count(*r)) m->groups[p.id] = byRank[*r];
-    m->buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    assignGroups(*m, query, index, byRank);
+    m->buildMs = msSince(start);
     return m;
 }
 

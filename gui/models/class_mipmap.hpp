@@ -18,8 +18,13 @@
 
 namespace hpcprof::gui {
 
+/// A number no other strip built in this process has: what the painter's row cache knows a strip
+/// by (an address can be reused by the next fetch's strip).
+uint64_t nextStripSerial();
+
 /// Class shares per bucket, quantised to 1/255 of the bucket.
 struct ShareStrip {
+    uint64_t serial = nextStripSerial(); ///< a copy keeps it: its shares are the same
     int64_t begin = 0, bucketNs = 1;
     int buckets = 0;
     std::vector<uint8_t> share; ///< buckets * kTimeClassCount, by bucket then TimeClass
@@ -59,10 +64,16 @@ struct ClassMipmap {
 
 using ClassMipmapPtr = std::shared_ptr<const ClassMipmap>;
 
-/// Builds the whole-run mipmap of a trace from its events (every rank, every track).
+/// Builds the whole-run mipmap of a trace from its events (every rank, every track): one sweep
+/// per track, ranks spread over `threads` workers (0: the machine's cores, at most 8).
 Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
                                                       const analyzer::TraceIndex& index, int64_t begin,
-                                                      int64_t end);
+                                                      int64_t end, int threads = 0);
+/// The same mipmap rank after rank through window queries (ClassShareQuery::rank): the
+/// reference the sweep is tested and benchmarked against.
+Result<std::shared_ptr<ClassMipmap>> buildClassMipmapByRank(analyzer::ClassShareQuery& query,
+                                                            const analyzer::TraceIndex& index, int64_t begin,
+                                                            int64_t end);
 
 /// The cache file of `tracePath` (TRACE.lanes), read back when it matches the trace's size and
 /// modification time; null when absent, stale or damaged.

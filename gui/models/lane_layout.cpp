@@ -4,6 +4,8 @@
 #include "models/counter_lanes.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace hpcprof::gui {
 
@@ -32,6 +34,57 @@ void addCounterLanes(LaneGroup& g, const TraceData& data, const QSet<QString>& s
         const CounterTrackInfo& c = *mine[i];
         g.lanes.push_back({true, c.id, -1, c.name + QStringLiteral(" (") + counterUnitLabel(c) + QStringLiteral(")")});
     }
+}
+
+/// Whether the group has nothing to draw: not a rank (a rank without a recorded call computed
+/// all the time: its summary row says so), no track with an event, no counter lane.
+bool emptyGroup(const TraceData& data, const LaneGroup& g) {
+    if (g.rank) return false;
+    for (const Lane& l : g.lanes) {
+        if (l.counter) return false;
+        const analyzer::TrackInfo* t = data.track(l.id);
+        if (t && t->eventCount > 0) return false;
+    }
+    return true;
+}
+
+/// An image a process exec'ed away from (the launcher's fork of a rank before it became the
+/// program: `hpcprof run -- mpirun ... prog` records it) goes under the group of the image that
+/// followed with its pid on its host, its lanes named "pre-exec ...", instead of an own
+/// "pid N" group between the ranks. Its events stay reachable there.
+void foldExecedImages(const TraceData& data, std::vector<LaneGroup>& groups) {
+    std::map<std::pair<std::string, int64_t>, const analyzer::ProcessInfo*> later; // (host, pid): last image
+    for (const auto& p : data.index.processes())
+        if (!p.execed) later[{p.host, p.pid}] = &p;
+    std::map<int64_t, size_t> groupOf;
+    for (size_t i = 0; i < groups.size(); ++i) groupOf[groups[i].processId] = i;
+    std::vector<bool> folded(groups.size(), false);
+    for (const auto& p : data.index.processes()) {
+        auto to = later.find({p.host, p.pid});
+        if (!p.execed || to == later.end() || !groupOf.count(p.id) || !groupOf.count(to->second->id)) continue;
+        const size_t from = groupOf[p.id];
+        LaneGroup& target = groups[groupOf[to->second->id]];
+        for (Lane l : groups[from].lanes) {
+            l.name = QStringLiteral("pre-exec ") + l.name;
+            target.lanes.push_back(std::move(l));
+        }
+        folded[from] = true;
+    }
+    std::vector<LaneGroup> kept;
+    for (size_t i = 0; i < groups.size(); ++i)
+        if (!folded[i]) kept.push_back(std::move(groups[i]));
+    groups = std::move(kept);
+}
+
+/// Leaves out the rank-less processes with nothing recorded: the image of a rank before it exec'ed the
+/// program, the launcher (mpirun, a shell) that only started it. They were empty "pid" headers
+/// between the ranks. A process with anything (an event, a counter) stays; when every process
+/// is empty they all stay, so that the screen says what the trace holds.
+void dropEmptyGroups(const TraceData& data, std::vector<LaneGroup>& groups) {
+    std::vector<LaneGroup> kept;
+    for (auto& g : groups)
+        if (!emptyGroup(data, g)) kept.push_back(std::move(g));
+    if (!kept.empty()) groups = std::move(kept);
 }
 
 } // namespace
@@ -70,10 +123,10 @@ void LaneLayout::build(const TraceData& data, const std::optional<QSet<QString>>
             g.lanes.push_back(l);
         }
         addCounterLanes(g, data, shown, hasRanks && !p->rank);
-        // Processes with nothing to draw (a forked helper that did no recorded work) are kept:
-        // their header shows that they existed.
         m_groups.push_back(std::move(g));
     }
+    foldExecedImages(data, m_groups);
+    dropEmptyGroups(data, m_groups);
     m_byRank = m_groups;
     relayout();
 }

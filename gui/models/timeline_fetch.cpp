@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 
 #include "hpcprof/analyzer/counters.hpp"
 #include "models/counter_lanes.hpp"
@@ -60,25 +61,27 @@ Result<std::shared_ptr<TrackDraw>> trackItems(const TraceData& data, analyzer::T
 }
 
 /// Summary rows finer than the mipmap: the ranks' class shares over the fetched window, in
-/// buckets of half the resolution (about 1.5 pixels).
+/// buckets of half the resolution (about 1.5 pixels); the ranks of the request in one batch
+/// over the class-share workers.
 Status fineGroups(const TraceData& data, const FetchRequest& req, TimelineData& out) {
     auto q = threadClassShares(data);
     if (!q) return q.status();
     const int64_t bucketNs = std::max<int64_t>(1, req.resolutionNs / 2);
     const int buckets = int(std::max<int64_t>(1, (req.window.span() + bucketNs - 1) / bucketNs));
-    std::unordered_map<int64_t, ShareStripPtr> byRank;
-    for (int64_t pid : req.groups) {
-        auto rank = (*q)->rankOfProcess(pid);
-        if (!rank) continue;
-        auto& strip = byRank[*rank];
-        if (!strip) {
-            auto rb = (*q)->rank(*rank, req.window.begin, bucketNs, buckets, false);
-            if (!rb) return rb.status();
-            strip = std::make_shared<ShareStrip>(toShareStrip(rb->summary));
+    std::unordered_map<int64_t, std::vector<int64_t>> pidsOf; // by rank
+    std::vector<int64_t> ranks;
+    for (int64_t pid : req.groups)
+        if (auto rank = (*q)->rankOfProcess(pid)) {
+            auto& pids = pidsOf[*rank];
+            if (pids.empty()) ranks.push_back(*rank);
+            pids.push_back(pid);
         }
-        out.groups[pid] = strip;
-    }
-    return {};
+    std::mutex mutex;
+    return (*q)->ranks(ranks, req.window.begin, bucketNs, buckets, false, [&](analyzer::RankClassBuckets&& rb) {
+        auto strip = std::make_shared<ShareStrip>(toShareStrip(rb.summary));
+        std::lock_guard lock(mutex);
+        for (int64_t pid : pidsOf.at(rb.rank)) out.groups[pid] = strip;
+    });
 }
 
 /// The summary rows and, where the mipmap is fine enough, the tracks' shares; returns the

@@ -8,6 +8,8 @@
 #include <QPolygonF>
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -56,8 +58,8 @@ std::vector<QColor> classFills() {
 }
 
 constexpr int kFindingMarkWidth = 4;
-const QColor kCpuUseColor(0x26, 0xa6, 0x9a);  ///< a CPU-use lane's utilisation
-const QColor kCpuWaitColor(0xef, 0x6c, 0x00); ///< and the time waiting for a CPU above it
+const QColor kCpuUseColor = cpuUseColor();   ///< a CPU-use lane's utilisation
+const QColor kCpuWaitColor = cpuWaitColor(); ///< and the time waiting for a CPU above it
 
 // ---- groups and lane frames --------------------------------------------------------------
 
@@ -143,12 +145,67 @@ QRgb columnColor(const LanesPaint& c, const ShareStrip& strip, int x, bool idle,
     return blendColumn(sh, colors, background);
 }
 
+/// The share rows painted in the last view (window and width): a repaint of the same view (a
+/// fetch chunk arriving, the pointer moving, a scroll, a finding selected) draws the row images
+/// again instead of measuring every pixel column of every row. Keyed by what a row's pixels
+/// depend on: its strip(s) (by serial), height, idle flag and background. GUI thread only.
+class RowImageCache {
+public:
+    struct Key {
+        uint64_t strips; ///< a strip's serial, or a hash of a shared row's members' serials
+        int h;
+        bool idle;
+        QRgb background;
+        bool operator==(const Key&) const = default;
+    };
+    /// Forgets every row when the view changed since the last frame.
+    void beginFrame(const std::vector<int64_t>& edges) {
+        if (edges == m_edges && m_rows.size() < kMaxRows) return;
+        m_edges = edges;
+        m_rows.clear();
+    }
+    const QImage* find(const Key& k) const {
+        auto it = m_rows.find(k);
+        return it == m_rows.end() ? nullptr : &it->second;
+    }
+    void put(const Key& k, QImage img) { m_rows.insert_or_assign(k, std::move(img)); }
+
+private:
+    static constexpr size_t kMaxRows = 4096;
+    struct Hash {
+        size_t operator()(const Key& k) const {
+            return std::hash<uint64_t>()(k.strips * 31 + uint64_t(k.h) * 7 + k.idle) ^ std::hash<uint32_t>()(k.background);
+        }
+    };
+    std::vector<int64_t> m_edges;
+    std::unordered_map<Key, QImage, Hash> m_rows;
+};
+
+RowImageCache& rowCache() {
+    static RowImageCache cache;
+    return cache;
+}
+
+/// Draws the cached image of `key` at (x0, y), or renders it with `render` first.
+template <class Render> void paintCachedRow(const LanesPaint& c, const RowImageCache::Key& key, int y, Render&& render) {
+    if (const QImage* img = rowCache().find(key)) return c.p.drawImage(QPoint(c.x0, y), *img);
+    QImage img = render();
+    c.p.drawImage(QPoint(c.x0, y), img);
+    rowCache().put(key, std::move(img));
+}
+
 /// The class shares of `strip` over the time area at rows [y, y + h): each pixel column shows
 /// the share of each class in its time span. `idle` paints the idle class (summary rows) or
 /// leaves it as the background (lanes: a thread's gaps).
+QImage renderShares(const LanesPaint& c, const ShareStrip& strip, int h, bool idle, QRgb background);
+
 void paintShares(const LanesPaint& c, const ShareStrip& strip, int y, int h, bool idle, QRgb background) {
+    if (int(c.width) <= 0 || h <= 0) return;
+    paintCachedRow(c, {strip.serial, h, idle, background}, y, [&] { return renderShares(c, strip, h, idle, background); });
+}
+
+QImage renderShares(const LanesPaint& c, const ShareStrip& strip, int h, bool idle, QRgb background) {
     const int w = int(c.width);
-    if (w <= 0 || h <= 0) return;
     QRgb colors[analyzer::kTimeClassCount];
     timeClassColors(colors, idle, background);
     QImage img(w, h, QImage::Format_RGB32);
@@ -165,7 +222,7 @@ void paintShares(const LanesPaint& c, const ShareStrip& strip, int y, int h, boo
         strip.sharesIn(edges[size_t(x)], edges[size_t(x) + 1], sh);
         stackColumn(sh, colors, background, h, bits + x, stride);
     }
-    c.p.drawImage(QPoint(c.x0, y), img);
+    return img;
 }
 
 /// The group's header: its title in the gutter (highlighted when its rank is one of the active
@@ -193,14 +250,26 @@ void paintGroupHeader(const LanesPaint& c, const LaneGroup& g, int gy) {
 /// mean of the members' mixed colours, i.e. the colour of their mean class shares (the mix is
 /// linear), so a row shows what its ranks spent the time on together. Members without data yet
 /// count as the background.
+QImage renderSharedRow(const LanesPaint& c, const LaneGroup* const* members, size_t n, QRgb background);
+
 void paintSharedRow(const LanesPaint& c, const LaneGroup* const* members, size_t n, int gy) {
     bool highlighted = false;
     for (size_t i = 0; i < n; ++i) highlighted |= isHighlighted(c, *members[i]);
     const QColor bg = headerBackground(c, highlighted);
     c.p.fillRect(QRect(c.area.left(), gy, c.x0 - c.area.left(), c.headerH), bg);
     if (highlighted) paintFindingMark(c, gy, c.headerH);
+    if (int(c.width) <= 0 || !c.data) return;
+    uint64_t strips = n;
+    for (size_t i = 0; i < n; ++i) {
+        auto it = c.data->groups.find(members[i]->processId);
+        strips = strips * 1000003 + (it == c.data->groups.end() ? 0 : it->second->serial);
+    }
+    paintCachedRow(c, {strips, c.headerH, true, bg.rgb()}, gy, [&] { return renderSharedRow(c, members, n, bg.rgb()); });
+}
+
+QImage renderSharedRow(const LanesPaint& c, const LaneGroup* const* members, size_t n, QRgb background) {
     const int w = int(c.width);
-    if (w <= 0 || !c.data) return;
+    const QColor bg = QColor::fromRgb(background);
     QRgb colors[analyzer::kTimeClassCount];
     timeClassColors(colors, true, bg.rgb());
     std::vector<double> sum(size_t(w) * 3, 0.0);
@@ -218,7 +287,7 @@ void paintSharedRow(const LanesPaint& c, const LaneGroup* const* members, size_t
         const QRgb v = qRgb(int(s[0] / double(n) + 0.5), int(s[1] / double(n) + 0.5), int(s[2] / double(n) + 0.5));
         for (int yy = 0; yy < c.headerH; ++yy) img.setPixel(x, yy, v);
     }
-    c.p.drawImage(QPoint(c.x0, gy), img);
+    return img;
 }
 
 /// The lane's name in the gutter and the line under the lane.
@@ -248,6 +317,20 @@ const CounterTrackInfo* counterInfo(const TraceData& trace, int64_t id) {
     return info == trace.counters.end() ? nullptr : &*info;
 }
 
+/// A counter lane's scale on the second line of its gutter, under its name: painted in the time
+/// area it covered the chart's first columns.
+void paintGutterNote(const LanesPaint& c, int ly, const QString& text) {
+    const int w = TimelinePainter::kGutter - 18;
+    c.p.save();
+    QFont f = c.p.font();
+    f.setPointSizeF(f.pointSizeF() * 0.85); // a second line in a 26-pixel lane
+    c.p.setFont(f);
+    c.p.setPen(QColor(0x60, 0x60, 0x60));
+    c.p.drawText(QRect(c.area.left() + 14, ly + kRowHeight - 4, w, LaneLayout::kCounterHeight - kRowHeight + 4),
+                 Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(f).elidedText(text, Qt::ElideRight, w));
+    c.p.restore();
+}
+
 /// A CPU-use lane: per pixel column the thread's utilisation from the bottom (teal) and its time
 /// waiting for a CPU stacked above it (orange), both on a fixed scale of one CPU (100 %), the
 /// label giving the largest of each in view.
@@ -272,10 +355,9 @@ void paintCpuUseLane(const LanesPaint& c, const Lane& lane, int ly) {
         if (hu > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu, 1, hu), kCpuUseColor);
         if (hw > 0) c.p.fillRect(QRect(c.x0 + x, ly + h - hu - hw, 1, hw), kCpuWaitColor);
     }
-    c.p.setPen(QColor(0x30, 0x30, 0x30));
-    c.p.drawText(QRect(c.x0 + 4, ly, 400, 12), Qt::AlignLeft | Qt::AlignTop,
-                 QStringLiteral("CPU use max %1, waiting for a CPU max %2")
-                     .arg(formatCounterValue(*info, maxUse), formatCounterValue(*info, maxWait)));
+    // The lane's name gives the unit (% CPU): the note gives the figures.
+    auto figure = [&](double v) { return formatCounterValue(*info, v).remove(QStringLiteral(" CPU")); };
+    paintGutterNote(c, ly, QStringLiteral("max use %1, wait %2").arg(figure(maxUse), figure(maxWait)));
 }
 
 void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
@@ -303,7 +385,7 @@ void paintCounterLane(const LanesPaint& c, const Lane& lane, int ly) {
                              [&](const CounterTrackInfo& t) { return t.id == lane.id; });
     QString label = info == c.trace.counters.end() ? QString::number(maxRate, 'g', 3)
                                                    : formatCounterValue(*info, maxRate);
-    c.p.drawText(QRect(c.x0 + 4, ly, 200, 12), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("max %1").arg(label));
+    paintGutterNote(c, ly, QStringLiteral("max %1").arg(label));
 }
 
 // ---- event lanes -------------------------------------------------------------------------
@@ -469,6 +551,7 @@ void TimelinePainter::paintLanes(QPainter& p, const QRect& area, const TimeAxis&
     p.fillRect(area, QColor(0xfa, 0xfa, 0xfa));
     const LanesPaint c{p, area, axis, trace, data, st, QFontMetrics(p.font()), classFills(),
                        area.left() + kGutter, axis.width(), layout.headerHeight(), columnEdges(axis)};
+    rowCache().beginFrame(c.columnEdges);
     const auto& groups = layout.groups();
     std::vector<const LaneGroup*> shared; // the folded groups of the current shared row
     for (size_t i = 0; i < groups.size(); ++i) {

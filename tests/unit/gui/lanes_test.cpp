@@ -5,7 +5,13 @@
 #include <sys/stat.h>
 #include <utime.h>
 
+#include <sqlite3.h>
+
 #include <catch2/catch.hpp>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <random>
 
 #include "gui_test_support.hpp"
 #include "models/class_mipmap.hpp"
@@ -223,4 +229,157 @@ TEST_CASE("zoomed out, a dense lane shows its class shares, unless it holds only
     CHECK(io.shares->shareIn(0, 1'000'000, TimeClass::Compute) == Approx(0.5).margin(0.01)); // the main thread's gaps
     const TrackDraw& cpuOps = *(*r)->tracks.at(2);
     CHECK_FALSE(cpuOps.items.empty()); // annotations: drawn as (folded) events, not as an empty strip
+}
+
+namespace {
+/// Four ranks of seeded random events (nested calls, instants, events crossing the mipmap's
+/// buckets, a second thread, a GPU rank), to compare the mipmap's two builds on.
+void writeRandomRanksTrace(const std::string& path) {
+    using schema::Category;
+    test::TraceBuilder b;
+    std::mt19937_64 rng(21);
+    const Category cats[] = {Category::MpiP2p, Category::MpiCollective, Category::PosixIo, Category::GpuSync,
+                             Category::ComputeRange, Category::Nvtx};
+    for (int r = 0; r < 4; ++r) {
+        const int main = b.rank(r, 0, 10'000'000, 4);
+        const int other = b.thread(main, 100 + r);
+        const int gpu = r == 3 ? b.gpuStream(main, 0, 7) : -1;
+        for (int track : {main, other, gpu}) {
+            if (track < 0) continue;
+            int64_t t = int64_t(rng() % 5000);
+            while (t < 9'900'000) {
+                const int64_t dur = int64_t(rng() % 40'000); // 0: an instant; up to ~8 buckets
+                const Category c = track == gpu ? Category::GpuKernel : cats[rng() % std::size(cats)];
+                b.event(track, c, "outer", t, dur);
+                if (dur > 10 && rng() % 2) b.event(track, cats[rng() % std::size(cats)], "inner", t + dur / 4, dur / 2).withDepth(1);
+                t += dur + int64_t(rng() % 20'000);
+            }
+        }
+    }
+    b.write(path);
+}
+} // namespace
+
+TEST_CASE("the mipmap built by one sweep per track over threads equals the rank-by-rank build", "[gui][lanes]") {
+    test::ensureGuiApp();
+    test::TempDir dir;
+    writeRandomRanksTrace(dir / "random.hpcprof");
+    auto d = loadTraceData(dir / "random.hpcprof");
+    REQUIRE(d.ok());
+    auto q = threadClassShares(**d);
+    REQUIRE(q.ok());
+    const TimeWindow w = (*d)->bounds;
+    auto reference = buildClassMipmapByRank(**q, (*d)->index, w.begin, w.end);
+    REQUIRE(reference.ok());
+    REQUIRE((*reference)->groups.size() == 4);
+    REQUIRE((*reference)->tracks.size() == 9);
+    for (int threads : {1, 3}) {
+        auto swept = buildClassMipmap(**q, (*d)->index, w.begin, w.end, threads);
+        REQUIRE(swept.ok());
+        CHECK((*swept)->bucketNs == (*reference)->bucketNs);
+        REQUIRE((*swept)->groups.size() == 4);
+        REQUIRE((*swept)->tracks.size() == 9);
+        for (const auto& [id, strip] : (*reference)->groups) CHECK((*swept)->groups.at(id)->share == strip->share);
+        for (const auto& [id, strip] : (*reference)->tracks) CHECK((*swept)->tracks.at(id)->share == strip->share);
+    }
+    // Zoomed in: the visible ranks in one batch over the workers give what rank() gives each.
+    std::map<int64_t, std::vector<int64_t>> batched;
+    std::mutex mutex;
+    REQUIRE((*q)->ranks({0, 1, 2, 3}, 2'000'000, 500, 2'000, true, [&](analyzer::RankClassBuckets&& rb) {
+                    std::lock_guard lock(mutex);
+                    batched[rb.rank] = rb.summary.ns;
+                    for (const auto& [track, cb] : rb.tracks) CHECK(cb.buckets == 2'000);
+                }).ok());
+    REQUIRE(batched.size() == 4);
+    for (int64_t r = 0; r < 4; ++r) {
+        auto one = (*q)->rank(r, 2'000'000, 500, 2'000, false);
+        REQUIRE(one.ok());
+        CHECK(batched.at(r) == one->summary.ns);
+    }
+    // Not trivially equal: the summaries hold several classes.
+    int classes = 0;
+    const ShareStrip& s = *(*reference)->groups.begin()->second;
+    for (int c = 0; c < analyzer::kTimeClassCount; ++c)
+        for (int k = 0; k < s.buckets; ++k)
+            if (s.at(k, TimeClass(c)) > 0) {
+                ++classes;
+                break;
+            }
+    CHECK(classes >= 4);
+}
+
+TEST_CASE("processes with nothing recorded (launcher, pre-exec image) get no group", "[gui][lanes]") {
+    using schema::Category;
+    test::ensureGuiApp();
+    test::TempDir dir;
+    test::TraceBuilder b;
+    const int launcher = b.rank(-1, 0, 1'000'000); // mpirun: started the ranks, recorded nothing
+    (void)launcher;
+    const int r0 = b.rank(0, 0, 1'000'000, 2);
+    const int r1 = b.rank(1, 0, 1'000'000, 2);
+    const int helper = b.rank(-1, 0, 1'000'000); // a non-rank process that did record something
+    b.rank(2, 0, 1'000'000, 2); // a rank without a recorded call: it computed, it stays
+    b.event(r0, Category::MpiCollective, "MPI_Barrier", 100, 1'000);
+    b.event(r1, Category::MpiCollective, "MPI_Barrier", 100, 1'000);
+    b.event(helper, Category::PosixIo, "write", 200, 50);
+    b.write(dir / "launch.hpcprof");
+    auto d = loadTraceData(dir / "launch.hpcprof");
+    REQUIRE(d.ok());
+    REQUIRE((*d)->index.processes().size() == 5);
+    LaneLayout l;
+    l.build(**d);
+    REQUIRE(l.groups().size() == 4);
+    CHECK(l.groups()[0].rank == 0);
+    CHECK(l.groups()[1].rank == 1);
+    CHECK(l.groups()[2].rank == 2);
+    CHECK_FALSE(l.groups()[3].rank); // the helper stays reachable, after the ranks
+    CHECK(l.groups()[3].lanes.size() == 1);
+}
+
+TEST_CASE("a trace of empty processes only keeps them all", "[gui][lanes]") {
+    test::ensureGuiApp();
+    test::TempDir dir;
+    test::TraceBuilder b;
+    b.rank(-1, 0, 1'000'000);
+    b.rank(-1, 0, 2'000'000);
+    b.write(dir / "empty.hpcprof");
+    auto d = loadTraceData(dir / "empty.hpcprof");
+    REQUIRE(d.ok());
+    LaneLayout l;
+    l.build(**d);
+    CHECK(l.groups().size() == 2);
+}
+
+TEST_CASE("an exec'ed image's lanes fold under the rank that followed with its pid", "[gui][lanes]") {
+    using schema::Category;
+    test::ensureGuiApp();
+    test::TempDir dir;
+    test::TraceBuilder b;
+    const int before = b.rank(-1, 0, 100'000); // pid 1000: the launcher's fork before exec
+    const int launcher = b.rank(-1, 0, 1'000'000); // pid 1001: mpirun itself
+    const int r0 = b.rank(0, 100'000, 1'000'000, 1); // pid 1002, to become 1000 below
+    for (int t : {before, launcher, r0}) b.setHost(t, "n1");
+    b.event(before, Category::PosixIo, "read", 10, 50);
+    b.event(launcher, Category::PosixIo, "poll", 10, 500);
+    b.event(r0, Category::MpiCollective, "MPI_Barrier", 200'000, 1'000);
+    const std::string path = dir / "exec.hpcprof";
+    b.write(path);
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db,
+                             "UPDATE process SET end_state = 'exec' WHERE pid = 1000;"
+                             "UPDATE process SET pid = 1000 WHERE pid = 1002;",
+                             nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    auto d = loadTraceData(path);
+    REQUIRE(d.ok());
+    LaneLayout l;
+    l.build(**d);
+    REQUIRE(l.groups().size() == 2); // rank 0, then mpirun; no "pid 1000" group
+    CHECK(l.groups()[0].rank == 0);
+    REQUIRE(l.groups()[0].lanes.size() == 2);
+    CHECK(l.groups()[0].lanes[1].name.startsWith(QStringLiteral("pre-exec ")));
+    CHECK_FALSE(l.groups()[1].rank);
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,9 +64,30 @@ public:
     /// of its tracks' too (from the same read of the events).
     Result<RankClassBuckets> rank(int64_t rank, int64_t begin, int64_t bucketNs, int buckets, bool tracks);
 
+    /// Every rank's classes (with `tracks`, its tracks' too) on one grid, the same figures as
+    /// rank() gives rank by rank, built for the whole run at once (the class mipmap): each track
+    /// is read in one sweep of its id range (no search for the window's first event, no pass
+    /// for the longest event), ranks spread over `threads` workers with a connection each (0:
+    /// the machine's cores, at most 8; their connections are kept for later calls). `sink` gets each rank as it completes, from the worker
+    /// that built it (so it must be thread-safe), in no particular order; the buckets are not
+    /// kept, so a thousand ranks never hold all their int64 buckets at once.
+    Status allRanks(int64_t begin, int64_t bucketNs, int buckets, bool tracks, int threads,
+                    const std::function<void(RankClassBuckets&&)>& sink);
+
+    /// rank() for several ranks at once (the summary rows of a zoomed-in view), spread over
+    /// the same workers as allRanks; `sink` as there.
+    Status ranks(const std::vector<int64_t>& ranks, int64_t begin, int64_t bucketNs, int buckets, bool tracks,
+                 const std::function<void(RankClassBuckets&&)>& sink);
+
     struct Units;
 
 private:
+    /// Runs job(i, connection, query) for i in [0, count) on up to `threads` workers (0: the
+    /// machine's cores, at most 8): this thread with the query's connection, the others with
+    /// connections opened on first use and kept. The first error stops the rest.
+    Status forEachUnit(size_t count, int threads,
+                       const std::function<Status(size_t, const Trace&, TimelineQuery&)>& job);
+
     ClassShareQuery(const Trace& trace, const TraceIndex& index);
     const Trace& m_trace;
     const TraceIndex& m_index;
