@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "process_runner.hpp"
 #include "trace_query.hpp"
@@ -559,10 +561,29 @@ TEST_CASE("A rank polling a CQ that never completes is shown polling since its f
     const std::string path = dir / "trace.hpcprof";
     // The write completes 2 ms after its post: the polls before it are empty, then it clears the
     // polling state; the receive posted after never completes.
-    auto run = runProcess({hpcprofBinary(), "run", "--timeout", "3s", "-o", path, "--",
-                           sampleBinary("rdma_sample"), "starve"},
-                          {"STAND_IN_VERBS_DELAY_US=2000", "RANK=0", "WORLD_SIZE=1"});
-    INFO(run.out << run.err);
+    ProcessResult run;
+    std::thread job([&] {
+        run = runProcess({hpcprofBinary(), "run", "--timeout", "6s", "-o", path, "--",
+                          sampleBinary("rdma_sample"), "starve"},
+                         {"STAND_IN_VERBS_DELAY_US=2000", "RANK=0", "WORLD_SIZE=1"});
+    });
+    // While it runs, hpcprof status shows the polling state (not a call).
+    nlohmann::json live;
+    for (int i = 0; i < 50; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        auto st = runProcess({hpcprofBinary(), "status", path + ".raw", "--json"});
+        live = nlohmann::json::parse(st.out, nullptr, false);
+        if (live.is_array() && live.size() == 1 && live[0]["calls"].size() == 1 &&
+            live[0]["calls"][0]["polling"] == true)
+            break;
+    }
+    job.join();
+    INFO(run.out << run.err << live.dump(2));
+    REQUIRE(live.is_array());
+    REQUIRE(live.size() == 1);
+    REQUIRE(live[0]["calls"].size() == 1);
+    CHECK(live[0]["calls"][0]["call"] == "ibv_poll_cq");
+    CHECK(live[0]["calls"][0]["polling"] == true);
     CHECK(run.err.find("time limit reached") != std::string::npos);
     REQUIRE(run.out.find("starving") != std::string::npos);
     auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
