@@ -37,6 +37,7 @@ const char* peerWord(const store::LiveCall& c) {
 }
 
 std::string callText(const store::LiveCall& c) {
+    if (c.polling) return "polling a CQ (" + c.name + "), no completion";
     std::string s = c.name;
     if (c.requests && *c.requests > 1) s += fmt::format(" ({} requests)", *c.requests);
     if (c.instance) s += fmt::format(" #{}", *c.instance);
@@ -60,7 +61,7 @@ nlohmann::json callJson(const store::LiveCall& c, int64_t now) {
             {"instance", opt(c.instance)}, {"peer", opt(c.peer)}, {"tag", opt(c.tag)},
             {"object", c.object.empty() ? nlohmann::json(nullptr) : nlohmann::json(report::printable(c.object))},
             {"requested_bytes", opt(c.requestedBytes)}, {"requests", opt(c.requests)},
-            {"since_s", double(now - c.sinceRealtimeNs) * 1e-9}};
+            {"polling", c.polling}, {"since_s", double(now - c.sinceRealtimeNs) * 1e-9}};
 }
 
 std::string renderJson(const std::vector<store::LiveProcess>& procs, const StatusOptions& o, int64_t now) {

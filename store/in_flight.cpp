@@ -31,7 +31,7 @@ InFlightState readInFlight(const char* header, raw::InFlightCall& out) {
 
 RawEvent unfinishedEvent(const raw::InFlightCall& c, int64_t lastSeenTs) {
     RawEvent e{};
-    e.flags = c.flags;
+    e.flags = uint8_t(c.flags & ~raw::kInFlightPolling); // no event flag
     e.op = c.op;
     e.start = c.start;
     e.end = c.start;

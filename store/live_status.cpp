@@ -47,6 +47,7 @@ LiveCall liveCall(const raw::InFlightCall& c, int32_t tid, const std::map<uint32
     if (c.bytes >= 0) l.requestedBytes = c.bytes;
     if (c.requests > 0) l.requests = int64_t(c.requests);
     l.sinceRealtimeNs = realtime(c.start);
+    l.polling = (c.flags & raw::kInFlightPolling) != 0;
     return l;
 }
 

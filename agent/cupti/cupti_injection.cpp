@@ -22,6 +22,7 @@
 #include "activity_translator.hpp"
 #include "cupti_api.hpp"
 #include "external_correlation.hpp"
+#include "host_waits.hpp"
 #include "runtime/recorder.hpp"
 
 namespace hpcprof::agent::cupti {
@@ -77,12 +78,13 @@ void popExternal() {
     g_api->popExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
 }
 
-// Flush points besides exit: a device reset discards the device's pending records, and
-// cuProfilerStop marks the end of the interesting region.
+// Host waits for the GPU (host_waits.hpp), and flush points besides exit: a device reset
+// discards the device's pending records, and cuProfilerStop marks the end of the interesting
+// region.
 void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const void* data) {
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
-    if (!info || info->callbackSite != CUPTI_API_ENTER) return;
+    if (!info || onHostWait(domain, cbid, *info) || info->callbackSite != CUPTI_API_ENTER) return;
     bool reset = domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
                  cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020;
     bool stop = domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
@@ -149,6 +151,7 @@ void start() {
                         CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     api->enableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
                         CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+    enableHostWaitCallbacks(*api, subscriber);
     api->setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     g_skewNs = int64_t(numberSetting(Setting::ClockSkewNs));
     // Before any kind is enabled, or early records would be on CUPTI's default clock.

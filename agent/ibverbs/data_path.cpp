@@ -28,6 +28,31 @@ struct PendingPoll {
 };
 thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
 
+/// The thread's in-flight line while it shows "polling a CQ since the first empty poll"
+/// (kInFlightPolling), nullptr when it does not.
+thread_local raw::InFlightCall* t_pollingLine __attribute__((tls_model("initial-exec")));
+
+/// At the first empty poll of a run: shows the thread as polling since `t0`, unless it already
+/// does (an earlier run with no completion since: the wait started then) or it is inside a call.
+void startPolling(Op op, uint64_t t0) {
+    if (agent::holdsPolling(t_pollingLine, uint16_t(op))) return;
+    raw::InFlightCall c = agent::inFlightCall(op, t0);
+    c.flags = raw::kInFlightPolling;
+    t_pollingLine = agent::beginCall(c);
+}
+
+} // namespace
+
+void pollCompleted() {
+    raw::InFlightCall* line = t_pollingLine;
+    if (!line) return;
+    t_pollingLine = nullptr;
+    // Unless a call took the line over meanwhile (it clears its own at its exit).
+    if (__atomic_load_n(&line->flags, __ATOMIC_RELAXED) & raw::kInFlightPolling) agent::endCall(line);
+}
+
+namespace {
+
 template <typename Wr> uint64_t sgBytes(const Wr* wr) {
     return totalLength(wr->sg_list, size_t(wr->num_sge < 0 ? 0 : wr->num_sge));
 }
@@ -130,6 +155,7 @@ void foldEmptyPoll(Op op, ibv_cq* cq, uint16_t device, uint64_t t0, uint64_t t1)
     }
     if (p.cq) flushPolls();
     p = PendingPoll{cq, t0, t1, 1, device, op};
+    startPolling(op, t0);
 }
 
 int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
@@ -244,8 +270,10 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
         }
         if (p.cq) flushPolls();
         p = PendingPoll{cq, t0, t1, 1, c->device, Op::IbvPollCq};
+        startPolling(Op::IbvPollCq, t0);
         return 0;
     }
+    pollCompleted(); // a completion (or an error) ends the wait
     if (p.cq) flushPolls();
     auto folded = [&](const ibv_wc& w) { // the completion of a request folded beyond the rate
         if (w.status == IBV_WC_SUCCESS)

@@ -25,6 +25,10 @@ void flushPolls();
 /// ENOENT): folded with the thread's previous empty polls of that CQ and call when close enough.
 void foldEmptyPoll(schema::Op op, ibv_cq* cq, uint16_t device, uint64_t t0, uint64_t t1);
 
+/// A poll returned a completion (or failed): the thread no longer shows "polling since the first
+/// empty poll" (the in-flight line, kInFlightPolling), which the first empty poll of a run sets.
+void pollCompleted();
+
 /// Empty polls of one CQ less than this apart fold into one event.
 constexpr uint64_t kPollGapTicks = 20'000; // ~10 us at 2 GHz; ticks are close enough here
 

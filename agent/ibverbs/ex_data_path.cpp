@@ -295,6 +295,7 @@ int exStartPoll(ibv_cq_ex* cq, ibv_poll_cq_attr* attr) {
         foldEmptyPoll(Op::IbvStartPoll, ibv_cq_ex_to_cq(cq), e->device, t0, t1);
         return rc;
     }
+    pollCompleted();
     flushPolls();
     if (rc != 0) {
         e->pollStart = 0;

@@ -46,6 +46,43 @@ struct Call {
 
 uint8_t small(int v) { return v < 0 ? 255 : uint8_t(v); }
 
+/// Bytes of one element of `t`, 0 = unknown.
+int64_t elementBytes(int t) {
+    switch (t) {
+    case ncclInt8:
+    case ncclUint8: return 1;
+    case ncclFloat16:
+    case ncclBfloat16: return 2;
+    case ncclInt32:
+    case ncclUint32:
+    case ncclFloat32: return 4;
+    case ncclInt64:
+    case ncclUint64:
+    case ncclFloat64: return 8;
+    default: return t == ncclFloat8e4m3 || t == ncclFloat8e5m2 ? 1 : 0;
+    }
+}
+
+/// Publishes the NCCL call `c` as the call the thread is inside (runtime/in_flight.hpp): the
+/// communicator's key and size, the collective instance, the peer or root, the bytes of `count`
+/// elements. Real NCCL returns at enqueue, so this shows the calls that block on the host:
+/// creation, ncclGroupEnd, teardown, a collective waiting for a full queue.
+raw::InFlightCall* publish(const Call& c, const CommState* st, uint32_t seq, uint64_t t0) {
+    raw::InFlightCall f = agent::inFlightCall(c.op, t0);
+    f.peer = c.peer;
+    if (st) {
+        f.commId = st->keyId;
+        f.tag = st->size;
+        f.flags = raw::kFlagTagIsCommSize;
+    }
+    if (seq != raw::kNoSeq) {
+        f.flags |= raw::kFlagSeqValid;
+        f.instance = seq;
+    }
+    if (int64_t e = elementBytes(c.datatype); e > 0) f.bytes = e * int64_t(c.count);
+    return agent::beginCall(f);
+}
+
 void write(const Call& c, const CommState* st, uint32_t seq, uint64_t t0, uint64_t t1,
            ncclResult_t result, uint64_t externalId) {
     auto* r = reinterpret_cast<raw::NcclRecord*>(agent::reserveEvent());
@@ -82,8 +119,10 @@ template <typename F> ncclResult_t traced(const Call& c, F&& call) {
     // CPU counters at the call's boundaries (HPCPROF_COUNTER_BOUNDARIES=nccl).
     bool armed = agent::counters::samplesRegion(agent::counters::kCounterBoundaryNccl);
     uint64_t t0 = agent::counters::startAfterEntrySample(armed, agent::now(), agent::now);
+    raw::InFlightCall* line = publish(c, st, seq, t0);
     ncclResult_t r = call();
     uint64_t t1 = agent::now();
+    agent::endCall(line);
     agent::counters::sampleExitAt(armed, t1);
     cupti::popExternalId();
     write(c, st, seq, t0, t1, r, ext);
@@ -99,8 +138,10 @@ template <typename F>
 ncclResult_t tracedCreate(Op op, F&& call, ncclComm_t* out, auto&& keyAndShape) {
     if (!agent::recording(agent::SourceBit::Nccl)) return call();
     uint64_t t0 = agent::now();
+    raw::InFlightCall* line = agent::beginCall(agent::inFlightCall(op, t0));
     ncclResult_t r = call();
     uint64_t t1 = agent::now();
+    agent::endCall(line);
     Call c{op};
     CommState* st = nullptr;
     if (created(r) && out && *out) {
@@ -235,8 +276,10 @@ ncclResult_t teardown(Op op, ncclComm_t comm, ncclResult_t (*fn)(ncclComm_t), bo
     if (!agent::recording(agent::SourceBit::Nccl)) return fn(comm);
     CommState* st = findComm(comm);
     uint64_t t0 = agent::now();
+    raw::InFlightCall* line = publish(Call{op, comm}, st, raw::kNoSeq, t0);
     ncclResult_t r = fn(comm);
     uint64_t t1 = agent::now();
+    agent::endCall(line);
     write(Call{op, comm}, st, raw::kNoSeq, t0, t1, r, 0);
     if (forget) removeComm(comm);
     return r;

@@ -15,12 +15,16 @@
 namespace hpcprof::agent {
 
 /// Publishes `call` (its op non-zero) on `line`; returns `line` (to clear at the call's exit), or
-/// nullptr when nothing was published (no line, or a call of this thread holds it already).
+/// nullptr when nothing was published (no line, or a call of this thread holds it already). A
+/// polling state (kInFlightPolling) holds it only until a call comes: the call takes it over.
 inline schema::raw::InFlightCall* publishInFlight(schema::raw::InFlightCall* line,
                                                   const schema::raw::InFlightCall& call) {
     if (!line) return nullptr;
     uint32_t seq = __atomic_load_n(&line->seq, __ATOMIC_RELAXED);
-    if ((seq & 1) != 0 || __atomic_load_n(&line->op, __ATOMIC_RELAXED) != 0) return nullptr;
+    if ((seq & 1) != 0) return nullptr;
+    if (__atomic_load_n(&line->op, __ATOMIC_RELAXED) != 0 &&
+        !(__atomic_load_n(&line->flags, __ATOMIC_RELAXED) & schema::raw::kInFlightPolling))
+        return nullptr;
     __atomic_store_n(&line->seq, seq + 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE); // the odd count is seen before any field changes
     line->start = call.start;
@@ -47,6 +51,13 @@ inline void clearInFlight(schema::raw::InFlightCall* line) {
     __atomic_thread_fence(__ATOMIC_RELEASE);
     __atomic_store_n(&line->op, uint16_t(0), __ATOMIC_RELAXED);
     __atomic_store_n(&line->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/// True when `line` holds a polling state of `op` (publishPolling()): the state is still this
+/// thread's, no call took the line over since.
+inline bool holdsPolling(const schema::raw::InFlightCall* line, uint16_t op) {
+    return line && __atomic_load_n(&line->op, __ATOMIC_RELAXED) == op &&
+           (__atomic_load_n(&line->flags, __ATOMIC_RELAXED) & schema::raw::kInFlightPolling);
 }
 
 } // namespace hpcprof::agent

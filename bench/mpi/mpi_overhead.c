@@ -4,6 +4,12 @@
 // loop, the mean wall time and the mean CPU time of its calling thread per call in ns
 // ("allreduce WALL CPU", "allreduce4 WALL CPU", "iprobe WALL CPU"). Run it with and without
 // hpcprof (bench/mpi/overhead.sh).
+//
+// Then two wait loops (per iteration, not per call; calls/10 iterations each), whose MPI_Waitall
+// entry looks up its requests for the in-flight line (issue 23): "waitall2" = MPI_Irecv from
+// itself + MPI_Isend to itself + MPI_Waitall of both (the receive is first: one look-up);
+// "waitsends16" = 16 MPI_Isend to itself + MPI_Waitall of the 16 sends (no receive among them:
+// all 16 looked up) + 16 MPI_Recv.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +19,28 @@ static double threadCpuNs(void) {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static void waitLoops(int rank, long iterations) {
+    MPI_Request r[16];
+    int in[16], out[16] = {0};
+    double w0 = MPI_Wtime(), c0 = threadCpuNs();
+    for (long i = 0; i < iterations; ++i) {
+        MPI_Irecv(&in[0], 1, MPI_INT, rank, 7, MPI_COMM_WORLD, &r[0]);
+        MPI_Isend(&out[0], 1, MPI_INT, rank, 7, MPI_COMM_WORLD, &r[1]);
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    }
+    double w1 = MPI_Wtime(), c1 = threadCpuNs();
+    for (long i = 0; i < iterations; ++i) {
+        for (int k = 0; k < 16; ++k) MPI_Isend(&out[k], 1, MPI_INT, rank, 8, MPI_COMM_WORLD, &r[k]);
+        MPI_Waitall(16, r, MPI_STATUSES_IGNORE);
+        for (int k = 0; k < 16; ++k) MPI_Recv(&in[k], 1, MPI_INT, rank, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    double w2 = MPI_Wtime(), c2 = threadCpuNs();
+    if (rank == 0 && iterations > 0) {
+        printf("waitall2 %.1f %.1f\n", (w1 - w0) * 1e9 / iterations, (c1 - c0) / iterations);
+        printf("waitsends16 %.1f %.1f\n", (w2 - w1) * 1e9 / iterations, (c2 - c1) / iterations);
+    }
 }
 
 int main(int argc, char** argv) {
@@ -47,6 +75,7 @@ int main(int argc, char** argv) {
         for (int l = 0; l < 3; ++l)
             printf("%s %.1f %.1f\n", names[l], (wall[l + 1] - wall[l]) * 1e9 / calls,
                    (cpu[l + 1] - cpu[l]) / calls);
+    waitLoops(rank, calls / 10);
     MPI_Finalize();
     return 0;
 }

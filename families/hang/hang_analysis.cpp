@@ -122,6 +122,7 @@ public:
         HPCPROF_RETURN_IF_ERROR(readUnfinished(db, byRank, *s));
         if (s->unfinishedCalls == 0) return {};
         HPCPROF_RETURN_IF_ERROR(readLastCalls(db, byRank));
+        HPCPROF_RETURN_IF_ERROR(readNcclStates(db, *s));
         diagnoseHang(*s, [&](const std::string& comm) { return membersOf(db, *s, comm); });
         an.sections[HangSection::kName] = std::move(s);
         return {};

@@ -108,7 +108,61 @@ void addCulprits(HangSection& s) {
         }
     for (const CollectiveMismatch& mm : s.mismatches)
         for (const auto& [rank, call] : mm.calls) out.insert(rank);
+    for (const NcclCommunicatorState& c : s.nccl) out.insert(c.behind.begin(), c.behind.end());
     s.culprits.assign(out.begin(), out.end());
+}
+
+/// What the ranks that enqueued an instance do: "wait in cudaStreamSynchronize" when they all
+/// are inside one call, else each rank's call.
+std::string enqueuedState(const NcclCommunicatorState& c) {
+    std::set<std::string> calls;
+    for (const NcclRankState& r : c.ranks)
+        if (r.instance && *r.instance == c.lastInstance) calls.insert(r.blockedIn);
+    if (calls.size() == 1)
+        return calls.begin()->empty() ? "are inside no recorded call"
+                                      : "wait in " + *calls.begin();
+    std::string each;
+    for (const NcclRankState& r : c.ranks)
+        if (r.instance && *r.instance == c.lastInstance)
+            each += fmt::format("{}rank {} {}", each.empty() ? "" : ", ", r.rank,
+                                r.blockedIn.empty() ? "in no call" : "in " + r.blockedIn);
+    return "are: " + each;
+}
+
+/// The first NCCL communicator with members behind the furthest instance, in words.
+std::string ncclCheck(const HangSection& s) {
+    for (const NcclCommunicatorState& c : s.nccl) {
+        if (c.behind.empty() || c.enqueued.empty()) continue;
+        const HangRank* r = rankOf(s, c.behind.front());
+        const NcclRankState* b = nullptr;
+        for (const NcclRankState& x : c.ranks)
+            if (x.rank == c.behind.front()) b = &x;
+        std::string last = b && b->instance ? fmt::format("its last was {} #{}", b->call, *b->instance)
+                                            : std::string("it enqueued no collective on it");
+        return fmt::format("rank {} never enqueued {} #{} on {} ({}; it is {}); ranks {}, which "
+                           "enqueued it, {}: check why rank {} does not reach this collective",
+                           c.behind.front(), c.lastCall, c.lastInstance, c.communicator, last,
+                           r ? describeRank(*r) : "not recorded", fmt::join(c.enqueued, ","),
+                           enqueuedState(c), c.behind.front());
+    }
+    return {};
+}
+
+/// Every member enqueued the furthest instance and some wait for it (inside the call, or in a
+/// host synchronisation): the collective itself does not complete.
+std::string ncclStuckCheck(const HangSection& s) {
+    for (const NcclCommunicatorState& c : s.nccl) {
+        bool waiting = false;
+        for (const NcclRankState& r : c.ranks)
+            waiting |= r.completion == "in_flight" ||
+                       (r.completion == "not_seen" && r.blockedIn.find("ynchronize") != std::string::npos);
+        if (c.behind.empty() && waiting && c.lastInstance >= 0)
+            return fmt::format("every member of {} enqueued {} #{} and it did not complete on "
+                               "all of them: the collective itself is stuck (check the network "
+                               "and NCCL's own log, NCCL_DEBUG=INFO)", c.communicator, c.lastCall,
+                               c.lastInstance);
+    }
+    return {};
 }
 
 std::string firstCheck(const HangSection& s) {
@@ -120,6 +174,7 @@ std::string firstCheck(const HangSection& s) {
                            "code path that makes these ranks call a different collective, or skip "
                            "one", mm.communicator, calls);
     }
+    if (std::string nccl = ncclCheck(s); !nccl.empty()) return nccl;
     for (const CollectiveWait& w : s.collectives)
         if (!w.missing.empty()) {
             const HangRank* r = rankOf(s, w.missing.front());
@@ -135,6 +190,7 @@ std::string firstCheck(const HangSection& s) {
         return fmt::format("rank {}, at the end of the wait chain {}, is {}: check why it does not "
                            "reach the matching call", c.ranks.back(), fmt::join(c.ranks, " -> "), c.end);
     }
+    if (std::string stuck = ncclStuckCheck(s); !stuck.empty()) return stuck;
     for (const HangRank& r : s.ranks)
         if (r.current()) return fmt::format("rank {} is {}", r.rank, describeRank(r));
     return {};
@@ -143,8 +199,12 @@ std::string firstCheck(const HangSection& s) {
 } // namespace
 
 const HangCall* HangRank::current() const {
+    // A thread polling a completion queue is in no call: a call another thread is inside says
+    // more about what the rank waits for (a progress thread may poll all along).
     for (const HangCall& c : calls)
-        if (c.cls == "communication") return &c;
+        if (c.cls == "communication" && !c.polling()) return &c;
+    for (const HangCall& c : calls)
+        if (!c.polling()) return &c;
     return calls.empty() ? nullptr : &calls.front();
 }
 
@@ -160,6 +220,9 @@ std::string describeRank(const HangRank& r) {
         if (r.lastCall.empty()) return "computing (inside no recorded call; it recorded none)";
         return fmt::format("computing (inside no recorded call since its {} returned)", r.lastCall);
     }
+    if (c->polling())
+        return fmt::format("polling an RDMA completion queue ({}) that gave no completion since "
+                           "its first empty poll", c->name);
     std::string what = "in " + c->name;
     if (c->collective()) what = "in " + instanceText(*c);
     else if (c->pointToPoint())
@@ -178,6 +241,7 @@ void diagnoseHang(HangSection& s,
         std::stable_sort(r.calls.begin(), r.calls.end(),
                          [](const HangCall& a, const HangCall& b) { return a.waitedNs > b.waitedNs; });
     addCollectives(s, collectiveCalls(s), membersOf);
+    diagnoseNccl(s, membersOf);
     addChains(s);
     addCulprits(s);
     s.firstCheck = firstCheck(s);

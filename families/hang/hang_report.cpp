@@ -45,6 +45,32 @@ nlohmann::json rankJson(const HangRank& r) {
             {"end_state", r.endState}};
 }
 
+nlohmann::json ncclJson(const NcclCommunicatorState& c) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const NcclRankState& r : c.ranks)
+        ranks.push_back({{"rank", r.rank}, {"instance", orNull(r.instance)}, {"call", name(r.call)},
+                         {"completion", r.completion}, {"blocked_in", name(r.blockedIn)}});
+    return {{"communicator", printable(c.communicator)},
+            {"size", c.commSize < 0 ? nlohmann::json(nullptr) : nlohmann::json(c.commSize)},
+            {"last_instance", c.lastInstance < 0 ? nlohmann::json(nullptr) : nlohmann::json(c.lastInstance)},
+            {"last_call", name(c.lastCall)}, {"enqueued", c.enqueued}, {"behind", c.behind},
+            {"ranks", std::move(ranks)}};
+}
+
+/// One line per NCCL communicator: the furthest instance, who enqueued it, who never did.
+std::string ncclLine(const NcclCommunicatorState& c) {
+    std::string ranks;
+    for (const NcclRankState& r : c.ranks)
+        ranks += fmt::format("; rank {}: {}, completion {}{}", r.rank,
+                             r.instance ? fmt::format("{} #{}", r.call, *r.instance) : std::string("none"),
+                             r.completion, r.blockedIn.empty() ? "" : ", in " + r.blockedIn);
+    if (c.lastInstance < 0) return fmt::format("NCCL {}: no collective enqueued{}", c.communicator, ranks);
+    return fmt::format("NCCL {}: {} #{} enqueued by ranks {}{}{}", c.communicator, c.lastCall,
+                       c.lastInstance, fmt::join(c.enqueued, ","),
+                       c.behind.empty() ? "" : fmt::format(", never by ranks {}", fmt::join(c.behind, ",")),
+                       ranks);
+}
+
 nlohmann::json sectionJson(const HangSection& s) {
     nlohmann::json ranks = nlohmann::json::array(), colls = nlohmann::json::array(),
                    mism = nlohmann::json::array(), chains = nlohmann::json::array();
@@ -59,10 +85,12 @@ nlohmann::json sectionJson(const HangSection& s) {
     }
     for (const WaitChain& c : s.chains)
         chains.push_back({{"ranks", c.ranks}, {"cycle", c.cycle}, {"end", printable(c.end)}});
+    nlohmann::json nccl = nlohmann::json::array();
+    for (const NcclCommunicatorState& c : s.nccl) nccl.push_back(ncclJson(c));
     return {{"unfinished_calls", s.unfinishedCalls}, {"ranks", std::move(ranks)},
             {"collectives", std::move(colls)},       {"mismatches", std::move(mism)},
-            {"chains", std::move(chains)},           {"culprits", s.culprits},
-            {"first_check", printable(s.firstCheck)}};
+            {"chains", std::move(chains)},           {"nccl", std::move(nccl)},
+            {"culprits", s.culprits},                {"first_check", printable(s.firstCheck)}};
 }
 
 /// The section's lines, plain text (the markdown and HTML forms wrap the same lines).
@@ -85,6 +113,7 @@ std::vector<std::string> lines(const HangSection& s) {
     for (const WaitChain& c : s.chains)
         out.push_back(fmt::format("wait chain {}: rank {} {}{}", fmt::join(c.ranks, " -> "), c.ranks.back(),
                                   c.cycle ? "" : "is ", c.end));
+    for (const NcclCommunicatorState& c : s.nccl) out.push_back(ncclLine(c));
     return out;
 }
 

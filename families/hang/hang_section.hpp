@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "hpcprof/analyzer/analysis_types.hpp"
+#include "hpcprof/status.hpp"
+
+struct sqlite3;
 
 namespace hpcprof::analyzer {
 
@@ -32,6 +35,8 @@ struct HangCall {
     int64_t waitedNs = 0; ///< until the process was last seen
     bool collective() const { return instance.has_value() && !communicator.empty(); }
     bool pointToPoint() const { return !collective() && cls == "communication" && peer && *peer >= 0; }
+    /// A thread polling an RDMA completion queue since its first empty poll (no call in flight).
+    bool polling() const { return name == "ibv_poll_cq" || name == "ibv_start_poll"; }
 };
 
 /// A rank's state when the job was last seen.
@@ -42,7 +47,8 @@ struct HangRank {
     int64_t lastCallEndNs = 0;
     std::string endState;        ///< its process's end_state (abnormal: killed or hung and ended)
     /// The call that says what the rank waits for: its longest-waiting communication call, else
-    /// its longest-waiting call; nullptr when it is inside no recorded call (computing).
+    /// its longest-waiting call, else a thread's polling of a completion queue; nullptr when it
+    /// is inside no recorded call (computing).
     const HangCall* current() const;
 };
 
@@ -70,6 +76,30 @@ struct WaitChain {
     std::string end; ///< what the last rank does: "computing (...)", "in read of /x", ...
 };
 
+/// One rank's last collective on an NCCL communicator. NCCL returns at enqueue: the call's end
+/// says the collective was enqueued, not that it completed on the GPU.
+struct NcclRankState {
+    int64_t rank = -1;
+    std::optional<int64_t> instance; ///< the last collective instance it enqueued, none = no collective
+    std::string call;                ///< that collective (ncclAllReduce, ...)
+    /// Whether its completion was seen: "in_flight" (the rank is still inside the call),
+    /// "kernel_ended" (its GPU kernel's end was recorded), "host_sync_returned" (a host
+    /// synchronisation returned after it was enqueued), "not_seen".
+    std::string completion;
+    std::string blockedIn; ///< the call the rank is inside now (cudaStreamSynchronize, ...), empty = none
+};
+
+/// An NCCL communicator when the job was last seen: each member's last enqueued collective.
+struct NcclCommunicatorState {
+    std::string communicator;
+    int64_t commSize = -1;
+    std::vector<NcclRankState> ranks; ///< by rank (members without a collective: no instance)
+    int64_t lastInstance = -1;        ///< the furthest instance a member enqueued
+    std::string lastCall;             ///< its collective
+    std::vector<int64_t> enqueued;    ///< members that enqueued lastInstance
+    std::vector<int64_t> behind;      ///< members that never enqueued it
+};
+
 struct HangSection final : FamilySection {
     static constexpr const char* kName = "hang";
     std::vector<HangRank> ranks; ///< every rank, by rank
@@ -77,6 +107,7 @@ struct HangSection final : FamilySection {
     std::vector<CollectiveWait> collectives;
     std::vector<CollectiveMismatch> mismatches;
     std::vector<WaitChain> chains;
+    std::vector<NcclCommunicatorState> nccl; ///< NCCL communicators, by key
     std::vector<int64_t> culprits; ///< the ranks the others wait for, by rank
     std::string firstCheck;        ///< the first thing to check, one sentence
 };
@@ -90,6 +121,14 @@ inline const HangSection* hangSection(const Analysis& a) {
 /// ranks; `membersOf(communicator)` lists a communicator's member ranks (world ranks).
 void diagnoseHang(HangSection& s,
                   const std::function<std::vector<int64_t>(const std::string&)>& membersOf);
+
+/// Reads each rank's last collective on every NCCL communicator of the trace into `s.nccl`
+/// (hang_nccl.cpp); the ranks' unfinished calls must be read already.
+Status readNcclStates(sqlite3* db, HangSection& s);
+
+/// Completes `s.nccl` (members, the furthest instance, who never enqueued it) and adds the
+/// mismatches of different collectives enqueued as one instance.
+void diagnoseNccl(HangSection& s, const std::function<std::vector<int64_t>(const std::string&)>& membersOf);
 
 /// What rank `r` does, in words ("in MPI_Recv from rank 2 on MPI_COMM_WORLD", "computing").
 std::string describeRank(const HangRank& r);

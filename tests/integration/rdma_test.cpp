@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "process_runner.hpp"
 #include "trace_query.hpp"
@@ -550,4 +552,58 @@ TEST_CASE("Work requests posted and polled through the extended verbs APIs give 
     // Completions of the CQ that did not ask for QP numbers still pair (hpcprof asked for them).
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_unmatched_completions'") == 0);
     CHECK(q.scalar("SELECT value FROM stats WHERE name = 'rdma_ex_objects_untracked'") == 0);
+}
+
+TEST_CASE("A rank polling a CQ that never completes is shown polling since its first empty poll "
+          "after the last completion",
+          "[rdma][hang]") {
+    TempDir dir;
+    const std::string path = dir / "trace.hpcprof";
+    // The write completes 2 ms after its post: the polls before it are empty, then it clears the
+    // polling state; the receive posted after never completes.
+    ProcessResult run;
+    std::thread job([&] {
+        run = runProcess({hpcprofBinary(), "run", "--timeout", "6s", "-o", path, "--",
+                          sampleBinary("rdma_sample"), "starve"},
+                         {"STAND_IN_VERBS_DELAY_US=2000", "RANK=0", "WORLD_SIZE=1"});
+    });
+    // While it runs, hpcprof status shows the polling state (not a call).
+    nlohmann::json live;
+    for (int i = 0; i < 50; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        auto st = runProcess({hpcprofBinary(), "status", path + ".raw", "--json"});
+        live = nlohmann::json::parse(st.out, nullptr, false);
+        if (live.is_array() && live.size() == 1 && live[0]["calls"].size() == 1 &&
+            live[0]["calls"][0]["polling"] == true)
+            break;
+    }
+    job.join();
+    INFO(run.out << run.err << live.dump(2));
+    REQUIRE(live.is_array());
+    REQUIRE(live.size() == 1);
+    REQUIRE(live[0]["calls"].size() == 1);
+    CHECK(live[0]["calls"][0]["call"] == "ibv_poll_cq");
+    CHECK(live[0]["calls"][0]["polling"] == true);
+    CHECK(run.err.find("time limit reached") != std::string::npos);
+    REQUIRE(run.out.find("starving") != std::string::npos);
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    REQUIRE(rep.exitCode == 0);
+    auto doc = nlohmann::json::parse(rep.out);
+    REQUIRE(doc.contains("hang"));
+    INFO(doc["hang"].dump(2));
+    const auto& rank = doc["hang"]["ranks"][0];
+    REQUIRE(rank["unfinished_calls"].size() == 1);
+    const auto& call = rank["unfinished_calls"][0];
+    CHECK(call["call"] == "ibv_poll_cq");
+    CHECK(rank["state"] == "polling an RDMA completion queue (ibv_poll_cq) that gave no "
+                           "completion since its first empty poll");
+    TraceQuery q(path);
+    // The poll that returned the write's completion (2048 bytes) ended before the wait began;
+    // the empty polls before the completion (1000, then those of the 2 ms) did not hold it.
+    int64_t completed = q.scalar("SELECT ts_ns + dur_ns FROM event_view WHERE name = 'ibv_poll_cq'"
+                                 " AND bytes = 2048");
+    REQUIRE(completed > 0);
+    CHECK(call["since_ns"].get<int64_t>() >= completed);
+    CHECK(q.scalar("SELECT MIN(ts_ns) FROM event_view WHERE name = 'ibv_poll_cq'") < completed);
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_unfinished") == 1);
 }

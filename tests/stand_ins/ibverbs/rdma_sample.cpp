@@ -32,6 +32,10 @@
 //   stream-sends  stream with SENDs instead of RDMA writes, each round posting first the 5
 //            matching receives the same way (a chain of 4, a single one): 5000 sends and 5000
 //            receives, 10,000 completions, 3,968,000 bytes.
+//   starve   a looped QP: polls its empty CQ 1000 times, posts one signalled RDMA_WRITE (2048
+//            bytes) and polls until its completion; prints "starving", then posts a receive that
+//            no send ever matches and polls for its completion forever (hpcprof run --timeout
+//            ends it: the hang tests).
 //
 // Prints what it did; exit status 0 when the stand-in behaved as expected.
 #include <infiniband/verbs.h>
@@ -611,6 +615,33 @@ int streamEx(const Verbs& v) {
     return completions == 5 * kStreamRounds ? 0 : 6;
 }
 
+[[noreturn]] int starve(const Verbs& v) {
+    static char buf[8192];
+    Loop l = openLoop(v, buf, sizeof(buf));
+    ibv_cq* cq = v.createCq(l.ctx, 16, nullptr, nullptr, 0);
+    ibv_qp* qp = createQp(v, l.pd, cq);
+    connect(v, qp, qp->qp_num);
+    ibv_wc wc[1];
+    for (int i = 0; i < 1000; ++i) ibv_poll_cq(cq, 1, wc); // nothing posted yet: empty
+    ibv_sge sg{uint64_t(buf), 2048, l.mr->lkey};
+    ibv_send_wr w = sendWr(1, &sg, 1, IBV_WR_RDMA_WRITE, true);
+    w.wr.rdma.remote_addr = uint64_t(buf + 4096);
+    w.wr.rdma.rkey = l.mr->rkey;
+    ibv_send_wr* bad = nullptr;
+    if (ibv_post_send(qp, &w, &bad)) std::exit(5);
+    while (ibv_poll_cq(cq, 1, wc) == 0) {
+    }
+    std::printf("starving\n");
+    std::fflush(stdout);
+    ibv_recv_wr r{};
+    r.wr_id = 2;
+    r.sg_list = &sg;
+    r.num_sge = 1;
+    ibv_recv_wr* badr = nullptr;
+    if (ibv_post_recv(qp, &r, &badr)) std::exit(5);
+    for (;;) ibv_poll_cq(cq, 1, wc); // no send matches the receive: never completes
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -624,6 +655,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(mode, "stream-split") == 0) return stream(linked, Stream::Split);
     if (std::strcmp(mode, "stream-sends") == 0) return stream(linked, Stream::Sends);
     if (std::strcmp(mode, "stream-ex") == 0) return streamEx(linked);
+    if (std::strcmp(mode, "starve") == 0) starve(linked);
     if (std::strcmp(mode, "adopt") == 0) {
         Verbs hidden = dlvsymVerbs();
         ibv_device** list = hidden.getDeviceList(nullptr);

@@ -12,6 +12,10 @@ if(TARGET hpcprof_nccl_hooks)
         SOURCES integration/gpu_nccl_test.cpp)
     add_dependencies(hpcprof_gpu_nccl_tests hpcprof hpcprof_agent nccl_ranks nccl_local
         nccl_local_user)
+    # Issue 23: NCCL ranks made to hang, the hang diagnosis per communicator.
+    hpcprof_add_tests(hpcprof_nccl_hang_tests SERIAL LABELS "integration;gpu;hang"
+        SOURCES integration/nccl_hang_test.cpp LIBS nlohmann_json::nlohmann_json)
+    add_dependencies(hpcprof_nccl_hang_tests hpcprof hpcprof_agent nccl_hang)
 endif()
 if(TARGET hpcprof_cupti_translate)
     hpcprof_add_tests(hpcprof_gpu_cupti_tests LABELS "unit;gpu"

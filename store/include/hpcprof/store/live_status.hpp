@@ -26,6 +26,9 @@ struct LiveCall {
     std::optional<int64_t> requestedBytes;
     std::optional<int64_t> requests; ///< MPI_Wait*: the requests waited on (peer, tag: the first's)
     int64_t sinceRealtimeNs = 0; ///< entry, realtime ns
+    /// Not a call: the thread polls a completion queue that gave nothing since `sinceRealtimeNs`
+    /// (its first empty poll; raw kInFlightPolling).
+    bool polling = false;
 };
 
 struct LiveProcess {

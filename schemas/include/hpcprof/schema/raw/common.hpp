@@ -242,6 +242,9 @@ constexpr uint8_t kFlagHasOffset = 0x20;
 /// two other operation ids polled in the same loop (low and high 16 bits, 0 = none).
 constexpr uint8_t kFlagFolded = 0x40;
 constexpr uint8_t kFlagRequest = 0x04; ///< seq = the process's request number of a posted MPI call
+/// InFlightCall only: not a call the thread is inside but a state it is in (polling a completion
+/// queue that gave nothing since `start`); any recorded call may take the line over.
+constexpr uint8_t kInFlightPolling = 0x80;
 
 /// How the MPI agent keys a communicator it did not see being created ("unknown@<world rank>.<n>"):
 /// its calls cannot be matched across ranks, and the analysis reports them by this key.

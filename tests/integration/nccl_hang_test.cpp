@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// NCCL ranks that hang in known ways (tests/stand_ins/nccl/nccl_hang.cpp, on the test-only
+// stand-in libnccl), ended by `hpcprof run`: the hang section names, per NCCL communicator, the
+// last collective instance each rank enqueued, the members that never enqueued the furthest
+// one, and what the others are blocked in; `hpcprof status` shows the calls while the job runs.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "process_runner.hpp"
+#include "report_json.hpp"
+
+using namespace hpcprof::test;
+
+namespace {
+
+/// Starts `argv` with its output into `log`; its pid.
+pid_t startProcess(const std::vector<std::string>& argv, const std::string& log) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    return pid;
+}
+
+/// The status entry of rank `r` in `doc`, or null.
+nlohmann::json statusOf(const nlohmann::json& doc, int r) {
+    if (doc.is_array())
+        for (const auto& p : doc)
+            if (p["rank"] == r) return p;
+    return nullptr;
+}
+
+/// `hpcprof status RAWDIR --json` until `ready(doc)` holds (at most 40 s); the last document.
+template <typename Ready> nlohmann::json statusUntil(const std::string& rawDir, Ready&& ready) {
+    nlohmann::json doc;
+    for (int i = 0; i < 400; ++i) {
+        auto st = runProcess({hpcprofBinary(), "status", rawDir, "--json"});
+        if (st.exitCode == 0) {
+            doc = nlohmann::json::parse(st.out, nullptr, false);
+            if (!doc.is_discarded() && ready(doc)) return doc;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return doc;
+}
+
+nlohmann::json reportOf(const std::string& path) {
+    auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
+    INFO(rep.err);
+    REQUIRE(rep.exitCode == 0);
+    auto doc = nlohmann::json::parse(rep.out);
+    REQUIRE(doc.contains("hang"));
+    return doc;
+}
+
+/// The state of rank `r` on NCCL communicator `c` (hang.nccl[i]), or null.
+nlohmann::json ncclRank(const nlohmann::json& c, int r) {
+    for (const auto& x : c["ranks"])
+        if (x["rank"] == r) return x;
+    return nullptr;
+}
+
+bool inAllReduce16(const nlohmann::json& p) {
+    return p.is_object() && p["calls"].size() == 1 && p["calls"][0]["call"] == "ncclAllReduce" &&
+           p["calls"][0]["instance"] == 16 && p["calls"][0]["requested_bytes"] == 1024;
+}
+
+} // namespace
+
+TEST_CASE("NCCL: a rank that never enqueues instance 16 of an allreduce; status shows the others "
+          "inside it while the job runs",
+          "[integration][gpu][nccl][hang]") {
+    TempDir dir;
+    const std::string path = dir / "skip.hpcprof", log = dir / "run.log";
+    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o",
+                              path, "--", sampleBinary("nccl_hang"), "skip"},
+                             log);
+    REQUIRE(run > 0);
+    nlohmann::json st = statusUntil(path + ".raw", [](const nlohmann::json& d) {
+        return inAllReduce16(statusOf(d, 0)) && inAllReduce16(statusOf(d, 1)) &&
+               inAllReduce16(statusOf(d, 2)) && statusOf(d, 3).is_object() &&
+               statusOf(d, 3)["calls"].empty();
+    });
+    INFO(st.dump(2));
+    for (int r : {0, 1, 2}) CHECK(inAllReduce16(statusOf(st, r)));
+    CHECK(statusOf(st, 3)["calls"].empty()); // computing
+    kill(run, SIGUSR1);
+    int status = 0;
+    waitpid(run, &status, 0);
+    INFO(readWholeFile(log));
+
+    nlohmann::json doc = reportOf(path);
+    const auto& hang = doc["hang"];
+    INFO(hang.dump(2));
+    REQUIRE(hang["nccl"].size() == 1);
+    const auto& c = hang["nccl"][0];
+    CHECK(c["communicator"].get<std::string>().rfind("nccl:", 0) == 0);
+    CHECK(c["size"] == 4);
+    CHECK(c["last_instance"] == 16);
+    CHECK(c["last_call"] == "ncclAllReduce");
+    CHECK(c["enqueued"] == nlohmann::json::array({0, 1, 2}));
+    CHECK(c["behind"] == nlohmann::json::array({3}));
+    for (int r : {0, 1, 2}) {
+        CHECK(ncclRank(c, r)["instance"] == 16);
+        CHECK(ncclRank(c, r)["completion"] == "in_flight");
+        CHECK(ncclRank(c, r)["blocked_in"] == "ncclAllReduce");
+    }
+    CHECK(ncclRank(c, 3)["instance"] == 15);
+    CHECK(ncclRank(c, 3)["call"] == "ncclAllReduce");
+    CHECK(ncclRank(c, 3)["blocked_in"] == nullptr);
+    CHECK(hang["culprits"] == nlohmann::json::array({3}));
+    CHECK(hang["mismatches"].empty());
+    const std::string check = hang["first_check"];
+    CHECK(check.find("rank 3 never enqueued ncclAllReduce #16 on " + c["communicator"].get<std::string>() +
+                     " (its last was ncclAllReduce #15") == 0);
+    CHECK(check.find("ranks 0,1,2, which enqueued it, wait in ncclAllReduce") != std::string::npos);
+    const nlohmann::json* f = findingIn(doc, "job-hang");
+    REQUIRE(f);
+    CHECK((*f)["ranks"] == nlohmann::json::array({3}));
+}
+
+TEST_CASE("NCCL: on one half of a split communicator a rank never enqueues the broadcast its "
+          "partner waits in; the other half is idle, not stuck",
+          "[integration][gpu][nccl][hang]") {
+    TempDir dir;
+    const std::string path = dir / "split.hpcprof";
+    auto run = runProcess({hpcprofBinary(), "run", "--timeout", "5s", "-o",
+                           path, "--", sampleBinary("nccl_hang"), "split"});
+    INFO(run.out << run.err);
+    CHECK(run.err.find("time limit reached") != std::string::npos);
+    for (int r = 0; r < 4; ++r)
+        CHECK(run.out.find("rank " + std::to_string(r) + " ready") != std::string::npos);
+    nlohmann::json doc = reportOf(path);
+    const auto& hang = doc["hang"];
+    INFO(hang.dump(2));
+    REQUIRE(hang["nccl"].size() == 2); // the halves; the parent had no collective
+    const nlohmann::json* stuck = nullptr;
+    const nlohmann::json* idle = nullptr;
+    for (const auto& c : hang["nccl"]) (ncclRank(c, 2).is_object() ? stuck : idle) = &c;
+    REQUIRE(stuck);
+    REQUIRE(idle);
+    CHECK((*stuck)["size"] == 2);
+    CHECK((*stuck)["last_instance"] == 3);
+    CHECK((*stuck)["last_call"] == "ncclBroadcast");
+    CHECK((*stuck)["enqueued"] == nlohmann::json::array({2}));
+    CHECK((*stuck)["behind"] == nlohmann::json::array({3}));
+    CHECK(ncclRank(*stuck, 3)["instance"] == 2);
+    CHECK(ncclRank(*stuck, 2)["blocked_in"] == "ncclBroadcast");
+    CHECK((*idle)["last_instance"] == 2);
+    CHECK((*idle)["enqueued"] == nlohmann::json::array({0, 1}));
+    CHECK((*idle)["behind"].empty());
+    CHECK(hang["culprits"] == nlohmann::json::array({3}));
+    CHECK(hang["first_check"].get<std::string>().find("rank 3 never enqueued ncclBroadcast #3") == 0);
+}
