@@ -74,4 +74,47 @@ Result<std::string> ColumnCatalog::insertSelect(const std::string& src, const st
                        fmt::arg("src", src), fmt::arg("joins", joins));
 }
 
+namespace {
+constexpr int64_t kUnmapped = -1;
+}
+
+IdMaps::IdMaps(sqlite3* db) : m_db(db) {
+    sqlite3_create_function(db, "hpcprof_map", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, this, &IdMaps::lookup,
+                            nullptr, nullptr);
+}
+
+IdMaps::~IdMaps() { sqlite3_create_function(m_db, "hpcprof_map", 2, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr); }
+
+void IdMaps::lookup(sqlite3_context* c, int, sqlite3_value** argv) {
+    const auto* self = static_cast<const IdMaps*>(sqlite3_user_data(c));
+    const int64_t map = sqlite3_value_int64(argv[0]);
+    if (sqlite3_value_type(argv[1]) == SQLITE_NULL || map < 0 || size_t(map) >= self->m_maps.size()) {
+        sqlite3_result_null(c);
+        return;
+    }
+    const auto& m = self->m_maps[size_t(map)];
+    const int64_t id = sqlite3_value_int64(argv[1]);
+    if (id >= 0 && size_t(id) < m.size() && m[size_t(id)] != kUnmapped)
+        sqlite3_result_int64(c, m[size_t(id)]);
+    else
+        sqlite3_result_null(c);
+}
+
+Result<int> IdMaps::load(const std::string& table) {
+    std::vector<int64_t> m;
+    bool changes = false;
+    schema::Statement s(m_db, "SELECT old, new FROM " + table);
+    while (s.step()) {
+        const int64_t old = s.int64(0), id = s.int64(1);
+        if (old < 0) return Status::error("negative id in " + table);
+        if (size_t(old) >= m.size()) m.resize(size_t(old) + 1, kUnmapped);
+        m[size_t(old)] = id;
+        changes |= old != id;
+    }
+    if (!s.error().ok()) return s.error();
+    if (!changes) return -1;
+    m_maps.push_back(std::move(m));
+    return int(m_maps.size() - 1);
+}
+
 } // namespace hpcprof::store

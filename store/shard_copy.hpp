@@ -60,4 +60,26 @@ private:
     std::map<std::pair<std::string, std::string>, std::vector<std::string>> m_cache;
 };
 
+/// The shards' interned id maps (old id -> the trace's), looked up during the copy by the SQL
+/// function hpcprof_map(MAP, ID) (NULL for NULL or an id the map lacks, as a LEFT JOIN gives):
+/// one array look-up per row instead of a join on a temp table, which cost the event copy half
+/// again its time.
+class IdMaps {
+public:
+    explicit IdMaps(sqlite3* db);
+    ~IdMaps();
+    IdMaps(const IdMaps&) = delete;
+    IdMaps& operator=(const IdMaps&) = delete;
+
+    /// Loads the map `SELECT old, new FROM <table>`; its number for hpcprof_map, or -1 when the
+    /// map changes no id (nothing to look up).
+    Result<int> load(const std::string& table);
+
+private:
+    static void lookup(sqlite3_context* c, int argc, sqlite3_value** argv);
+
+    sqlite3* m_db;
+    std::vector<std::vector<int64_t>> m_maps;
+};
+
 } // namespace hpcprof::store

@@ -39,9 +39,9 @@ int64_t scalar(sqlite3* db, const std::string& sql) {
     return s.step() ? s.int64(0) : 0;
 }
 
-/// Which of a shard's interned ids differ from the trace's (the copy looks those up).
+/// A shard's interned id maps (IdMaps numbers; -1: the shard's ids are the trace's).
 struct Mapped {
-    bool strings = false, objects = false, communicators = false;
+    int strings = -1, objects = -1, communicators = -1;
 };
 
 /// Consecutive processes of one shard in the trace's order whose events follow on in both: their
@@ -60,7 +60,7 @@ struct EventRun {
 class ShardMerger {
 public:
     ShardMerger(sqlite3* db, const std::vector<ShardInfo>& shards)
-        : m_db(db), m_shards(shards), m_columns(db),
+        : m_db(db), m_shards(shards), m_columns(db), m_maps(db),
           m_allAttached(int64_t(shards.size()) < sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1)) {}
 
     Status run() {
@@ -173,10 +173,13 @@ private:
             "UPDATE main.stats SET value = value + COALESCE((SELECT x.value FROM {s}.stats x"
             " WHERE x.name = main.stats.name), 0);",
             fmt::arg("k", k), fmt::arg("s", src(k)))));
-        auto differs = [&](const char* map) {
-            return scalar(m_db, fmt::format("SELECT COUNT(*) FROM {}{} WHERE old != new", map, k)) > 0;
-        };
-        m_mapped.push_back({differs("smap"), differs("omap"), differs("cmap")});
+        Mapped m;
+        for (auto [map, number] : {std::pair{"smap", &m.strings}, {"omap", &m.objects}, {"cmap", &m.communicators}}) {
+            auto loaded = m_maps.load(fmt::format("temp.{}{}", map, k));
+            if (!loaded) return loaded.status();
+            *number = *loaded;
+        }
+        m_mapped.push_back(m);
         return {};
     }
 
@@ -271,18 +274,18 @@ private:
         o.track = r.trackOffset;
         const std::string range = fmt::format("BETWEEN {} AND {}", r.first, r.last);
         // Interned ids looked up only where the shard's differ from the trace's.
-        std::string joins;
-        if (m.strings) joins += fmt::format(" LEFT JOIN temp.smap{} sm ON sm.old = e.name_id", k);
-        if (m.objects) joins += fmt::format(" LEFT JOIN temp.omap{} om ON om.old = e.object_id", k);
-        if (m.communicators) joins += fmt::format(" LEFT JOIN temp.cmap{} cm ON cm.old = e.communicator_id", k);
+        auto mapped = [](int map, const std::string& c) -> std::optional<std::string> {
+            if (map < 0) return std::nullopt;
+            return fmt::format("hpcprof_map({}, e.{})", map, c);
+        };
         HPCPROF_RETURN_IF_ERROR(copy(k, "event", [&](const std::string& c) -> std::optional<std::string> {
             if (c == "id") return fmt::format("e.id + {}", o.event);
             if (c == "track_id") return fmt::format("e.track_id + {}", o.track);
-            if (c == "name_id" && m.strings) return std::string("sm.new");
-            if (c == "object_id" && m.objects) return std::string("om.new");
-            if (c == "communicator_id" && m.communicators) return std::string("cm.new");
+            if (c == "name_id") return mapped(m.strings, c);
+            if (c == "object_id") return mapped(m.objects, c);
+            if (c == "communicator_id") return mapped(m.communicators, c);
             return placedColumn(c, o);
-        }, "WHERE e.id " + range + " ORDER BY e.id", joins));
+        }, "WHERE e.id " + range + " ORDER BY e.id"));
         for (const auto& table : m_eventKeyed) {
             HPCPROF_RETURN_IF_ERROR(copy(k, table, [&](const std::string& c) -> std::optional<std::string> {
                 if (c == "id") return std::string(); // the trace numbers them
@@ -314,6 +317,7 @@ private:
     sqlite3* m_db;
     const std::vector<ShardInfo>& m_shards;
     ColumnCatalog m_columns;
+    IdMaps m_maps;
     const bool m_allAttached;
     int64_t m_attached = -1; ///< one at a time: the shard attached as s
     std::vector<std::string> m_eventKeyed;
