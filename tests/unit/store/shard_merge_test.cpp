@@ -6,6 +6,8 @@
 // thread and a process without events. Every row must be the one-piece conversion's, with its ids.
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/store/merge.hpp"
 #include "hpcprof/store/shards.hpp"
@@ -137,4 +139,39 @@ TEST_CASE("shards of interleaved processes merge into the rows and ids of one co
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object = '/data/only-node1'") == 1);
     CHECK(q.rows("SELECT key FROM metadata WHERE key LIKE 'shard%'").empty());
     CHECK(q.text("SELECT value FROM metadata WHERE key = 'nodes_merged'") == "node0,node1,node2");
+}
+
+TEST_CASE("the nodes' conversion warnings are said once, with how many nodes gave each",
+          "[store][shards]") {
+    TempDir dir;
+    writeRank(dir.path() / "node0", 0, 0, 1'000'000, 0, {"/data/a"});
+    writeRank(dir.path() / "node1", 1, 1, 1'100'000, 0, {"/data/b"});
+    writeRank(dir.path() / "node2", 2, 2, 1'200'000, 0, {"/data/c"});
+    // What each node's converter said (as convertShard keeps it in the shard).
+    const std::vector<std::string> said = {
+        R"x(["counters not counted on this machine: cycles (no perf_event)", "process 1000: one"])x",
+        R"x(["counters not counted on this machine: cycles (no perf_event)"])x",
+        R"x(["process 1002: two", "counters not counted on this machine: cycles (no perf_event)"])x"};
+    store::ShardMergeOptions m;
+    for (int n = 0; n < 3; ++n) {
+        store::MergeOptions o;
+        o.rawDir = dir.path() / ("node" + std::to_string(n));
+        o.output = dir.path() / ("shard-node" + std::to_string(n) + ".hpcprof");
+        REQUIRE(store::convertShard(o, {"node" + std::to_string(n), 3, 3}).ok());
+        CHECK(TraceQuery(o.output.string()).text("SELECT value FROM metadata WHERE key = 'shard_warnings'") == "[]");
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(o.output.c_str(), &db) == SQLITE_OK);
+        CHECK(sqlite3_exec(db, ("UPDATE metadata SET value = '" + said[size_t(n)] + "' WHERE key = 'shard_warnings'").c_str(),
+                           nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+        m.shards.push_back(o.output);
+    }
+    m.output = dir.path() / "merged.hpcprof";
+    auto merged = store::mergeShards(m);
+    REQUIRE(merged.ok());
+    CHECK(merged->warnings == std::vector<std::string>{
+                                  "counters not counted on this machine: cycles (no perf_event) (3 nodes)",
+                                  "process 1000: one", "process 1002: two"});
+    TraceQuery q(m.output.string());
+    CHECK(q.scalar("SELECT COUNT(*) FROM metadata WHERE key = 'shard_warnings'") == 0);
 }
