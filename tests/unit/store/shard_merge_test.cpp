@@ -69,6 +69,22 @@ fs::path wholeFolder(const TempDir& dir, int nodes) {
     return whole;
 }
 
+/// Each node folder converted into its shard; the merge's options for them.
+store::ShardMergeOptions convertNodes(const TempDir& dir, int nodes, int ranks) {
+    store::ShardMergeOptions m;
+    for (int n = 0; n < nodes; ++n) {
+        store::MergeOptions o;
+        o.rawDir = dir.path() / ("node" + std::to_string(n));
+        o.output = dir.path() / ("shard-node" + std::to_string(n) + ".hpcprof");
+        auto c = store::convertShard(o, {"node" + std::to_string(n), nodes, ranks});
+        INFO(c.status().message());
+        REQUIRE(c.ok());
+        m.shards.push_back(o.output);
+    }
+    m.output = dir.path() / "merged.hpcprof";
+    return m;
+}
+
 } // namespace
 
 TEST_CASE("shards of interleaved processes merge into the rows and ids of one conversion",
@@ -86,17 +102,7 @@ TEST_CASE("shards of interleaved processes merge into the rows and ids of one co
     writeRank(n2, 2, 6, 1'260'000, 7'000'000, {}, false);
     writeRank(n2, 2, 7, 1'270'000, 7'000'000, {"/data/shared", "/data/c7"});
 
-    store::ShardMergeOptions m;
-    for (int n = 0; n < 3; ++n) {
-        store::MergeOptions o;
-        o.rawDir = dir.path() / ("node" + std::to_string(n));
-        o.output = dir.path() / ("shard-node" + std::to_string(n) + ".hpcprof");
-        auto c = store::convertShard(o, {"node" + std::to_string(n), 3, 8});
-        INFO(c.status().message());
-        REQUIRE(c.ok());
-        m.shards.push_back(o.output);
-    }
-    m.output = dir.path() / "merged.hpcprof";
+    store::ShardMergeOptions m = convertNodes(dir, 3, 8);
     auto merged = store::mergeShards(m);
     INFO(merged.status().message());
     REQUIRE(merged.ok());
@@ -152,21 +158,16 @@ TEST_CASE("the nodes' conversion warnings are said once, with how many nodes gav
         R"x(["counters not counted on this machine: cycles (no perf_event)", "process 1000: one"])x",
         R"x(["counters not counted on this machine: cycles (no perf_event)"])x",
         R"x(["process 1002: two", "counters not counted on this machine: cycles (no perf_event)"])x"};
-    store::ShardMergeOptions m;
+    store::ShardMergeOptions m = convertNodes(dir, 3, 3);
     for (int n = 0; n < 3; ++n) {
-        store::MergeOptions o;
-        o.rawDir = dir.path() / ("node" + std::to_string(n));
-        o.output = dir.path() / ("shard-node" + std::to_string(n) + ".hpcprof");
-        REQUIRE(store::convertShard(o, {"node" + std::to_string(n), 3, 3}).ok());
-        CHECK(TraceQuery(o.output.string()).text("SELECT value FROM metadata WHERE key = 'shard_warnings'") == "[]");
+        const fs::path& shard = m.shards[size_t(n)];
+        CHECK(TraceQuery(shard.string()).text("SELECT value FROM metadata WHERE key = 'shard_warnings'") == "[]");
         sqlite3* db = nullptr;
-        REQUIRE(sqlite3_open(o.output.c_str(), &db) == SQLITE_OK);
+        REQUIRE(sqlite3_open(shard.c_str(), &db) == SQLITE_OK);
         CHECK(sqlite3_exec(db, ("UPDATE metadata SET value = '" + said[size_t(n)] + "' WHERE key = 'shard_warnings'").c_str(),
                            nullptr, nullptr, nullptr) == SQLITE_OK);
         sqlite3_close(db);
-        m.shards.push_back(o.output);
     }
-    m.output = dir.path() / "merged.hpcprof";
     auto merged = store::mergeShards(m);
     REQUIRE(merged.ok());
     CHECK(merged->warnings == std::vector<std::string>{
