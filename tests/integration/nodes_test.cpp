@@ -208,6 +208,21 @@ TEST_CASE("a node lost before delivering its shard: the other shards make a part
     CHECK(q.text("SELECT value FROM metadata WHERE key = 'nodes_missing'") == "node2");
     CHECK(q.text("SELECT value FROM metadata WHERE key = 'ranks_missing'") == "4,5");
     CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE name = 'MPI_Allreduce'") == 60);
+
+    // The node is back: its raw data, converted by hand into its shard, completes the trace
+    // (docs/user-guide.md, "After a failure").
+    const fs::path shards = job.out() / "trace.hpcprof.shards" / jobId;
+    auto c = runProcess({hpcprofBinary(), "merge", folders[0].string(), "--node", "node2", "-o",
+                         (shards / "shard-node2.hpcprof").string()});
+    INFO(c.err);
+    REQUIRE(c.exitCode == 0);
+    auto full = runProcess({hpcprofBinary(), "merge", shards.string(), "-o", job.trace(), "--force"});
+    INFO(full.err);
+    REQUIRE(full.exitCode == 0);
+    CHECK_THAT(full.err, !Catch::Contains("missing"));
+    TraceQuery whole(job.trace());
+    checkRanks(whole);
+    CHECK(whole.text("SELECT value FROM metadata WHERE key = 'partial'") == "false");
 }
 
 TEST_CASE("srun- and torchrun-style wrappers on 2 nodes (launcher variables) deliver one shard per "
