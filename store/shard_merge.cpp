@@ -59,9 +59,10 @@ struct EventRun {
 /// (as s), with a transaction per stretch.
 class ShardMerger {
 public:
-    ShardMerger(sqlite3* db, const std::vector<ShardInfo>& shards)
+    ShardMerger(sqlite3* db, const std::vector<ShardInfo>& shards, int attachAtOnce)
         : m_db(db), m_shards(shards), m_columns(db), m_maps(db),
-          m_allAttached(int64_t(shards.size()) < sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1)) {}
+          m_allAttached(int64_t(shards.size()) <=
+                        (attachAtOnce > 0 ? attachAtOnce : sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1))) {}
 
     Status run() {
         m_eventKeyed = m_columns.eventKeyedTables();
@@ -387,7 +388,7 @@ Result<ShardMergeResult> mergeShards(const ShardMergeOptions& options) {
     {
         auto db = createMerged(pending->path());
         if (!db) return db.status();
-        HPCPROF_RETURN_IF_ERROR(ShardMerger(db->get(), shards).run());
+        HPCPROF_RETURN_IF_ERROR(ShardMerger(db->get(), shards, options.attachAtOnce).run());
         HPCPROF_RETURN_IF_ERROR(recountRealtimeAlignment(db->get()));
         HPCPROF_RETURN_IF_ERROR(writeMergedMetadata(db->get(), shards, placement, result));
         HPCPROF_RETURN_IF_ERROR(finishTrace(db->get()));

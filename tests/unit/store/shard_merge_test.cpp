@@ -103,6 +103,8 @@ TEST_CASE("shards of interleaved processes merge into the rows and ids of one co
     writeRank(n2, 2, 7, 1'270'000, 7'000'000, {"/data/shared", "/data/c7"});
 
     store::ShardMergeOptions m = convertNodes(dir, 3, 8);
+    // All shards attached at once, or one at a time (as beyond SQLite's limit of 10).
+    m.attachAtOnce = GENERATE(0, 1);
     auto merged = store::mergeShards(m);
     INFO(merged.status().message());
     REQUIRE(merged.ok());
@@ -142,8 +144,7 @@ TEST_CASE("shards of interleaved processes merge into the rows and ids of one co
     CHECK(q.rows(meta) == w.rows(meta));
     const std::string events = "SELECT * FROM event_view ORDER BY event_id";
     CHECK(q.rows(events) == w.rows(events));
-    CHECK(q.scalar("SELECT COUNT(*) FROM event_view WHERE object = '/data/only-node1'") == 1);
-    CHECK(q.rows("SELECT key FROM metadata WHERE key LIKE 'shard%'").empty());
+    CHECK(q.rows("SELECT key FROM metadata WHERE key LIKE 'shard%'").empty()); // the shards' own
     CHECK(q.text("SELECT value FROM metadata WHERE key = 'nodes_merged'") == "node0,node1,node2");
 }
 

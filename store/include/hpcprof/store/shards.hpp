@@ -55,6 +55,9 @@ struct ShardMergeOptions {
     std::vector<std::filesystem::path> shards;
     std::filesystem::path output;
     bool force = false;
+    /// Shards attached at once (the merge is then one transaction); more are attached one at a
+    /// time. 0: SQLite's limit (10). Tests set 1 to take the one-at-a-time path.
+    int attachAtOnce = 0;
 };
 
 struct ShardMergeResult {
