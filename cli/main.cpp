@@ -69,6 +69,7 @@ int mergeShardsCommand(const MergeCommandOptions& o, std::vector<fs::path> shard
         cli::printMessage("merge", r.status().message());
         return cli::kExitUsage;
     }
+    for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
     std::string missing;
     if (!r->missingNodes.empty() || !r->missingRanks.empty()) {
         std::string ranks;

@@ -98,7 +98,10 @@ bool convertHere(const NodeRun& r, const fs::path& output, bool shard) {
                                         r.node.node, mergeHint(r)));
         return false;
     }
-    for (const auto& w : done->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
+    // A shard keeps its warnings; the merge says them once for all nodes (the same one from
+    // every node would otherwise be printed once per node).
+    if (!shard)
+        for (const auto& w : done->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", w);
     return true;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "hpcprof/schema/sqlite.hpp"
 #include "hpcprof/store/shards.hpp"
 #include "process_clock.hpp"
@@ -53,7 +55,7 @@ std::string joined(const std::set<int64_t>& values) {
 }
 
 Status writeShardMetadata(const std::filesystem::path& shard, const ShardIdentity& id,
-                          const ShardClock& c) {
+                          const ShardClock& c, const std::vector<std::string>& warnings) {
     sqlite3* raw = nullptr;
     if (sqlite3_open_v2(shard.c_str(), &raw, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
         schema::DbHandle closer(raw);
@@ -76,6 +78,7 @@ Status writeShardMetadata(const std::filesystem::path& shard, const ShardIdentit
     HPCPROF_RETURN_IF_ERROR(set(shard_meta::kOriginMonotonicNs, std::to_string(c.originMono)));
     HPCPROF_RETURN_IF_ERROR(
         set(shard_meta::kRank0OffsetNs, c.hasRank0Offset ? std::to_string(c.rank0Offset) : ""));
+    HPCPROF_RETURN_IF_ERROR(set(shard_meta::kWarnings, nlohmann::json(warnings).dump()));
     return schema::exec(db.get(), "COMMIT");
 }
 
@@ -87,7 +90,7 @@ Result<MergeResult> convertShard(const MergeOptions& options, const ShardIdentit
     RawProblems problems;
     auto procs = listProcesses(options.rawDir, problems);
     if (!procs) return procs.status();
-    Status s = writeShardMetadata(options.output, identity, shardClock(procs.value()));
+    Status s = writeShardMetadata(options.output, identity, shardClock(procs.value()), merged->warnings);
     if (!s.ok()) return Status::error("shard " + options.output.string() + ": " + s.message());
     return merged;
 }

@@ -5,11 +5,14 @@
 //      the shard's ids to the trace's; categories, stats totals and the first shard's metadata
 //      are copied;
 //   2. the processes of every shard, oldest first across shards (as one conversion orders
-//      them), are appended with INSERT ... SELECT: the process row, its threads, tracks, events
-//      (one contiguous id range per process), their details, arguments and MPI completions, its
-//      counter lanes and samples, its stats shares. Ids are offset past the rows already there,
-//      so processes, threads, tracks, events and counters get the ids one conversion of the same
-//      raw data gives; times are shifted by the shard's placement (shard_placement.hpp).
+//      them), are appended with INSERT ... SELECT: the process row, its threads, tracks, its
+//      counter lanes and samples, its stats shares; its events (one contiguous id range per
+//      process) join a run of the processes that follow on in the shard and in the trace, and
+//      each run's events and the rows of every table keyed by event (details, arguments, MPI
+//      completions, ...) are copied with one statement per table. Ids are offset past the rows
+//      already there, so processes, threads, tracks, events and counters get the ids one
+//      conversion of the same raw data gives; times are shifted by the shard's placement
+//      (shard_placement.hpp). The columns copied are those of the schema (shard_copy.hpp).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -18,8 +21,10 @@
 
 #include "hpcprof/schema/output_file.hpp"
 #include "hpcprof/schema/sqlite.hpp"
+#include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/tables.hpp"
 #include "hpcprof/store/shards.hpp"
+#include "shard_copy.hpp"
 #include "shard_metadata.hpp"
 #include "shard_placement.hpp"
 
@@ -34,32 +39,78 @@ int64_t scalar(sqlite3* db, const std::string& sql) {
     return s.step() ? s.int64(0) : 0;
 }
 
-/// Which of a shard's interned ids differ from the trace's (the copy looks those up).
+/// A shard's interned id maps (IdMaps numbers; -1: the shard's ids are the trace's).
 struct Mapped {
-    bool strings = false, objects = false, communicators = false;
+    int strings = -1, objects = -1, communicators = -1;
 };
 
-/// The trace being merged, and the shard attached as `s` (at most one at a time: SQLite attaches
-/// few databases).
+/// Consecutive processes of one shard in the trace's order whose events follow on in both: their
+/// event rows (and the rows hanging off them) are copied with one statement per table.
+struct EventRun {
+    size_t shard = 0;
+    int64_t first = 0, last = -1; ///< the shard's event ids
+    int64_t offset = 0;           ///< + offset = the trace's ids
+    int64_t trackOffset = 0;      ///< the same for their tracks
+    bool empty() const { return last < first; }
+};
+
+/// The trace being merged and the shards. Up to SQLite's limit on attached databases they are
+/// all attached at once (s0, s1, ...) and the merge is one transaction; beyond it one at a time
+/// (as s), with a transaction per stretch.
 class ShardMerger {
 public:
-    ShardMerger(sqlite3* db, const std::vector<ShardInfo>& shards) : m_db(db), m_shards(shards) {}
+    ShardMerger(sqlite3* db, const std::vector<ShardInfo>& shards, int attachAtOnce)
+        : m_db(db), m_shards(shards), m_columns(db), m_maps(db),
+          m_allAttached(int64_t(shards.size()) <=
+                        (attachAtOnce > 0 ? attachAtOnce : sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1))) {}
 
     Status run() {
+        m_eventKeyed = m_columns.eventKeyedTables();
+        HPCPROF_RETURN_IF_ERROR(checkTables());
+        if (m_allAttached) {
+            for (size_t k = 0; k < m_shards.size(); ++k) {
+                schema::Statement a(m_db, "ATTACH DATABASE ? AS s" + std::to_string(k));
+                a.bind(1, std::string_view(m_shards[k].file.string()));
+                if (Status s = a.run(); !s.ok()) return Status::error(m_shards[k].file.string() + ": " + s.message());
+            }
+            HPCPROF_RETURN_IF_ERROR(schema::exec(m_db, "BEGIN"));
+        }
         for (size_t k = 0; k < m_shards.size(); ++k) {
-            HPCPROF_RETURN_IF_ERROR(attach(k));
+            HPCPROF_RETURN_IF_ERROR(use(k));
             HPCPROF_RETURN_IF_ERROR(mapInterned(k));
         }
         for (const auto& [k, p] : globalOrder()) {
-            HPCPROF_RETURN_IF_ERROR(attach(k));
+            HPCPROF_RETURN_IF_ERROR(use(k));
             Status s = appendProcess(k, *p);
             if (!s.ok()) return Status::error(m_shards[k].file.string() + ": " + s.message());
+        }
+        HPCPROF_RETURN_IF_ERROR(flushEvents());
+        if (m_allAttached) {
+            HPCPROF_RETURN_IF_ERROR(schema::exec(m_db, "COMMIT"));
+            for (size_t k = 0; k < m_shards.size(); ++k)
+                HPCPROF_RETURN_IF_ERROR(schema::exec(m_db, "DETACH DATABASE s" + std::to_string(k)));
+            return {};
         }
         return detach();
     }
 
 private:
     using Slice = std::pair<size_t, const ShardInfo::Process*>;
+
+    /// Every table of the schema is one the merge knows how to copy: a table added to the
+    /// schema that is neither keyed by event nor below makes the merge fail, not lose its rows.
+    Status checkTables() const {
+        std::set<std::string> known = {"metadata", "string", "category", "process", "thread",
+                                       "track", "object", "communicator", "event", "counter_track",
+                                       "counter", "stats", "stats_by_process"};
+        known.insert(m_eventKeyed.begin(), m_eventKeyed.end());
+        schema::Statement s(m_db, "SELECT name FROM main.sqlite_schema WHERE type = 'table'"
+                                  " AND name NOT LIKE 'sqlite_%'");
+        while (s.step())
+            if (!known.count(s.text(0)))
+                return Status::error("internal error: the shard merge does not know how to merge table " + s.text(0));
+        return {};
+    }
 
     /// Every shard's processes, oldest first (start on the trace's time base), shard order for
     /// ties.
@@ -73,13 +124,19 @@ private:
         return order;
     }
 
-    Status attach(size_t k) {
-        if (m_attached == int64_t(k)) return {};
+    /// The schema name shard k is attached as.
+    std::string src(size_t k) const { return m_allAttached ? "s" + std::to_string(k) : std::string("s"); }
+
+    /// Shard k attached (one at a time: the pending events of the previous one copied first).
+    Status use(size_t k) {
+        if (m_allAttached || m_attached == int64_t(k)) return {};
+        HPCPROF_RETURN_IF_ERROR(flushEvents());
         HPCPROF_RETURN_IF_ERROR(detach());
         schema::Statement a(m_db, "ATTACH DATABASE ? AS s");
         a.bind(1, std::string_view(m_shards[k].file.string()));
         HPCPROF_RETURN_IF_ERROR(a.run());
         m_attached = int64_t(k);
+        m_columns.forget("s");
         return schema::exec(m_db, "BEGIN");
     }
 
@@ -97,136 +154,177 @@ private:
             "CREATE TEMP TABLE smap{k}(old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
             "CREATE TEMP TABLE omap{k}(old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
             "CREATE TEMP TABLE cmap{k}(old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
-            "INSERT OR IGNORE INTO main.string(value) SELECT value FROM s.string ORDER BY id;"
-            "INSERT INTO smap{k} SELECT x.id, m.id FROM s.string x JOIN main.string m ON m.value = x.value;"
-            "INSERT INTO main.object(name_id, kind) SELECT sm.new, o.kind FROM s.object o"
+            "INSERT OR IGNORE INTO main.string(value) SELECT value FROM {s}.string ORDER BY id;"
+            "INSERT INTO smap{k} SELECT x.id, m.id FROM {s}.string x JOIN main.string m ON m.value = x.value;"
+            "INSERT INTO main.object(name_id, kind) SELECT sm.new, o.kind FROM {s}.object o"
             " JOIN smap{k} sm ON sm.old = o.name_id"
             " WHERE NOT EXISTS (SELECT 1 FROM main.object m WHERE m.name_id = sm.new) ORDER BY o.id;"
-            "INSERT INTO omap{k} SELECT o.id, m.id FROM s.object o JOIN smap{k} sm ON sm.old = o.name_id"
+            "INSERT INTO omap{k} SELECT o.id, m.id FROM {s}.object o JOIN smap{k} sm ON sm.old = o.name_id"
             " JOIN main.object m ON m.name_id = sm.new;"
-            "INSERT INTO main.communicator(key, size, kind) SELECT key, size, kind FROM s.communicator c"
+            "INSERT INTO main.communicator(key, size, kind) SELECT key, size, kind FROM {s}.communicator c"
             " WHERE NOT EXISTS (SELECT 1 FROM main.communicator m WHERE m.key = c.key) ORDER BY id;"
-            "UPDATE main.communicator SET size = (SELECT c.size FROM s.communicator c WHERE c.key ="
+            "UPDATE main.communicator SET size = (SELECT c.size FROM {s}.communicator c WHERE c.key ="
             " main.communicator.key) WHERE size IS NULL;"
-            "INSERT INTO cmap{k} SELECT c.id, m.id FROM s.communicator c JOIN main.communicator m ON m.key = c.key;"
-            "INSERT OR IGNORE INTO main.category(id, name, class) SELECT id, name, class FROM s.category;"
-            "INSERT OR IGNORE INTO main.metadata(key, value) SELECT key, value FROM s.metadata;"
+            "INSERT INTO cmap{k} SELECT c.id, m.id FROM {s}.communicator c JOIN main.communicator m ON m.key = c.key;"
+            "INSERT OR IGNORE INTO main.category(id, name, class) SELECT id, name, class FROM {s}.category;"
+            "INSERT OR IGNORE INTO main.metadata(key, value) SELECT key, value FROM {s}.metadata;"
             "INSERT INTO main.stats(name, severity, source, value, description)"
-            " SELECT name, severity, source, 0, description FROM s.stats x"
+            " SELECT name, severity, source, 0, description FROM {s}.stats x"
             " WHERE NOT EXISTS (SELECT 1 FROM main.stats m WHERE m.name = x.name) ORDER BY id;"
-            "UPDATE main.stats SET value = value + COALESCE((SELECT x.value FROM s.stats x"
+            "UPDATE main.stats SET value = value + COALESCE((SELECT x.value FROM {s}.stats x"
             " WHERE x.name = main.stats.name), 0);",
-            fmt::arg("k", k))));
-        auto differs = [&](const char* map) {
-            return scalar(m_db, fmt::format("SELECT COUNT(*) FROM {}{} WHERE old != new", map, k)) > 0;
-        };
-        m_mapped.push_back({differs("smap"), differs("omap"), differs("cmap")});
+            fmt::arg("k", k), fmt::arg("s", src(k)))));
+        Mapped m;
+        for (auto [map, number] : {std::pair{"smap", &m.strings}, {"omap", &m.objects}, {"cmap", &m.communicators}}) {
+            auto loaded = m_maps.load(fmt::format("temp.{}{}", map, k));
+            if (!loaded) return loaded.status();
+            *number = *loaded;
+        }
+        m_mapped.push_back(m);
         return {};
     }
 
     int64_t top(const char* table) const {
         return scalar(m_db, fmt::format("SELECT COALESCE(MAX(id), 0) FROM main.{}", table));
     }
-    int64_t shardScalar(const std::string& sql) const { return scalar(m_db, sql); }
+
+    /// Runs `table`'s INSERT ... SELECT (columns through `rule`) with `tail` (WHERE ... ORDER BY).
+    Status copy(size_t k, const std::string& table, const ColumnRule& rule, const std::string& tail,
+                const std::string& joins = {}) {
+        auto sql = m_columns.insertSelect(src(k), table, rule, joins);
+        if (!sql) return sql.status();
+        return schema::exec(m_db, *sql + " " + tail);
+    }
 
     /// Step 2: one process of shard k and everything that hangs off it.
     Status appendProcess(size_t k, const ShardInfo::Process& p) {
         const ShardInfo& s = m_shards[k];
         const int64_t id = top("process") + 1;
         const auto parent = p.parent ? m_processIds.find({k, *p.parent}) : m_processIds.end();
-        const std::string method = s.clockMethod.empty()
-                                       ? std::string("clock_method")
-                                       : fmt::format("CASE clock_method WHEN 'monotonic' THEN '{}' "
-                                                     "ELSE clock_method END", s.clockMethod);
-        HPCPROF_RETURN_IF_ERROR(schema::exec(m_db, fmt::format(
-            "INSERT INTO main.process(id, rank, world_size, local_rank, rank_source, host, pid, ppid,"
-            " parent_process_id, command, exe, start_ts, end_ts, end_state, exit_code, clock_method,"
-            " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir, cwd)"
-            " SELECT {id}, rank, world_size, local_rank, rank_source, host, pid, ppid, {parent},"
-            " command, exe, start_ts + {S}, end_ts + {S}, end_state, exit_code, {M},"
-            " clock_offset_ns + {S}, clock_drift_ppb, clock_uncertainty_ns, raw_dir, cwd"
-            " FROM s.process WHERE id = {old};"
-            "INSERT INTO main.stats_by_process(stats_id, process_id, value) SELECT m.id, {id}, b.value"
-            " FROM s.stats_by_process b JOIN s.stats x ON x.id = b.stats_id JOIN main.stats m"
-            " ON m.name = x.name WHERE b.process_id = {old};",
-            fmt::arg("id", id), fmt::arg("old", p.id), fmt::arg("S", s.shift), fmt::arg("M", method),
-            fmt::arg("parent", parent == m_processIds.end() ? std::string("NULL") : std::to_string(parent->second)))));
+        const std::string parentId =
+            parent == m_processIds.end() ? std::string("NULL") : std::to_string(parent->second);
+        CopyOffsets o;
+        o.shift = s.shift;
+        HPCPROF_RETURN_IF_ERROR(copy(k, "process", [&](const std::string& c) -> std::optional<std::string> {
+            if (c == "id") return std::to_string(id);
+            if (c == "parent_process_id") return parentId;
+            if (c == "clock_offset_ns") return fmt::format("e.clock_offset_ns + {}", s.shift);
+            if (c == "clock_method" && !s.clockMethod.empty())
+                return fmt::format("CASE e.clock_method WHEN 'monotonic' THEN '{}' ELSE e.clock_method END",
+                                   s.clockMethod);
+            return placedColumn(c, o);
+        }, fmt::format("WHERE e.id = {}", p.id)));
+        HPCPROF_RETURN_IF_ERROR(copy(k, "stats_by_process", [&](const std::string& c) -> std::optional<std::string> {
+            if (c == "stats_id")
+                return fmt::format("(SELECT m.id FROM main.stats m JOIN {}.stats x ON x.name = m.name"
+                                   " WHERE x.id = e.stats_id)", src(k));
+            if (c == "process_id") return std::to_string(id);
+            return placedColumn(c, o);
+        }, fmt::format("WHERE e.process_id = {} ORDER BY e.stats_id", p.id)));
         m_processIds[{k, p.id}] = id;
-        int64_t threadOffset = 0;
-        HPCPROF_RETURN_IF_ERROR(appendLanes(k, p.id, id, threadOffset));
-        return appendCounters(k, p.id, id, threadOffset);
+        HPCPROF_RETURN_IF_ERROR(appendLanes(k, p.id, id, o));
+        return appendCounters(k, p.id, id, o);
     }
 
-    /// Threads, tracks and the process's events (the id range its tracks span).
-    Status appendLanes(size_t k, int64_t old, int64_t id, int64_t& threadOffset) {
-        const int64_t shift = m_shards[k].shift;
-        const std::string where = fmt::format("WHERE process_id = {}", old);
-        const int64_t firstThread = shardScalar("SELECT COALESCE(MIN(id), 0) FROM s.thread " + where);
-        const int64_t firstTrack = shardScalar("SELECT COALESCE(MIN(id), 0) FROM s.track " + where);
-        const int64_t firstEvent = shardScalar("SELECT COALESCE(MIN(first_event_id), 0) FROM s.track " + where);
-        const int64_t lastEvent = shardScalar("SELECT COALESCE(MAX(last_event_id), -1) FROM s.track " + where);
-        const int64_t T = top("thread") + 1 - firstThread, K = top("track") + 1 - firstTrack;
-        const int64_t E = top("event") + 1 - firstEvent;
-        threadOffset = T;
+    /// Threads and tracks of the process; its events join the pending run.
+    Status appendLanes(size_t k, int64_t old, int64_t id, CopyOffsets& o) {
+        const std::string s = src(k), where = fmt::format("WHERE e.process_id = {}", old);
+        const int64_t firstThread = scalar(m_db, fmt::format("SELECT COALESCE(MIN(id), 0) FROM {}.thread e {}", s, where));
+        const int64_t firstTrack = scalar(m_db, fmt::format("SELECT COALESCE(MIN(id), 0) FROM {}.track e {}", s, where));
+        schema::Statement range(m_db, fmt::format("SELECT COALESCE(MIN(first_event_id), 0),"
+                                                  " COALESCE(MAX(last_event_id), -1) FROM {}.track e {}", s, where));
+        EventRun run;
+        run.shard = k;
+        if (range.step()) run.first = range.int64(0), run.last = range.int64(1);
+        o.thread = top("thread") + 1 - firstThread;
+        run.trackOffset = o.track = top("track") + 1 - firstTrack;
+        run.offset = o.event = m_nextEvent - run.first;
+        HPCPROF_RETURN_IF_ERROR(copy(k, "thread", [&](const std::string& c) -> std::optional<std::string> {
+            if (c == "id") return fmt::format("e.id + {}", o.thread);
+            if (c == "process_id") return std::to_string(id);
+            return placedColumn(c, o);
+        }, where + " ORDER BY e.id"));
+        HPCPROF_RETURN_IF_ERROR(copy(k, "track", [&](const std::string& c) -> std::optional<std::string> {
+            if (c == "id") return fmt::format("e.id + {}", o.track);
+            if (c == "process_id") return std::to_string(id);
+            if (c == "thread_id") return fmt::format("e.thread_id + {}", o.thread);
+            return placedColumn(c, o);
+        }, where + " ORDER BY e.id"));
+        if (run.empty()) return {};
+        m_nextEvent = run.last + run.offset + 1;
+        if (!m_pending.empty() && m_pending.shard == k && m_pending.offset == run.offset &&
+            m_pending.trackOffset == run.trackOffset && m_pending.last + 1 == run.first) {
+            m_pending.last = run.last;
+            return {};
+        }
+        HPCPROF_RETURN_IF_ERROR(flushEvents());
+        m_pending = run;
+        return {};
+    }
+
+    /// The pending run of events: the event rows, then the rows of every table keyed by event.
+    Status flushEvents() {
+        if (m_pending.empty()) return {};
+        const EventRun r = m_pending;
+        m_pending = {};
+        const size_t k = r.shard;
         const Mapped& m = m_mapped[k];
-        auto mapped = [&](bool differs, const char* alias, const char* column) {
-            return differs ? fmt::format("{}.new", alias) : fmt::format("e.{}", column);
+        CopyOffsets o;
+        o.event = r.offset;
+        o.shift = m_shards[k].shift;
+        o.track = r.trackOffset;
+        const std::string range = fmt::format("BETWEEN {} AND {}", r.first, r.last);
+        // Interned ids looked up only where the shard's differ from the trace's.
+        auto mapped = [](int map, const std::string& c) -> std::optional<std::string> {
+            if (map < 0) return std::nullopt;
+            return fmt::format("hpcprof_map({}, e.{})", map, c);
         };
-        auto join = [&](bool differs, const char* map, const char* alias, const char* column) {
-            return differs ? fmt::format(" LEFT JOIN temp.{}{} {} ON {}.old = e.{}", map, k, alias, alias, column)
-                           : std::string();
-        };
-        return schema::exec(m_db, fmt::format(
-            "INSERT INTO main.thread(id, process_id, tid, name, recording_stopped_ts, stop_reason,"
-            " records_dropped) SELECT id + {T}, {id}, tid, name, recording_stopped_ts + {S},"
-            " stop_reason, records_dropped FROM s.thread {where} ORDER BY id;"
-            "INSERT INTO main.track(id, process_id, thread_id, kind, name, device, stream,"
-            " first_event_id, last_event_id, event_count) SELECT id + {K}, {id}, thread_id + {T},"
-            " kind, name, device, stream, first_event_id + {E}, last_event_id + {E}, event_count"
-            " FROM s.track {where} ORDER BY id;"
-            "INSERT INTO main.event(id, track_id, ts, dur, category_id, name_id, depth, bytes,"
-            " object_id, peer, communicator_id, seq, correlation_id, count)"
-            " SELECT e.id + {E}, e.track_id + {K}, e.ts + {S}, e.dur, e.category_id, {NAME}, e.depth,"
-            " e.bytes, {OBJ}, e.peer, {COMM}, e.seq, e.correlation_id, e.count FROM s.event e{JOINS}"
-            " WHERE e.id BETWEEN {a} AND {b} ORDER BY e.id;"
-            "INSERT INTO main.event_detail(event_id, offset, errno, fd, tag) SELECT event_id + {E},"
-            " offset, errno, fd, tag FROM s.event_detail WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id;"
-            "INSERT INTO main.event_arg(event_id, key, value) SELECT event_id + {E}, key, value"
-            " FROM s.event_arg WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id, key;"
-            "INSERT INTO main.mpi_completion(event_id, request, post_event_id, kind, peer, tag, bytes)"
-            " SELECT event_id + {E}, request, post_event_id + {E}, kind, peer, tag, bytes"
-            " FROM s.mpi_completion WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id, request;"
-            "INSERT INTO main.event_unfinished(event_id, requested_bytes) SELECT event_id + {E},"
-            " requested_bytes FROM s.event_unfinished WHERE event_id BETWEEN {a} AND {b} ORDER BY event_id;",
-            fmt::arg("T", T), fmt::arg("K", K), fmt::arg("E", E), fmt::arg("S", shift),
-            fmt::arg("id", id), fmt::arg("where", where), fmt::arg("a", firstEvent),
-            fmt::arg("b", lastEvent), fmt::arg("NAME", mapped(m.strings, "sm", "name_id")),
-            fmt::arg("OBJ", mapped(m.objects, "om", "object_id")),
-            fmt::arg("COMM", mapped(m.communicators, "cm", "communicator_id")),
-            fmt::arg("JOINS", join(m.strings, "smap", "sm", "name_id") +
-                                  join(m.objects, "omap", "om", "object_id") +
-                                  join(m.communicators, "cmap", "cm", "communicator_id"))));
+        HPCPROF_RETURN_IF_ERROR(copy(k, "event", [&](const std::string& c) -> std::optional<std::string> {
+            if (c == "id") return fmt::format("e.id + {}", o.event);
+            if (c == "track_id") return fmt::format("e.track_id + {}", o.track);
+            if (c == "name_id") return mapped(m.strings, c);
+            if (c == "object_id") return mapped(m.objects, c);
+            if (c == "communicator_id") return mapped(m.communicators, c);
+            return placedColumn(c, o);
+        }, "WHERE e.id " + range + " ORDER BY e.id"));
+        for (const auto& table : m_eventKeyed) {
+            HPCPROF_RETURN_IF_ERROR(copy(k, table, [&](const std::string& c) -> std::optional<std::string> {
+                if (c == "id") return std::string(); // the trace numbers them
+                return placedColumn(c, o);
+            }, "WHERE e.event_id " + range + " ORDER BY e.event_id"));
+        }
+        return {};
     }
 
     /// Counter lanes and their samples (sample ids follow on, as one conversion numbers them).
-    Status appendCounters(size_t k, int64_t old, int64_t id, int64_t threadOffset) {
-        const std::string where = fmt::format("WHERE process_id = {}", old);
-        const int64_t first = shardScalar("SELECT COALESCE(MIN(id), 0) FROM s.counter_track " + where);
-        const int64_t CT = top("counter_track") + 1 - first;
-        return schema::exec(m_db, fmt::format(
-            "INSERT INTO main.counter_track(id, process_id, thread_id, name, unit) SELECT id + {CT},"
-            " {id}, thread_id + {T}, name, unit FROM s.counter_track {where} ORDER BY id;"
-            "INSERT INTO main.counter(counter_track_id, ts, value) SELECT counter_track_id + {CT},"
-            " ts + {S}, value FROM s.counter WHERE counter_track_id IN (SELECT id FROM s.counter_track"
-            " {where}) ORDER BY id;",
-            fmt::arg("CT", CT), fmt::arg("id", id), fmt::arg("T", threadOffset),
-            fmt::arg("S", m_shards[k].shift), fmt::arg("where", where)));
+    Status appendCounters(size_t k, int64_t old, int64_t id, CopyOffsets o) {
+        const std::string s = src(k), where = fmt::format("WHERE e.process_id = {}", old);
+        const int64_t first = scalar(m_db, fmt::format("SELECT COALESCE(MIN(id), 0) FROM {}.counter_track e {}", s, where));
+        o.counterTrack = top("counter_track") + 1 - first;
+        HPCPROF_RETURN_IF_ERROR(copy(k, "counter_track", [&](const std::string& c) -> std::optional<std::string> {
+            if (c == "id") return fmt::format("e.id + {}", o.counterTrack);
+            if (c == "process_id") return std::to_string(id);
+            if (c == "thread_id") return fmt::format("e.thread_id + {}", o.thread);
+            return placedColumn(c, o);
+        }, where + " ORDER BY e.id"));
+        return copy(k, "counter", [&](const std::string& c) -> std::optional<std::string> {
+            if (c == "id") return std::string(); // the trace numbers them
+            if (c == "counter_track_id") return fmt::format("e.counter_track_id + {}", o.counterTrack);
+            return placedColumn(c, o);
+        }, fmt::format("WHERE e.counter_track_id IN (SELECT id FROM {}.counter_track WHERE process_id = {})"
+                       " ORDER BY e.id", s, old));
     }
 
     sqlite3* m_db;
     const std::vector<ShardInfo>& m_shards;
-    int64_t m_attached = -1;
+    ColumnCatalog m_columns;
+    IdMaps m_maps;
+    const bool m_allAttached;
+    int64_t m_attached = -1; ///< one at a time: the shard attached as s
+    std::vector<std::string> m_eventKeyed;
     std::vector<Mapped> m_mapped;
+    EventRun m_pending;
+    int64_t m_nextEvent = 1; ///< the trace's next event id
     std::map<std::pair<size_t, int64_t>, int64_t> m_processIds; ///< (shard, old id) -> id
 };
 
@@ -239,6 +337,19 @@ Result<schema::DbHandle> createMerged(const std::string& path) {
         "CREATE INDEX _merge_object_name ON object(name_id);"
         "CREATE INDEX _merge_communicator_key ON communicator(key);"));
     return db;
+}
+
+/// Processes aligned through the realtime clock: one conversion counts those on another host
+/// than the earliest process's; each shard counted against its own earliest process.
+Status recountRealtimeAlignment(sqlite3* db) {
+    return schema::exec(db, fmt::format(
+        "DELETE FROM stats_by_process WHERE stats_id IN (SELECT id FROM stats WHERE name = '{n}');"
+        "INSERT INTO stats_by_process(stats_id, process_id, value) SELECT s.id, p.id, 1 FROM process p,"
+        " stats s WHERE s.name = '{n}' AND p.host != (SELECT host FROM process ORDER BY id LIMIT 1)"
+        " ORDER BY p.id;"
+        "UPDATE stats SET value = (SELECT COUNT(*) FROM stats_by_process b WHERE b.stats_id = stats.id)"
+        " WHERE name = '{n}';",
+        fmt::arg("n", schema::statInfo(schema::Stat::RealtimeClockAlignment).name)));
 }
 
 /// The indexes one conversion builds after its load; the merge's own go.
@@ -277,11 +388,12 @@ Result<ShardMergeResult> mergeShards(const ShardMergeOptions& options) {
     {
         auto db = createMerged(pending->path());
         if (!db) return db.status();
-        HPCPROF_RETURN_IF_ERROR(ShardMerger(db->get(), shards).run());
+        HPCPROF_RETURN_IF_ERROR(ShardMerger(db->get(), shards, options.attachAtOnce).run());
+        HPCPROF_RETURN_IF_ERROR(recountRealtimeAlignment(db->get()));
         HPCPROF_RETURN_IF_ERROR(writeMergedMetadata(db->get(), shards, placement, result));
         HPCPROF_RETURN_IF_ERROR(finishTrace(db->get()));
         result.processes = scalar(db->get(), "SELECT COUNT(*) FROM process");
-        result.events = scalar(db->get(), "SELECT COUNT(*) FROM event");
+        for (const auto& s : shards) result.events += s.events;
     }
     result.shards = int64_t(shards.size());
     HPCPROF_RETURN_IF_ERROR(pending->commit());

@@ -100,6 +100,27 @@ int64_t metaSum(const std::vector<ShardInfo>& shards, std::string_view key) {
     return sum;
 }
 
+/// The shards' warnings, each text once in the order first seen, "(N nodes)" added when several
+/// nodes gave it (a counter no node could count, the same problem on every node).
+std::vector<std::string> mergedWarnings(const std::vector<ShardInfo>& shards) {
+    std::vector<std::string> order;
+    std::map<std::string, int64_t> nodes;
+    for (const auto& s : shards) {
+        auto it = s.meta.find(shard_meta::kWarnings);
+        if (it == s.meta.end()) continue;
+        json list = json::parse(it->second, nullptr, false);
+        if (!list.is_array()) continue;
+        std::set<std::string> seen; // a node's repeated line counts once for it
+        for (const auto& w : list) {
+            if (!w.is_string() || !seen.insert(w.get<std::string>()).second) continue;
+            if (nodes[w.get<std::string>()]++ == 0) order.push_back(w.get<std::string>());
+        }
+    }
+    for (auto& w : order)
+        if (int64_t n = nodes[w]; n > 1) w += " (" + std::to_string(n) + " nodes)";
+    return order;
+}
+
 } // namespace
 
 std::string mergeCountersSummaries(const std::vector<std::string>& docs) {
@@ -140,6 +161,7 @@ Status writeMergedMetadata(sqlite3* db, const std::vector<ShardInfo>& shards,
     result.missingRanks = missingRanks(shards, worldSize);
     result.missingNodes = missingNodes(shards, expected);
     result.partial = partial || !result.missingRanks.empty() || !result.missingNodes.empty();
+    result.warnings = mergedWarnings(shards);
     std::map<std::string, std::string> rows = {
         {std::string(schema::meta::kTimeOriginRealtimeNs), std::to_string(placement.originRealtime)},
         {std::string(schema::meta::kClockMethod), placement.clockMethod},

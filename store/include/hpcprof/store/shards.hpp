@@ -32,6 +32,7 @@ inline constexpr const char* kWorldSize = "shard_world_size";      ///< ranks of
 inline constexpr const char* kRanks = "shard_ranks";               ///< "4,5": world ranks converted here
 inline constexpr const char* kOriginMonotonicNs = "shard_origin_monotonic_ns";
 inline constexpr const char* kRank0OffsetNs = "shard_rank0_offset_ns"; ///< host clock minus rank 0's, "" unknown
+inline constexpr const char* kWarnings = "shard_warnings"; ///< the node's conversion warnings, JSON list
 /// Traces merged from shards.
 inline constexpr const char* kNodesMerged = "nodes_merged";   ///< "node0,node1,..."
 inline constexpr const char* kNodesMissing = "nodes_missing"; ///< "node2" or "1 node (names unknown)"
@@ -46,13 +47,17 @@ struct ShardIdentity {
 };
 
 /// Converts `options.rawDir` (one node's process folders) into the shard `options.output` with
-/// the converter as it is, then adds the shard's metadata rows.
+/// the converter as it is, then adds the shard's metadata rows (its warnings among them: the
+/// merge says them once for all nodes).
 Result<MergeResult> convertShard(const MergeOptions& options, const ShardIdentity& identity);
 
 struct ShardMergeOptions {
     std::vector<std::filesystem::path> shards;
     std::filesystem::path output;
     bool force = false;
+    /// Shards attached at once (the merge is then one transaction); more are attached one at a
+    /// time. 0: SQLite's limit (10). Tests set 1 to take the one-at-a-time path.
+    int attachAtOnce = 0;
 };
 
 struct ShardMergeResult {
@@ -62,6 +67,7 @@ struct ShardMergeResult {
     bool partial = false;
     std::vector<std::string> missingNodes; ///< names, or one "N nodes" line when unknown
     std::vector<int64_t> missingRanks;
+    /// The shards' conversion warnings, each once: "TEXT (N nodes)" when several nodes gave it.
     std::vector<std::string> warnings;
 };
 

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Capture to report on simulated nodes (issue 22 targets): for each RANKS, a raw capture of RANKS x
+# EVENTS_PER_RANK events from bench/scale/jobgen (the agent's raw format, written once and kept in
+# DIR), split into NODES node folders (ranks in blocks, as HPCPROF_SIM_NODES places them), then
+# RUNS times, stage by stage with the hpcprof of BUILD:
+#   convert   each node's folder into its shard (`hpcprof merge NODE_DIR --node nodeK`), CORES
+#             nodes at a time (default: the machine's cores), as the node wrappers would;
+#   merge     the shards into the trace (`hpcprof merge SHARDS -o T`);
+#   report    `hpcprof report --format json` of the trace;
+#   one-piece (for comparison, ONE_PIECE=0 skips it) every process converted in one piece
+#             (`hpcprof merge`), today's single-process path.
+# Per stage: wall seconds, CPU seconds of all its processes, and the peak RSS of the largest one
+# (GNU time), then the medians over RUNS. The report is checked against the generator's answers.
+# Disk: about 64 bytes per event of raw data plus 2 x 41 of shards and trace (and 41 more with
+# the one-piece trace); the script says how much it needs and stops when it does not fit.
+#
+#   bench/scale/pipeline.sh [BUILD] [EVENTS_PER_RANK] [RUNS] [DIR] [RANKS...]
+#   NODES=4 bench/scale/pipeline.sh build 20000 3 /tmp/hpcprof-pipeline 64 256 1024
+set -euo pipefail
+
+build=${1:-build}
+events=${2:-20000}
+runs=${3:-3}
+dir=${4:-/tmp/hpcprof-pipeline}
+shift $(($# < 4 ? $# : 4))
+rank_list=("$@")
+((${#rank_list[@]})) || rank_list=(64 256 1024)
+nodes=${NODES:-4}
+cores=${CORES:-$(nproc)}
+one_piece=${ONE_PIECE:-1}
+hpcprof=$(cd "$build" && pwd)/bin/hpcprof
+jobgen=$(cd "$build" && pwd)/bench/jobgen
+[ -x /usr/bin/time ] || { echo "pipeline: needs GNU time (/usr/bin/time)" >&2; exit 2; }
+mkdir -p "$dir"
+
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# timed LOG CMD...: runs CMD under GNU time, appends "wall cpu peak_MiB" to LOG.
+timed() {
+    local log=$1
+    shift
+    /usr/bin/time -f '%e %U %S %M' -o "$log.one" "$@" >/dev/null 2>"$log.err" || { cat "$log.err" >&2; exit 1; }
+    awk '{printf "%.2f %.2f %.1f\n", $1, $2 + $3, $4 / 1024}' "$log.one" >>"$log"
+}
+
+# stage LOG: the stage's wall (sum: the stage's processes ran one after the other, or the
+# bracketing wall in $stage_wall), CPU (sum) and peak RSS (max) over its processes.
+stage_line() {
+    awk -v wall="$2" '{cpu += $2; if ($3 > rss) rss = $3} END {printf "%.2f %.2f %.1f\n", wall, cpu, rss}' "$1"
+}
+
+# The report's waits against the generator's answers.
+check_answers() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+r, x = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+w = r["wait_states"]
+got = {"collective_wait_ns": w["collective_wait_ns"], "late_sender_ns": w["late_sender_ns"],
+       "late_receiver_ns": w["late_receiver_ns"], "straggler": r["stragglers"][0]["rank"],
+       "events": r["summary"]["events"]}
+bad = {k: (v, x[k]) for k, v in got.items() if v != x[k]}
+print("  answers: " + ("as generated" if not bad else "DIFFER (report, expected): %s" % bad))
+sys.exit(1 if bad else 0)
+PY
+}
+
+# split RAW NODES_DIR RANKS: the raw capture's process folders (proc-<10000 + rank>-<ts>) moved
+# into NODES_DIR/node<rank * nodes / ranks>.
+split_nodes() {
+    local raw=$1 out=$2 ranks=$3
+    for ((k = 0; k < nodes; k++)); do mkdir -p "$out/node$k"; done
+    for p in "$raw"/proc-*; do
+        local pid=${p##*/proc-}
+        pid=${pid%%-*}
+        mv "$p" "$out/node$(((pid - 10000) * nodes / ranks))/"
+    done
+    rmdir "$raw"
+}
+
+for ranks in "${rank_list[@]}"; do
+    total=$((ranks * events))
+    need=$((total * (64 + 82 + (one_piece ? 41 : 0)) / 1048576))
+    free=$(df -Pm "$dir" | awk 'NR == 2 {print $4}')
+    work=$dir/job-$ranks-$events
+    if [ ! -d "$work/nodes" ] && ((need + 2048 > free)); then
+        echo "$ranks ranks x $events events: needs about $need MiB in $dir, $free MiB free: not run"
+        continue
+    fi
+    if [ ! -d "$work/nodes" ]; then
+        rm -rf "$work"
+        mkdir -p "$work"
+        "$jobgen" raw "$work/raw" "$ranks" "$events" 1 "$work/answers.json" 2>/dev/null
+        split_nodes "$work/raw" "$work/nodes" "$ranks"
+    fi
+    total=$(python3 -c "import json; print(json.load(open('$work/answers.json'))['events'])")
+    printf '%d ranks x %d events/rank = %d events on %d simulated nodes, %d at a time; raw %s MiB\n' \
+        "$ranks" "$events" "$total" "$nodes" "$cores" "$(du -sm "$work/nodes" | cut -f1)"
+    rm -f "$work"/*.log
+    for ((i = 1; i <= runs; i++)); do
+        rm -rf "$work/shards" "$work/trace.hpcprof" "$work/whole.hpcprof"
+        mkdir -p "$work/shards"
+        export -f timed
+        export hpcprof work
+        t0=$(date +%s.%N)
+        # CORES nodes at a time, as the node wrappers of one machine would.
+        seq 0 $((nodes - 1)) | xargs -P "$cores" -I{} bash -c \
+            'timed "$work/convert-run.log" "$hpcprof" merge "$work/nodes/node{}" --node node{} -o "$work/shards/shard-node{}.hpcprof"'
+        wall=$(echo "$(date +%s.%N) - $t0" | bc)
+        stage_line "$work/convert-run.log" "$wall" >>"$work/convert.log"
+        rm -f "$work/convert-run.log"
+        timed "$work/merge.log" "$hpcprof" merge "$work/shards" -o "$work/trace.hpcprof"
+        timed "$work/report.log" "$hpcprof" report --format json -o "$work/report.json" "$work/trace.hpcprof"
+        if ((one_piece)); then
+            mkdir -p "$work/whole"
+            for p in "$work"/nodes/node*/proc-*; do ln -sfn "$p" "$work/whole/${p##*/}"; done
+            timed "$work/one-piece.log" "$hpcprof" merge "$work/whole" -o "$work/whole.hpcprof"
+        fi
+    done
+    printf '  trace %s MiB, shards %s MiB\n' "$(($(stat -c %s "$work/trace.hpcprof") / 1048576))" \
+        "$(du -sm "$work/shards" | cut -f1)"
+    stages=(convert merge report)
+    ((one_piece)) && stages+=(one-piece)
+    for s in "${stages[@]}"; do
+        log=$work/$s.log
+        printf '  %-9s median wall %7s s, CPU %7s s, peak RSS %7s MiB  (wall;RSS per run: %s)\n' "$s" \
+            "$(cut -d' ' -f1 "$log" | median)" "$(cut -d' ' -f2 "$log" | median)" \
+            "$(cut -d' ' -f3 "$log" | median)" "$(cut -d' ' -f1,3 "$log" | paste -sd';')"
+    done
+    check_answers "$work/report.json" "$work/answers.json"
+    [ -n "${KEEP:-}" ] || rm -rf "$work/shards" "$work/whole" "$work/whole.hpcprof"
+done
+printf 'cores: %s, load now: %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
