@@ -22,6 +22,25 @@ namespace {
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
+/// Event `i` of a track: values drawn from `rng`, some of them int64 extremes.
+void fillRow(int64_t i, int64_t track, std::mt19937_64& rng, store::EventRow& r, store::EventDetail& d) {
+    const int64_t extremes[] = {kMin, kMax, -1, 0, 1, kMin + 1, kMax - 1};
+    r.trackId = track;
+    r.ts = i % 1000 == 999 ? extremes[size_t(i) % 7] : int64_t(rng() >> 20); // jumps both ways
+    r.dur = int64_t(rng() % 20000);
+    r.categoryId = 1 + int64_t(rng() % 3);
+    r.nameId = 1 + int64_t(rng() % 90);
+    r.depth = i % 5 == 0 ? 1 : 0;
+    if (i % 3) r.bytes = i % 97 == 0 ? extremes[size_t(i) % 7] : int64_t(rng() % 100000);
+    if (i % 4) r.objectId = 1 + int64_t(rng() % 200);
+    if (i % 11 == 0) r.peer = extremes[size_t(i) % 7];
+    if (i % 13 == 0) r.seq = i;
+    if (i % 17 == 0) r.correlationId = extremes[size_t(i / 17) % 7];
+    if (i % 19 == 0) r.count = 2;
+    if (i % 2) d.offset = i % 101 == 1 ? extremes[size_t(i) % 7] : int64_t(rng() >> 34);
+    if (i % 23 == 0) d.errnoValue = 5;
+}
+
 /// A trace of `n` events on two tracks, with values from the whole int64 range.
 void writeTrace(const std::string& path, int64_t n) {
     auto w = store::TraceWriter::create(path);
@@ -33,27 +52,13 @@ void writeTrace(const std::string& path, int64_t n) {
     REQUIRE(tw.insertProcess(p).ok());
     int64_t thread = tw.insertThread(1, 7, "main");
     std::mt19937_64 rng(25);
-    const int64_t extremes[] = {kMin, kMax, -1, 0, 1, kMin + 1, kMax - 1};
     for (int64_t track : {tw.insertTrack(1, thread, "cpu_thread", "a", {}, {}),
                           tw.insertTrack(1, thread, "cpu_thread", "b", {}, {})}) {
         int64_t first = 0, last = 0;
         for (int64_t i = 0; i < n; ++i) {
             store::EventRow r;
             store::EventDetail d;
-            r.trackId = track;
-            r.ts = i % 1000 == 999 ? extremes[size_t(i) % 7] : int64_t(rng() >> 20); // jumps both ways
-            r.dur = int64_t(rng() % 20000);
-            r.categoryId = 1 + int64_t(rng() % 3);
-            r.nameId = 1 + int64_t(rng() % 90);
-            r.depth = i % 5 == 0 ? 1 : 0;
-            if (i % 3) r.bytes = i % 97 == 0 ? extremes[size_t(i) % 7] : int64_t(rng() % 100000);
-            if (i % 4) r.objectId = 1 + int64_t(rng() % 200);
-            if (i % 11 == 0) r.peer = extremes[size_t(i) % 7];
-            if (i % 13 == 0) r.seq = i;
-            if (i % 17 == 0) r.correlationId = extremes[size_t(i / 17) % 7];
-            if (i % 19 == 0) r.count = 2;
-            if (i % 2) d.offset = i % 101 == 1 ? extremes[size_t(i) % 7] : int64_t(rng() >> 34);
-            if (i % 23 == 0) d.errnoValue = 5;
+            fillRow(i, track, rng, r, d);
             int64_t id = tw.insertEvent(r, d);
             if (i == 0) first = id;
             last = id;
