@@ -17,6 +17,8 @@ struct PackOptions {
     int level = 3;
     int threads = 0;
     bool force = false;
+    bool whole = false;  ///< the whole-file form (one zstd frame of the SQLite file)
+    bool unpack = false; ///< write the plain trace of a packed one instead
 };
 
 CLI::App* addPackCommand(CLI::App& app, PackOptions& o);

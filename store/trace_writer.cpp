@@ -22,7 +22,7 @@ template <typename Row> struct OptionalColumn {
 
 // The NULL-able columns of `event` and `event_detail`, in DDL order; bit i of a batch's shape
 // stands for entry i.
-constexpr std::array<OptionalColumn<EventRow>, 7> kEventOptional = {{
+constexpr std::array<OptionalColumn<EventRow>, 8> kEventOptional = {{
     {"bytes", &EventRow::bytes},
     {"object_id", &EventRow::objectId},
     {"peer", &EventRow::peer},
@@ -30,9 +30,10 @@ constexpr std::array<OptionalColumn<EventRow>, 7> kEventOptional = {{
     {"seq", &EventRow::seq},
     {"correlation_id", &EventRow::correlationId},
     {"count", &EventRow::count},
+    {"offset", &EventRow::offset},
 }};
-constexpr std::array<OptionalColumn<EventDetail>, 4> kDetailOptional = {{
-    {"offset", &EventDetail::offset},
+// The offset is not one of them: it goes to event.offset (EventRow::offset).
+constexpr std::array<OptionalColumn<EventDetail>, 3> kDetailOptional = {{
     {"errno", &EventDetail::errnoValue},
     {"fd", &EventDetail::fd},
     {"tag", &EventDetail::tag},
@@ -100,11 +101,11 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
     // (the table only grows) and skips the b-tree seek an explicit rowid costs.
     const std::string eventInsert = "INSERT INTO event(track_id, ts, dur, category_id, name_id,"
                                     " depth, bytes, object_id, peer, communicator_id, seq,"
-                                    " correlation_id, count) VALUES ";
-    const std::string oneRow = "(?,?,?,?,?,?,?,?,?,?,?,?,?)";
+                                    " correlation_id, count, offset) VALUES ";
+    const std::string oneRow = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     w.m_insEvent = schema::Statement(d, eventInsert + oneRow);
-    const std::string detailInsert = "INSERT INTO event_detail(event_id, offset, errno, fd, tag) VALUES ";
-    w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?, ?)");
+    const std::string detailInsert = "INSERT INTO event_detail(event_id, errno, fd, tag) VALUES ";
+    w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?)");
     w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
     w.m_insCompletion = schema::Statement(
         d, "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer, tag,"
@@ -235,8 +236,9 @@ int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
     m_io.add(e.trackId, e.categoryId, e.nameId, e.objectId.value_or(0), e.dur, e.bytes.value_or(0),
              e.depth == 0);
-    m_pendingEvents.push_back(e);
-    m_pendingShape |= shapeOf(e, kEventOptional) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
+    EventRow& row = m_pendingEvents.emplace_back(e);
+    if (d.offset) row.offset = d.offset;
+    m_pendingShape |= shapeOf(row, kEventOptional) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
     if (d.any()) m_pendingDetails.emplace_back(id, d);
     if (m_pendingEvents.size() == kEventBatch) flushEvents();
     return id;
@@ -308,7 +310,12 @@ void TraceWriter::flushEvents(bool final) {
         check(Status::error("event ids out of step (was the event table written elsewhere?)"));
     m_pendingEvents.clear();
     m_pendingShape = 0;
-    // Details go in batches too when there are enough of them (positioned I/O has one each).
+    flushDetails(final);
+    if (final) flushArgs();
+}
+
+void TraceWriter::flushDetails(bool final) {
+    // Details go in batches too when there are enough of them (failed calls, message tags).
     size_t i = 0;
     if (!final && m_pendingDetails.size() < kDetailBatch) return;
     for (; i + kDetailBatch <= m_pendingDetails.size(); i += kDetailBatch) {
@@ -335,7 +342,6 @@ void TraceWriter::flushEvents(bool final) {
         }
     }
     m_pendingDetails.erase(m_pendingDetails.begin(), m_pendingDetails.begin() + long(i));
-    if (final) flushArgs();
 }
 
 TraceWriter::PendingArg& TraceWriter::nextArg(int64_t eventId, std::string_view key) {

@@ -227,7 +227,7 @@ struct ExportQueries {
                      " LEFT JOIN thread th ON th.id = t.thread_id"
                      " WHERE t.process_id = ? ORDER BY t.id"),
           events(db, "SELECT e.id, e.ts, e.dur, e.category_id, s.value, e.bytes, e.peer, cm.key,"
-                     " cm.size, cm.kind, e.seq, e.correlation_id, e.count, os.value, d.offset,"
+                     " cm.size, cm.kind, e.seq, e.correlation_id, e.count, os.value, e.offset,"
                      " d.errno, d.fd, d.tag"
                      " FROM event e JOIN string s ON s.id = e.name_id"
                      " LEFT JOIN communicator cm ON cm.id = e.communicator_id"

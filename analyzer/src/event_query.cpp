@@ -26,7 +26,9 @@ const TrackInfo* findTrack(const TraceIndex& index, int64_t trackId) {
 }
 
 Status readFields(sqlite3* db, EventDetails& d) {
-    schema::Statement det(db, "SELECT offset, errno, fd, tag FROM event_detail WHERE event_id = ?");
+    // The offset is a column of event (schema 3; a version 2 trace's is given one on open).
+    schema::Statement det(db, "SELECT e.offset, d.errno, d.fd, d.tag FROM event e"
+                              " LEFT JOIN event_detail d ON d.event_id = e.id WHERE e.id = ?");
     det.bind(1, d.eventId);
     if (det.step()) {
         static constexpr const char* kNames[] = {"offset", "errno", "fd", "tag"};

@@ -25,7 +25,8 @@ Result<Trace> Trace::open(const std::string& path) {
     // one thread at a time (no SQLite mutex), and the file is memory-mapped instead of copied
     // page by page. If the reopen fails the checked handle is kept.
     sqlite3* raw = nullptr;
-    if (sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK) {
+    if (sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK &&
+        schema::adaptOlderTrace(raw).ok()) {
         t.m_db.reset(raw);
         schema::exec(raw, "PRAGMA mmap_size=68719476736; PRAGMA cache_size=-65536;");
     } else if (raw) {

@@ -19,7 +19,7 @@ PathLike = Union[str, os.PathLike]
 #: ``PRAGMA application_id`` of every hpcprof trace (0x48504346, "HPCF").
 APPLICATION_ID = 1213219654
 #: Trace schema versions this package reads (``PRAGMA user_version``).
-SCHEMA_VERSIONS = (1, 2)
+SCHEMA_VERSIONS = (1, 2, 3)
 #: The seven exclusive time classes of a rank; they sum to its window (docs/analysis.md).
 TIME_CLASSES = ("compute", "comm", "io", "memory", "sync", "idle", "setup")
 

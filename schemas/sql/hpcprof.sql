@@ -9,7 +9,8 @@
 -- stats_view) are the stable query surface for users and CI scripts.
 
 PRAGMA application_id = 1213219654; -- 0x48504346, "HPCF"
-PRAGMA user_version = 2;            -- schema version; readers refuse versions they do not know
+PRAGMA user_version = 3;            -- schema version; readers refuse versions they do not know
+                                    -- (version 2, before event.offset, is still read: docs/trace-schema.md)
 
 -- Facts about the whole trace, one row per key.
 CREATE TABLE metadata (
@@ -99,7 +100,9 @@ CREATE TABLE communicator (
     kind TEXT                 -- mpi | nccl
 );
 
--- Every recorded call, GPU activity or range. Kept narrow: optional facts live in event_detail.
+-- Every recorded call, GPU activity or range. Kept narrow: rare optional facts live in
+-- event_detail; the offset of positioned I/O (one I/O call in three or more) is a column here,
+-- so such a call is one row, not two (schema version 3).
 CREATE TABLE event (
     id INTEGER PRIMARY KEY,
     track_id INTEGER NOT NULL,   -- the lane
@@ -114,7 +117,8 @@ CREATE TABLE event (
     communicator_id INTEGER,     -- communicator.id for collectives, NULL if none
     seq INTEGER,                 -- per-communicator sequence number of a collective
     correlation_id INTEGER,      -- joins an API call to the GPU work it launched
-    count INTEGER                -- number of calls folded into this event (polls), NULL = 1
+    count INTEGER,               -- number of calls folded into this event (polls), NULL = 1
+    offset INTEGER               -- file offset of positioned calls (pread, pwrite), NULL if none
 );
 
 -- Calls a thread was still inside when its process was last seen (killed, crashed, hung and
@@ -125,10 +129,10 @@ CREATE TABLE event_unfinished (
     requested_bytes INTEGER       -- bytes the call asked for (read/write count, message size)
 );
 
--- Optional per-event facts, one row only for events that have any.
+-- Rare optional per-event facts, one row only for events that have any. (Version 2 traces also
+-- kept the offset of positioned calls here; version 3 keeps it in event.offset.)
 CREATE TABLE event_detail (
     event_id INTEGER PRIMARY KEY, -- event.id
-    offset INTEGER,               -- file offset of positioned calls (pread, pwrite)
     errno INTEGER,                -- errno of a failed call
     fd INTEGER,                   -- file descriptor, for failed calls and descriptor-only events
     tag INTEGER                   -- message tag

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,9 @@
 #include <vector>
 
 #include <zstd.h>
+
+#include "columnar_pack.hpp"
+#include "zstd_file.hpp"
 
 namespace hpcprof::schema {
 
@@ -31,25 +35,6 @@ struct File {
     }
 };
 
-struct ZstdD {
-    ZSTD_DCtx* ctx = ZSTD_createDCtx();
-    ~ZstdD() { ZSTD_freeDCtx(ctx); }
-};
-struct ZstdC {
-    ZSTD_CCtx* ctx = ZSTD_createCCtx();
-    ~ZstdC() { ZSTD_freeCCtx(ctx); }
-};
-
-bool writeAll(int fd, const char* p, size_t n) {
-    while (n > 0) {
-        ssize_t w = ::write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= size_t(w);
-    }
-    return true;
-}
 
 /// A new private file in TMPDIR for an unpacked copy; its name in `path`; -1 on error. (SQLite
 /// resolves symbolic links when it opens a file, so an anonymous file reached through
@@ -62,31 +47,6 @@ int privateFile(std::string& path) {
     int fd = ::mkostemp(buf.data(), O_CLOEXEC); // mode 0600
     if (fd >= 0) path.assign(buf.data());
     return fd;
-}
-
-/// Decompresses the frame of `in` into `fd`; the error names what went wrong.
-Status decompressInto(std::FILE* in, int fd, const std::string& path) {
-    ZstdD d;
-    std::vector<char> inBuf(ZSTD_DStreamInSize()), outBuf(ZSTD_DStreamOutSize());
-    size_t pending = 1; // 0 once a frame ended
-    bool frames = false;
-    while (size_t got = std::fread(inBuf.data(), 1, inBuf.size(), in)) {
-        ZSTD_inBuffer ib{inBuf.data(), got, 0};
-        while (ib.pos < ib.size) {
-            ZSTD_outBuffer ob{outBuf.data(), outBuf.size(), 0};
-            pending = ZSTD_decompressStream(d.ctx, &ob, &ib);
-            if (ZSTD_isError(pending))
-                return Status::error(path + ": damaged packed trace (" +
-                                     ZSTD_getErrorName(pending) + ")");
-            frames = true;
-            if (!writeAll(fd, outBuf.data(), ob.pos))
-                return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
-        }
-    }
-    if (std::ferror(in)) return Status::error(path + ": cannot read: " + std::strerror(errno));
-    if (!frames || pending != 0)
-        return Status::error(path + ": damaged packed trace (file is truncated)");
-    return {};
 }
 
 using Key = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>; // device, inode, size, mtime
@@ -106,13 +66,16 @@ UnpackedTrace::~UnpackedTrace() {
 bool isPackedTrace(const std::string& path) {
     File f(path, "rb");
     unsigned char head[4] = {};
-    return f.f && std::fread(head, 1, 4, f.f) == 4 && std::memcmp(head, kZstdMagic, 4) == 0;
+    return f.f && std::fread(head, 1, 4, f.f) == 4 &&
+           (std::memcmp(head, kZstdMagic, 4) == 0 || columnar::isColumnar(head));
 }
 
 Result<std::shared_ptr<const UnpackedTrace>> unpackIfPacked(const std::string& path) {
     File in(path, "rb");
     unsigned char head[4] = {};
-    if (!in.f || std::fread(head, 1, 4, in.f) != 4 || std::memcmp(head, kZstdMagic, 4) != 0)
+    if (!in.f || std::fread(head, 1, 4, in.f) != 4) return std::shared_ptr<const UnpackedTrace>();
+    const bool columns = columnar::isColumnar(head);
+    if (!columns && std::memcmp(head, kZstdMagic, 4) != 0)
         return std::shared_ptr<const UnpackedTrace>(); // not packed: the plain open says the rest
     struct stat st;
     if (::fstat(::fileno(in.f), &st) != 0) return Status::error(path + ": " + std::strerror(errno));
@@ -126,25 +89,66 @@ Result<std::shared_ptr<const UnpackedTrace>> unpackIfPacked(const std::string& p
     int fd = privateFile(copyPath);
     if (fd < 0) return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
     auto copy = std::make_shared<const UnpackedTrace>(fd, copyPath); // removes it on every path
-    HPCPROF_RETURN_IF_ERROR(decompressInto(in.f, fd, path));
+    HPCPROF_RETURN_IF_ERROR(columns ? columnar::unpack(in.f, path, fd, copyPath)
+                                    : zstdfile::decompress(in.f, UINT64_MAX, fd, path));
     g_unpacked[key] = copy;
     return std::shared_ptr<const UnpackedTrace>(copy);
 }
 
-Status packTraceFile(const std::string& inPath, const std::string& outPath, int level, int threads) {
+Result<PackForm> packTraceFile(const std::string& inPath, const std::string& outPath, int level,
+                               int threads, PackForm form) {
+    if (form == PackForm::Columns) {
+        bool applicable = true;
+        HPCPROF_RETURN_IF_ERROR(columnar::pack(inPath, outPath, level, threads, applicable));
+        if (applicable) return PackForm::Columns;
+    }
     File in(inPath, "rb"), out(outPath, "wb");
     if (!in.f) return Status::error(inPath + ": " + std::strerror(errno));
     if (!out.f) return Status::error(outPath + ": " + std::strerror(errno));
     struct stat st;
     if (::fstat(::fileno(in.f), &st) != 0) return Status::error(inPath + ": " + std::strerror(errno));
+    uint64_t written = 0;
+    HPCPROF_RETURN_IF_ERROR(zstdfile::compress(in.f, out.f, level, threads, uint64_t(st.st_size), written));
+    if (std::ferror(in.f)) return Status::error(inPath + ": " + std::strerror(errno));
+    if (std::fflush(out.f) != 0) return Status::error(outPath + ": " + std::strerror(errno));
+    return PackForm::Whole;
+}
+
+namespace zstdfile {
+
+namespace {
+struct ZstdD {
+    ZSTD_DCtx* ctx = ZSTD_createDCtx();
+    ~ZstdD() { ZSTD_freeDCtx(ctx); }
+};
+struct ZstdC {
+    ZSTD_CCtx* ctx = ZSTD_createCCtx();
+    ~ZstdC() { ZSTD_freeCCtx(ctx); }
+};
+} // namespace
+
+bool writeAll(int fd, const char* p, size_t n) {
+    while (n > 0) {
+        ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        n -= size_t(w);
+    }
+    return true;
+}
+
+Status compress(std::FILE* in, std::FILE* out, int level, int threads, uint64_t pledged,
+                uint64_t& written) {
     ZstdC c;
     ZSTD_CCtx_setParameter(c.ctx, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(c.ctx, ZSTD_c_checksumFlag, 1);
     if (threads > 0) ZSTD_CCtx_setParameter(c.ctx, ZSTD_c_nbWorkers, threads);
-    ZSTD_CCtx_setPledgedSrcSize(c.ctx, uint64_t(st.st_size));
+    if (pledged > 0) ZSTD_CCtx_setPledgedSrcSize(c.ctx, pledged);
     std::vector<char> inBuf(ZSTD_CStreamInSize()), outBuf(ZSTD_CStreamOutSize());
+    written = 0;
     for (;;) {
-        size_t got = std::fread(inBuf.data(), 1, inBuf.size(), in.f);
+        size_t got = std::fread(inBuf.data(), 1, inBuf.size(), in);
         bool last = got < inBuf.size();
         ZSTD_inBuffer ib{inBuf.data(), got, 0};
         size_t remaining = 1;
@@ -153,14 +157,42 @@ Status packTraceFile(const std::string& inPath, const std::string& outPath, int 
             remaining = ZSTD_compressStream2(c.ctx, &ob, &ib, last ? ZSTD_e_end : ZSTD_e_continue);
             if (ZSTD_isError(remaining))
                 return Status::error(std::string("zstd: ") + ZSTD_getErrorName(remaining));
-            if (std::fwrite(outBuf.data(), 1, ob.pos, out.f) != ob.pos)
-                return Status::error(outPath + ": " + std::strerror(errno));
+            if (std::fwrite(outBuf.data(), 1, ob.pos, out) != ob.pos)
+                return Status::error(std::string("write: ") + std::strerror(errno));
+            written += ob.pos;
         }
         if (last) break;
     }
-    if (std::ferror(in.f)) return Status::error(inPath + ": " + std::strerror(errno));
-    if (std::fflush(out.f) != 0) return Status::error(outPath + ": " + std::strerror(errno));
     return {};
 }
+
+Status decompress(std::FILE* in, uint64_t limit, int fd, const std::string& path) {
+    ZstdD d;
+    std::vector<char> inBuf(ZSTD_DStreamInSize()), outBuf(ZSTD_DStreamOutSize());
+    size_t pending = 1; // 0 once a frame ended
+    bool frames = false;
+    while (limit > 0) {
+        size_t got = std::fread(inBuf.data(), 1, size_t(std::min<uint64_t>(limit, inBuf.size())), in);
+        if (got == 0) break;
+        if (limit != UINT64_MAX) limit -= got;
+        ZSTD_inBuffer ib{inBuf.data(), got, 0};
+        while (ib.pos < ib.size) {
+            ZSTD_outBuffer ob{outBuf.data(), outBuf.size(), 0};
+            pending = ZSTD_decompressStream(d.ctx, &ob, &ib);
+            if (ZSTD_isError(pending))
+                return Status::error(path + ": damaged packed trace (" +
+                                     ZSTD_getErrorName(pending) + ")");
+            frames = true;
+            if (!writeAll(fd, outBuf.data(), ob.pos))
+                return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
+        }
+    }
+    if (std::ferror(in)) return Status::error(path + ": cannot read: " + std::strerror(errno));
+    if (!frames || pending != 0)
+        return Status::error(path + ": damaged packed trace (file is truncated)");
+    return {};
+}
+
+} // namespace zstdfile
 
 } // namespace hpcprof::schema

@@ -162,6 +162,40 @@ Status checkTraceTables(sqlite3* db) {
     return {};
 }
 
+namespace {
+/// Refuses a schema version this build does not read, with a message naming both.
+Status checkVersion(sqlite3* db, const std::string& path) {
+    Statement version(db, "PRAGMA user_version");
+    if (!version.step()) return Status::error(path + ": cannot read schema version");
+    int64_t v = version.int64(0);
+    if (v > 0 && v < kOldestReadableSchemaVersion)
+        return Status::error(path + ": written by an older hpcprof (trace schema version " + std::to_string(v) +
+                             "; this one reads version " + std::to_string(kSchemaVersion) +
+                             "): convert its raw data again with hpcprof merge if it was kept (--keep-raw), "
+                             "or read it with the hpcprof that wrote it");
+    if (v < kOldestReadableSchemaVersion || v > kSchemaVersion)
+        return Status::error(path + ": trace schema version " + std::to_string(v) +
+                             " is not supported by this hpcprof (it reads version " +
+                             std::to_string(kSchemaVersion) + ")");
+    return {};
+}
+} // namespace
+
+Status adaptOlderTrace(sqlite3* db) {
+    Statement version(db, "PRAGMA main.user_version");
+    if (!version.step()) return Status::error("cannot read schema version");
+    if (version.int64(0) != 2) return {};
+    // Version 2 kept a positioned call's offset in event_detail. A temporary view named like the
+    // table is found first by unqualified names, so every reader's `event` gains the column;
+    // the LEFT JOIN on event_detail's primary key keeps id-range scans on the event b-tree.
+    std::string columns;
+    for (std::string_view c : kEventColumns)
+        if (c != "offset") columns += "e." + std::string(c) + ", ";
+    return exec(db, "CREATE TEMP VIEW IF NOT EXISTS event AS SELECT " + columns +
+                        "d.offset AS offset FROM main.event e"
+                        " LEFT JOIN main.event_detail d ON d.event_id = e.id");
+}
+
 Result<DbHandle> openTraceReadOnly(const std::string& path) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return Status::error(path + ": no such file");
@@ -197,18 +231,9 @@ Result<DbHandle> openTraceReadOnly(const std::string& path) {
     if (appId.int64(0) != kApplicationId)
         return Status::error(path + ": not an hpcprof trace (SQLite application_id is " +
                              std::to_string(appId.int64(0)) + ")");
-    Statement version(db.get(), "PRAGMA user_version");
-    if (!version.step()) return Status::error(path + ": cannot read schema version");
-    int64_t v = version.int64(0);
-    if (v > 0 && v < kSchemaVersion)
-        return Status::error(path + ": written by an older hpcprof (trace schema version " + std::to_string(v) +
-                             "; this one reads version " + std::to_string(kSchemaVersion) +
-                             "): convert its raw data again with hpcprof merge if it was kept (--keep-raw), "
-                             "or read it with the hpcprof that wrote it");
-    if (v != kSchemaVersion)
-        return Status::error(path + ": trace schema version " + std::to_string(v) +
-                             " is not supported by this hpcprof (it reads version " +
-                             std::to_string(kSchemaVersion) + ")");
+    HPCPROF_RETURN_IF_ERROR(checkVersion(db.get(), path));
+    if (Status adapted = adaptOlderTrace(db.get()); !adapted.ok())
+        return Status::error(path + ": damaged trace (" + adapted.message() + ")");
     if (Status tables = checkTraceTables(db.get()); !tables.ok())
         return Status::error(path + ": damaged trace (" + tables.message() + ")");
     // A truncated copy still opens; its header says how many pages it should have.

@@ -93,7 +93,7 @@ void checkIoSampleTrace(const TempDir& dir) {
     CHECK(q.text("SELECT DISTINCT class FROM event_view WHERE object LIKE '%.dat'") == "io");
     CHECK(q.text("SELECT DISTINCT object_kind FROM event_view WHERE object LIKE '%.dat'") == "file");
     // Positioned calls keep their offsets.
-    CHECK(q.rows("SELECT d.offset FROM event_detail d JOIN event_view e ON e.event_id = d.event_id"
+    CHECK(q.rows("SELECT d.offset FROM event d JOIN event_view e ON e.event_id = d.id"
                  " WHERE e.object LIKE '%/posix.dat' AND e.name LIKE 'pwrite%' ORDER BY d.offset") ==
           std::vector<std::string>{"20000", "24096"});
     // Nothing lost.

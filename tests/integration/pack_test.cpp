@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // `hpcprof pack`: a real program's trace, packed, gives byte-identical reports, diffs and
-// exports; damaged packed files are refused with a clear message and exit code 2.
+// exports; damaged packed files are refused with a clear message and exit code 2. A trace of
+// the previous schema version (2: offsets in event_detail) reads the same as the current one.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
+#include "trace_query.hpp"
 
 using namespace hpcprof::test;
 namespace fs = std::filesystem;
@@ -37,18 +40,92 @@ std::string replaced(std::string text, const std::string& from, const std::strin
     return text;
 }
 
+/// Rewrites the schema 3 trace at `path` as schema 2 wrote it: positioned calls' offsets in
+/// event_detail (a row for each such event), no event.offset, user_version 2.
+void downgradeToSchema2(const std::string& path) {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+    hpcprof::schema::DbHandle db(raw);
+    auto st = hpcprof::schema::exec(
+        db.get(), "ALTER TABLE event_detail ADD COLUMN offset INTEGER;"
+                  "INSERT INTO event_detail(event_id, offset) SELECT id, offset FROM event"
+                  " WHERE offset IS NOT NULL ON CONFLICT(event_id) DO UPDATE SET offset = excluded.offset;"
+                  // (DROP COLUMN trips on the DDL's trailing comment: the table is rebuilt.)
+                  "PRAGMA legacy_alter_table = ON; ALTER TABLE event RENAME TO event_v3;"
+                  "CREATE TABLE event (id INTEGER PRIMARY KEY, track_id INTEGER NOT NULL, ts INTEGER NOT NULL,"
+                  " dur INTEGER NOT NULL, category_id INTEGER NOT NULL, name_id INTEGER NOT NULL,"
+                  " depth INTEGER NOT NULL, bytes INTEGER, object_id INTEGER, peer INTEGER,"
+                  " communicator_id INTEGER, seq INTEGER, correlation_id INTEGER, count INTEGER);"
+                  "INSERT INTO event SELECT id, track_id, ts, dur, category_id, name_id, depth, bytes,"
+                  " object_id, peer, communicator_id, seq, correlation_id, count FROM event_v3 ORDER BY id;"
+                  "DROP TABLE event_v3; PRAGMA user_version = 2; VACUUM;");
+    INFO(st.message());
+    REQUIRE(st.ok());
+}
+
+/// Every table of `b` holds the rows of `a`'s, and the schema versions agree.
+void checkSameRows(const std::string& a, const std::string& b) {
+    TraceQuery qa(a), qb(b);
+    auto tables = qa.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+    CHECK(qb.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") == tables);
+    for (const std::string& t : tables) {
+        INFO(t);
+        const std::string sql = "SELECT * FROM main.\"" + t + "\" ORDER BY 1";
+        CHECK(qb.rows(sql) == qa.rows(sql));
+    }
+    CHECK(qb.scalar("PRAGMA main.user_version") == qa.scalar("PRAGMA main.user_version"));
+    CHECK(qa.scalar("SELECT COUNT(*) FROM event WHERE offset IS NOT NULL") >= 2);
+}
+
 } // namespace
 
+TEST_CASE("a schema 2 trace gives the same reports, diffs and exports as schema 3", "[integration][pack]") {
+    TempDir dir;
+    const std::string v3 = dir / "t.hpcprof", v2 = dir / "old.hpcprof";
+    REQUIRE(cli({"run", "-q", "-o", v3, "--", sampleBinary("io_sample"), dir.path().string()}).exitCode == 0);
+    fs::copy_file(v3, v2);
+    downgradeToSchema2(v2);
+    {
+        TraceQuery q(v2); // opens: version 2 is still read, and its event view has the offset
+        CHECK(q.scalar("PRAGMA main.user_version") == 2);
+        CHECK(q.scalar("SELECT COUNT(*) FROM main.event_detail WHERE offset IS NOT NULL") >= 2);
+        CHECK(TraceQuery(v3).rows("SELECT id, offset FROM event WHERE offset IS NOT NULL ORDER BY id") ==
+              q.rows("SELECT id, offset FROM event WHERE offset IS NOT NULL ORDER BY id"));
+    }
+    for (const char* format : {"text", "json"}) {
+        auto a = cli({"report", v3, "--format", format});
+        auto b = cli({"report", v2, "--format", format});
+        INFO(format << ": " << b.err);
+        REQUIRE(a.exitCode == 0);
+        REQUIRE(b.exitCode == 0);
+        CHECK(replaced(b.out, v2, v3) == a.out);
+    }
+    auto d1 = cli({"diff", v3, v3, "--format", "json"});
+    auto d2 = cli({"diff", v2, v3, "--format", "json"});
+    REQUIRE(d2.exitCode == 0);
+    CHECK(replaced(d2.out, v2, v3) == d1.out);
+    REQUIRE(cli({"export", v3, "-o", dir / "v3.json"}).exitCode == 0);
+    REQUIRE(cli({"export", v2, "-o", dir / "v2.json"}).exitCode == 0);
+    const std::string exported = readFile(dir / "v3.json");
+    CHECK_THAT(exported, Catch::Contains("\"offset\": 20000")); // io_sample's pwrite at 20000
+    CHECK(replaced(readFile(dir / "v2.json"), v2, v3) == exported);
+}
+
 TEST_CASE("a packed trace gives the same reports, diffs and exports as the plain one", "[integration][pack]") {
+    const bool whole = GENERATE(false, true); // column-wise (the default) and whole-file
+    INFO((whole ? "whole-file form" : "column-wise form"));
     TempDir dir;
     const std::string plain = dir / "t.hpcprof", packed = dir / "p.hpcprof";
     auto run = cli({"run", "-q", "-o", plain, "--", sampleBinary("io_sample"), dir.path().string()});
     REQUIRE(run.exitCode == 0);
-    auto pack = cli({"pack", plain, "-o", packed});
+    std::vector<std::string> args = {"pack", plain, "-o", packed};
+    if (whole) args.push_back("--whole");
+    auto pack = cli(args);
     INFO(pack.err);
     REQUIRE(pack.exitCode == 0);
     CHECK(fs::file_size(packed) < fs::file_size(plain) / 4);
     CHECK_THAT(pack.err, Catch::Contains("B/event"));
+    CHECK_THAT(pack.err, Catch::Contains(whole ? "whole file" : "column-wise"));
 
     for (const char* format : {"text", "json", "md"}) {
         auto a = cli({"report", plain, "--format", format});
@@ -70,8 +147,13 @@ TEST_CASE("a packed trace gives the same reports, diffs and exports as the plain
     REQUIRE(e2.exitCode == 0);
     CHECK(replaced(readFile(dir / "packed.json"), packed, plain) == readFile(dir / "plain.json"));
 
-    // The packed form is a standard zstd file: `zstd -d` gives the plain trace back, bit for bit.
-    if (runProcess({"sh", "-c", "command -v zstd"}).exitCode == 0) {
+    // Unpacked, the trace holds the same rows in every table.
+    auto unpack = cli({"pack", "--unpack", packed, "-o", dir / "unpacked.hpcprof"});
+    INFO(unpack.err);
+    REQUIRE(unpack.exitCode == 0);
+    checkSameRows(plain, dir / "unpacked.hpcprof");
+    // The whole-file form is a standard zstd file: `zstd -d` gives the plain trace back, bit for bit.
+    if (whole && runProcess({"sh", "-c", "command -v zstd"}).exitCode == 0) {
         auto unz = runProcess({"zstd", "-q", "-d", packed, "-o", dir / "back.hpcprof"});
         REQUIRE(unz.exitCode == 0);
         CHECK(readFile(dir / "back.hpcprof") == readFile(plain));
@@ -82,11 +164,15 @@ TEST_CASE("a packed trace gives the same reports, diffs and exports as the plain
 }
 
 TEST_CASE("a truncated or damaged packed trace is refused with exit code 2", "[integration][pack]") {
+    const bool whole = GENERATE(false, true);
+    INFO((whole ? "whole-file form" : "column-wise form"));
     TempDir dir;
     const std::string plain = dir / "t.hpcprof", packed = dir / "p.hpcprof";
     REQUIRE(cli({"run", "-q", "-o", plain, "--", sampleBinary("io_sample"), dir.path().string()})
                 .exitCode == 0);
-    REQUIRE(cli({"pack", plain, "-o", packed}).exitCode == 0);
+    std::vector<std::string> args = {"pack", plain, "-o", packed};
+    if (whole) args.push_back("--whole");
+    REQUIRE(cli(args).exitCode == 0);
     const std::string bytes = readFile(packed);
     REQUIRE(bytes.size() > 64);
 
@@ -101,6 +187,13 @@ TEST_CASE("a truncated or damaged packed trace is refused with exit code 2", "[i
     auto flip = cli({"report", dir / "flip.hpcprof"});
     CHECK(flip.exitCode == 2);
     CHECK_THAT(flip.err, Catch::Contains("damaged packed trace"));
+
+    std::string tail = bytes; // the last frame: a column's values, or the whole form's checksum
+    for (size_t i = bytes.size() - 12; i < bytes.size() - 4; ++i) tail[i] = char(~tail[i]);
+    writeFile(dir / "tail.hpcprof", tail);
+    auto end = cli({"export", dir / "tail.hpcprof", "-o", dir / "tail.json"});
+    CHECK(end.exitCode == 2);
+    CHECK_THAT(end.err, Catch::Contains("damaged packed trace"));
 
     writeFile(dir / "magic.hpcprof", bytes.substr(0, 4)); // the magic alone
     auto magic = cli({"diff", dir / "magic.hpcprof", plain});

@@ -159,7 +159,7 @@ std::vector<TraceCase> damagedTraces(const fs::path& good, const fs::path& dir) 
     copyAndRun(good, add("version-0", Outcome::Refused, "version 0"), "PRAGMA user_version = 0");
     // A trace an older hpcprof wrote: the message says what to do (convert the raw data again).
     copyAndRun(good, add("version-older", Outcome::Refused, "written by an older hpcprof"),
-               "PRAGMA user_version = " + std::to_string(hpcprof::schema::kSchemaVersion - 1));
+               "PRAGMA user_version = " + std::to_string(hpcprof::schema::kOldestReadableSchemaVersion - 1));
     copyAndRun(good, add("foreign-application-id", Outcome::Refused, "not an hpcprof trace"),
                "PRAGMA application_id = 0");
     // A trace written before event_unfinished (issue 23) opens: its event_view has no

@@ -126,7 +126,7 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
     REQUIRE(db.ok());
     schema::Statement q(db.value().get(),
                         "SELECT id, track_id, ts, dur, category_id, name_id, depth, bytes, object_id,"
-                        " peer, communicator_id, seq, correlation_id, count FROM event ORDER BY id");
+                        " peer, communicator_id, seq, correlation_id, count, offset FROM event ORDER BY id");
     size_t n = 0;
     while (q.step()) {
         REQUIRE(n < written.size());
@@ -147,22 +147,22 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
         requireColumn(q, 11, e.seq, x.id);
         requireColumn(q, 12, e.correlationId, x.id);
         requireColumn(q, 13, e.count, x.id);
+        requireColumn(q, 14, x.detail.offset, x.id); // the offset is a column of event
     }
     REQUIRE(q.error().ok());
     REQUIRE(n == written.size());
 
     schema::Statement d(db.value().get(),
-                        "SELECT event_id, offset, errno, fd, tag FROM event_detail ORDER BY event_id");
+                        "SELECT event_id, errno, fd, tag FROM event_detail ORDER BY event_id");
     size_t details = 0;
     for (const auto& x : written) {
         if (!x.detail.any()) continue;
         REQUIRE(d.step());
         ++details;
         REQUIRE(d.int64(0) == x.id);
-        requireColumn(d, 1, x.detail.offset, x.id);
-        requireColumn(d, 2, x.detail.errnoValue, x.id);
-        requireColumn(d, 3, x.detail.fd, x.id);
-        requireColumn(d, 4, x.detail.tag, x.id);
+        requireColumn(d, 1, x.detail.errnoValue, x.id);
+        requireColumn(d, 2, x.detail.fd, x.id);
+        requireColumn(d, 3, x.detail.tag, x.id);
     }
     REQUIRE_FALSE(d.step());
     REQUIRE(details > 4 * 128); // several full detail batches

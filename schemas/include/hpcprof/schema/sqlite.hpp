@@ -85,6 +85,12 @@ Result<DbHandle> createTrace(const std::string& path);
 /// version (checkTraceTables), with a message that says which.
 Result<DbHandle> openTraceReadOnly(const std::string& path);
 
+/// For a trace of an older schema version this build still reads (kOldestReadableSchemaVersion),
+/// creates the connection's temporary views that give it the current tables' columns (version
+/// 2: an `event` view with event_detail's offset as `offset`); for a current trace, nothing.
+/// Every handle readers query through must have it (openTraceReadOnly does it).
+Status adaptOlderTrace(sqlite3* db);
+
 /// Checks that `db` has every table and view of the schema (the DDL) with every column, and
 /// that its views can be read: readers prepare their queries against them. The message names
 /// the first one missing.

@@ -9,7 +9,11 @@
 namespace hpcprof::schema {
 
 /// PRAGMA user_version of traces this build writes and reads.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
+/// The oldest user_version this build still reads: version 2 kept the offset of positioned
+/// calls in event_detail; openTraceReadOnly gives such a trace a temporary `event` view with
+/// the offset column, so readers query both versions alike.
+inline constexpr int kOldestReadableSchemaVersion = 2;
 /// PRAGMA application_id marking hpcprof files ("HPCF").
 inline constexpr int32_t kApplicationId = 0x48504346;
 
@@ -61,7 +65,7 @@ inline constexpr std::string_view kCounterViewColumns[] = {"rank", "pid", "tid",
 /// Columns of the internal tables the store writes, in insert order.
 inline constexpr std::string_view kEventColumns[] = {
     "id",   "track_id", "ts",   "dur",             "category_id",    "name_id", "depth",
-    "bytes", "object_id", "peer", "communicator_id", "seq", "correlation_id", "count"};
+    "bytes", "object_id", "peer", "communicator_id", "seq", "correlation_id", "count", "offset"};
 
 inline constexpr std::string_view kProcessColumns[] = {
     "id",         "rank",          "world_size",   "local_rank",     "rank_source",

@@ -46,12 +46,16 @@ struct EventRow {
     int64_t nameId = 0;
     int64_t depth = 0;
     std::optional<int64_t> bytes, objectId, peer, communicatorId, seq, correlationId, count;
+    /// event.offset; insertEvent takes it from EventDetail::offset, where callers put it.
+    std::optional<int64_t> offset;
 };
 
-/// Optional per-event facts (event_detail); a row is written only if any is set.
+/// Optional per-event facts. The offset of a positioned call goes to event.offset (common: one
+/// row per such call); the rest to an event_detail row, written only if any of them is set.
 struct EventDetail {
     std::optional<int64_t> offset, errnoValue, fd, tag;
-    bool any() const { return offset || errnoValue || fd || tag; }
+    /// Whether the event needs an event_detail row.
+    bool any() const { return errnoValue || fd || tag; }
 };
 
 /// Row of mpi_completion: one request an MPI wait or test completed.
@@ -142,12 +146,14 @@ private:
 
     /// Writes buffered events; details only in full batches unless `final`.
     void flushEvents(bool final = false);
+    /// Writes buffered event_detail rows: full batches, and the rest too when `final`.
+    void flushDetails(bool final);
     void bindEvent(schema::Statement& s, const EventRow& e);
     /// The multi-row INSERT naming the mandatory columns plus the optional ones in `shape`.
     schema::Statement& eventBatchStatement(unsigned shape);
     schema::Statement& detailBatchStatement(unsigned shape);
 
-    /// event_detail rows per multi-row INSERT (one event in three has one in an I/O trace).
+    /// event_detail rows per multi-row INSERT (failed calls, message tags, descriptor-only events).
     static constexpr size_t kDetailBatch = 128;
     /// event_arg rows per multi-row INSERT (imported memcpys have three, NCCL kernels five).
     static constexpr size_t kArgBatch = 128;
@@ -163,15 +169,15 @@ private:
     PendingArg& nextArg(int64_t eventId, std::string_view key);
     /// Writes buffered event_arg rows: a full batch at once, fewer one by one.
     void flushArgs();
-    /// NULL-able event columns (bytes .. count), one bit each in a batch's shape.
-    static constexpr unsigned kOptionalEventColumns = 7;
+    /// NULL-able event columns (bytes .. offset), one bit each in a batch's shape.
+    static constexpr unsigned kOptionalEventColumns = 8;
     /// Further shape bits: rows of the batch differ in track_id / some row's depth is not 0.
     static constexpr unsigned kShapeTrackPerRow = 1u << kOptionalEventColumns;
     static constexpr unsigned kShapeDepthPerRow = 1u << (kOptionalEventColumns + 1);
 
     schema::DbHandle m_db;
-    /// event_detail batches by shape (offset, errno, fd, tag: one bit each), as for events.
-    std::array<schema::Statement, 16> m_insDetailBatch;
+    /// event_detail batches by shape (errno, fd, tag: one bit each), as for events.
+    std::array<schema::Statement, 8> m_insDetailBatch;
     /// Batch statements by shape: most events leave most optional columns NULL, and a column
     /// the INSERT does not name defaults to NULL without a bind or a copy per row.
     std::array<schema::Statement, 1u << (kOptionalEventColumns + 2)> m_insEventBatch;
