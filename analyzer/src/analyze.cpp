@@ -158,7 +158,7 @@ void attachStepBreakdowns(StepStats& steps, const std::vector<RankPass>& passes)
 }
 
 /// The steps from ranges, else the collective pattern (unless --steps named a range family).
-StepStats stepsOrCollectives(StepStats steps, const std::vector<CollectiveCall>& collectives,
+StepStats stepsOrCollectives(StepStats steps, const CollectiveCalls& collectives,
                              const std::string& option) {
     if (!steps.steps.empty()) return steps;
     if (!option.empty() && option != "collectives") return steps; // the family is outside the window

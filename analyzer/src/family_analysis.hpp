@@ -84,7 +84,7 @@ struct AnalysisContext {
     const TraceIndex& index;
     const AnalysisOptions& options;
     std::vector<std::pair<int64_t, IntervalSet>> windows; ///< (rank, window), in rank order
-    std::vector<CollectiveCall> collectives;             ///< for the core's steps
+    CollectiveCalls collectives;                         ///< for the core's steps
     /// The steps from ranges (known before the pass; empty otherwise): combine() may annotate
     /// them (the communication family's per-step stragglers).
     StepStats* rangeSteps = nullptr;

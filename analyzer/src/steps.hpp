@@ -20,7 +20,7 @@ StepStats stepsFromRanges(const std::map<int64_t, std::vector<Interval>>& ranges
 /// Steps from the smallest period p (>= 1) with which the leader rank's sequence of collective
 /// names repeats exactly (at least 3 repetitions); each rank's step k starts at its own call of
 /// the instance that starts the leader's step k. Empty when no period is found.
-StepStats stepsFromCollectives(const std::vector<CollectiveCall>& calls);
+StepStats stepsFromCollectives(const CollectiveCalls& calls);
 
 /// Fills mean/min/max/stddev/cv from the steps.
 void summarizeSteps(StepStats& s);

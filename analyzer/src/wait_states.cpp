@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 namespace hpcprof::analyzer {
@@ -47,38 +48,67 @@ struct WaitTables {
 
 // --- Collectives: wait at N x N. ---
 
+/// The calls' indices ordered by instance (communicator, seq), then rank: the calls stay where
+/// they are (4 bytes a call instead of a sorted copy of 64).
+template <class Calls>
+std::vector<uint32_t> instanceOrder(const Calls& calls) {
+    std::vector<uint32_t> order(calls.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const CollectiveCall &x = calls[a], &y = calls[b];
+        return std::tie(x.communicatorId, x.seq, x.rank, a) < std::tie(y.communicatorId, y.seq, y.rank, b);
+    });
+    return order;
+}
+
 /// Every member waits from its entry until the last one enters (or its call ends); the sum is
-/// blamed on the last.
-void waitAtNxN(const std::vector<CollectiveCall>& collectives, size_t i, size_t j, WaitTables& t) {
-    const InstanceBlame b = blameOf(collectives, i, j);
-    const int64_t lastEntry = collectives[b.last].ts;
+/// blamed on the last. The instance is order[i, j).
+template <class Calls>
+void waitAtNxN(const Calls& calls, const std::vector<uint32_t>& order, size_t i, size_t j, WaitTables& t) {
+    size_t last = i;
+    for (size_t k = i; k < j; ++k)
+        if (calls[order[k]].ts > calls[order[last]].ts) last = k;
+    const CollectiveCall& lastCall = calls[order[last]];
+    int64_t blamed = 0;
     for (size_t k = i; k < j; ++k) {
-        const auto& c = collectives[k];
+        const auto& c = calls[order[k]];
         ++t.straggler(c.rank).instances;
-        const int64_t wait = memberWait(c, lastEntry);
-        t.w.waitByEvent[c.eventId] = wait;
+        const int64_t wait = memberWait(c, lastCall.ts);
+        if (wait > 0) t.w.waitByEvent.add(c.eventId, wait);
         t.rankWait(c.rank).collectiveWaitNs += wait;
         t.w.collectiveWaitNs += wait;
+        blamed += wait;
     }
-    if (b.waitNs > 0) {
-        ++t.strag[collectives[b.last].rank].timesLast;
-        t.blame(collectives[b.last].rank, b.waitNs, collectives[b.last].eventId);
+    if (blamed > 0) {
+        ++t.strag[lastCall.rank].timesLast;
+        t.blame(lastCall.rank, blamed, lastCall.eventId);
     }
 }
 
-void collectiveWaits(std::vector<CollectiveCall>& collectives, const CommunicatorSize& communicatorSize,
-                     WaitTables& t) {
-    sortByInstance(collectives);
-    for (size_t i = 0; i < collectives.size();) {
-        const size_t j = instanceEnd(collectives, i);
+template <class Calls>
+void collectiveWaits(const Calls& calls, const CommunicatorSize& communicatorSize, WaitTables& t) {
+    if (calls.size() > UINT32_MAX) { // beyond the index: a sorted copy
+        std::vector<CollectiveCall> copy(calls.begin(), calls.end());
+        sortByInstance(copy);
+        collectiveWaits(copy, communicatorSize, t);
+        return;
+    }
+    const std::vector<uint32_t> order = instanceOrder(calls);
+    auto sameInstance = [&](size_t a, size_t b) {
+        return calls[order[a]].communicatorId == calls[order[b]].communicatorId &&
+               calls[order[a]].seq == calls[order[b]].seq;
+    };
+    for (size_t i = 0; i < order.size();) {
+        size_t j = i;
+        while (j < order.size() && sameInstance(j, i)) ++j;
         const size_t n = j - i;
-        auto expected = communicatorSize(collectives[i].communicatorId);
+        auto expected = communicatorSize(calls[order[i]].communicatorId);
         // An instance is complete when every member has a call; the size is unknown for some
         // communicators, then any instance seen on two or more ranks is used.
         bool complete = expected ? int64_t(n) == *expected : n >= 2;
         if (complete) {
             ++t.w.completeInstances;
-            waitAtNxN(collectives, i, j, t);
+            waitAtNxN(calls, order, i, j, t);
         } else {
             ++t.w.incompleteInstances;
         }
@@ -94,16 +124,16 @@ using MessageQueues = std::map<MessageKey, std::vector<const P2pCall*>>;
 /// Sends and receives by (communicator, sender, receiver, tag). Communicators are used only when
 /// every message has one (a caller that does not know them for some calls would otherwise split
 /// matching pairs).
-void queueMessages(const std::vector<P2pCall>& messages, MessageQueues& sends, MessageQueues& recvs) {
-    const bool byCommunicator =
-        std::all_of(messages.begin(), messages.end(), [](const P2pCall& m) { return m.communicatorId >= 0; });
-    for (const auto& m : messages) {
+void queueMessages(const MessageLists& messages, MessageQueues& sends, MessageQueues& recvs) {
+    bool byCommunicator = true;
+    messages.forEach([&](const P2pCall& m) { byCommunicator = byCommunicator && m.communicatorId >= 0; });
+    messages.forEach([&](const P2pCall& m) {
         const int64_t comm = byCommunicator ? m.communicatorId : -1;
         if (m.send)
             sends[{comm, m.rank, m.peer, m.tag}].push_back(&m);
         else
             recvs[{comm, m.peer, m.rank, m.tag}].push_back(&m);
-    }
+    });
 }
 
 /// A completing call (MPI_Waitall over several peers) waits once, however many of its requests
@@ -122,7 +152,7 @@ public:
     void addTo(WaitTables& t) const {
         for (const auto& [eventId, c] : m_waits) {
             RankWait& rw = t.rankWait(c.waiterRank);
-            t.w.waitByEvent[eventId] += c.waitNs;
+            t.w.waitByEvent.add(eventId, c.waitNs);
             (c.lateSender ? rw.lateSenderNs : rw.lateReceiverNs) += c.waitNs;
             (c.lateSender ? t.w.lateSenderNs : t.w.lateReceiverNs) += c.waitNs;
             t.blame(c.blamedRank, c.waitNs, c.blamedEventId);
@@ -145,7 +175,7 @@ void lateSender(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionWai
     if (r.blocking && s.ts > r.ts) {
         int64_t wait = std::min(s.ts, r.end) - r.ts;
         if (wait > 0) {
-            t.w.waitByEvent[r.eventId] += wait;
+            t.w.waitByEvent.add(r.eventId, wait);
             t.rankWait(r.rank).lateSenderNs += wait;
             t.w.lateSenderNs += wait;
             t.blame(s.rank, wait, s.eventId);
@@ -160,7 +190,7 @@ void lateReceiver(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionW
     if (s.blocking && r.ts > s.ts && s.end > r.ts) {
         int64_t wait = std::min(r.ts, s.end) - s.ts;
         if (wait > 0) {
-            t.w.waitByEvent[s.eventId] += wait;
+            t.w.waitByEvent.add(s.eventId, wait);
             t.rankWait(s.rank).lateReceiverNs += wait;
             t.w.lateReceiverNs += wait;
             t.blame(r.rank, wait, r.eventId);
@@ -178,7 +208,7 @@ void lateReceiver(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionW
     }
 }
 
-void p2pWaits(const std::vector<P2pCall>& messages, WaitTables& t) {
+void p2pWaits(const MessageLists& messages, WaitTables& t) {
     MessageQueues sends, recvs;
     queueMessages(messages, sends, recvs);
     CompletionWaits completions;
@@ -231,12 +261,16 @@ InstanceBlame blameOf(const std::vector<CollectiveCall>& collectives, size_t i, 
     return b;
 }
 
-WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
-                             const std::vector<int64_t>& ranks, const CommunicatorSize& communicatorSize) {
+namespace {
+
+template <class Calls>
+WaitStates waitStates(const Calls& collectives, const MessageLists& messages, const std::vector<int64_t>& ranks,
+                      const CommunicatorSize& communicatorSize) {
     WaitTables t(ranks);
     collectiveWaits(collectives, communicatorSize, t);
     p2pWaits(messages, t);
     WaitStates& w = t.w;
+    w.waitByEvent.finish();
     for (auto& [r, rw] : t.perRank) w.perRank.push_back(rw);
     for (auto& [r, s] : t.strag)
         if (s.inflictedWaitNs > 0) w.stragglers.push_back(s);
@@ -244,6 +278,46 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
         return a.inflictedWaitNs != b.inflictedWaitNs ? a.inflictedWaitNs > b.inflictedWaitNs : a.rank < b.rank;
     });
     return std::move(w);
+}
+
+} // namespace
+
+WaitStates computeWaitStates(const CollectiveCalls& collectives, const MessageLists& messages,
+                             const std::vector<int64_t>& ranks, const CommunicatorSize& communicatorSize) {
+    return waitStates(collectives, messages, ranks, communicatorSize);
+}
+
+WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
+                             const std::vector<int64_t>& ranks, const CommunicatorSize& communicatorSize) {
+    MessageLists lists;
+    lists.ranks.push_back(std::move(messages));
+    return waitStates(collectives, lists, ranks, communicatorSize);
+}
+
+void EventWaits::finish() {
+    std::stable_sort(m_items.begin(), m_items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    size_t out = 0;
+    for (size_t i = 0; i < m_items.size(); ++i) {
+        if (out > 0 && m_items[out - 1].first == m_items[i].first)
+            m_items[out - 1].second += m_items[i].second;
+        else
+            m_items[out++] = m_items[i];
+    }
+    m_items.resize(out);
+    m_items.shrink_to_fit();
+}
+
+int64_t EventWaits::of(int64_t eventId) const {
+    auto it = std::lower_bound(m_items.begin(), m_items.end(), eventId,
+                               [](const auto& e, int64_t id) { return e.first < id; });
+    return it != m_items.end() && it->first == eventId ? it->second : 0;
+}
+
+int64_t EventWaits::at(int64_t eventId) const {
+    auto it = std::lower_bound(m_items.begin(), m_items.end(), eventId,
+                               [](const auto& e, int64_t id) { return e.first < id; });
+    if (it == m_items.end() || it->first != eventId) throw std::out_of_range("EventWaits::at");
+    return it->second;
 }
 
 } // namespace hpcprof::analyzer

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -28,6 +29,33 @@ namespace hpcprof::analyzer {
 /// incomplete and not used); `rankCount` sizes the per-rank table (ranks 0..rankCount-1 plus any
 /// other rank seen).
 WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
+                             const std::vector<int64_t>& ranks,
+                             const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
+
+/// The point-to-point calls of a job without a merged copy of them: each rank's list as its scan
+/// left it (in rank order), then the posts that only the completions name (a deque: their
+/// addresses stay put while it grows). Visited in that order, as one list would be.
+struct MessageLists {
+    std::vector<std::vector<P2pCall>> ranks;
+    std::deque<P2pCall> added;
+
+    template <class F>
+    void forEach(F&& f) {
+        for (auto& list : ranks)
+            for (P2pCall& m : list) f(m);
+        for (P2pCall& m : added) f(m);
+    }
+    template <class F>
+    void forEach(F&& f) const {
+        for (const auto& list : ranks)
+            for (const P2pCall& m : list) f(m);
+        for (const P2pCall& m : added) f(m);
+    }
+};
+
+/// As above, without copies: `collectives` are read in place (their order is kept) and the
+/// messages are matched where they lie.
+WaitStates computeWaitStates(const CollectiveCalls& collectives, const MessageLists& messages,
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
 
@@ -58,5 +86,7 @@ inline constexpr int64_t kRendezvousBytes = 64 * 1024;
 /// completed posts not in `messages` (wildcard receives, MPI_Start) are added. Traces without
 /// the table are left as they are. Only posts of rank processes are used.
 Status loadP2pCompletions(const Trace& trace, std::vector<P2pCall>& messages);
+/// As above; the posts not in `messages.ranks` go to `messages.added`.
+Status loadP2pCompletions(const Trace& trace, MessageLists& messages);
 
 } // namespace hpcprof::analyzer

@@ -146,22 +146,16 @@ void addSmallCallWaits(const std::vector<SmallCalls>& small, const WaitStates& w
         auto rb = std::lower_bound(ranks.begin(), ranks.end(), s.rank,
                                    [](const RankBreakdown& b, int64_t rank) { return b.rank < rank; });
         if (rb == ranks.end() || rb->rank != s.rank) continue;
-        for (int64_t id : s.ids)
-            if (auto w = waits.waitByEvent.find(id); w != waits.waitByEvent.end())
-                rb->facts.smallCommWaitNs += w->second;
+        for (int64_t id : s.ids) rb->facts.smallCommWaitNs += waits.waitByEvent.of(id);
     }
 }
 
 /// Large collectives: achieved bandwidth = bytes / (duration - wait), per rank.
-void addLargeCollectiveFacts(const std::vector<CollectiveCall>& collectives, const WaitStates& waits,
+void addLargeCollectiveFacts(const CollectiveCalls& collectives, const WaitStates& waits,
                              std::vector<RankBreakdown>& ranks) {
-    // Sorted vectors instead of map lookups: a job has one collective call per rank and instance.
-    const std::vector<std::pair<int64_t, int64_t>> waitByEvent(waits.waitByEvent.begin(),
-                                                               waits.waitByEvent.end());
     for (const auto& c : collectives) {
         if (c.bytes < threshold::kLargeCollectiveBytes) continue;
-        auto w = std::lower_bound(waitByEvent.begin(), waitByEvent.end(), std::make_pair(c.eventId, INT64_MIN));
-        int64_t wait = w != waitByEvent.end() && w->first == c.eventId ? w->second : 0;
+        const int64_t wait = waits.waitByEvent.of(c.eventId);
         // ranks are in rank order and hold every rank with calls.
         auto rb = std::lower_bound(ranks.begin(), ranks.end(), c.rank,
                                    [](const RankBreakdown& b, int64_t rank) { return b.rank < rank; });
@@ -194,20 +188,21 @@ const CommunicatorInfo* unknownCommunicator(const TraceIndex& index, int64_t id)
 /// collectives cannot be matched across ranks (they stay incomplete) and their messages are
 /// matched by sender, receiver and tag only (kUnknownCommunicatorId). Each such communicator is
 /// a data-quality entry with its key and the calls made on it, never left out silently.
-void reportUnknownCommunicators(const TraceIndex& index, const std::vector<CollectiveCall>& collectives,
-                                std::vector<P2pCall>& messages, std::vector<DataWarning>& warnings) {
+void reportUnknownCommunicators(const TraceIndex& index, const CollectiveCalls& collectives,
+                                MessageLists& messages, std::vector<DataWarning>& warnings) {
     std::map<std::string, UnknownCommunicatorUse> unknown; // by key: a stable order
     for (const auto& c : collectives)
         if (const CommunicatorInfo* info = unknownCommunicator(index, c.communicatorId)) {
             ++unknown[info->key].collectives;
             unknown[info->key].size = info->size;
         }
-    for (auto& m : messages)
+    messages.forEach([&](P2pCall& m) {
         if (const CommunicatorInfo* info = unknownCommunicator(index, m.communicatorId)) {
             ++unknown[info->key].messages;
             unknown[info->key].size = info->size;
             m.communicatorId = kUnknownCommunicatorId;
         }
+    });
     for (const auto& [key, use] : unknown) {
         std::string size = use.size ? fmt::format(", {} members", *use.size) : "";
         warnings.push_back(
@@ -217,20 +212,6 @@ void reportUnknownCommunicators(const TraceIndex& index, const std::vector<Colle
                          "matched by ranks and tag only",
                          key, size, use.collectives, use.messages)});
     }
-}
-
-/// The merged call lists at their final size: growing them while the ranks' lists are still
-/// there would hold up to three copies of every call at once.
-void reserveMerged(const std::vector<std::unique_ptr<RankScan>>& scans, std::vector<CollectiveCall>& collectives,
-                   std::vector<P2pCall>& messages) {
-    size_t c = 0, m = 0;
-    for (const auto& s : scans) {
-        const auto& scan = static_cast<const CommunicationScan&>(*s);
-        c += scan.collectives.size();
-        m += scan.messages.size();
-    }
-    collectives.reserve(c);
-    messages.reserve(m);
 }
 
 class CommunicationAnalysis final : public AnalysisFamily {
@@ -243,20 +224,20 @@ public:
 
     Status combine(AnalysisContext& ctx, std::vector<std::unique_ptr<RankScan>>& scans,
                    Analysis& an) const override {
-        std::vector<CollectiveCall> collectives;
-        std::vector<P2pCall> messages;
+        CollectiveCalls collectives; // grows as the ranks' lists go: one copy of each call at a time
+        MessageLists messages;       // the ranks' lists as they are: no merged copy
         std::vector<SmallCalls> small;
         std::map<int64_t, std::vector<CommKernel>> commKernels; // by rank
         TopAccumulator top;
-        reserveMerged(scans, collectives, messages);
+        messages.ranks.reserve(scans.size());
         for (auto& s : scans) {
             auto& scan = static_cast<CommunicationScan&>(*s);
             if (!scan.commKernels.empty()) commKernels[scan.smallCallRank] = std::move(scan.commKernels);
             small.push_back({scan.smallCallRank, std::move(scan.smallCallIds)});
             collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
-            messages.insert(messages.end(), scan.messages.begin(), scan.messages.end());
+            messages.ranks.push_back(std::move(scan.messages));
             top.merge(scan.topCollectives);
-            s.reset(); // the call lists now live in the merged vectors
+            s.reset(); // the collectives now live in the merged deque
         }
         HPCPROF_RETURN_IF_ERROR(addCompletions(ctx, messages));
         reportUnknownCommunicators(ctx.index, collectives, messages, an.warnings);
@@ -267,13 +248,14 @@ public:
         }
         std::vector<int64_t> rankIds;
         for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
-        an.waits = computeWaitStates(collectives, std::move(messages), rankIds,
-                                     [&](int64_t id) -> std::optional<int64_t> {
-                                         const CommunicatorInfo* c = ctx.index.communicator(id);
-                                         return c ? c->size : std::nullopt;
-                                     });
+        an.waits = computeWaitStates(collectives, messages, rankIds, [&](int64_t id) -> std::optional<int64_t> {
+            const CommunicatorInfo* c = ctx.index.communicator(id);
+            return c ? c->size : std::nullopt;
+        });
+        messages = {};
         addLargeCollectiveFacts(collectives, an.waits, an.ranks);
         addSmallCallWaits(small, an.waits, an.ranks);
+        an.waits.waitByEvent.release(); // an entry per waiting call: its users are done
         an.topCollectives = top.top(ctx.options.topItems, [&](int64_t id) { return ctx.index.string(id); });
         ctx.collectives = std::move(collectives);
         return {};
@@ -296,16 +278,16 @@ private:
     /// Non-blocking calls: the waits that completed them (mpi_completion) and the actual source
     /// of wildcard receives. Posts the scan did not see (MPI_Startall's requests) are added, but
     /// only where they touch their rank's window.
-    static Status addCompletions(const AnalysisContext& ctx, std::vector<P2pCall>& messages) {
-        const size_t scanned = messages.size();
+    static Status addCompletions(const AnalysisContext& ctx, MessageLists& messages) {
         HPCPROF_RETURN_IF_ERROR(loadP2pCompletions(ctx.trace, messages));
-        messages.erase(std::remove_if(messages.begin() + long(scanned), messages.end(),
-                                      [&](const P2pCall& m) {
-                                          const IntervalSet* w = ctx.windowOf(m.rank);
-                                          int64_t end = std::max(m.end, m.waitEnd);
-                                          return !w || w->lengthIn(m.ts, std::max(end, m.ts + 1)) == 0;
-                                      }),
-                       messages.end());
+        auto& added = messages.added;
+        added.erase(std::remove_if(added.begin(), added.end(),
+                                   [&](const P2pCall& m) {
+                                       const IntervalSet* w = ctx.windowOf(m.rank);
+                                       int64_t end = std::max(m.end, m.waitEnd);
+                                       return !w || w->lengthIn(m.ts, std::max(end, m.ts + 1)) == 0;
+                                   }),
+                    added.end());
         return {};
     }
 };

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hpcprof/analyzer/counter_types.hpp"
@@ -135,11 +137,33 @@ struct PopMetrics {
     std::string region = "window";
 };
 
+/// Event id -> the wait inside that call: a flat table sorted by event id (16 bytes an entry;
+/// a std::map took four times that for every call that waited). Filled with add(), then
+/// finish() sorts it and sums the waits of an id added more than once.
+class EventWaits {
+public:
+    void add(int64_t eventId, int64_t ns) { m_items.emplace_back(eventId, ns); }
+    void finish();
+    /// The wait of `eventId`, 0 when it did not wait.
+    int64_t of(int64_t eventId) const;
+    /// As of(), but an id without a wait throws std::out_of_range (as std::map::at).
+    int64_t at(int64_t eventId) const;
+    size_t size() const { return m_items.size(); }
+    bool empty() const { return m_items.empty(); }
+    void release() { std::vector<std::pair<int64_t, int64_t>>().swap(m_items); }
+
+private:
+    std::vector<std::pair<int64_t, int64_t>> m_items; ///< (event id, wait ns)
+};
+
 /// One collective call of one rank (input of the wait-state analysis).
 struct CollectiveCall {
     int64_t rank = 0, communicatorId = 0, seq = 0, ts = 0, end = 0, bytes = -1, nameId = 0,
             eventId = 0;
 };
+/// A job's collective calls: a deque, which grows without moving what it holds (the calls are
+/// a large share of the analysis's memory; a vector would hold two copies while growing).
+using CollectiveCalls = std::deque<CollectiveCall>;
 
 /// One blocking-or-not point-to-point call (input of the late sender/receiver analysis).
 struct P2pCall {
@@ -176,10 +200,11 @@ struct WaitStates {
     int64_t collectiveWaitNs = 0, lateSenderNs = 0, lateReceiverNs = 0;
     std::vector<RankWait> perRank;      ///< by rank
     std::vector<Straggler> stragglers;  ///< inflicted wait descending; only ranks with > 0
-    /// Per call event id: the wait measured inside it, for every collective call and every
-    /// point-to-point call that waited (a blocking call, or the wait / MPI_Sendrecv that
-    /// completed late requests). Used by the bandwidth and small-message rules.
-    std::map<int64_t, int64_t> waitByEvent;
+    /// Per call event id: the wait measured inside it, for every call that waited (a collective
+    /// call, a blocking point-to-point call, or the wait / MPI_Sendrecv that completed late
+    /// requests). Used by the bandwidth and small-message facts while the ranks are combined,
+    /// then released (it has an entry per waiting call).
+    EventWaits waitByEvent;
 };
 
 struct Step {
