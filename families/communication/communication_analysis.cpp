@@ -33,11 +33,12 @@ constexpr int32_t cat(Category c) { return int32_t(c); }
 
 class CommunicationScan final : public RankScan {
 public:
-    explicit CommunicationScan(const Trace& trace)
+    CommunicationScan(const Trace& trace, const TraceIndex& index)
         // Message tags live in event_detail (event_id is its primary key): one range read per
         // CPU track instead of a lookup per message.
         : m_tagRange(detail::db(trace), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
-                                        " AND tag IS NOT NULL") {}
+                                        " AND tag IS NOT NULL"),
+          m_index(index) {}
 
     void beginTrack(const TrackInfo& t, bool gpuTrack) override {
         if (gpuTrack || !t.firstEventId || !t.lastEventId) return;
@@ -49,6 +50,7 @@ public:
 
     void onEvent(const EventRecord& e, const EventContext& ctx) override {
         if (e.categoryId != cat(Category::GpuCommKernel)) countCall(e); // API calls, not their GPU kernels
+        if (e.count > 1 && !ctx.gpuTrack && isProbe(e.nameId)) pollingNs += e.dur;
         if (ctx.gpuTrack && e.categoryId == cat(Category::GpuCommKernel) && (e.communicatorId < 0 || e.seq < 0)) {
             commKernels.push_back({e.ts, e.end(), e.nameId, e.id}); // matched by when they end (step_kernels.hpp)
         } else if (e.communicatorId >= 0 && e.seq >= 0) {
@@ -99,6 +101,7 @@ public:
     std::vector<P2pCall> messages;           ///< in scan order
     std::vector<int64_t> smallCallIds;       ///< the calls counted as small, for their waits
     int64_t smallCallRank = 0;
+    int64_t pollingNs = 0; ///< RankWait::pollingNs: in loops of unsuccessful probes
     TopAccumulator topCollectives;
 
 private:
@@ -125,12 +128,38 @@ private:
         messages.push_back(m);
     }
 
+    /// A loop of unsuccessful MPI_Iprobe / MPI_Improbe polls (an event with count > 1) waits
+    /// for a message nobody has sent yet. Not MPI_Test* or CQ polls: the rank's own request or
+    /// work request may be in transfer there, which the wait states measure where they can.
+    bool isProbe(int64_t nameId) {
+        if (nameId < 0) return false;
+        if (size_t(nameId) >= m_probe.size()) m_probe.resize(size_t(nameId) + 1, -1);
+        int8_t& known = m_probe[size_t(nameId)];
+        if (known < 0) {
+            const std::string& n = m_index.string(nameId);
+            known = n == "MPI_Iprobe" || n == "MPI_Improbe";
+        }
+        return known == 1;
+    }
+
     schema::Statement m_tagRange;
+    const TraceIndex& m_index;
+    std::vector<int8_t> m_probe; ///< by name id: -1 not yet known
     std::vector<std::pair<int64_t, int64_t>> m_tags; ///< (event id, tag)
     std::vector<CollectiveCall> m_cpuCollectives, m_gpuCollectives;
     int64_t m_commCalls = 0, m_smallCalls = 0, m_smallNs = 0;
     std::vector<int64_t> m_examples;
 };
+
+/// Time in loops of unsuccessful polls is waiting, not transfer: it joins the ranks' waits.
+void addPollingWaits(const std::map<int64_t, int64_t>& polling, WaitStates& waits) {
+    for (RankWait& w : waits.perRank) {
+        auto it = polling.find(w.rank);
+        if (it == polling.end()) continue;
+        w.pollingNs += it->second;
+        waits.pollingNs += it->second;
+    }
+}
 
 /// The calls of one rank counted as small messages.
 struct SmallCalls {
@@ -218,8 +247,8 @@ class CommunicationAnalysis final : public AnalysisFamily {
 public:
     std::string_view name() const override { return "communication"; }
     std::vector<Category> categories() const override { return categoriesOfClass("communication"); }
-    std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex&) const override {
-        return std::make_unique<CommunicationScan>(trace);
+    std::unique_ptr<RankScan> rankScan(const Trace& trace, const TraceIndex& index) const override {
+        return std::make_unique<CommunicationScan>(trace, index);
     }
 
     Status combine(AnalysisContext& ctx, std::vector<std::unique_ptr<RankScan>>& scans,
@@ -227,6 +256,7 @@ public:
         CollectiveCalls collectives; // grows as the ranks' lists go: one copy of each call at a time
         MessageLists messages;       // the ranks' lists as they are: no merged copy
         std::vector<SmallCalls> small;
+        std::map<int64_t, int64_t> polling; // by rank
         std::map<int64_t, std::vector<CommKernel>> commKernels; // by rank
         TopAccumulator top;
         messages.ranks.reserve(scans.size());
@@ -234,6 +264,7 @@ public:
             auto& scan = static_cast<CommunicationScan&>(*s);
             if (!scan.commKernels.empty()) commKernels[scan.smallCallRank] = std::move(scan.commKernels);
             small.push_back({scan.smallCallRank, std::move(scan.smallCallIds)});
+            polling[scan.smallCallRank] += scan.pollingNs;
             collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
             messages.ranks.push_back(std::move(scan.messages));
             top.merge(scan.topCollectives);
@@ -253,6 +284,7 @@ public:
             return c ? c->size : std::nullopt;
         });
         messages = {};
+        addPollingWaits(polling, an.waits);
         addLargeCollectiveFacts(collectives, an.waits, an.ranks);
         addSmallCallWaits(small, an.waits, an.ranks);
         an.waits.waitByEvent.release(); // an entry per waiting call: its users are done

@@ -28,7 +28,7 @@ std::vector<Evidence> exposedCommEvidence(const Analysis& a) {
     return {{"comm.exposed_pct", s.pct(TimeClass::Communication), "pct"},
             {"comm.overlapped_pct", s.commTotalNs > 0 ? 100.0 * share(s.commOverlappedNs, s.commTotalNs) : 0, "pct"},
             {"max_rank_exposed_ns", double(maxOver(a, exposed)), "ns"},
-            {"wait_ns", double(a.waits.collectiveWaitNs + a.waits.lateSenderNs + a.waits.lateReceiverNs), "ns"}};
+            {"wait_ns", double(a.waits.collectiveWaitNs + a.waits.lateSenderNs + a.waits.lateReceiverNs + a.waits.pollingNs), "ns"}};
 }
 
 /// Time in small calls less their wait for late partners: waiting for a rank that computes

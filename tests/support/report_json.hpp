@@ -32,6 +32,7 @@ struct RankMeasured {
     double callsS = 0;   ///< time in the calls the program times (its <what>_s)
     double computeS = 0; ///< its compute_s
     long calls = 0;
+    double probeS() const { return callsS; } ///< a program that times probe loops prints probe_s
 };
 
 /// Every "rank ..." line of a program's output, by rank.

@@ -129,7 +129,8 @@ json processesJson(const std::vector<ProcessEntry>& list) {
 
 json waitStatesJson(const WaitStates& w) {
     return {{"collective_wait_ns", w.collectiveWaitNs}, {"late_sender_ns", w.lateSenderNs},
-            {"late_receiver_ns", w.lateReceiverNs}, {"complete_instances", w.completeInstances},
+            {"late_receiver_ns", w.lateReceiverNs}, {"polling_ns", w.pollingNs},
+            {"complete_instances", w.completeInstances},
             {"incomplete_instances", w.incompleteInstances},
             {"matched_messages", w.matchedMessages}, {"unmatched_messages", w.unmatchedMessages}};
 }

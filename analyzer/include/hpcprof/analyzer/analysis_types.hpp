@@ -182,7 +182,12 @@ struct P2pCall {
 struct RankWait {
     int64_t rank = 0;
     int64_t collectiveWaitNs = 0, lateSenderNs = 0, lateReceiverNs = 0;
-    int64_t total() const { return collectiveWaitNs + lateSenderNs + lateReceiverNs; }
+    /// In loops of unsuccessful MPI_Iprobe / MPI_Improbe polls (events folded with count > 1):
+    /// waiting for a message nobody had sent yet, for whom is unknown (MUMPS's workers probe for
+    /// work while rank 0 orders the matrix). Loops of MPI_Test* or CQ polls stay transfer: the
+    /// rank's own request may be moving data there.
+    int64_t pollingNs = 0;
+    int64_t total() const { return collectiveWaitNs + lateSenderNs + lateReceiverNs + pollingNs; }
 };
 
 struct Straggler {
@@ -198,6 +203,7 @@ struct WaitStates {
     int64_t completeInstances = 0, incompleteInstances = 0;
     int64_t matchedMessages = 0, unmatchedMessages = 0;
     int64_t collectiveWaitNs = 0, lateSenderNs = 0, lateReceiverNs = 0;
+    int64_t pollingNs = 0;              ///< RankWait::pollingNs, all ranks
     std::vector<RankWait> perRank;      ///< by rank
     std::vector<Straggler> stragglers;  ///< inflicted wait descending; only ranks with > 0
     /// Per call event id: the wait measured inside it, for every call that waited (a collective
