@@ -6,6 +6,7 @@
 // remembers which call posted each request (MPI_I*, MPI_Start*: flag kFlagRequest, request
 // number in seq), and writes one mpi_completion row per completed request once every thread of
 // the process is in (a request may complete on another thread than the one that posted it).
+#include <algorithm>
 #include <unordered_map>
 
 #include "family.hpp"
@@ -32,6 +33,12 @@ public:
     MpiRequests(const ProcessContext& ctx, int slot) : m_ctx(ctx), m_slot(slot) {}
 
     void prepare(std::vector<ThreadRecords>& threads) override {
+        // Posting events matter only to the completions they resolve: a process without
+        // completion records (no MPI, or no waits) needs no pass over its events (2 % of the
+        // 1 M pwrite conversion's CPU).
+        if (std::all_of(threads.begin(), threads.end(),
+                        [&](const ThreadRecords& t) { return sectionRecords(t, m_slot).empty(); }))
+            return;
         for (auto& t : threads) {
             if (size_t(m_slot) < t.sections.size()) attach(t, t.sections[size_t(m_slot)]);
             for (RawEvent& e : t.events)
