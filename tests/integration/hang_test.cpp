@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "live_job.hpp"
 #include "process_runner.hpp"
 #include "report_json.hpp"
 #include "trace_query.hpp"
@@ -59,44 +60,8 @@ Hang runHang(const TempDir& dir, const std::string& mode, const std::vector<std:
     return h;
 }
 
-/// Starts `argv` with its output into `log`; its pid.
-pid_t startProcess(const std::vector<std::string>& argv, const std::string& log) {
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        for (const auto& e : kMpiTestEnv) putenv(const_cast<char*>(e.c_str()));
-        execv(args[0], args.data());
-        _exit(127);
-    }
-    return pid;
-}
 
-/// `hpcprof status RAWDIR --json` until `ready(doc)` holds (at most 40 s); the last document.
-template <typename Ready>
-nlohmann::json statusUntil(const std::string& rawDir, Ready&& ready) {
-    nlohmann::json doc;
-    for (int i = 0; i < 400; ++i) {
-        auto st = runProcess({hpcprofBinary(), "status", rawDir, "--json"});
-        if (st.exitCode == 0) {
-            doc = nlohmann::json::parse(st.out, nullptr, false);
-            if (!doc.is_discarded() && ready(doc)) return doc;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return doc;
-}
 
-/// The status entry of rank `r`, or null.
-nlohmann::json statusOf(const nlohmann::json& doc, int r) {
-    for (const auto& p : doc)
-        if (p["rank"] == r) return p;
-    return nullptr;
-}
 
 /// The call rank `r` was inside (its first unfinished call), or null.
 const nlohmann::json& callOf(const Hang& h, int r) {
@@ -138,7 +103,7 @@ void checkSkippedBarrier(const std::string& path) {
 pid_t startLiveHang(const std::string& path, const std::string& log, const char* mode) {
     return startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
                          "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), mode},
-                        log);
+                        log, kMpiTestEnv);
 }
 
 } // namespace
@@ -319,7 +284,7 @@ TEST_CASE("a FIFO read hang on a hostile file name: hpcprof status --json and th
     const std::string path = dir / "fifo.hpcprof", log = dir / "run.log";
     pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--", "mpirun",
                               "-np", std::to_string(kRanks), sampleBinary("mpi_hang"), "fifo", fifo},
-                             log);
+                             log, kMpiTestEnv);
     REQUIRE(run > 0);
     auto inRead = [&](const nlohmann::json& p) {
         return p.is_object() && p["calls"].size() == 1 && p["calls"][0]["call"] == "read" &&

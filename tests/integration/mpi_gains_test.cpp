@@ -120,9 +120,7 @@ TEST_CASE("an MPI program's findings: gains that add up, MPI advice, one-host ba
     }
     TempDir dir;
     const std::string path = dir / "trace.hpcprof";
-    auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np", std::to_string(kRanks),
-                           sampleBinary("mpi_gains")},
-                          kMpiTestEnv);
+    auto run = runSampleUnderMpirun(path, kRanks, "mpi_gains");
     INFO(run.out << run.err);
     REQUIRE(run.exitCode == 0);
     const auto measured = parseRankLines(run.out);

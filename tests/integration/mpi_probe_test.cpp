@@ -28,9 +28,7 @@ TEST_CASE("loops of unsuccessful MPI_Iprobe polls count as waiting, not transfer
     }
     TempDir dir;
     const std::string path = dir / "trace.hpcprof";
-    auto run = runProcess({hpcprofBinary(), "run", "-o", path, "--", "mpirun", "-np", std::to_string(kRanks),
-                           sampleBinary("mpi_probe_wait")},
-                          kMpiTestEnv);
+    auto run = runSampleUnderMpirun(path, kRanks, "mpi_probe_wait");
     INFO(run.out << run.err);
     REQUIRE(run.exitCode == 0);
     const auto measured = parseRankLines(run.out);

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "live_job.hpp"
 #include "process_runner.hpp"
 #include "report_json.hpp"
 
@@ -22,43 +23,8 @@ using namespace hpcprof::test;
 
 namespace {
 
-/// Starts `argv` with its output into `log`; its pid.
-pid_t startProcess(const std::vector<std::string>& argv, const std::string& log) {
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execv(args[0], args.data());
-        _exit(127);
-    }
-    return pid;
-}
 
-/// The status entry of rank `r` in `doc`, or null.
-nlohmann::json statusOf(const nlohmann::json& doc, int r) {
-    if (doc.is_array())
-        for (const auto& p : doc)
-            if (p["rank"] == r) return p;
-    return nullptr;
-}
 
-/// `hpcprof status RAWDIR --json` until `ready(doc)` holds (at most 40 s); the last document.
-template <typename Ready> nlohmann::json statusUntil(const std::string& rawDir, Ready&& ready) {
-    nlohmann::json doc;
-    for (int i = 0; i < 400; ++i) {
-        auto st = runProcess({hpcprofBinary(), "status", rawDir, "--json"});
-        if (st.exitCode == 0) {
-            doc = nlohmann::json::parse(st.out, nullptr, false);
-            if (!doc.is_discarded() && ready(doc)) return doc;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return doc;
-}
 
 nlohmann::json reportOf(const std::string& path) {
     auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});

@@ -100,4 +100,10 @@ const std::vector<std::string> kMpiTestEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_
 
 bool haveMpirun() { return runProcess({"sh", "-c", "command -v mpirun"}).exitCode == 0; }
 
+ProcessResult runSampleUnderMpirun(const std::string& trace, int ranks, const std::string& sample) {
+    return runProcess({hpcprofBinary(), "run", "-o", trace, "--", "mpirun", "-np", std::to_string(ranks),
+                       sampleBinary(sample)},
+                      kMpiTestEnv);
+}
+
 } // namespace hpcprof::test

@@ -47,5 +47,7 @@ std::string sampleBinary(const std::string& name);
 extern const std::vector<std::string> kMpiTestEnv;
 /// Whether mpirun is on the PATH (the MPI tests skip with a note when it is not).
 bool haveMpirun();
+/// `hpcprof run -o trace -- mpirun -np ranks <sample program>` with kMpiTestEnv.
+ProcessResult runSampleUnderMpirun(const std::string& trace, int ranks, const std::string& sample);
 
 } // namespace hpcprof::test
