@@ -184,6 +184,14 @@ void takeThreadHeader(const raw::ThreadFileHeader& h, ThreadRecords& out) {
     }
 }
 
+/// True when the first record slot after the header is empty (or absent).
+bool neverInitialised(const MappedFile& m) {
+    const size_t end = std::min<size_t>(m.size(), raw::kHeaderSize + raw::kRecordSize);
+    for (size_t i = raw::kHeaderSize; i < end; ++i)
+        if (m.data()[i] != 0) return false;
+    return true;
+}
+
 /// Reads the header of thread file `m` into `h` and its fields into `out`. False when there is
 /// nothing more to read: the file is too short or not a thread file (counted in `problems`), or
 /// an unused spare (out.unusedSpare).
@@ -195,7 +203,11 @@ bool readThreadHeader(const fs::path& file, const MappedFile& m, raw::ThreadFile
         return false;
     }
     std::memcpy(static_cast<void*>(&h), m.data(), sizeof(h));
-    if (h.magic == 0 && file.filename().string().rfind("thread-spare-", 0) == 0) {
+    // No magic and no first record: an unused spare, or a thread whose process ended while it
+    // set its file up (the agent writes the magic last and records nothing before it): nothing
+    // was lost, nothing to read (it was reported as damaged now and then in CI). A zeroed header
+    // in front of records is damage.
+    if (h.magic == 0 && neverInitialised(m)) {
         out.unusedSpare = true;
         return false;
     }

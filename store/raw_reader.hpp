@@ -119,7 +119,8 @@ struct ThreadDrops {
 /// One thread file's committed records, in file order.
 struct ThreadRecords {
     /// A spare file the agent made ahead for a thread that never started (thread-spare-<n> with
-    /// an empty header): no thread, nothing lost.
+    /// an empty header), or the file of a thread whose process ended before it finished setting
+    /// it up (empty header, no record): no thread, nothing lost.
     bool unusedSpare = false;
     int32_t tid = 0;
     std::string name;

@@ -50,7 +50,13 @@ public:
 
     void onEvent(const EventRecord& e, const EventContext& ctx) override {
         if (e.categoryId != cat(Category::GpuCommKernel)) countCall(e); // API calls, not their GPU kernels
-        if (e.count > 1 && !ctx.gpuTrack && isProbe(e.nameId)) pollingNs += e.dur;
+        if (e.count > 1 && !ctx.gpuTrack) countPolling(e);
+        keepForWaits(e, ctx);
+    }
+
+    /// GPU kernels without an instance, collective calls and point-to-point calls: what the
+    /// wait states and the step kernels need.
+    void keepForWaits(const EventRecord& e, const EventContext& ctx) {
         if (ctx.gpuTrack && e.categoryId == cat(Category::GpuCommKernel) && (e.communicatorId < 0 || e.seq < 0)) {
             commKernels.push_back({e.ts, e.end(), e.nameId, e.id}); // matched by when they end (step_kernels.hpp)
         } else if (e.communicatorId >= 0 && e.seq >= 0) {
@@ -131,6 +137,10 @@ private:
     /// A loop of unsuccessful MPI_Iprobe / MPI_Improbe polls (an event with count > 1) waits
     /// for a message nobody has sent yet. Not MPI_Test* or CQ polls: the rank's own request or
     /// work request may be in transfer there, which the wait states measure where they can.
+    void countPolling(const EventRecord& e) {
+        if (isProbe(e.nameId)) pollingNs += e.dur;
+    }
+
     bool isProbe(int64_t nameId) {
         if (nameId < 0) return false;
         if (size_t(nameId) >= m_probe.size()) m_probe.resize(size_t(nameId) + 1, -1);

@@ -144,6 +144,18 @@ TEST_CASE("merge converts cut, zeroed and bit-flipped raw files with the damage 
         CHECK(events(out) == 1);
     }
     {
+        // A thread whose process ended while it set its file up: space reserved, no magic, no
+        // record (the agent writes the magic last). Nothing lost: not counted as damage.
+        const fs::path rawDir = f.dir.path() / "never-initialised";
+        const fs::path t = writeCapture(rawDir);
+        const std::string zeros(raw::kHeaderSize + 4 * raw::kRecordSize, '\0');
+        patch(t, 0, zeros.data(), zeros.size());
+        fs::resize_file(t, zeros.size());
+        auto out = f.merge(rawDir, {0});
+        CHECK(stat(out, "raw_files_unreadable") == 0);
+        CHECK(events(out) == 1);
+    }
+    {
         const fs::path rawDir = f.dir.path() / "other-version";
         const fs::path t = writeCapture(rawDir);
         const uint32_t version = 99;
