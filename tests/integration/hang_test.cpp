@@ -70,6 +70,18 @@ const nlohmann::json& callOf(const Hang& h, int r) {
     return calls.empty() ? kNone : calls[0];
 }
 
+/// The wait chain 0 -> 1 -> 2 of the point-to-point hangs: rank 2 in no call (computing), the
+/// only chain, not a cycle, and rank 2 the culprit.
+void checkChainEndsComputing(const Hang& h) {
+    CHECK(h.ranks[2]["unfinished_calls"].empty());
+    const auto& chains = h.doc["hang"]["chains"];
+    REQUIRE(chains.size() == 1);
+    CHECK(chains[0]["ranks"] == nlohmann::json::array({0, 1, 2}));
+    CHECK(chains[0]["cycle"] == false);
+    CHECK(chains[0]["end"].get<std::string>().rfind("computing", 0) == 0);
+    CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({2}));
+}
+
 /// The report of the barrier a rank skipped: ranks 0 and 1 in MPI_Barrier #2, rank 2 computing.
 void checkSkippedBarrier(const std::string& path) {
     auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
@@ -185,13 +197,7 @@ TEST_CASE("a receive whose send never comes: the wait chain 0 -> 1 -> 2, rank 2 
     CHECK(callOf(h, 1)["call"] == "MPI_Recv");
     CHECK(callOf(h, 1)["peer"] == 2);
     CHECK(callOf(h, 1)["tag"] == 8);
-    CHECK(h.ranks[2]["unfinished_calls"].empty());
-    const auto& chains = h.doc["hang"]["chains"];
-    REQUIRE(chains.size() == 1);
-    CHECK(chains[0]["ranks"] == nlohmann::json::array({0, 1, 2}));
-    CHECK(chains[0]["cycle"] == false);
-    CHECK(chains[0]["end"].get<std::string>().rfind("computing", 0) == 0);
-    CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({2}));
+    checkChainEndsComputing(h);
 }
 
 TEST_CASE("waits on non-blocking receives whose sends never come: status shows each wait's peer, "
@@ -236,13 +242,7 @@ TEST_CASE("waits on non-blocking receives whose sends never come: status shows e
     CHECK(callOf(h, 1)["call"] == "MPI_Waitall");
     CHECK(callOf(h, 1)["peer"] == 2);
     CHECK(callOf(h, 1)["tag"] == 18);
-    CHECK(h.ranks[2]["unfinished_calls"].empty());
-    const auto& chains = h.doc["hang"]["chains"];
-    REQUIRE(chains.size() == 1);
-    CHECK(chains[0]["ranks"] == nlohmann::json::array({0, 1, 2}));
-    CHECK(chains[0]["cycle"] == false);
-    CHECK(chains[0]["end"].get<std::string>().rfind("computing", 0) == 0);
-    CHECK(h.doc["hang"]["culprits"] == nlohmann::json::array({2}));
+    checkChainEndsComputing(h);
 }
 
 TEST_CASE("a rank stuck in a read of a FIFO: the others wait for it in a barrier",

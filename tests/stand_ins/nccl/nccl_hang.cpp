@@ -11,6 +11,8 @@
 //          does; ranks 0, 1 and 3 compute (a sleep loop).
 #include <nccl.h>
 
+#include "rank_children.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,12 +113,5 @@ int main(int argc, char** argv) {
         }
         pids.push_back(pid);
     }
-    int worst = 0;
-    for (pid_t p : pids) {
-        int status = 0;
-        waitpid(p, &status, 0);
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        if (code > worst) worst = code;
-    }
-    return worst;
+    return waitForRanks(pids);
 }

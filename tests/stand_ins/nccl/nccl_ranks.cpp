@@ -5,6 +5,8 @@
 // by tests/integration/gpu_nccl_test.cpp; the expected trace is spelled out there.
 #include <nccl.h>
 
+#include "rank_children.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,12 +127,5 @@ int main(int argc, char** argv) {
         }
         pids.push_back(pid);
     }
-    int worst = 0;
-    for (pid_t p : pids) {
-        int status = 0;
-        waitpid(p, &status, 0);
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        if (code > worst) worst = code;
-    }
-    return worst;
+    return waitForRanks(pids);
 }
