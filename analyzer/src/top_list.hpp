@@ -16,9 +16,10 @@ namespace hpcprof::analyzer {
 
 struct TopAccumulator {
     std::unordered_map<int64_t, TopItem> items;
-    void add(int64_t key, int64_t dur, int64_t bytes) {
+    /// `calls`: the calls the event stands for (a folded loop of polls is one event).
+    void add(int64_t key, int64_t dur, int64_t bytes, int64_t calls = 1) {
         TopItem& t = items[key];
-        ++t.count;
+        t.count += calls;
         t.totalNs += dur;
         t.maxNs = std::max(t.maxNs, dur);
         if (bytes > 0) t.bytes += bytes;

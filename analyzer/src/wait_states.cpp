@@ -32,9 +32,10 @@ struct WaitTables {
         return s;
     }
     /// `rank` made others wait `ns` (in one instance or message; `eventId` is its call).
-    void blame(int64_t rank, int64_t ns, int64_t eventId) {
+    void blame(int64_t rank, int64_t ns, int64_t eventId, bool inCollective = false) {
         Straggler& s = straggler(rank);
         s.inflictedWaitNs += ns;
+        if (inCollective) s.inflictedInCollectivesNs += ns;
         if (ns > s.maxInflictedNs) {
             s.maxInflictedNs = ns;
             s.exampleEventId = eventId;
@@ -81,7 +82,7 @@ void waitAtNxN(const Calls& calls, const std::vector<uint32_t>& order, size_t i,
     }
     if (blamed > 0) {
         ++t.strag[lastCall.rank].timesLast;
-        t.blame(lastCall.rank, blamed, lastCall.eventId);
+        t.blame(lastCall.rank, blamed, lastCall.eventId, true);
     }
 }
 

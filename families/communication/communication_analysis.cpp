@@ -41,6 +41,7 @@ public:
           m_index(index) {}
 
     void beginTrack(const TrackInfo& t, bool gpuTrack) override {
+        m_outerCallEnd = INT64_MIN;
         if (gpuTrack || !t.firstEventId || !t.lastEventId) return;
         m_tagRange.reset();
         m_tagRange.bind(1, *t.firstEventId);
@@ -49,7 +50,10 @@ public:
     }
 
     void onEvent(const EventRecord& e, const EventContext& ctx) override {
-        if (e.categoryId != cat(Category::GpuCommKernel)) countCall(e); // API calls, not their GPU kernels
+        if (e.categoryId != cat(Category::GpuCommKernel)) { // API calls, not their GPU kernels
+            countCall(e);
+            addToTopCalls(e);
+        }
         if (e.count > 1 && !ctx.gpuTrack) countPolling(e);
         keepForWaits(e, ctx);
     }
@@ -109,8 +113,17 @@ public:
     int64_t smallCallRank = 0;
     int64_t pollingNs = 0; ///< RankWait::pollingNs: in loops of unsuccessful probes
     TopAccumulator topCollectives;
+    TopAccumulator topCalls; ///< outermost communication calls by name (mpiP's aggregate view)
 
 private:
+    /// A call inside another communication call (the sockets of MPI_Init, a PMPI call made by
+    /// the library itself) is part of the outer one's time: counted once, as the outer call.
+    void addToTopCalls(const EventRecord& e) {
+        if (e.ts < m_outerCallEnd) return;
+        m_outerCallEnd = e.end();
+        topCalls.add(e.nameId, e.dur, e.bytes, e.count);
+    }
+
     /// A communication call: counted, and among the small ones when it moves < 64 KiB.
     void countCall(const EventRecord& e) {
         m_commCalls += e.count;
@@ -158,6 +171,7 @@ private:
     std::vector<std::pair<int64_t, int64_t>> m_tags; ///< (event id, tag)
     std::vector<CollectiveCall> m_cpuCollectives, m_gpuCollectives;
     int64_t m_commCalls = 0, m_smallCalls = 0, m_smallNs = 0;
+    int64_t m_outerCallEnd = INT64_MIN; ///< end of the outermost communication call on this track
     std::vector<int64_t> m_examples;
 };
 
@@ -268,7 +282,7 @@ public:
         std::vector<SmallCalls> small;
         std::map<int64_t, int64_t> polling; // by rank
         std::map<int64_t, std::vector<CommKernel>> commKernels; // by rank
-        TopAccumulator top;
+        TopAccumulator top, topCalls;
         messages.ranks.reserve(scans.size());
         for (auto& s : scans) {
             auto& scan = static_cast<CommunicationScan&>(*s);
@@ -278,6 +292,7 @@ public:
             collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
             messages.ranks.push_back(std::move(scan.messages));
             top.merge(scan.topCollectives);
+            topCalls.merge(scan.topCalls);
             s.reset(); // the collectives now live in the merged deque
         }
         HPCPROF_RETURN_IF_ERROR(addCompletions(ctx, messages));
@@ -298,7 +313,9 @@ public:
         addLargeCollectiveFacts(collectives, an.waits, an.ranks);
         addSmallCallWaits(small, an.waits, an.ranks);
         an.waits.waitByEvent.release(); // an entry per waiting call: its users are done
-        an.topCollectives = top.top(ctx.options.topItems, [&](int64_t id) { return ctx.index.string(id); });
+        const auto name = [&](int64_t id) { return ctx.index.string(id); };
+        an.topCollectives = top.top(ctx.options.topItems, name);
+        an.topCommunication = topCalls.top(ctx.options.topItems, name);
         ctx.collectives = std::move(collectives);
         return {};
     }

@@ -101,6 +101,25 @@ void checkBlame(const nlohmann::json& doc, const std::map<int64_t, RankMeasured>
     CHECK_FALSE(findingIn(doc, "small-messages"));
 }
 
+/// The report's "top communication calls": every call of the program by name, counted one by
+/// one, with the time the program measured inside them; the straggler's inflicted wait is all
+/// in messages (the program calls no collective).
+void checkTopCallsAndBlameSplit(const nlohmann::json& doc, const std::map<int64_t, RankMeasured>& measured) {
+    std::map<std::string, nlohmann::json> top;
+    for (const auto& t : doc["top"]["communication"]) top[t["name"]] = t;
+    REQUIRE(top.count("MPI_Sendrecv"));
+    REQUIRE(top.count("MPI_Sendrecv_replace"));
+    CHECK(top["MPI_Sendrecv"]["count"] == kRanks * 2 * kItersSendrecv);
+    CHECK(top["MPI_Sendrecv_replace"]["count"] == kRanks * 2 * kItersReplace);
+    double programS = 0;
+    for (const auto& [rank, m] : measured) programS += m.callsS;
+    const double reportS =
+        (top["MPI_Sendrecv"]["total_ns"].get<double>() + top["MPI_Sendrecv_replace"]["total_ns"].get<double>()) * 1e-9;
+    INFO("top calls " << reportS << " s, the program measured " << programS << " s");
+    CHECK(std::abs(reportS - programS) <= 0.10 * programS);
+    for (const auto& s : doc["stragglers"]) CHECK(s["inflicted_in_collectives_ns"] == 0);
+}
+
 } // namespace
 
 TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and blamed on the late rank",
@@ -126,6 +145,7 @@ TEST_CASE("waits inside MPI_Sendrecv and MPI_Sendrecv_replace are matched and bl
     INFO(doc["wait_states"].dump() << "\n" << doc["stragglers"].dump());
     checkWaits(doc, measured);
     checkBlame(doc, measured, q);
+    checkTopCallsAndBlameSplit(doc, measured);
 }
 
 TEST_CASE("MPI_Sendrecv and MPI_Sendrecv_replace through the Fortran 2008 binding are matched",

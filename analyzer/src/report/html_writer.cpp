@@ -268,12 +268,15 @@ std::string stragglersHtml(const Analysis& a) {
     const std::vector<Straggler> stragglers(
         a.waits.stragglers.begin(), a.waits.stragglers.begin() + long(std::min(a.waits.stragglers.size(), kStragglerRows)));
     if (stragglers.empty()) return {};
-    std::string b = "<h2>Stragglers</h2>\n<table><tr><th>rank</th><th>last in (collectives)</th><th>others waited</th><th>worst instance</th></tr>\n";
+    std::string b = "<h2>Stragglers</h2>\n";
+    if (const std::string waits = waitStatesLine(a.waits); !waits.empty()) b += "<p>Wait states: " + htmlEscape(waits) + ".</p>\n";
+    b += "<table><tr><th>rank</th><th>last in (collectives)</th><th>others waited</th><th>where</th><th>worst instance</th></tr>\n";
     for (const auto& st : stragglers) {
         // A rank late only in point-to-point messages was last in no collective: no "0 of 0".
         const std::string last = st.instances > 0 ? fmt::format("{} of {}", st.timesLast, st.instances) : "-";
-        b += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-                         st.rank, last, dur(double(st.inflictedWaitNs)), dur(double(st.maxInflictedNs)));
+        b += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td></tr>\n",
+                         st.rank, last, dur(double(st.inflictedWaitNs)), htmlEscape(inflictedSplit(st)),
+                         dur(double(st.maxInflictedNs)));
     }
     b += "</table>\n";
     const std::string more = stragglersLeftOut(a);
@@ -328,7 +331,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += stepsHtml(a);
     b += "<h2>Top lists</h2>\n";
     const FileLists files = splitFiles(a);
-    b += topTable("Kernels", a.topKernels) + topTable("Collectives", a.topCollectives) +
+    b += topTable("Kernels", a.topKernels) + topTable("Communication calls", a.topCommunication) +
          topTable("Files (the program's data)", files.data) +
          topTable("Other files (runtime, /proc and /sys, devices, pipes and sockets; not in the I/O findings)",
                   files.other, true);

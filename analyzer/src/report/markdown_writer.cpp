@@ -50,14 +50,16 @@ std::string ranksMarkdown(const Analysis& a) {
                          dur(r.waitNs));
     }
     o += shown.summary.empty() ? "\n" : "\n" + shown.summary + "\n\n";
+    if (const std::string waits = waitStatesLine(a.waits); !waits.empty())
+        o += "### Wait states\n\n" + markdownEscape(waits) + ".\n\n";
     if (!a.waits.stragglers.empty()) {
-        o += "### Stragglers\n\n| rank | last in | others waited |\n|---:|---:|---:|\n";
+        o += "### Stragglers\n\n| rank | last in | others waited | where |\n|---:|---:|---:|---|\n";
         const auto& all = a.waits.stragglers;
         for (size_t i = 0; i < all.size() && i < kStragglerRows; ++i) { // "-": late in messages only
             const Straggler& st = all[i];
-            o += fmt::format("| {} | {} | {} |\n", st.rank,
+            o += fmt::format("| {} | {} | {} | {} |\n", st.rank,
                              st.instances > 0 ? fmt::format("{} of {}", st.timesLast, st.instances) : "-",
-                             dur(st.inflictedWaitNs));
+                             dur(st.inflictedWaitNs), inflictedSplit(st));
         }
         const std::string more = stragglersLeftOut(a);
         o += more.empty() ? "\n" : "\n" + more + ".\n\n";
@@ -172,7 +174,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
         o += "\n";
     };
     top("Top kernels", a.topKernels);
-    top("Top collectives", a.topCollectives);
+    top("Top communication calls", a.topCommunication);
     const FileLists files = splitFiles(a);
     top("Top files (the program's data)", files.data);
     o += otherFilesMarkdown(files.other);

@@ -139,7 +139,9 @@ json stragglersJson(const std::vector<Straggler>& stragglers) {
     json strag = json::array();
     for (const auto& st : stragglers)
         strag.push_back({{"rank", st.rank}, {"times_last", st.timesLast}, {"instances", st.instances},
-                         {"inflicted_wait_ns", st.inflictedWaitNs}, {"max_instance_wait_ns", st.maxInflictedNs},
+                         {"inflicted_wait_ns", st.inflictedWaitNs},
+                         {"inflicted_in_collectives_ns", st.inflictedInCollectivesNs},
+                         {"max_instance_wait_ns", st.maxInflictedNs},
                          {"example_event_id", st.exampleEventId}});
     return strag;
 }
@@ -236,6 +238,7 @@ json detail::reportJson(const Analysis& a, bool stepItems) {
     doc["stragglers"] = stragglersJson(a.waits.stragglers);
     doc["steps"] = stepsJson(a.steps, stepItems);
     doc["top"] = {{"kernels", topJson(a.topKernels)}, {"collectives", topJson(a.topCollectives)},
+                  {"communication", topJson(a.topCommunication)},
                   {"files", topJson(a.topFiles)}, {"file_classes", fileClassesJson(a.ioByClass)}};
     doc["findings"] = findingsJson(a.findings);
     doc["data_quality"] = dataQualityJson(a.warnings);

@@ -207,8 +207,8 @@ std::string processTable(const Analysis& a) {
 std::string stragglerLine(const Straggler& st) {
     const std::string last =
         st.instances > 0 ? fmt::format("last in {} of {} collectives, ", st.timesLast, st.instances) : "";
-    return fmt::format("  rank {:<5} {}others waited {} in total\n", st.rank, last,
-                       formatDuration(double(st.inflictedWaitNs)));
+    return fmt::format("  rank {:<5} {}others waited {} in total ({})\n", st.rank, last,
+                       formatDuration(double(st.inflictedWaitNs)), inflictedSplit(st));
 }
 
 namespace {
@@ -247,6 +247,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
     o += breakdownText(s);
     o += popText(a.pop);
     o += rankTable(a) + processTable(a);
+    if (const std::string waits = waitStatesLine(a.waits); !waits.empty()) o += "\nWait states\n  " + waits + "\n";
     if (!a.waits.stragglers.empty()) {
         o += "\nStragglers (others waited for them)\n";
         const auto& all = a.waits.stragglers;
@@ -261,7 +262,8 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
             o += fmt::format("  {:>10} {:>8} calls  {}\n", formatDuration(double(t.totalNs)), t.count, t.name);
     };
     top("Top kernels", a.topKernels);
-    top("Top collectives", a.topCollectives);
+    top("Top communication calls (all ranks; a call made inside another counted as the outer one)",
+        a.topCommunication);
     const FileLists files = splitFiles(a);
     top("Top files (the program's data)", files.data);
     o += otherFilesText(files.other);

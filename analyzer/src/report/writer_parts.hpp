@@ -113,6 +113,12 @@ std::vector<int64_t> computeKey(const analyzer::Analysis& a);
 inline constexpr size_t kStragglerRows = 10;
 /// "12 more ranks made others wait less (--format json lists all)", or "" when none is left out.
 std::string stragglersLeftOut(const analyzer::Analysis& a);
+/// The job's wait time split by kind (late senders, late receivers, collectives, polling), or
+/// "" when nobody waited (wait_text.cpp).
+std::string waitStatesLine(const analyzer::WaitStates& w);
+/// Where a straggler's inflicted wait was: "17 ms in collectives, 605 ms for its messages", or
+/// "in collectives" / "for its messages" when it is all one kind.
+std::string inflictedSplit(const analyzer::Straggler& s);
 
 /// Which window the report used and why: "steps 0-7 (ProfilerStep (profiler steps)), 2.43 s of
 /// 3.37 s recorded; --window all for the whole span" (window_steps.cpp).

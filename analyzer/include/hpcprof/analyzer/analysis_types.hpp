@@ -194,7 +194,8 @@ struct Straggler {
     int64_t rank = 0;
     int64_t timesLast = 0;        ///< collective instances it entered last (others waited)
     int64_t instances = 0;        ///< complete instances it took part in
-    int64_t inflictedWaitNs = 0;  ///< others' wait attributed to it (collectives + late sends)
+    int64_t inflictedWaitNs = 0;  ///< others' wait attributed to it (collectives + messages)
+    int64_t inflictedInCollectivesNs = 0; ///< the part in collectives (the rest: its late sends and receives)
     int64_t maxInflictedNs = 0;   ///< largest single instance
     int64_t exampleEventId = 0;   ///< its event in the worst instance
 };
@@ -373,6 +374,9 @@ struct Analysis {
     StepStats steps;
     std::vector<Finding> findings; ///< by estimated gain, descending
     std::vector<TopItem> topKernels, topCollectives;
+    /// Every outermost communication call (MPI, NCCL API, sockets, verbs) by name: where the
+    /// communication time went, collective or not (mpiP's aggregate time).
+    std::vector<TopItem> topCommunication;
     /// Every kernel name (GPU kernels and communication kernels), by total time: what a diff
     /// compares (the top lists would turn a kernel that left the top into "gone").
     std::vector<TopItem> kernels;
