@@ -71,6 +71,17 @@ void diffTop(AnalysisDiff& d, const char* scope, const std::vector<TopItem>& bas
     for (const auto& [name, v] : m) addTimeRow(d, scope, name, v.first, v.second);
 }
 
+/// The communication calls that are not collectives (those have their own rows): the sends,
+/// receives, waits and probes whose time changed.
+std::vector<TopItem> pointToPointCalls(const Analysis& a) {
+    std::set<std::string> collectives;
+    for (const auto& t : a.topCollectives) collectives.insert(t.name);
+    std::vector<TopItem> calls;
+    for (const auto& t : a.topCommunication)
+        if (!collectives.count(t.name)) calls.push_back(t);
+    return calls;
+}
+
 std::vector<std::string> workingDirs(const Analysis& a) {
     std::set<std::string> dirs;
     for (const auto& r : a.ranks)
@@ -196,6 +207,7 @@ AnalysisDiff diffAnalyses(const Analysis& base, const Analysis& next, const Diff
     diffTop(d, "kernel", base.kernels.empty() ? base.topKernels : base.kernels,
             next.kernels.empty() ? next.topKernels : next.kernels, byName);
     diffTop(d, "collective", base.topCollectives, next.topCollectives, byName);
+    diffTop(d, "call", pointToPointCalls(base), pointToPointCalls(next), byName);
     // Files by their path relative to the run's working directory, so that the same program run
     // in two folders compares its own files with each other.
     const std::vector<std::string> dirs[2] = {workingDirs(base), workingDirs(next)};

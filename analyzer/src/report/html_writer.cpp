@@ -355,7 +355,7 @@ std::string htmlDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates
     }
     b += "</table>\n";
     if (size_t hidden = diffRowsNotListed(d))
-        b += fmt::format("<p>{} rank, kernel, collective and file rows within the noise floor are not listed.</p>\n", hidden);
+        b += fmt::format("<p>{} rank, kernel, collective, call and file rows within the noise floor are not listed.</p>\n", hidden);
     return page("hpcprof diff", b, o);
 }
 

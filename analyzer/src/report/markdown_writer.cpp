@@ -206,7 +206,7 @@ std::string markdownDiff(const AnalysisDiff& d, const std::vector<GateResult>& g
                          r.regression() ? "**regression**" : verdictName(r.verdict));
     }
     if (size_t hidden = diffRowsNotListed(d))
-        o += fmt::format("\n{} rank, kernel, collective and file rows within the noise floor are not listed.\n", hidden);
+        o += fmt::format("\n{} rank, kernel, collective, call and file rows within the noise floor are not listed.\n", hidden);
     return o;
 }
 

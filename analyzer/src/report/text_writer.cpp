@@ -291,7 +291,7 @@ std::string textDiff(const AnalysisDiff& d, const std::vector<GateResult>& gates
                          diffValueText(r, r.next), diffChangeText(r), verdict);
     }
     if (size_t hidden = diffRowsNotListed(d))
-        o += fmt::format("({} rank, kernel, collective and file rows within the noise floor not listed; --format json lists them)\n",
+        o += fmt::format("({} rank, kernel, collective, call and file rows within the noise floor not listed; --format json lists them)\n",
                          hidden);
     if (!gates.empty()) {
         o += "\nGates\n";

@@ -115,3 +115,17 @@ TEST_CASE("workers are matched by role, program and start order, not by pid", "[
     CHECK_FALSE(added.deltaPct.has_value());
     for (const auto& r : slower.rows) CHECK(r.name.find("mpirun") == std::string::npos);
 }
+
+TEST_CASE("communication calls that are not collectives get their own rows; collectives are not repeated",
+          "[unit][diff]") {
+    Analysis base = analysisOf(1'000'000'000, 0, "", {}), next = analysisOf(1'000'000'000, 0, "", {});
+    base.topCollectives = {file("MPI_Allreduce", 100'000'000)};
+    next.topCollectives = {file("MPI_Allreduce", 100'000'000)};
+    base.topCommunication = {file("MPI_Send", 200'000'000), file("MPI_Allreduce", 100'000'000)};
+    next.topCommunication = {file("MPI_Send", 400'000'000), file("MPI_Allreduce", 100'000'000)};
+    const auto d = diffAnalyses(base, next);
+    CHECK(rowOf(d, "call", "MPI_Send").regression());
+    CHECK(rowOf(d, "call", "MPI_Send").deltaPct.value() == Approx(100.0));
+    CHECK(rowOf(d, "collective", "MPI_Allreduce").verdict == DiffVerdict::Same);
+    for (const auto& r : d.rows) CHECK_FALSE((r.scope == "call" && r.name == "MPI_Allreduce"));
+}
