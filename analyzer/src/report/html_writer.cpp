@@ -216,9 +216,11 @@ std::string findingsHtml(const Analysis& a) {
                          severityName(f.severity), severityName(f.severity), htmlEscape(f.id), htmlEscape(f.title));
         std::string noun = unitNoun(a, f.ranks.size());
         noun[0] = char(std::toupper(static_cast<unsigned char>(noun[0])));
-        b += fmt::format("<p>Could save <b>{}</b> (up to {} alone). {}: {}.</p>\n<p>Evidence: {}</p>\n"
+        std::string gain = gainText(f);
+        gain[0] = char(std::toupper(static_cast<unsigned char>(gain[0])));
+        b += fmt::format("<p>{}. {}: {}.</p>\n<p>Evidence: {}</p>\n"
                          "<p>Suggestion: {}</p>\n",
-                         dur(double(f.exclusiveGainNs)), dur(double(f.estimatedGainNs)), noun, htmlEscape(rankList(f.ranks)),
+                         htmlEscape(gain), noun, htmlEscape(rankList(f.ranks)),
                          htmlEscape(evidenceText(f)),
                          htmlEscape(f.suggestion));
         b += viewCommandsHtml(a, f);

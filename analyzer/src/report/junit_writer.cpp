@@ -61,8 +61,7 @@ std::string junitReport(const Analysis& a, const std::vector<GateResult>& gates,
     for (const auto& f : a.findings) {
         if (f.severity < o.junitSeverity) continue;
         cases.push_back({"hpcprof.findings", f.id + ": " + f.title,
-                         fmt::format("{} (could save {}, up to {} alone)", f.title,
-                                     formatDuration(double(f.exclusiveGainNs)), formatDuration(double(f.estimatedGainNs))),
+                         fmt::format("{} ({})", f.title, gainText(f)),
                          severityName(f.severity),
                          fmt::format("ranks: {}\nevidence: {}\nsuggestion: {}", rankList(f.ranks), evidenceText(f),
                                      f.suggestion),

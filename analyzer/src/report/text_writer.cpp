@@ -51,6 +51,14 @@ std::string evidenceText(const Finding& f) {
     return out;
 }
 
+std::string gainText(const Finding& f) {
+    const std::string alone = formatDuration(double(f.estimatedGainNs));
+    if (f.exclusiveGainNs <= 0 && f.estimatedGainNs > 0)
+        return fmt::format("up to {} alone, all of it time a finding above already counts", alone);
+    if (f.exclusiveGainNs == f.estimatedGainNs) return "could save " + alone;
+    return fmt::format("could save {}, up to {} alone", formatDuration(double(f.exclusiveGainNs)), alone);
+}
+
 std::string dataLossList(const Analysis& a) {
     std::string out;
     for (const auto& w : a.warnings)
@@ -222,8 +230,7 @@ std::string findingsText(const Analysis& a) {
                          "time another finding above already claims not counted again)\n",
                          formatDuration(double(a.findingsGainNs)), formatDuration(double(a.pop.runtimeNs)));
     for (const auto& f : a.findings) {
-        o += fmt::format("  [{}] {}: {} (could save {}, up to {} alone; {} {})\n", severityName(f.severity), f.id,
-                         f.title, formatDuration(double(f.exclusiveGainNs)), formatDuration(double(f.estimatedGainNs)),
+        o += fmt::format("  [{}] {}: {} ({}; {} {})\n", severityName(f.severity), f.id, f.title, gainText(f),
                          unitNoun(a, f.ranks.size()), rankList(f.ranks));
         o += fmt::format("      evidence: {}\n", evidenceText(f));
         o += fmt::format("      suggestion: {}\n", f.suggestion);

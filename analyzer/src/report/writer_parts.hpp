@@ -36,6 +36,11 @@ std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateRe
 std::string gateLine(const GateResult& g);
 /// Evidence as "name=value unit, ..."
 std::string evidenceText(const analyzer::Finding& f);
+/// What a finding could save: "could save 763 ms, up to 1.28 s alone"; "could save 743 ms" when
+/// no finding above claims any of it; "up to 787 ms alone, all of it time a finding above
+/// already counts" when it adds nothing to them (a plain "could save 0 ns" reads as "no
+/// problem" beside its severity, which comes from the time alone).
+std::string gainText(const analyzer::Finding& f);
 /// `word` as one shell word: unchanged when the shell takes it literally, else in single quotes.
 std::string shellQuote(const std::string& word);
 /// The command that opens the GUI at a finding or an event of this report:
