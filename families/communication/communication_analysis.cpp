@@ -16,6 +16,7 @@
 #include "name_flags.hpp"
 #include "step_kernels.hpp"
 #include "thresholds.hpp"
+#include "small_call_floor.hpp"
 #include "top_list.hpp"
 #include "trace_access.hpp"
 #include "wait_states.hpp"
@@ -78,6 +79,8 @@ public:
         f.commCalls += m_commCalls;
         f.smallCommCalls += m_smallCalls;
         f.smallCommNs += m_smallNs;
+        f.smallCommFloorNs += m_smallFloor.floorNs();
+        m_smallFloor = {};
         if (!m_examples.empty()) f.examples["small_comm"] = std::move(m_examples);
         const int64_t rank = end.breakdown.rank;
         smallCallRank = rank;
@@ -130,6 +133,7 @@ private:
         if (e.bytes < 0 || e.bytes >= threshold::kSmallRequestBytes) return;
         m_smallCalls += e.count;
         m_smallNs += e.dur;
+        m_smallFloor.add(e.nameId, e.dur / std::max<int64_t>(1, e.count), e.count);
         smallCallIds.push_back(e.id);
         if (m_examples.size() < 3) m_examples.push_back(e.id);
     }
@@ -171,6 +175,7 @@ private:
     std::vector<std::pair<int64_t, int64_t>> m_tags; ///< (event id, tag)
     std::vector<CollectiveCall> m_cpuCollectives, m_gpuCollectives;
     int64_t m_commCalls = 0, m_smallCalls = 0, m_smallNs = 0;
+    families::SmallCallFloor m_smallFloor;
     int64_t m_outerCallEnd = INT64_MIN; ///< end of the outermost communication call on this track
     std::vector<int64_t> m_examples;
 };

@@ -3,6 +3,8 @@
 // must not. Traces are tiny and built by hand; the numbers are in the comments.
 #include <catch2/catch.hpp>
 
+#include "families/communication/small_call_floor.hpp"
+
 #include <functional>
 #include <set>
 
@@ -156,6 +158,39 @@ TEST_CASE("rule small-messages fires on 200 sends of 100 bytes, not on 200 sends
     CHECK(f->estimatedGainNs == 1000);
     CHECK(f->eventIds.size() == 3);
     CHECK_FALSE(find(run(build(1 << 20)), "small-messages"));
+}
+
+TEST_CASE("rule small-messages claims at most each call at the fast end of its kind", "[analyzer][advice]") {
+    // 200 sends of 100 B: 20 take 5 ns, 180 take 50 ns (a CPU shared with other ranks). Packing
+    // them saves per-call costs, which the fastest tenth bounds: 200 x 5 = 1000 (5 % of the
+    // 20000 window: fires), not the 9100 the calls take.
+    auto build = [](int64_t slowDur) {
+        return [slowDur](test::TraceBuilder& b) {
+            int t = b.rank(0, 0, 20000, 1);
+            for (int i = 0; i < 200; ++i)
+                b.event(t, Category::MpiP2p, "MPI_Isend", 80 * i, i % 10 == 0 ? 5 : slowDur)
+                    .withPeer(1).withTag(0).withBytes(100);
+        };
+    };
+    const Analysis a = run(build(50));
+    const Finding* f = find(a, "small-messages");
+    REQUIRE(f);
+    CHECK(evidence(*f, "small_calls_ns") == 20 * 5 + 180 * 50);
+    CHECK(evidence(*f, "small_calls_floor_ns") == 200 * 5);
+    CHECK(f->estimatedGainNs == 1000);
+}
+
+TEST_CASE("the small-call floor: 10th percentile per name, on a log scale of 4 buckets per doubling",
+          "[analyzer][advice]") {
+    families::SmallCallFloor floor;
+    for (int i = 0; i < 9; ++i) floor.add(1, 1600, 1); // 1600 lies in [1536, 1792)
+    floor.add(1, 100'000, 1);
+    floor.add(2, 7, 10); // a folded loop of 10 calls of 7 ns
+    floor.add(2, 0, 1);
+    CHECK(floor.floorOf(1) == 1536);
+    CHECK(floor.floorOf(2) == 7); // 10 % of 11 calls: the 0-ns call and then the 7s
+    CHECK(floor.floorOf(3) == 0);
+    CHECK(floor.floorNs() == 10 * 1536 + 11 * 7);
 }
 
 TEST_CASE("rule small-messages leaves out the wait for late senders inside the small calls",

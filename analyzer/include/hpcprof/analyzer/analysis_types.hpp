@@ -64,6 +64,9 @@ struct AnalysisOptions {
 struct RankFacts {
     int64_t commCalls = 0, smallCommCalls = 0, smallCommNs = 0;   ///< bytes < 64 KiB
     int64_t smallCommWaitNs = 0; ///< of smallCommNs: waiting for late partners (wait states)
+    /// Each small call at its name's 10th-percentile duration, summed: the most packing or
+    /// fusing them can remove (families/communication/small_call_floor.hpp)
+    int64_t smallCommFloorNs = 0;
     /// POSIX/MPI-IO data calls (read/write family) on application data files; small: < 64 KiB
     int64_t ioCalls = 0, smallIoCalls = 0, smallIoNs = 0;
     int64_t ioBytes = 0;
