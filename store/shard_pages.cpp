@@ -2,6 +2,8 @@
 #include "shard_pages.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,11 +24,7 @@ void put16(uint8_t* p, uint32_t v) { p[0] = uint8_t(v >> 8), p[1] = uint8_t(v); 
 void put32(uint8_t* p, uint32_t v) { p[0] = uint8_t(v >> 24), p[1] = uint8_t(v >> 16), p[2] = uint8_t(v >> 8), p[3] = uint8_t(v); }
 
 /// SQLite's varint: 7 bits a byte, high bit set on all but the last; a 9th byte holds 8 bits.
-int getVarint(const uint8_t* p, uint64_t* v) {
-    if (p[0] < 0x80) {
-        *v = p[0];
-        return 1;
-    }
+int getVarintSlow(const uint8_t* p, uint64_t* v) {
     uint64_t x = 0;
     for (int i = 0; i < 8; ++i) {
         x = x << 7 | (p[i] & 0x7f);
@@ -39,11 +37,7 @@ int getVarint(const uint8_t* p, uint64_t* v) {
     return 9;
 }
 
-int putVarint(uint8_t* p, uint64_t v) {
-    if (v < 0x80) { // most serial types and header sizes
-        p[0] = uint8_t(v);
-        return 1;
-    }
+int putVarintSlow(uint8_t* p, uint64_t v) {
     if (v >> 56) {
         p[8] = uint8_t(v);
         v >>= 8;
@@ -59,6 +53,23 @@ int putVarint(uint8_t* p, uint64_t v) {
     buf[0] &= 0x7f;
     for (int i = 0; i < n; ++i) p[i] = buf[n - 1 - i];
     return n;
+}
+
+// One byte: most serial types and header sizes (the per-row path).
+inline int getVarint(const uint8_t* p, uint64_t* v) {
+    if (p[0] < 0x80) {
+        *v = p[0];
+        return 1;
+    }
+    return getVarintSlow(p, v);
+}
+
+inline int putVarint(uint8_t* p, uint64_t v) {
+    if (v < 0x80) {
+        p[0] = uint8_t(v);
+        return 1;
+    }
+    return putVarintSlow(p, v);
 }
 
 int varintLen(uint64_t v) {
@@ -193,9 +204,26 @@ struct PageFile {
         usable = pageSize - h[20];
         return {};
     }
+    /// The whole file mapped (shards: their pages read in place, not copied out).
+    Status map() {
+        struct stat st{};
+        if (fstat(fd, &st) != 0 || st.st_size < off_t(pageSize)) return Status::error("cannot map a shard");
+        void* p = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) return Status::error("cannot map a shard");
+        madvise(p, size_t(st.st_size), MADV_SEQUENTIAL);
+        mapped = static_cast<const uint8_t*>(p);
+        mappedPages = uint32_t(uint64_t(st.st_size) / pageSize);
+        return {};
+    }
+    /// Page `pgno` of a mapped file, nullptr past its end.
+    const uint8_t* at(uint32_t pgno) const { return pgno >= 1 && pgno <= mappedPages ? mapped + uint64_t(pgno - 1) * pageSize : nullptr; }
+
     ~PageFile() {
+        if (mapped) munmap(const_cast<uint8_t*>(mapped), size_t(mappedPages) * pageSize);
         if (fd >= 0) ::close(fd);
     }
+    const uint8_t* mapped = nullptr;
+    uint32_t mappedPages = 0;
     bool read(uint32_t pgno, uint8_t* buf) const {
         return pread(fd, buf, pageSize, off_t(pgno - 1) * pageSize) == ssize_t(pageSize);
     }
@@ -211,9 +239,8 @@ public:
     /// false: stop (past `last`, or an error in m_error).
     bool page(uint32_t pgno, int depth) {
         if (depth > 20) return fail("b-tree too deep");
-        if (size_t(depth) >= m_buffers.size()) m_buffers.emplace_back(m_f.pageSize);
-        uint8_t* p = m_buffers[size_t(depth)].data();
-        if (!m_f.read(pgno, p)) return fail("short read");
+        const uint8_t* p = m_f.at(pgno);
+        if (!p) return fail("page past the end of the file");
         const uint8_t* hdr = p + (pgno == 1 ? 100 : 0);
         const uint32_t cells = get16(hdr + 3);
         if (hdr[0] == kLeafTable) return leaf(p, hdr, cells);
@@ -224,8 +251,6 @@ public:
             getVarint(c + 4, &key);
             if (int64_t(key) >= m_first && !page(get32(c), depth + 1)) return false;
             if (int64_t(key) >= m_last) return false;
-            p = m_buffers[size_t(depth)].data(); // the recursion may have grown m_buffers
-            hdr = p + (pgno == 1 ? 100 : 0);
         }
         return page(get32(hdr + 8), depth + 1);
     }
@@ -255,7 +280,6 @@ private:
     const PageFile& m_f;
     int64_t m_first, m_last;
     Emit& m_emit;
-    std::vector<std::vector<uint8_t>> m_buffers;
 };
 
 } // namespace
@@ -418,6 +442,7 @@ Status TableAppender::append(const std::filesystem::path& shard, uint32_t shardR
     State& s = *m_state;
     PageFile in;
     HPCPROF_RETURN_IF_ERROR(in.open(shard, O_RDONLY));
+    HPCPROF_RETURN_IF_ERROR(in.map());
     Status failed;
     const bool asIs = std::all_of(ops.begin(), ops.end(), [](const ColumnOp& o) { return o.kind == ColumnOp::Kind::Copy; });
     auto emit = [&](int64_t rowid, const uint8_t* rec, int64_t size) {
