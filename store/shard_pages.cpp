@@ -15,7 +15,6 @@ namespace hpcprof::store {
 namespace {
 
 constexpr uint8_t kLeafTable = 0x0D, kInteriorTable = 0x05;
-constexpr uint64_t kPendingByte = 0x40000000; // SQLite never uses the page holding this offset
 constexpr size_t kMaxColumns = 64;
 
 uint32_t get16(const uint8_t* p) { return uint32_t(p[0]) << 8 | p[1]; }
@@ -289,6 +288,7 @@ struct TableAppender::State {
     std::filesystem::path path;
     uint32_t root = 0, pages = 0; ///< the table's root; the file's pages before the append
     uint32_t next = 0;            ///< last page number given out
+    uint64_t pendingByte = 0;     ///< SQLite never uses the page holding this offset (its locks)
     std::vector<uint8_t> leaf;    ///< the leaf being filled
     uint32_t cells = 0, content = 0;
     int64_t leafMax = 0, lastRowid = INT64_MIN, rows = 0;
@@ -299,7 +299,7 @@ struct TableAppender::State {
 
     uint32_t allocate() {
         ++next;
-        if (uint64_t(next - 1) * file.pageSize <= kPendingByte && kPendingByte < uint64_t(next) * file.pageSize) ++next;
+        if (uint64_t(next - 1) * file.pageSize <= pendingByte && pendingByte < uint64_t(next) * file.pageSize) ++next;
         return next;
     }
 
@@ -416,9 +416,11 @@ TableAppender::~TableAppender() = default;
 
 int64_t TableAppender::rows() const { return m_state->rows; }
 
-Result<TableAppender> TableAppender::open(const std::filesystem::path& trace, uint32_t rootPage) {
+Result<TableAppender> TableAppender::open(const std::filesystem::path& trace, uint32_t rootPage,
+                                          uint64_t pendingByte) {
     auto s = std::make_unique<State>();
     s->path = trace;
+    s->pendingByte = pendingByte;
     HPCPROF_RETURN_IF_ERROR(s->file.open(trace, O_RDWR));
     uint8_t h[100];
     if (pread(s->file.fd, h, sizeof h, 0) != ssize_t(sizeof h)) return Status::error(trace.string() + ": short read");

@@ -41,8 +41,10 @@ struct ColumnOp {
 class TableAppender {
 public:
     /// `trace`: a closed SQLite file without auto-vacuum; `rootPage`: the table's root, an empty
-    /// leaf.
-    static Result<TableAppender> open(const std::filesystem::path& trace, uint32_t rootPage);
+    /// leaf. `pendingByte`: SQLite's lock-byte offset, whose page no b-tree uses (tests move it,
+    /// as SQLITE_TESTCTRL_PENDING_BYTE does, to cross it with a small file).
+    static Result<TableAppender> open(const std::filesystem::path& trace, uint32_t rootPage,
+                                      uint64_t pendingByte = 0x40000000);
     TableAppender(TableAppender&&) noexcept;
     TableAppender& operator=(TableAppender&&) noexcept;
     ~TableAppender();

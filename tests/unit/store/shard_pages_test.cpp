@@ -2,8 +2,9 @@
 // The event rows written below SQL (store/shard_pages.hpp) against what SQLite writes for the same
 // INSERT ... SELECT: small pages (512 bytes) so that 30,000 rows need two levels of interior
 // pages, values of every integer width and sign, NULLs, text and reals in copied columns, ids
-// mapped (and missing from the map: NULL), rows appended from two shards in two ranges each. The
-// file must pass SQLite's integrity check and hold the rows SQL gives, value and type.
+// mapped (and missing from the map: NULL), rows appended from two shards in two ranges each; and
+// SQLite's lock-byte page (at 1 GiB) moved into the appended pages, where no b-tree may use it.
+// The file must pass SQLite's integrity check and hold the rows SQL gives, value and type.
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
@@ -74,9 +75,20 @@ uint32_t rootOf(const fs::path& path) {
     return uint32_t(std::stoll(text(path, "SELECT rootpage FROM sqlite_schema WHERE name = 'ev'")));
 }
 
+/// SQLite's lock-byte offset moved for the test's files (SQLITE_TESTCTRL_PENDING_BYTE), put back
+/// after.
+struct PendingByte {
+    explicit PendingByte(uint64_t at) : old(sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, unsigned(at))) {}
+    ~PendingByte() { sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, old); }
+    unsigned old;
+};
+
 } // namespace
 
 TEST_CASE("event rows written below SQL are the rows INSERT ... SELECT gives", "[store][shards]") {
+    // SQLite's default, or 512-byte page 150 + 1: past the first shard's pages, among the appended.
+    const uint64_t pending = GENERATE(uint64_t(0x40000000), uint64_t(512 * 150));
+    const PendingByte moved(pending);
     TempDir dir;
     const fs::path a = dir.path() / "a.db", b = dir.path() / "b.db", pages = dir.path() / "pages.db",
                    sql = dir.path() / "sql.db";
@@ -110,7 +122,7 @@ TEST_CASE("event rows written below SQL are the rows INSERT ... SELECT gives", "
             REQUIRE(schema::exec(db.get(), "DETACH s").ok());
         }
     }
-    auto appender = store::TableAppender::open(pages, rootOf(pages));
+    auto appender = store::TableAppender::open(pages, rootOf(pages), pending);
     INFO(appender.status().message());
     REQUIRE(appender.ok());
     for (const auto& r : runs) {
