@@ -71,6 +71,17 @@ inline int putVarint(uint8_t* p, uint64_t v) {
     return putVarintSlow(p, v);
 }
 
+/// A varint that must end before `end` (a damaged page's last cell): its length, 0 when it
+/// does not.
+int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+    if (p >= end) return 0;
+    if (end - p >= 9) return getVarint(p, v);
+    uint8_t tmp[9] = {};
+    std::memcpy(tmp, p, size_t(end - p));
+    const int n = getVarint(tmp, v);
+    return n <= end - p ? n : 0;
+}
+
 int varintLen(uint64_t v) {
     if (v < 0x80) return 1;
     int n = 1;
@@ -172,15 +183,18 @@ int64_t writeRecord(const Value* values, size_t n, uint8_t* out) {
 /// this code does not handle.
 int64_t rewriteRecord(const uint8_t* rec, int64_t size, const std::vector<ColumnOp>& ops, uint8_t* out) {
     uint64_t headerSize = 0;
-    int64_t h = getVarint(rec, &headerSize);
+    int64_t h = getVarintIn(rec, rec + size, &headerSize);
+    if (!h || headerSize > uint64_t(size)) return -1;
     std::array<Value, kMaxColumns> values; // not value-initialised: filled up to n (zeroing cost more than the row)
     size_t n = 0;
     for (int64_t b = 0; h < int64_t(headerSize); ++n) {
         if (n == kMaxColumns) return -1;
         Value& c = values[n];
-        h += getVarint(rec + h, &c.type);
+        const int used = getVarintIn(rec + h, rec + headerSize, &c.type);
+        if (!used) return -1;
+        h += used;
         const int64_t len = serialLen(c.type);
-        if (len < 0 || int64_t(headerSize) + b + len > size) return -1;
+        if (len < 0 || len > size - int64_t(headerSize) - b) return -1;
         c.bytes = rec + headerSize + b;
         b += len;
         if (n < ops.size() && !apply(ops[n], c)) return -1;
@@ -238,16 +252,20 @@ public:
     /// false: stop (past `last`, or an error in m_error).
     bool page(uint32_t pgno, int depth) {
         if (depth > 20) return fail("b-tree too deep");
+        if (++m_visited > m_f.mappedPages) return fail("b-tree pages visited twice");
         const uint8_t* p = m_f.at(pgno);
         if (!p) return fail("page past the end of the file");
         const uint8_t* hdr = p + (pgno == 1 ? 100 : 0);
         const uint32_t cells = get16(hdr + 3);
+        const uint32_t headerLen = hdr[0] == kLeafTable ? 8 : 12;
+        if (uint32_t(hdr - p) + headerLen + 2 * cells > m_f.usable) return fail("damaged b-tree page");
         if (hdr[0] == kLeafTable) return leaf(p, hdr, cells);
         if (hdr[0] != kInteriorTable) return fail("not a table b-tree page");
         for (uint32_t i = 0; i < cells; ++i) {
-            const uint8_t* c = p + get16(hdr + 12 + 2 * i);
+            const uint8_t* c = cell(p, hdr, headerLen, i);
+            if (!c) return fail("damaged b-tree page");
             uint64_t key = 0;
-            getVarint(c + 4, &key);
+            if (!getVarintIn(c + 4, p + m_f.usable, &key)) return fail("damaged b-tree page");
             if (int64_t(key) >= m_first && !page(get32(c), depth + 1)) return false;
             if (int64_t(key) >= m_last) return false;
         }
@@ -262,15 +280,26 @@ private:
         return false;
     }
 
+    /// Cell i of a page, nullptr when its offset lies outside the page's cell area (damage).
+    const uint8_t* cell(const uint8_t* p, const uint8_t* hdr, uint32_t headerLen, uint32_t i) const {
+        const uint32_t off = get16(hdr + headerLen + 2 * i);
+        if (off < uint32_t(hdr - p) + headerLen + 2 * i + 2 || off + 4 > m_f.usable) return nullptr;
+        return p + off;
+    }
+
     bool leaf(const uint8_t* p, const uint8_t* hdr, uint32_t cells) {
         for (uint32_t i = 0; i < cells; ++i) {
-            const uint8_t* c = p + get16(hdr + 8 + 2 * i);
+            const uint8_t* c = cell(p, hdr, 8, i);
+            if (!c) return fail("damaged b-tree page");
             uint64_t size = 0, rowid = 0;
-            c += getVarint(c, &size);
-            c += getVarint(c, &rowid);
+            const uint8_t* end = p + m_f.usable;
+            const int a = getVarintIn(c, end, &size), b = a ? getVarintIn(c + a, end, &rowid) : 0;
+            if (!b) return fail("damaged b-tree page");
+            c += a + b;
             if (int64_t(rowid) < m_first) continue;
             if (int64_t(rowid) > m_last) return false;
             if (size > m_f.usable - 35) return fail("a record overflows its page");
+            if (c + size > p + m_f.usable) return fail("damaged b-tree page");
             if (!m_emit(int64_t(rowid), c, int64_t(size))) return fail("a record this copy does not handle");
         }
         return true;
@@ -279,6 +308,7 @@ private:
     const PageFile& m_f;
     int64_t m_first, m_last;
     Emit& m_emit;
+    uint32_t m_visited = 0;
 };
 
 } // namespace

@@ -9,6 +9,8 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
+
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
 #include "store/shard_pages.hpp"
@@ -162,4 +164,39 @@ TEST_CASE("a row the page copy does not handle is an error, and the file is left
     CHECK(fs::file_size(out) == size);
     CHECK(text(out, "PRAGMA integrity_check") == "ok");
     CHECK(text(out, "SELECT COUNT(*) FROM ev") == "0");
+}
+
+TEST_CASE("a damaged shard page is an error or rows, never a crash or a broken trace", "[store][shards]") {
+    TempDir dir;
+    const fs::path clean = dir.path() / "clean.db";
+    makeShard(clean, 300, 0);
+    const uint32_t root = rootOf(clean);
+    const auto pages = uint32_t(fs::file_size(clean) / 512);
+    const std::vector<store::ColumnOp> ops = {{}, {store::ColumnOp::Kind::Add, 1, nullptr}, {}, {}, {}, {}};
+    // (offset in the page, bytes): the whole page, its cell count, its first cell pointer, its
+    // right-most child (interior pages), the middle of its cells.
+    const std::vector<std::pair<uint32_t, std::vector<uint8_t>>> damage = {
+        {0, std::vector<uint8_t>(512, 0xFF)}, {3, {0xFF, 0xFF}}, {8, {0xFF, 0xF0}}, {8, {0x00, 0x01}},
+        {8, {0x7F, 0xFF, 0xFF, 0xFF}}, {300, std::vector<uint8_t>(100, 0xFF)}};
+    for (uint32_t pg = 2; pg <= pages; ++pg) {
+        for (const auto& [at, bytes] : damage) {
+            const fs::path shard = dir.path() / "shard.db", out = dir.path() / "out.db";
+            fs::copy_file(clean, shard, fs::copy_options::overwrite_existing);
+            {
+                std::FILE* f = std::fopen(shard.c_str(), "r+b");
+                REQUIRE(f);
+                std::fseek(f, long(pg - 1) * 512 + at, SEEK_SET);
+                std::fwrite(bytes.data(), 1, bytes.size(), f);
+                std::fclose(f);
+            }
+            fs::remove(out);
+            REQUIRE(schema::exec(openDb(out).get(), kTable).ok());
+            auto appender = store::TableAppender::open(out, rootOf(out));
+            REQUIRE(appender.ok());
+            INFO("page " << pg << ", offset " << at);
+            if (appender->append(shard, root, 1, 300, 0, ops).ok()) REQUIRE(appender->finish().ok());
+            else appender->abandon();
+            CHECK(text(out, "PRAGMA integrity_check") == "ok");
+        }
+    }
 }
