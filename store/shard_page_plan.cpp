@@ -77,7 +77,8 @@ void PagePlan::readRoots(sqlite3* db) {
                                                  " AND name = '{}'", name)));
 }
 
-Status PagePlan::write(const std::string& path, const std::vector<std::filesystem::path>& shardFiles) const {
+Status PagePlan::write(const std::string& path, const std::vector<std::filesystem::path>& shardFiles,
+                       std::map<std::string, int64_t>& rows) const {
     for (const auto& name : m_order) {
         const Table& t = m_tables.at(name);
         auto appender = TableAppender::open(path, t.root);
@@ -90,6 +91,7 @@ Status PagePlan::write(const std::string& path, const std::vector<std::filesyste
             }
         }
         HPCPROF_RETURN_IF_ERROR(appender->finish());
+        rows[name] = appender->rows();
     }
     return {};
 }

@@ -53,8 +53,10 @@ public:
 
     bool empty() const { return m_tables.empty(); }
 
-    /// Writes the planned rows into the closed trace `path`, table by table.
-    Status write(const std::string& path, const std::vector<std::filesystem::path>& shardFiles) const;
+    /// Writes the planned rows into the closed trace `path`, table by table; `rows`: how many
+    /// each table got.
+    Status write(const std::string& path, const std::vector<std::filesystem::path>& shardFiles,
+                 std::map<std::string, int64_t>& rows) const;
 
 private:
     struct Run {
