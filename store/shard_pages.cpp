@@ -238,6 +238,14 @@ struct PageFile {
         mappedPages = uint32_t(uint64_t(st.st_size) / pageSize);
         return {};
     }
+    /// A page read: its memory no longer counted to this process (the file's pages stay in the
+    /// page cache). Without it a merge's resident size grows with the shards it read.
+    void release(const uint8_t* page) const {
+        const uintptr_t system = uintptr_t(sysconf(_SC_PAGESIZE));
+        const uintptr_t from = uintptr_t(page) & ~(system - 1), to = (uintptr_t(page) + pageSize) & ~(system - 1);
+        if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    }
+
     /// Page `pgno` of a mapped file, nullptr past its end.
     const uint8_t* at(uint32_t pgno) const { return pgno >= 1 && pgno <= mappedPages ? mapped + uint64_t(pgno - 1) * pageSize : nullptr; }
 
@@ -269,7 +277,11 @@ public:
         const uint32_t cells = get16(hdr + 3);
         const uint32_t headerLen = hdr[0] == kLeafTable ? 8 : 12;
         if (uint32_t(hdr - p) + headerLen + 2 * cells > m_f.usable) return fail("damaged b-tree page");
-        if (hdr[0] == kLeafTable) return leaf(p, hdr, cells);
+        if (hdr[0] == kLeafTable) {
+            const bool more = leaf(p, hdr, cells);
+            m_f.release(p);
+            return more;
+        }
         if (hdr[0] != kInteriorTable) return fail("not a table b-tree page");
         for (uint32_t i = 0; i < cells; ++i) {
             const uint8_t* c = cell(p, hdr, headerLen, i);
