@@ -2,6 +2,7 @@
 #include "shard_page_plan.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
