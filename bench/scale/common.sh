@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by bench/scale/pipeline.sh and scale.sh (sourced): medians and the check of a report
 # against the generator's answers.
 
