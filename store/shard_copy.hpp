@@ -50,6 +50,12 @@ public:
     Result<std::string> insertSelect(const std::string& src, const std::string& table,
                                      const ColumnRule& rule, const std::string& joins = {});
 
+    /// Whether `src`'s `table` has main's columns, in main's order (its records then read as
+    /// main's rows).
+    bool sameColumns(const std::string& src, const std::string& table) {
+        return columns("main", table) == columns(src, table);
+    }
+
     /// Forgets what was read of `schema` (another shard attached under its name).
     void forget(const std::string& schema);
 
@@ -74,6 +80,9 @@ public:
     /// Loads the map `SELECT old, new FROM <table>`; its number for hpcprof_map, or -1 when the
     /// map changes no id (nothing to look up).
     Result<int> load(const std::string& table);
+
+    /// Map `number` (from load): the trace's id at the shard's id, -1 where the map has none.
+    const std::vector<int64_t>& map(int number) const { return m_maps[size_t(number)]; }
 
 private:
     static void lookup(sqlite3_context* c, int argc, sqlite3_value** argv);

@@ -13,6 +13,12 @@
 //      already there, so processes, threads, tracks, events and counters get the ids one
 //      conversion of the same raw data gives; times are shifted by the shard's placement
 //      (shard_placement.hpp). The columns copied are those of the schema (shard_copy.hpp).
+//   3. the event rows themselves, the bulk of a trace, and the rows keyed by event whose key is
+//      their rowid (event_detail, ...) are not copied with SQL but planned run by run and written
+//      below SQL once the trace is closed (shard_page_plan.hpp, shard_pages.hpp: the shards'
+//      b-tree leaves read, the changed columns re-encoded, the trace's b-trees built over fresh
+//      pages). Should that copy meet a row it does not handle, the merge starts again with SQL
+//      for every table (the result says so).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -26,6 +32,7 @@
 #include "hpcprof/store/shards.hpp"
 #include "shard_copy.hpp"
 #include "shard_metadata.hpp"
+#include "shard_page_plan.hpp"
 #include "shard_placement.hpp"
 
 namespace hpcprof::store {
@@ -59,8 +66,8 @@ struct EventRun {
 /// (as s), with a transaction per stretch.
 class ShardMerger {
 public:
-    ShardMerger(sqlite3* db, const std::vector<ShardInfo>& shards, int attachAtOnce)
-        : m_db(db), m_shards(shards), m_columns(db), m_maps(db),
+    ShardMerger(sqlite3* db, const std::vector<ShardInfo>& shards, int attachAtOnce, PagePlan* plan)
+        : m_db(db), m_shards(shards), m_columns(db), m_maps(db), m_plan(plan),
           m_allAttached(int64_t(shards.size()) <=
                         (attachAtOnce > 0 ? attachAtOnce : sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1))) {}
 
@@ -75,9 +82,15 @@ public:
             }
             HPCPROF_RETURN_IF_ERROR(schema::exec(m_db, "BEGIN"));
         }
+        if (m_plan) {
+            std::vector<std::string> candidates = {"event"};
+            candidates.insert(candidates.end(), m_eventKeyed.begin(), m_eventKeyed.end());
+            m_plan->chooseTables(m_db, candidates);
+        }
         for (size_t k = 0; k < m_shards.size(); ++k) {
             HPCPROF_RETURN_IF_ERROR(use(k));
             HPCPROF_RETURN_IF_ERROR(mapInterned(k));
+            planShard(k);
         }
         for (const auto& [k, p] : globalOrder()) {
             HPCPROF_RETURN_IF_ERROR(use(k));
@@ -145,6 +158,34 @@ private:
         HPCPROF_RETURN_IF_ERROR(schema::exec(m_db, "COMMIT"));
         m_attached = -1;
         return schema::exec(m_db, "DETACH DATABASE s");
+    }
+
+    /// Step 3 for shard k: its tables' roots and its maps, for the rows written below SQL.
+    void planShard(size_t k) {
+        if (!m_plan) return;
+        const Mapped& m = m_mapped[k];
+        PagePlan::Maps maps{};
+        for (auto [i, number] : {std::pair{0, m.strings}, {1, m.objects}, {2, m.communicators}})
+            if (number >= 0) maps[size_t(i)] = &m_maps.map(number);
+        m_plan->addShard(m_db, m_columns, src(k), maps);
+    }
+
+    static bool isTime(const std::string& c) { return c == "ts" || (c.size() > 3 && c.compare(c.size() - 3, 3, "_ts") == 0); }
+
+    /// The SQL copy's rules for a planned table's column, as an op: interned ids mapped (event),
+    /// times shifted, event references offset; the rowid column (NULL in the record) as it is.
+    ColumnOp planned(const std::string& table, const std::string& c, const CopyOffsets& o, size_t k) const {
+        if (table == "event") {
+            const auto& maps = m_plan->maps(k);
+            const auto* map = c == "name_id" ? maps[0] : c == "object_id" ? maps[1] : c == "communicator_id" ? maps[2] : nullptr;
+            if (map) return {ColumnOp::Kind::Map, 0, map};
+            if (c == "track_id") return {ColumnOp::Kind::Add, o.track, nullptr};
+            if (c == "id") return {};
+        } else if (c == "event_id") {
+            return {};
+        }
+        if (placedColumn(c, o)) return {ColumnOp::Kind::Add, isTime(c) ? o.shift : o.event, nullptr};
+        return {};
     }
 
     /// Step 1 for shard k: interned rows, their maps (temp.smap<k>, omap<k>, cmap<k>),
@@ -279,15 +320,27 @@ private:
             if (map < 0) return std::nullopt;
             return fmt::format("hpcprof_map({}, e.{})", map, c);
         };
-        HPCPROF_RETURN_IF_ERROR(copy(k, "event", [&](const std::string& c) -> std::optional<std::string> {
-            if (c == "id") return fmt::format("e.id + {}", o.event);
-            if (c == "track_id") return fmt::format("e.track_id + {}", o.track);
-            if (c == "name_id") return mapped(m.strings, c);
-            if (c == "object_id") return mapped(m.objects, c);
-            if (c == "communicator_id") return mapped(m.communicators, c);
-            return placedColumn(c, o);
-        }, "WHERE e.id " + range + " ORDER BY e.id"));
+        auto plan = [&](const std::string& table) {
+            return m_plan->addRun(m_columns, src(k), table, k, r.first, r.last, r.offset,
+                                  [&](const std::string& c) { return planned(table, c, o, k); });
+        };
+        if (m_plan && m_plan->covers("event")) {
+            HPCPROF_RETURN_IF_ERROR(plan("event"));
+        } else {
+            HPCPROF_RETURN_IF_ERROR(copy(k, "event", [&](const std::string& c) -> std::optional<std::string> {
+                if (c == "id") return fmt::format("e.id + {}", o.event);
+                if (c == "track_id") return fmt::format("e.track_id + {}", o.track);
+                if (c == "name_id") return mapped(m.strings, c);
+                if (c == "object_id") return mapped(m.objects, c);
+                if (c == "communicator_id") return mapped(m.communicators, c);
+                return placedColumn(c, o);
+            }, "WHERE e.id " + range + " ORDER BY e.id"));
+        }
         for (const auto& table : m_eventKeyed) {
+            if (m_plan && m_plan->covers(table)) {
+                HPCPROF_RETURN_IF_ERROR(plan(table));
+                continue;
+            }
             HPCPROF_RETURN_IF_ERROR(copy(k, table, [&](const std::string& c) -> std::optional<std::string> {
                 if (c == "id") return std::string(); // the trace numbers them
                 return placedColumn(c, o);
@@ -319,6 +372,7 @@ private:
     const std::vector<ShardInfo>& m_shards;
     ColumnCatalog m_columns;
     IdMaps m_maps;
+    PagePlan* m_plan; ///< step 3's plan, nullptr: every row copied with SQL
     const bool m_allAttached;
     int64_t m_attached = -1; ///< one at a time: the shard attached as s
     std::vector<std::string> m_eventKeyed;
@@ -353,11 +407,67 @@ Status recountRealtimeAlignment(sqlite3* db) {
 }
 
 /// The indexes one conversion builds after its load; the merge's own go.
-Status finishTrace(sqlite3* db) {
-    return schema::exec(db, "DROP INDEX _merge_object_name; DROP INDEX _merge_communicator_key;"
-                            "CREATE INDEX track_process ON track(process_id);"
-                            "CREATE INDEX counter_track_ts ON counter(counter_track_id, ts);"
-                            "ANALYZE;");
+/// `counted`: tables whose rows the merge counted as it wrote them (step 3): ANALYZE would only
+/// count them again, reading all their pages, so their statistics row is written as it would.
+Status finishTrace(sqlite3* db, const std::map<std::string, int64_t>& counted = {}) {
+    HPCPROF_RETURN_IF_ERROR(schema::exec(db, "DROP INDEX _merge_object_name; DROP INDEX _merge_communicator_key;"
+                                             "CREATE INDEX track_process ON track(process_id);"
+                                             "CREATE INDEX counter_track_ts ON counter(counter_track_id, ts);"));
+    if (counted.empty()) return schema::exec(db, "ANALYZE;");
+    std::vector<std::string> tables;
+    schema::Statement list(db, "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    while (list.step()) tables.push_back(list.text(0));
+    for (const auto& t : tables) // first: it makes sqlite_stat1
+        if (!counted.count(t)) HPCPROF_RETURN_IF_ERROR(schema::exec(db, "ANALYZE main." + t));
+    for (const auto& [t, rows] : counted) // tables without index: one row, their row count (as ANALYZE writes)
+        if (rows > 0)
+            HPCPROF_RETURN_IF_ERROR(schema::exec(db, fmt::format("INSERT INTO sqlite_stat1 VALUES ('{}', NULL, '{}')", t, rows)));
+    return {};
+}
+
+/// The trace reopened after step 3 wrote below SQL.
+Result<schema::DbHandle> reopenMerged(const std::string& path) {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    schema::DbHandle db(raw);
+    if (rc != SQLITE_OK) return Status::error("cannot reopen " + path + ": " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
+    HPCPROF_RETURN_IF_ERROR(schema::exec(db.get(), "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+                                                   " PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;"));
+    return db;
+}
+
+/// One merge into `path`; with `pageCopy` the planned rows are written below SQL (`pageFailed`
+/// set when that failed: the file is then to be dropped and the merge run again without).
+Status mergeInto(const std::string& path, const std::vector<ShardInfo>& shards, const Placement& placement,
+                 const ShardMergeOptions& options, bool pageCopy, ShardMergeResult& result, bool& pageFailed) {
+    PagePlan plan;
+    {
+        auto db = createMerged(path);
+        if (!db) return db.status();
+        HPCPROF_RETURN_IF_ERROR(ShardMerger(db->get(), shards, options.attachAtOnce, pageCopy ? &plan : nullptr).run());
+        HPCPROF_RETURN_IF_ERROR(recountRealtimeAlignment(db->get()));
+        HPCPROF_RETURN_IF_ERROR(writeMergedMetadata(db->get(), shards, placement, result));
+        if (plan.empty()) {
+            HPCPROF_RETURN_IF_ERROR(finishTrace(db->get()));
+            result.processes = scalar(db->get(), "SELECT COUNT(*) FROM process");
+            if (pageCopy) result.pageCopyFallback = "no table qualifies";
+            return {};
+        }
+        plan.readRoots(db->get());
+    }
+    std::vector<fs::path> files;
+    for (const auto& s : shards) files.push_back(s.file);
+    std::map<std::string, int64_t> counted;
+    if (Status s = plan.write(path, files, counted); !s.ok()) {
+        pageFailed = true;
+        return s;
+    }
+    auto db = reopenMerged(path);
+    if (!db) return db.status();
+    HPCPROF_RETURN_IF_ERROR(finishTrace(db->get(), counted));
+    result.processes = scalar(db->get(), "SELECT COUNT(*) FROM process");
+    result.pageCopied = plan.covers("event");
+    return {};
 }
 
 } // namespace
@@ -385,16 +495,17 @@ Result<ShardMergeResult> mergeShards(const ShardMergeOptions& options) {
     }
     const Placement placement = placeShards(shards);
     ShardMergeResult result;
-    {
-        auto db = createMerged(pending->path());
-        if (!db) return db.status();
-        HPCPROF_RETURN_IF_ERROR(ShardMerger(db->get(), shards, options.attachAtOnce).run());
-        HPCPROF_RETURN_IF_ERROR(recountRealtimeAlignment(db->get()));
-        HPCPROF_RETURN_IF_ERROR(writeMergedMetadata(db->get(), shards, placement, result));
-        HPCPROF_RETURN_IF_ERROR(finishTrace(db->get()));
-        result.processes = scalar(db->get(), "SELECT COUNT(*) FROM process");
-        for (const auto& s : shards) result.events += s.events;
+    bool pageFailed = false;
+    Status merged = mergeInto(pending->path(), shards, placement, options, options.pageCopy, result, pageFailed);
+    if (pageFailed) { // again with SQL for the events
+        result = {};
+        result.pageCopyFallback = merged.message();
+        fs::remove(pending->path());
+        bool unused = false;
+        merged = mergeInto(pending->path(), shards, placement, options, false, result, unused);
     }
+    HPCPROF_RETURN_IF_ERROR(merged);
+    for (const auto& s : shards) result.events += s.events;
     result.shards = int64_t(shards.size());
     HPCPROF_RETURN_IF_ERROR(pending->commit());
     return result;

@@ -5,17 +5,20 @@
 # RUNS times, stage by stage with the hpcprof of BUILD:
 #   convert   each node's folder into its shard (`hpcprof merge NODE_DIR --node nodeK`), CORES
 #             nodes at a time (default: the machine's cores), as the node wrappers would;
-#   merge     the shards into the trace (`hpcprof merge SHARDS -o T`);
+#   merge     the shards into the trace (`hpcprof merge SHARDS -o T`); with BASE=OTHER_BUILD,
+#             OTHER_BUILD's merge of the same shards right before (merge-base, side by side);
 #   report    `hpcprof report --format json` of the trace;
 #   one-piece (for comparison, ONE_PIECE=0 skips it) every process converted in one piece
 #             (`hpcprof merge`), today's single-process path.
 # Per stage: wall seconds, CPU seconds of all its processes, and the peak RSS of the largest one
-# (GNU time), then the medians over RUNS. The report is checked against the generator's answers.
+# (GNU time), then the medians over RUNS, and the events per wall second and per CPU-second of
+# the medians. The report is checked against the generator's answers.
 # Disk: about 64 bytes per event of raw data plus 2 x 41 of shards and trace (and 41 more with
 # the one-piece trace); the script says how much it needs and stops when it does not fit.
 #
 #   bench/scale/pipeline.sh [BUILD] [EVENTS_PER_RANK] [RUNS] [DIR] [RANKS...]
 #   NODES=4 bench/scale/pipeline.sh build 20000 3 /tmp/hpcprof-pipeline 64 256 1024
+#   BASE=build-main ONE_PIECE=0 bench/scale/pipeline.sh build 20000 3 /tmp/p 64 256 1024
 set -euo pipefail
 
 build=${1:-build}
@@ -32,8 +35,9 @@ hpcprof=$(cd "$build" && pwd)/bin/hpcprof
 jobgen=$(cd "$build" && pwd)/bench/jobgen
 [ -x /usr/bin/time ] || { echo "pipeline: needs GNU time (/usr/bin/time)" >&2; exit 2; }
 mkdir -p "$dir"
+# shellcheck source=bench/scale/common.sh
+source "$(dirname "$0")/common.sh"
 
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 # timed LOG CMD...: runs CMD under GNU time, appends "wall cpu peak_MiB" to LOG.
 timed() {
@@ -49,20 +53,6 @@ stage_line() {
     awk -v wall="$2" '{cpu += $2; if ($3 > rss) rss = $3} END {printf "%.2f %.2f %.1f\n", wall, cpu, rss}' "$1"
 }
 
-# The report's waits against the generator's answers.
-check_answers() {
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-r, x = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-w = r["wait_states"]
-got = {"collective_wait_ns": w["collective_wait_ns"], "late_sender_ns": w["late_sender_ns"],
-       "late_receiver_ns": w["late_receiver_ns"], "straggler": r["stragglers"][0]["rank"],
-       "events": r["summary"]["events"]}
-bad = {k: (v, x[k]) for k, v in got.items() if v != x[k]}
-print("  answers: " + ("as generated" if not bad else "DIFFER (report, expected): %s" % bad))
-sys.exit(1 if bad else 0)
-PY
-}
 
 # split RAW NODES_DIR RANKS: the raw capture's process folders (proc-<10000 + rank>-<ts>) moved
 # into NODES_DIR/node<rank * nodes / ranks>.
@@ -108,6 +98,10 @@ for ranks in "${rank_list[@]}"; do
         wall=$(echo "$(date +%s.%N) - $t0" | bc)
         stage_line "$work/convert-run.log" "$wall" >>"$work/convert.log"
         rm -f "$work/convert-run.log"
+        if [ -n "${BASE:-}" ]; then
+            timed "$work/merge-base.log" "$BASE/bin/hpcprof" merge "$work/shards" -o "$work/base.hpcprof"
+            rm -f "$work/base.hpcprof"
+        fi
         timed "$work/merge.log" "$hpcprof" merge "$work/shards" -o "$work/trace.hpcprof"
         timed "$work/report.log" "$hpcprof" report --format json -o "$work/report.json" "$work/trace.hpcprof"
         if ((one_piece)); then
@@ -118,12 +112,15 @@ for ranks in "${rank_list[@]}"; do
     done
     printf '  trace %s MiB, shards %s MiB\n' "$(($(stat -c %s "$work/trace.hpcprof") / 1048576))" \
         "$(du -sm "$work/shards" | cut -f1)"
-    stages=(convert merge report)
+    stages=(convert)
+    [ -n "${BASE:-}" ] && stages+=(merge-base)
+    stages+=(merge report)
     ((one_piece)) && stages+=(one-piece)
     for s in "${stages[@]}"; do
         log=$work/$s.log
-        printf '  %-9s median wall %7s s, CPU %7s s, peak RSS %7s MiB  (wall;RSS per run: %s)\n' "$s" \
-            "$(cut -d' ' -f1 "$log" | median)" "$(cut -d' ' -f2 "$log" | median)" \
+        wall=$(cut -d' ' -f1 "$log" | median) cpu=$(cut -d' ' -f2 "$log" | median)
+        printf '  %-10s median wall %7s s, CPU %7s s (%5.2f M events/s, %5.2f per CPU-s), peak RSS %7s MiB  (wall;RSS per run: %s)\n' \
+            "$s" "$wall" "$cpu" "$(echo "$total / $wall / 1000000" | bc -l)" "$(echo "$total / $cpu / 1000000" | bc -l)" \
             "$(cut -d' ' -f3 "$log" | median)" "$(cut -d' ' -f1,3 "$log" | paste -sd';')"
     done
     check_answers "$work/report.json" "$work/answers.json"

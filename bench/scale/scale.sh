@@ -20,26 +20,13 @@ rank_list=("$@")
 ((${#rank_list[@]})) || rank_list=(64 256 1024)
 [ -x /usr/bin/time ] || { echo "scale: needs GNU time (/usr/bin/time)" >&2; exit 2; }
 mkdir -p "$dir"
+# shellcheck source=bench/scale/common.sh
+source "$(dirname "$0")/common.sh"
 
 sides=()
 [ -n "${BASE:-}" ] && sides+=("base=$BASE")
 sides+=("current=$build")
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-# The report's waits against the generator's answers.
-check_answers() {
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-r, x = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-w = r["wait_states"]
-got = {"collective_wait_ns": w["collective_wait_ns"], "late_sender_ns": w["late_sender_ns"],
-       "late_receiver_ns": w["late_receiver_ns"], "straggler": r["stragglers"][0]["rank"],
-       "events": r["summary"]["events"]}
-bad = {k: (v, x[k]) for k, v in got.items() if v != x[k]}
-print("  answers: " + ("as generated" if not bad else "DIFFER (report, expected): %s" % bad))
-sys.exit(1 if bad else 0)
-PY
-}
 
 for ranks in "${rank_list[@]}"; do
     trace=$dir/job-$ranks-$events.hpcprof

@@ -4,7 +4,10 @@
 // few hundred files, one thread per rank), then, RUNS times, side by side:
 //   node     each node's folder converted into its shard (convertShard), one after the other on
 //            one core: events per CPU-second is the per-core conversion throughput;
-//   merge    the shards merged into one trace (mergeShards): events per wall second;
+//   merge    the shards merged into one trace (mergeShards, event rows written below SQL:
+//            shard_pages.hpp): events per wall second and per CPU-second;
+//   sql      the same merge with the event rows copied by INSERT ... SELECT (pageCopy off, the
+//            merge before): events per CPU-second;
 //   whole    every process converted in one piece (mergeRawDirectory), the current path.
 // Prints each run and the medians.
 //
@@ -140,7 +143,7 @@ double median(std::vector<double> v) {
 }
 
 struct Run {
-    double nodePerCpu, mergeWall, mergePerCpu, wholePerCpu, wholeWall, nodeWall;
+    double nodePerCpu, mergeWall, mergePerCpu, sqlPerCpu, wholePerCpu, wholeWall, nodeWall;
 };
 
 Run runOnce(const fs::path& dir, int nodes, int64_t events) {
@@ -167,6 +170,11 @@ Run runOnce(const fs::path& dir, int nodes, int64_t events) {
     if (merged->events != events) fail("merged trace has " + std::to_string(merged->events) + " events");
     r.mergeWall = double(events) / seconds(t0) / 1e6;
     r.mergePerCpu = double(events) / (cpuSeconds() - cpu0) / 1e6;
+    if (!merged->pageCopied) fail("the event rows were not written below SQL: " + merged->pageCopyFallback);
+    m.pageCopy = false;
+    cpu0 = cpuSeconds();
+    if (auto sql = hpcprof::store::mergeShards(m); !sql) fail(sql.status().message());
+    r.sqlPerCpu = double(events) / (cpuSeconds() - cpu0) / 1e6;
     // The current path: every process converted in one piece.
     fs::path whole = dir / "whole";
     fs::create_directories(whole);
@@ -202,24 +210,25 @@ int main(int argc, char** argv) {
     const int64_t events = int64_t(world) * perRank;
     std::printf("%d nodes x %d ranks x %lld events = %lld events\n", nodes, perNode,
                 (long long)perRank, (long long)events);
-    std::vector<double> node, merge, mergeCpu, whole, nodeWall, wholeWall;
+    std::vector<double> node, merge, mergeCpu, sqlCpu, whole, nodeWall, wholeWall;
     for (int i = 0; i < runs; ++i) {
         Run r = runOnce(dir, nodes, events);
         std::printf("run %d: node conversion %.2f M events/s per core (%.2f s for all nodes on one "
-                    "core), shard merge %.2f M events/s (%.2f per CPU-second), one-piece conversion %.2f M events/s per "
-                    "core (%.2f s)\n",
-                    i + 1, r.nodePerCpu, r.nodeWall, r.mergeWall, r.mergePerCpu, r.wholePerCpu, r.wholeWall);
+                    "core), shard merge %.2f M events/s (%.2f per CPU-second; with SQL %.2f per CPU-second), "
+                    "one-piece conversion %.2f M events/s per core (%.2f s)\n",
+                    i + 1, r.nodePerCpu, r.nodeWall, r.mergeWall, r.mergePerCpu, r.sqlPerCpu, r.wholePerCpu, r.wholeWall);
         node.push_back(r.nodePerCpu);
         merge.push_back(r.mergeWall);
         mergeCpu.push_back(r.mergePerCpu);
+        sqlCpu.push_back(r.sqlPerCpu);
         whole.push_back(r.wholePerCpu);
         nodeWall.push_back(r.nodeWall);
         wholeWall.push_back(r.wholeWall);
     }
     std::printf("median: node conversion %.2f M events/s per core (target >= 2), shard merge %.2f M "
-                "events/s (%.2f per CPU-second; target >= 20), one-piece conversion %.2f M events/s per core; "
+                "events/s (%.2f per CPU-second, with SQL %.2f; target >= 20), one-piece conversion %.2f M events/s per core; "
                 "with one core per node the conversion takes %.2f s instead of %.2f s\n",
-                median(node), median(merge), median(mergeCpu), median(whole), median(nodeWall) / nodes, median(wholeWall));
+                median(node), median(merge), median(mergeCpu), median(sqlCpu), median(whole), median(nodeWall) / nodes, median(wholeWall));
     fs::remove_all(dir);
     return 0;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Per-node conversion and shard merge throughput (issue 22 targets: >= 2 M events/s per core for
 # the conversion of a node's data, >= 20 M events/s for the shard merge), side by side with the
-# one-piece conversion of the same capture, medians over RUNS. See shard_bench.cpp.
+# one-piece conversion of the same capture, medians over RUNS. The merge is also timed with its
+# event rows copied by SQL (the merge before the page copy, per CPU-second) in the same run. See
+# shard_bench.cpp.
 # With BASE=OTHER_BUILD each run of OTHER_BUILD's shard_bench comes right before BUILD's (side by
 # side, e.g. a build of main), and the medians of both are printed.
 #

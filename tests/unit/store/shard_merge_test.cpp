@@ -3,7 +3,8 @@
 // nodes on their own hosts and clocks whose processes interleave in time (so the merge switches
 // shard at every process, and copies some runs of processes at once), each node interning its
 // strings in its own order (so the merge maps them), with I/O details, MPI completions, a second
-// thread and a process without events. Every row must be the one-piece conversion's, with its ids.
+// thread and a process without events. Every row must be the one-piece conversion's, with its ids,
+// whether the merge wrote the event rows below SQL or with SQL.
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
@@ -85,6 +86,26 @@ store::ShardMergeOptions convertNodes(const TempDir& dir, int nodes, int ranks) 
     return m;
 }
 
+/// Every process of the nodes converted in one piece (the merge's reference); the trace.
+fs::path convertWhole(const TempDir& dir, int nodes) {
+    store::MergeOptions whole;
+    whole.rawDir = wholeFolder(dir, nodes);
+    whole.output = dir.path() / "whole.hpcprof";
+    auto one = store::mergeRawDirectory(whole);
+    INFO(one.status().message());
+    REQUIRE(one.ok());
+    return whole.output;
+}
+
+/// The merged file as SQLite sees it: sound, and its statistics as one conversion's ANALYZE leaves
+/// them (the page copy writes the rows of the tables it counted; the metadata has nodes_merged
+/// more).
+void checkSqliteFile(const TraceQuery& merged, const TraceQuery& whole) {
+    CHECK(merged.text("PRAGMA integrity_check") == "ok");
+    const std::string stat1 = "SELECT tbl, idx, stat FROM sqlite_stat1 WHERE tbl != 'metadata' ORDER BY tbl, idx";
+    CHECK(merged.rows(stat1) == whole.rows(stat1));
+}
+
 } // namespace
 
 TEST_CASE("shards of interleaved processes merge into the rows and ids of one conversion",
@@ -105,22 +126,19 @@ TEST_CASE("shards of interleaved processes merge into the rows and ids of one co
     store::ShardMergeOptions m = convertNodes(dir, 3, 8);
     // All shards attached at once, or one at a time (as beyond SQLite's limit of 10).
     m.attachAtOnce = GENERATE(0, 1);
+    // The event rows written below SQL (shard_pages.hpp), or with INSERT ... SELECT.
+    m.pageCopy = GENERATE(true, false);
     auto merged = store::mergeShards(m);
     INFO(merged.status().message());
     REQUIRE(merged.ok());
+    CHECK((merged->pageCopied == m.pageCopy && merged->pageCopyFallback.empty()));
     CHECK(merged->shards == 3);
     CHECK(merged->processes == 8);
     CHECK(merged->events == 7 * 4 + 3);
     CHECK_FALSE(merged->partial);
 
-    store::MergeOptions whole;
-    whole.rawDir = wholeFolder(dir, 3);
-    whole.output = dir.path() / "whole.hpcprof";
-    auto one = store::mergeRawDirectory(whole);
-    INFO(one.status().message());
-    REQUIRE(one.ok());
-
-    TraceQuery q(m.output.string()), w(whole.output.string());
+    TraceQuery q(m.output.string()), w(convertWhole(dir, 3).string());
+    checkSqliteFile(q, w);
     CHECK(q.rows("SELECT rank FROM process ORDER BY id") ==
           std::vector<std::string>{"0", "1", "2", "5", "6", "7", "3", "4"});
     for (const char* table : {"string", "object", "event", "event_detail", "event_arg", "mpi_completion",

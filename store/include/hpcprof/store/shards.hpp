@@ -58,6 +58,9 @@ struct ShardMergeOptions {
     /// Shards attached at once (the merge is then one transaction); more are attached one at a
     /// time. 0: SQLite's limit (10). Tests set 1 to take the one-at-a-time path.
     int attachAtOnce = 0;
+    /// Event rows written below SQL (shard_pages.hpp); false: copied with INSERT ... SELECT like
+    /// the other tables (tests compare the two).
+    bool pageCopy = true;
 };
 
 struct ShardMergeResult {
@@ -69,6 +72,8 @@ struct ShardMergeResult {
     std::vector<int64_t> missingRanks;
     /// The shards' conversion warnings, each once: "TEXT (N nodes)" when several nodes gave it.
     std::vector<std::string> warnings;
+    bool pageCopied = false;      ///< the event rows were written below SQL
+    std::string pageCopyFallback; ///< why they were not, when pageCopy asked for it
 };
 
 /// Merges shards into one trace (written to a temporary file, renamed into place when

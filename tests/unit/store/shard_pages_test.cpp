@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// The event rows written below SQL (store/shard_pages.hpp) against what SQLite writes for the same
+// INSERT ... SELECT: small pages (512 bytes) so that 30,000 rows need two levels of interior
+// pages, values of every integer width and sign, NULLs, text and reals in copied columns, ids
+// mapped (and missing from the map: NULL), rows appended from two shards in two ranges each; and
+// SQLite's lock-byte page (at 1 GiB) moved into the appended pages, where no b-tree may use it.
+// The file must pass SQLite's integrity check and hold the rows SQL gives, value and type.
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+
+#include <cstdio>
+
+#include "hpcprof/schema/sqlite.hpp"
+#include "process_runner.hpp"
+#include "store/shard_pages.hpp"
+
+using namespace hpcprof;
+using namespace hpcprof::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTable = "CREATE TABLE ev (id INTEGER PRIMARY KEY, track INTEGER NOT NULL, ts INTEGER,"
+                               " name_id INTEGER, note, x REAL);";
+
+schema::DbHandle openDb(const fs::path& path) {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+    schema::DbHandle db(raw);
+    REQUIRE(schema::exec(raw, "PRAGMA page_size = 512; PRAGMA journal_mode = OFF;").ok());
+    return db;
+}
+
+/// A shard of `rows` rows whose values cover every serial type.
+void makeShard(const fs::path& path, int64_t rows, int64_t seed) {
+    auto db = openDb(path);
+    REQUIRE(schema::exec(db.get(), std::string(kTable) + "BEGIN;").ok());
+    schema::Statement ins(db.get(), "INSERT INTO ev VALUES (?, ?, ?, ?, ?, ?)");
+    for (int64_t i = 1; i <= rows; ++i) {
+        static constexpr int64_t kWidths[] = {0, 1, -1, 127, -128, 200, 40000, -9000000, 3'000'000'000,
+                                              -200'000'000'000'000, INT64_MAX / 4};
+        const int64_t w = kWidths[(i + seed) % 11];
+        ins.bind(1, i);
+        ins.bind(2, (i * 7 + seed) % 300 - 20);
+        if (i % 13 == 0) ins.bindNull(3);
+        else ins.bind(3, w + i);
+        ins.bind(4, (i + seed) % 9); // ids 0..8; the map lacks 4
+        if (i % 3 == 0) ins.bind(5, std::string_view("text row"));
+        else ins.bind(5, w);
+        ins.bind(6, double(i) / 3.0);
+        REQUIRE(ins.run().ok());
+    }
+    REQUIRE(schema::exec(db.get(), "COMMIT").ok());
+}
+
+/// The rows of `sql` on the file `path`, columns joined with '|'.
+std::vector<std::string> rows(const fs::path& path, const std::string& sql) {
+    auto db = openDb(path);
+    schema::Statement st(db.get(), sql);
+    std::vector<std::string> out;
+    while (st.step()) {
+        std::string row;
+        for (int i = 0; i < sqlite3_column_count(st.get()); ++i) row += (i ? "|" : "") + st.text(i);
+        out.push_back(row);
+    }
+    REQUIRE(st.error().ok());
+    return out;
+}
+
+std::string text(const fs::path& path, const std::string& sql) {
+    auto r = rows(path, sql);
+    return r.empty() ? std::string() : r.front();
+}
+
+uint32_t rootOf(const fs::path& path) {
+    return uint32_t(std::stoll(text(path, "SELECT rootpage FROM sqlite_schema WHERE name = 'ev'")));
+}
+
+/// SQLite's lock-byte offset moved for the test's files (SQLITE_TESTCTRL_PENDING_BYTE), put back
+/// after.
+struct PendingByte {
+    explicit PendingByte(uint64_t at) : old(sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, unsigned(at))) {}
+    ~PendingByte() { sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, old); }
+    unsigned old;
+};
+
+} // namespace
+
+TEST_CASE("event rows written below SQL are the rows INSERT ... SELECT gives", "[store][shards]") {
+    // SQLite's default, or 512-byte page 150 + 1: past the first shard's pages, among the appended.
+    const uint64_t pending = GENERATE(uint64_t(0x40000000), uint64_t(512 * 150));
+    const PendingByte moved(pending);
+    TempDir dir;
+    const fs::path a = dir.path() / "a.db", b = dir.path() / "b.db", pages = dir.path() / "pages.db",
+                   sql = dir.path() / "sql.db";
+    makeShard(a, 20'000, 0);
+    makeShard(b, 10'000, 5);
+    const std::vector<int64_t> map = {-1, 10, 11, 1'000'000, -1, 70'000, 2, 3, 4};
+    using Op = store::ColumnOp;
+    const std::vector<Op> ops = {{}, {Op::Kind::Add, 1'000, nullptr}, {Op::Kind::Add, -5'000'000'000, nullptr},
+                                 {Op::Kind::Map, 0, &map}, {}, {}};
+    // (shard, first, last, rowid offset): rowids grow across the four runs.
+    struct Run { fs::path shard; int64_t first, last, offset; };
+    const std::vector<Run> runs = {{a, 1, 12'000, 0}, {b, 1, 10'000, 12'000}, {a, 12'001, 20'000, 10'000},
+                                   {b, 3, 2, 40'000}};
+    for (const auto& p : {pages, sql}) {
+        auto db = openDb(p);
+        REQUIRE(schema::exec(db.get(), std::string(kTable) + "CREATE TABLE other (v); INSERT INTO other VALUES (1);").ok());
+    }
+    {
+        auto db = openDb(sql);
+        REQUIRE(schema::exec(db.get(), "CREATE TEMP TABLE m (old INTEGER PRIMARY KEY, new);").ok());
+        for (size_t i = 0; i < map.size(); ++i)
+            if (map[i] >= 0)
+                REQUIRE(schema::exec(db.get(), "INSERT INTO m VALUES (" + std::to_string(i) + ", " +
+                                                   std::to_string(map[i]) + ")").ok());
+        for (const auto& r : runs) {
+            REQUIRE(schema::exec(db.get(), "ATTACH '" + r.shard.string() + "' AS s").ok());
+            REQUIRE(schema::exec(db.get(), "INSERT INTO main.ev SELECT e.id + " + std::to_string(r.offset) +
+                                               ", track + 1000, ts - 5000000000, (SELECT new FROM m WHERE old = e.name_id),"
+                                               " note, x FROM s.ev e WHERE e.id BETWEEN " + std::to_string(r.first) +
+                                               " AND " + std::to_string(r.last) + " ORDER BY e.id").ok());
+            REQUIRE(schema::exec(db.get(), "DETACH s").ok());
+        }
+    }
+    auto appender = store::TableAppender::open(pages, rootOf(pages), pending);
+    INFO(appender.status().message());
+    REQUIRE(appender.ok());
+    for (const auto& r : runs) {
+        Status s = appender->append(r.shard, rootOf(r.shard), r.first, r.last, r.offset, ops);
+        INFO(s.message());
+        REQUIRE(s.ok());
+    }
+    REQUIRE(appender->finish().ok());
+    CHECK(appender->rows() == 30'000);
+
+    CHECK(text(pages, "PRAGMA integrity_check") == "ok");
+    CHECK(text(pages, "SELECT COUNT(*) FROM ev") == "30000");
+    CHECK(text(pages, "SELECT v FROM other") == "1"); // the rest of the file as it was
+    const std::string all = "SELECT id, track, ts, name_id, note, x, typeof(ts), typeof(name_id), typeof(note)"
+                            " FROM ev ORDER BY id";
+    CHECK(rows(pages, all) == rows(sql, all));
+    // SQLite reads and writes it further.
+    REQUIRE(schema::exec(openDb(pages).get(), "INSERT INTO ev(track) VALUES (5); DELETE FROM ev WHERE id % 2 = 0;").ok());
+    CHECK(text(pages, "PRAGMA integrity_check") == "ok");
+}
+
+TEST_CASE("a row the page copy does not handle is an error, and the file is left as it was", "[store][shards]") {
+    TempDir dir;
+    const fs::path a = dir.path() / "a.db", out = dir.path() / "out.db";
+    makeShard(a, 100, 0);
+    {
+        auto db = openDb(out);
+        REQUIRE(schema::exec(db.get(), kTable).ok());
+    }
+    const auto size = fs::file_size(out);
+    auto appender = store::TableAppender::open(out, rootOf(out));
+    REQUIRE(appender.ok());
+    // note holds text in every third row: not an integer to add to.
+    const std::vector<store::ColumnOp> ops = {{}, {}, {}, {}, {store::ColumnOp::Kind::Add, 1, nullptr}, {}};
+    CHECK_FALSE(appender->append(a, rootOf(a), 1, 100, 0, ops).ok());
+    appender->abandon();
+    CHECK(fs::file_size(out) == size);
+    CHECK(text(out, "PRAGMA integrity_check") == "ok");
+    CHECK(text(out, "SELECT COUNT(*) FROM ev") == "0");
+}
+
+TEST_CASE("a damaged shard page is an error or rows, never a crash or a broken trace", "[store][shards]") {
+    TempDir dir;
+    const fs::path clean = dir.path() / "clean.db";
+    makeShard(clean, 300, 0);
+    const uint32_t root = rootOf(clean);
+    const auto pages = uint32_t(fs::file_size(clean) / 512);
+    const std::vector<store::ColumnOp> ops = {{}, {store::ColumnOp::Kind::Add, 1, nullptr}, {}, {}, {}, {}};
+    // (offset in the page, bytes): the whole page, its cell count, its first cell pointer, its
+    // right-most child (interior pages), the middle of its cells.
+    const std::vector<std::pair<uint32_t, std::vector<uint8_t>>> damage = {
+        {0, std::vector<uint8_t>(512, 0xFF)}, {3, {0xFF, 0xFF}}, {8, {0xFF, 0xF0}}, {8, {0x00, 0x01}},
+        {8, {0x7F, 0xFF, 0xFF, 0xFF}}, {300, std::vector<uint8_t>(100, 0xFF)}};
+    for (uint32_t pg = 2; pg <= pages; ++pg) {
+        for (const auto& [at, bytes] : damage) {
+            const fs::path shard = dir.path() / "shard.db", out = dir.path() / "out.db";
+            fs::copy_file(clean, shard, fs::copy_options::overwrite_existing);
+            {
+                std::FILE* f = std::fopen(shard.c_str(), "r+b");
+                REQUIRE(f);
+                std::fseek(f, long(pg - 1) * 512 + at, SEEK_SET);
+                std::fwrite(bytes.data(), 1, bytes.size(), f);
+                std::fclose(f);
+            }
+            fs::remove(out);
+            REQUIRE(schema::exec(openDb(out).get(), kTable).ok());
+            auto appender = store::TableAppender::open(out, rootOf(out));
+            REQUIRE(appender.ok());
+            INFO("page " << pg << ", offset " << at);
+            if (appender->append(shard, root, 1, 300, 0, ops).ok()) REQUIRE(appender->finish().ok());
+            else appender->abandon();
+            CHECK(text(out, "PRAGMA integrity_check") == "ok");
+        }
+    }
+}
