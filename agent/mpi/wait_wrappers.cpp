@@ -126,7 +126,7 @@ int pollCall(Op op, Call&& call, Describe&& describe) {
     uint64_t t0 = callStart();
     bool done = false;
     int rc = call(&done);
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     if (rc == MPI_SUCCESS && !done) {
         recordUnsuccessfulPoll(op, 0, t0, t1);
     } else {
