@@ -2,6 +2,7 @@
 // Agent entry: starts the recorder when libhpcprof.so is loaded (LD_PRELOAD) and exports the
 // small C API that lets other tools and tests talk to it.
 #include "common/real_function.hpp"
+#include "counters/sampler.hpp"
 #include "runtime/agent_abi.hpp"
 #include "runtime/recorder.hpp"
 
@@ -21,6 +22,14 @@ HPCPROF_HOOK int hpcprof_agent_recording(uint32_t sourceBit) {
 }
 
 HPCPROF_HOOK uint64_t hpcprof_agent_now(void) { return hpcprof::agent::now(); }
+
+HPCPROF_HOOK const hpcprof_agent_hot_fields* hpcprof_agent_hot(void) {
+    namespace detail = hpcprof::agent::detail;
+    static const hpcprof_agent_hot_fields fields{
+        &detail::g_state, &detail::g_sources, &detail::g_useTsc, &detail::g_clockSkewTicks,
+        hpcprof::agent::counters::boundaryGapTicksAddress()};
+    return &fields;
+}
 
 HPCPROF_HOOK hpcprof::schema::raw::EventRecord* hpcprof_agent_reserve(void) {
     return hpcprof::agent::reserveEvent();

@@ -36,8 +36,17 @@ const char* peerWord(const store::LiveCall& c) {
     return c.instance ? "root" : "from";
 }
 
+/// A thread that polls (kInFlightPolling): what it polls, with no success since `since`.
+std::string pollingText(const store::LiveCall& c) {
+    if (c.name.rfind("ibv_", 0) == 0) return "polling a CQ (" + c.name + "), no completion";
+    if (c.name.rfind("nccl", 0) == 0)
+        return "polling " + c.name + (c.communicator.empty() ? "" : " on " + c.communicator) +
+               ", in progress";
+    return "polling " + c.name + ", not ready"; // cudaStreamQuery, cudaEventQuery, cu*Query
+}
+
 std::string callText(const store::LiveCall& c) {
-    if (c.polling) return "polling a CQ (" + c.name + "), no completion";
+    if (c.polling) return pollingText(c);
     std::string s = c.name;
     if (c.requests && *c.requests > 1) s += fmt::format(" ({} requests)", *c.requests);
     if (c.instance) s += fmt::format(" #{}", *c.instance);

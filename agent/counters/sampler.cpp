@@ -661,6 +661,11 @@ const CounterPlan& currentPlan() {
     return g_state ? g_state->plan : kEmpty;
 }
 
+const uint64_t* boundaryGapTicksAddress() {
+    static_assert(sizeof(g_gapTicks) == sizeof(uint64_t) && std::atomic<uint64_t>::is_always_lock_free);
+    return reinterpret_cast<const uint64_t*>(&g_gapTicks);
+}
+
 } // namespace hpcprof::agent::counters
 
 using namespace hpcprof::agent::counters;

@@ -79,6 +79,11 @@ uint32_t parseBoundaries(const char* list);
 
 /// Probes the backends, writes the counter definitions and starts sampling. Once per process.
 void startSampler(const SamplerOptions& options);
+
+/// Where the minimum gap between two boundary samples of a thread is kept, in raw ticks (0 while
+/// not known yet; read it with a relaxed atomic load): the MPI module checks it inline before
+/// calling hpcprof_counters_sample_at() (runtime/agent_abi.hpp, hpcprof_agent_hot).
+const uint64_t* boundaryGapTicksAddress();
 /// Last sample of every thread (by the sampler thread, or what needs no descriptor when it does
 /// not answer), then stops (atexit).
 void stopSampler();

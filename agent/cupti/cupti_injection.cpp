@@ -78,13 +78,15 @@ void popExternal() {
     g_api->popExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
 }
 
-// Host waits for the GPU (host_waits.hpp), and flush points besides exit: a device reset
-// discards the device's pending records, and cuProfilerStop marks the end of the interesting
-// region.
+// Host waits for the GPU and polls of it (host_waits.hpp), and flush points besides exit: a
+// device reset discards the device's pending records, and cuProfilerStop marks the end of the
+// interesting region.
 void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const void* data) {
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
-    if (!info || onHostWait(domain, cbid, *info) || info->callbackSite != CUPTI_API_ENTER) return;
+    if (!info || onHostWait(domain, cbid, *info) || onHostPoll(domain, cbid, *info) ||
+        info->callbackSite != CUPTI_API_ENTER)
+        return;
     bool reset = domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
                  cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020;
     bool stop = domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;

@@ -8,6 +8,7 @@
 #include "data_path.hpp"
 
 #include "context_table.hpp"
+#include "runtime/polling_state.hpp"
 #include "rdma_writer.hpp"
 #include "wr_fold.hpp"
 
@@ -28,28 +29,9 @@ struct PendingPoll {
 };
 thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
 
-/// The thread's in-flight line while it shows "polling a CQ since the first empty poll"
-/// (kInFlightPolling), nullptr when it does not.
-thread_local raw::InFlightCall* t_pollingLine __attribute__((tls_model("initial-exec")));
-
-/// At the first empty poll of a run: shows the thread as polling since `t0`, unless it already
-/// does (an earlier run with no completion since: the wait started then) or it is inside a call.
-void startPolling(Op op, uint64_t t0) {
-    if (agent::holdsPolling(t_pollingLine, uint16_t(op))) return;
-    raw::InFlightCall c = agent::inFlightCall(op, t0);
-    c.flags = raw::kInFlightPolling;
-    t_pollingLine = agent::beginCall(c);
-}
-
 } // namespace
 
-void pollCompleted() {
-    raw::InFlightCall* line = t_pollingLine;
-    if (!line) return;
-    t_pollingLine = nullptr;
-    // Unless a call took the line over meanwhile (it clears its own at its exit).
-    if (__atomic_load_n(&line->flags, __ATOMIC_RELAXED) & raw::kInFlightPolling) agent::endCall(line);
-}
+void pollCompleted() { agent::pollSucceeded(); }
 
 namespace {
 
@@ -155,7 +137,7 @@ void foldEmptyPoll(Op op, ibv_cq* cq, uint16_t device, uint64_t t0, uint64_t t1)
     }
     if (p.cq) flushPolls();
     p = PendingPoll{cq, t0, t1, 1, device, op};
-    startPolling(op, t0);
+    agent::pollUnsuccessful(op, t0);
 }
 
 int wrappedPostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
@@ -251,6 +233,54 @@ int wrappedPostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) {
     return rc;
 }
 
+namespace {
+
+/// An empty poll of `cq` by ibv_poll_cq: folded into the thread's pending run of empty polls of
+/// that CQ (the common case of a spinning poller: a few loads and stores, nothing written).
+[[gnu::always_inline]] inline void emptyPollCq(ibv_cq* cq, uint16_t device, uint64_t t0, uint64_t t1) {
+    PendingPoll& p = t_poll;
+    if (p.cq == cq && p.op == Op::IbvPollCq && t0 - p.end < kPollGapTicks) [[likely]] {
+        p.end = t1;
+        p.count++;
+        return;
+    }
+    if (p.cq) flushPolls();
+    p = PendingPoll{cq, t0, t1, 1, device, Op::IbvPollCq};
+    agent::pollUnsuccessful(Op::IbvPollCq, t0);
+}
+
+/// Records a poll of `cq` that returned `got` (not 0): its completions (one record for the call
+/// and a single completion), or the error.
+void recordPollCq(const ContextEntry* c, ibv_cq* cq, int got, const ibv_wc* wc, uint64_t t0,
+                  uint64_t t1) {
+    pollCompleted(); // a completion (or an error) ends the wait
+    if (t_poll.cq) flushPolls();
+    auto folded = [&](const ibv_wc& w) { // the completion of a request folded beyond the rate
+        if (w.status == IBV_WC_SUCCESS)
+            return fold::complete(c->device, w.qp_num, w.opcode & IBV_WC_RECV, w.wr_id, t1);
+        fold::fail(c->device, w.qp_num);
+        return false;
+    };
+    if (got == 1) [[likely]] {
+        if (folded(wc[0]))
+            writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), wc[0].byte_len, 1, 0);
+        else
+            writeCallWithOne(raw::RdmaAction::PollOne, Op::IbvPollCq, c->device, wc[0].qp_num, t0,
+                             t1, [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[0]); });
+        return;
+    }
+    uint64_t bytes = 0;
+    for (int i = 0; i < got; ++i) bytes += wc[i].byte_len;
+    writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), got > 0 ? bytes : 0,
+              got > 0 ? uint32_t(got) : 0, got < 0 ? got : 0);
+    for (int i = 0; i < got; ++i)
+        if (!folded(wc[i]))
+            writeWrRecord(raw::RdmaAction::Completion, c->device, wc[i].qp_num, t1,
+                          [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[i]); });
+}
+
+} // namespace
+
 int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
     const ContextEntry* c = find(cq->context);
     if (!c) [[unlikely]] {
@@ -261,42 +291,10 @@ int wrappedPollCq(ibv_cq* cq, int n, ibv_wc* wc) {
     uint64_t t0 = agent::now();
     int got = c->pollCq(cq, n, wc);
     uint64_t t1 = agent::now();
-    PendingPoll& p = t_poll;
-    if (got == 0) { // the common case of a spinning poller: fold, write nothing
-        if (p.cq == cq && p.op == Op::IbvPollCq && t0 - p.end < kPollGapTicks) {
-            p.end = t1;
-            p.count++;
-            return 0;
-        }
-        if (p.cq) flushPolls();
-        p = PendingPoll{cq, t0, t1, 1, c->device, Op::IbvPollCq};
-        startPolling(Op::IbvPollCq, t0);
-        return 0;
-    }
-    pollCompleted(); // a completion (or an error) ends the wait
-    if (p.cq) flushPolls();
-    auto folded = [&](const ibv_wc& w) { // the completion of a request folded beyond the rate
-        if (w.status == IBV_WC_SUCCESS)
-            return fold::complete(c->device, w.qp_num, w.opcode & IBV_WC_RECV, w.wr_id, t1);
-        fold::fail(c->device, w.qp_num);
-        return false;
-    };
-    if (got == 1) [[likely]] { // one record for the call and its completion
-        if (folded(wc[0]))
-            writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), wc[0].byte_len, 1, 0);
-        else
-            writeCallWithOne(raw::RdmaAction::PollOne, Op::IbvPollCq, c->device, wc[0].qp_num, t0,
-                             t1, [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[0]); });
-        return got;
-    }
-    uint64_t bytes = 0;
-    for (int i = 0; i < got; ++i) bytes += wc[i].byte_len;
-    writeCall(Op::IbvPollCq, c->device, 0, t0, t1, uint64_t(cq), got > 0 ? bytes : 0,
-              got > 0 ? uint32_t(got) : 0, got < 0 ? got : 0);
-    for (int i = 0; i < got; ++i)
-        if (!folded(wc[i]))
-            writeWrRecord(raw::RdmaAction::Completion, c->device, wc[i].qp_num, t1,
-                          [&](raw::RdmaRecord* r) { fillCompletion(r, cq, wc[i]); });
+    if (got == 0) [[likely]]
+        emptyPollCq(cq, c->device, t0, t1);
+    else
+        recordPollCq(c, cq, got, wc, t0, t1);
     return got;
 }
 

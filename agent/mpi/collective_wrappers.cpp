@@ -30,7 +30,7 @@ int collective(Op op, MPI_Comm comm, int root, MPI_Request* req, Call&& call, By
     if (root >= 0 || root == MPI_ROOT) e.peer = worldRankOf(info, root);
     auto* line = publishCall(e, t0);
     int rc = call();
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     finishCall(line);
     if (req && rc == MPI_SUCCESS)
         rememberRequest(*req, {RequestKind::Collective, e.peer, 0, bytes, e.commId, info, {}, 0});

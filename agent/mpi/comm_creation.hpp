@@ -13,9 +13,9 @@ namespace hpcprof::agent::mpi {
 template <typename Call, typename Register>
 int creationCall(Op op, CommInfo* fallback, Call&& call, Register&& registerChild) {
     bool rec = enter();
-    uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
+    uint64_t t0 = rec ? callStart() : ticksNow();
     int rc = call();
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     CommInfo* child = rc == MPI_SUCCESS ? registerChild() : nullptr;
     if (rec) {
         MpiEvent e{op};

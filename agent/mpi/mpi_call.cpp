@@ -9,6 +9,8 @@ namespace raw = schema::raw;
 
 thread_local int t_depth = 0;
 thread_local bool t_counted = false;
+thread_local uint64_t t_lastSampled = 0;
+const hpcprof_agent_hot_fields* g_hot = nullptr;
 
 namespace {
 

@@ -16,6 +16,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
 #include "comm_registry.hpp"
 #include "counters/boundary.hpp"
 #include "hpcprof/launch/config.hpp"
@@ -54,6 +58,54 @@ constexpr uint64_t kPollGapTicks = 20'000; // ~10 us at 2 GHz; ticks are close e
 extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
 /// The outermost call of the thread took a counters sample at its entry (and owes one at exit).
 extern thread_local bool t_counted __attribute__((tls_model("initial-exec")));
+/// When this thread's MPI calls last had the counters take a boundary sample (raw ticks, 0 =
+/// never): the inline check of the minimum gap between samples (boundarySample()).
+extern thread_local uint64_t t_lastSampled __attribute__((tls_model("initial-exec")));
+
+/// libhpcprof.so's variables this module reads inline (agent_abi.hpp), asked for once: a
+/// recorded call thus makes two calls into libhpcprof.so (its in-flight line, its append)
+/// instead of seven.
+extern const hpcprof_agent_hot_fields* g_hot;
+[[gnu::always_inline]] inline const hpcprof_agent_hot_fields& hot() {
+    const hpcprof_agent_hot_fields* h = __atomic_load_n(&g_hot, __ATOMIC_ACQUIRE);
+    if (!h) [[unlikely]] {
+        h = hpcprof_agent_hot();
+        __atomic_store_n(&g_hot, h, __ATOMIC_RELEASE);
+    }
+    return *h;
+}
+
+/// Raw ticks, as hpcprof_agent_now() gives them: read here when they are the TSC.
+[[gnu::always_inline]] inline uint64_t ticksNow() {
+#if defined(__x86_64__)
+    const hpcprof_agent_hot_fields& h = hot();
+    if (__atomic_load_n(h.useTsc, __ATOMIC_RELAXED)) [[likely]]
+        return __rdtsc() + uint64_t(__atomic_load_n(h.clockSkewTicks, __ATOMIC_RELAXED));
+#endif
+    return hpcprof_agent_now();
+}
+
+/// True when MPI is being recorded (hpcprof_agent_recording(), which starts the agent if it has
+/// not started yet, only while it is not recording).
+[[gnu::always_inline]] inline bool recordingMpi() {
+    const hpcprof_agent_hot_fields& h = hot();
+    if (__atomic_load_n(h.state, __ATOMIC_ACQUIRE) != 2) [[unlikely]]
+        return hpcprof_agent_recording(uint32_t(agent::SourceBit::Mpi)) != 0;
+    return (__atomic_load_n(h.sources, __ATOMIC_RELAXED) & uint32_t(agent::SourceBit::Mpi)) != 0;
+}
+
+/// A counters boundary sample at `ticks` (trigger kCounterEnter / kCounterExit), unless this
+/// thread's MPI calls had one less than the minimum gap ago: that check is made here, so that
+/// most calls skip the call into libhpcprof.so, which checks again (its samples of other
+/// sources count too). True when it sampled.
+inline bool boundarySample(uint32_t trigger, uint64_t ticks) {
+    uint64_t gap = __atomic_load_n(hot().counterGapTicks, __ATOMIC_RELAXED);
+    if (gap != 0 && t_lastSampled != 0 && ticks - t_lastSampled < gap) [[likely]]
+        return false;
+    if (!hpcprof_counters_sample_at(trigger, ticks)) return false;
+    t_lastSampled = ticks;
+    return true;
+}
 
 /// Writes a pending folded poll, if any (called at the start of every recorded MPI call).
 void flushPoll();
@@ -67,7 +119,7 @@ void flushPoll();
 inline bool enter(bool isPoll = false) {
     if (t_depth++ != 0) return false;
     if (!isPoll) flushPoll();
-    if (hpcprof_agent_recording(uint32_t(agent::SourceBit::Mpi)) == 0) return false;
+    if (!recordingMpi()) return false;
     t_counted = !isPoll && agent::counters::samplesRegion(agent::counters::kCounterBoundaryMpi);
     return true;
 }
@@ -75,9 +127,11 @@ inline bool enter(bool isPoll = false) {
 /// The start time of a recorded call (after enter()), taking the entry sample of the counters
 /// if one is due: the sample's rate check reuses this clock reading, and a sample taken moves
 /// the start past it so that the call's time excludes the sampling.
-inline uint64_t callStart() {
-    return agent::counters::startAfterEntrySample(t_counted, hpcprof_agent_now(),
-                                                      hpcprof_agent_now);
+[[gnu::always_inline]] inline uint64_t callStart() {
+    uint64_t t = ticksNow();
+    if (t_counted && boundarySample(agent::counters::kCounterEnter, t)) [[unlikely]]
+        return ticksNow();
+    return t;
 }
 
 /// Ends what enter() began; `endTicks` (the call's end time, 0 = read it now) serves the exit
@@ -85,7 +139,7 @@ inline uint64_t callStart() {
 inline void leave(uint64_t endTicks = 0) {
     if (--t_depth == 0 && t_counted) [[unlikely]] {
         t_counted = false;
-        agent::counters::sampleExitAt(true, endTicks ? endTicks : hpcprof_agent_now());
+        boundarySample(agent::counters::kCounterExit, endTicks ? endTicks : ticksNow());
     }
 }
 
@@ -111,7 +165,7 @@ int64_t typeBytes(MPI_Datatype type, int64_t count);
 /// Publishes `e` (what is known at the call's entry) as the thread's in-flight call, for
 /// `hpcprof status` and the unfinished events of a hung or killed process. Returns what
 /// finishCall() takes at the call's exit.
-inline schema::raw::InFlightCall* publishCall(const MpiEvent& e, uint64_t t0) {
+[[gnu::always_inline]] inline schema::raw::InFlightCall* publishCall(const MpiEvent& e, uint64_t t0) {
     schema::raw::InFlightCall c{};
     c.op = uint16_t(e.op);
     c.flags = e.flags;
@@ -145,7 +199,7 @@ inline int tracedCallAt(Op op, AtEntry&& atEntry, Call&& call, Describe&& descri
     atEntry(e);
     schema::raw::InFlightCall* line = publishCall(e, t0);
     int rc = call();
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     finishCall(line);
     describe(e, rc);
     record(e, t0, t1);
@@ -182,9 +236,9 @@ inline int tracedProbe(Op op, MPI_Comm comm, int* flag, MPI_Status* status, Call
     }
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    uint64_t t0 = hpcprof_agent_now();
+    uint64_t t0 = ticksNow();
     int rc = call(st);
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     CommInfo* c = lookupComm(comm);
     uint32_t commId = c ? c->keyId : 0;
     if (rc == MPI_SUCCESS && flag && !*flag) {

@@ -76,12 +76,12 @@ bool takeRequest(MPI_Request request, RequestInfo& out) {
     return true;
 }
 
-bool peekRequest(MPI_Request request, RequestInfo& out) {
-    Slot* s = findSlot(handleBits(request));
-    if (!s || (s->info.persistent && !s->info.active)) return false;
-    out = s->info;
-    return true;
+const RequestInfo* pendingRequest(MPI_Request request) {
+    const Slot* s = findSlot(handleBits(request));
+    if (!s || (s->info.persistent && !s->info.active)) return nullptr;
+    return &s->info;
 }
+
 
 bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out) {
     Slot* s = findSlot(handleBits(request));

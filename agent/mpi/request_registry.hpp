@@ -39,9 +39,11 @@ void rememberRequest(MPI_Request request, const RequestInfo& info);
 /// request stays (inactive); an inactive one completes nothing (false).
 bool takeRequest(MPI_Request request, RequestInfo& out);
 
-/// The info of a pending request, left in the table (a wait's entry publishes what it waits
-/// for); false if unknown or an inactive persistent request. No allocation, no system call.
-bool peekRequest(MPI_Request request, RequestInfo& out);
+/// The info of a pending request, left in the table and read in place (a wait's entry looks at a
+/// few and publishes one); nullptr if unknown or an inactive persistent request. Valid until the
+/// request completes (MPI forbids using one request from two threads at once). No allocation,
+/// no system call.
+const RequestInfo* pendingRequest(MPI_Request request);
 
 /// MPI_Start of a persistent request: marks it active under request number `number` and gives
 /// its info; false if unknown.

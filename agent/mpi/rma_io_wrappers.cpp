@@ -165,7 +165,7 @@ HPCPROF_MPI_EXPORT int MPI_Win_fence(int assertion, MPI_Win win) {
     uint32_t seq = nextSeq(c);
     uint64_t t0 = callStart();
     int rc = fn(assertion, win);
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     MpiEvent e{Op::MpiWinFence};
     describeCollective(e, c, seq);
     e.bytes = 0;

@@ -45,12 +45,12 @@ void afterInit() {
 
 template <typename Call> int initCall(Op op, Call&& call) {
     bool rec = enter();
-    uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
+    uint64_t t0 = rec ? callStart() : ticksNow();
     int rc = call();
     if (rc == MPI_SUCCESS) afterInit(); // inside the depth guard: our own traffic is not recorded
     // The call ends for the program when the wrapper returns: the agent's clock measurement is
     // part of its start-up, not the program's computation that follows.
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     if (rec) {
         MpiEvent e{op};
         if (CommInfo* w = g_worldRank >= 0 ? lookupComm(worldComm()) : nullptr) {
@@ -84,10 +84,10 @@ HPCPROF_MPI_EXPORT int MPI_Finalize() {
     auto fn = g_finalize.get();
     if (!fn) return kNoMpi;
     bool rec = enter();
-    uint64_t t0 = rec ? callStart() : hpcprof_agent_now();
+    uint64_t t0 = rec ? callStart() : ticksNow();
     if (g_worldRank >= 0) measureClockOffsets(1, g_worldRank, g_worldSize);
     int rc = fn();
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     if (rec) record(MpiEvent{Op::MpiFinalize}, t0, t1);
     leave();
     return rc;
@@ -98,7 +98,7 @@ HPCPROF_MPI_EXPORT int MPI_Abort(MPI_Comm comm, int code) {
     auto fn = g_abort.get();
     if (!fn) return kNoMpi;
     if (enter()) {
-        uint64_t t = hpcprof_agent_now();
+        uint64_t t = ticksNow();
         MpiEvent e{Op::MpiAbort};
         e.tag = code;
         record(e, t, t);

@@ -28,27 +28,31 @@ RealMpi<int (*)(int, MPI_Request[], int*, MPI_Status[])> g_testall("PMPI_Testall
 RealMpi<int (*)(int, MPI_Request[], int*, int[], MPI_Status[])> g_waitsome("PMPI_Waitsome"),
     g_testsome("PMPI_Testsome");
 
-/// Requests looked at by a wait's entry for the one it is waiting for (bounded per-call cost).
-constexpr int kMaxPeeked = 64;
-
 /// At a wait's entry: what it waits for, for the in-flight line (`hpcprof status`, the hang
-/// diagnosis' wait chains): peer, tag, communicator and bytes of the first pending receive among
-/// `reqs`, else of the first pending send, and how many requests. Table look-ups only.
+/// diagnosis' wait chains): peer, tag, communicator and bytes of a pending receive among `reqs`,
+/// else of a pending send, and how many requests. Looks at most at four requests, the first two
+/// and the last two (a bounded cost whatever the count: each is a table look-up), in the order
+/// first, last, second, second to last, and stops at the first receive: programs put their
+/// receives first (post them early), last (sends, then receives) or every other (a send and a
+/// receive per neighbour), so one of these four is a receive when the wait has any.
 void describeWaitTarget(MpiEvent& e, int count, const MPI_Request* reqs) {
     if (count <= 0 || !reqs) return;
     e.waitRequests = uint32_t(count);
-    RequestInfo info;
-    bool haveSend = false;
-    for (int i = 0; i < count && i < kMaxPeeked; ++i) {
-        if (reqs[i] == nullRequest() || !peekRequest(reqs[i], info)) continue;
-        if (info.kind != RequestKind::Recv && (info.kind != RequestKind::Send || haveSend)) continue;
-        e.peer = info.peer;
-        e.tag = info.tag;
-        e.commId = info.commId;
-        e.bytes = info.bytes;
-        if (info.kind == RequestKind::Recv) return;
-        haveSend = true;
+    const int looked[4] = {0, count - 1, 1, count - 2};
+    const int n = count < 4 ? count : 4; // count 3: 0, 2, 1 (each once)
+    const RequestInfo* chosen = nullptr;
+    for (int k = 0; k < n; ++k) {
+        MPI_Request r = reqs[looked[k]];
+        const RequestInfo* info = r == nullRequest() ? nullptr : pendingRequest(r);
+        if (!info || (info->kind != RequestKind::Recv && info->kind != RequestKind::Send)) continue;
+        if (!chosen || info->kind == RequestKind::Recv) chosen = info;
+        if (info->kind == RequestKind::Recv) break;
     }
+    if (!chosen) return;
+    e.peer = chosen->peer;
+    e.tag = chosen->tag;
+    e.commId = chosen->commId;
+    e.bytes = chosen->bytes;
 }
 
 /// Accumulates the completed requests of one call into its event.
@@ -122,7 +126,7 @@ int pollCall(Op op, Call&& call, Describe&& describe) {
     uint64_t t0 = callStart();
     bool done = false;
     int rc = call(&done);
-    uint64_t t1 = hpcprof_agent_now();
+    uint64_t t1 = ticksNow();
     if (rc == MPI_SUCCESS && !done) {
         recordUnsuccessfulPoll(op, 0, t0, t1);
     } else {

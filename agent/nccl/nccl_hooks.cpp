@@ -18,6 +18,7 @@
 #include "counters/boundary.hpp"
 #include "cupti/external_correlation.hpp"
 #include "nccl_comms.hpp"
+#include "runtime/polling_state.hpp"
 #include "runtime/recorder.hpp"
 
 namespace {
@@ -297,6 +298,29 @@ HPCPROF_HOOK ncclResult_t ncclCommDestroy(ncclComm_t comm) {
 HPCPROF_HOOK ncclResult_t ncclCommAbort(ncclComm_t comm) {
     HPCPROF_NCCL_REAL(ncclCommAbort);
     return teardown(Op::NcclCommAbort, comm, fn, true);
+}
+
+// ---- polling a non-blocking communicator ---------------------------------------------------
+
+// Not recorded as an event (a watchdog thread may call it all along): while it answers
+// ncclInProgress (a non-blocking communicator's creation, split or operation not done yet) the
+// thread shows "polling since the first such answer" on its in-flight line, with the
+// communicator; any other answer ends that.
+HPCPROF_HOOK ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError) {
+    HPCPROF_NCCL_REAL(ncclCommGetAsyncError);
+    ncclResult_t r = fn(comm, asyncError);
+    if (!agent::recording(agent::SourceBit::Nccl)) return r;
+    if (r == ncclSuccess && asyncError && *asyncError == ncclInProgress)
+        agent::pollUnsuccessful(Op::NcclCommGetAsyncError, agent::now(), [&](raw::InFlightCall& f) {
+            if (const CommState* st = findComm(comm)) {
+                f.commId = st->keyId;
+                f.tag = st->size;
+                f.flags |= raw::kFlagTagIsCommSize;
+            }
+        });
+    else
+        agent::pollSucceeded();
+    return r;
 }
 
 // ---- collectives ---------------------------------------------------------------------------

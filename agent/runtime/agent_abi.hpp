@@ -10,6 +10,20 @@
 #include "hpcprof/schema/raw_format.hpp"
 
 extern "C" {
+/// Variables of libhpcprof.so that a module reads inline on its per-call path instead of calling
+/// in for each (an MPI call made five such calls: the recording check, two clock reads, the
+/// counters' entry and exit checks). Addresses, fixed for the life of the process; read them
+/// with relaxed atomic loads (acquire for `state`).
+struct hpcprof_agent_hot_fields {
+    const int* state;                ///< 2 = recording; otherwise ask hpcprof_agent_recording()
+    const uint32_t* sources;         ///< agent::SourceBit mask of the recorded sources
+    const bool* useTsc;              ///< ticks are the TSC; otherwise ask hpcprof_agent_now()
+    const int64_t* clockSkewTicks;   ///< added to every tick read (a test-only skew; 0)
+    const uint64_t* counterGapTicks; ///< counters: minimum ticks between two boundary samples
+                                     ///< of a thread, 0 while not known yet
+};
+/// The fields above; the same answer for the life of the process.
+const struct hpcprof_agent_hot_fields* hpcprof_agent_hot(void);
 /// 1 when the calling thread should record source `sourceBit` (agent::SourceBit).
 int hpcprof_agent_recording(uint32_t sourceBit);
 /// Raw ticks for event timestamps.

@@ -2,6 +2,8 @@
 // Process start-up, per-thread raw files, string interning, fork and exit handling.
 #include "recorder.hpp"
 
+#include "polling_state.hpp"
+
 #include <pthread.h>
 #include <sys/utsname.h>
 
@@ -27,6 +29,7 @@ namespace raw = schema::raw;
 namespace detail {
 uint32_t g_generation = 1; // bumped in a forked child; thread state of older generations is stale
 thread_local ThreadState t_thread;
+thread_local schema::raw::InFlightCall* t_pollingLine = nullptr; // polling_state.hpp
 int g_state = 0;
 uint32_t g_sources = ~0u;
 int64_t g_clockSkewTicks = 0;

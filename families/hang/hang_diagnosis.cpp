@@ -208,6 +208,18 @@ const HangCall* HangRank::current() const {
     return calls.empty() ? nullptr : &calls.front();
 }
 
+/// What a polling thread polls, and since when it had no success.
+static std::string pollingText(const HangCall& c) {
+    if (c.name.rfind("ibv_", 0) == 0)
+        return fmt::format("polling an RDMA completion queue ({}) that gave no completion since "
+                           "its first empty poll", c.name);
+    if (c.name.rfind("nccl", 0) == 0)
+        return fmt::format("polling {}{}, which answered ncclInProgress since its first poll",
+                           c.name, c.communicator.empty() ? "" : " on " + c.communicator);
+    return fmt::format("polling {}, which answered not ready since its first poll (the GPU work "
+                       "it waits for never finished)", c.name);
+}
+
 /// How a point-to-point call names its partner: a wait (on a request) waits "for" the peer.
 static const char* peerWord(const std::string& call) {
     if (call.rfind("MPI_Wait", 0) == 0) return "for";
@@ -220,9 +232,7 @@ std::string describeRank(const HangRank& r) {
         if (r.lastCall.empty()) return "computing (inside no recorded call; it recorded none)";
         return fmt::format("computing (inside no recorded call since its {} returned)", r.lastCall);
     }
-    if (c->polling())
-        return fmt::format("polling an RDMA completion queue ({}) that gave no completion since "
-                           "its first empty poll", c->name);
+    if (c->polling()) return pollingText(*c);
     std::string what = "in " + c->name;
     if (c->collective()) what = "in " + instanceText(*c);
     else if (c->pointToPoint())

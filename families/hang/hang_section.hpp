@@ -36,7 +36,14 @@ struct HangCall {
     bool collective() const { return instance.has_value() && !communicator.empty(); }
     bool pointToPoint() const { return !collective() && cls == "communication" && peer && *peer >= 0; }
     /// A thread polling an RDMA completion queue since its first empty poll (no call in flight).
-    bool polling() const { return name == "ibv_poll_cq" || name == "ibv_start_poll"; }
+    /// A busy poll shown "polling since its first unsuccessful answer" (the agent's
+    /// runtime/polling_state.hpp): an RDMA CQ, a CUDA stream or event, a non-blocking NCCL
+    /// communicator.
+    bool polling() const {
+        return name == "ibv_poll_cq" || name == "ibv_start_poll" || name == "cudaStreamQuery" ||
+               name == "cudaEventQuery" || name == "cuStreamQuery" || name == "cuEventQuery" ||
+               name == "ncclCommGetAsyncError";
+    }
 };
 
 /// A rank's state when the job was last seen.

@@ -134,3 +134,57 @@ TEST_CASE("NCCL: on one half of a split communicator a rank never enqueues the b
     CHECK(hang["culprits"] == nlohmann::json::array({3}));
     CHECK(hang["first_check"].get<std::string>().find("rank 3 never enqueued ncclBroadcast #3") == 0);
 }
+
+TEST_CASE("NCCL: ranks polling ncclCommGetAsyncError on work that never completes are shown "
+          "polling since their first ncclInProgress; a rank whose poll ended is not",
+          "[integration][gpu][nccl][hang]") {
+    TempDir dir;
+    const std::string path = dir / "poll.hpcprof", log = dir / "run.log";
+    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o",
+                              path, "--", sampleBinary("nccl_hang"), "poll"},
+                             log);
+    REQUIRE(run > 0);
+    auto polls = [](const nlohmann::json& p) {
+        return p.is_object() && p["calls"].size() == 1 &&
+               p["calls"][0]["call"] == "ncclCommGetAsyncError" && p["calls"][0]["polling"] == true &&
+               p["calls"][0]["communicator"].is_string() &&
+               p["calls"][0]["communicator"].get<std::string>().rfind("nccl:", 0) == 0;
+    };
+    // Rank 3 polled 1000 times (ncclInProgress), then got ncclSuccess: its state was cleared.
+    nlohmann::json st = statusUntil(path + ".raw", [&](const nlohmann::json& d) {
+        return polls(statusOf(d, 0)) && polls(statusOf(d, 1)) && polls(statusOf(d, 2)) &&
+               statusOf(d, 3).is_object() && statusOf(d, 3)["calls"].empty() &&
+               readWholeFile(log).find("rank 3 ready") != std::string::npos;
+    });
+    INFO(st.dump(2));
+    for (int r : {0, 1, 2}) CHECK(polls(statusOf(st, r)));
+    CHECK(statusOf(st, 3)["calls"].empty());
+    // Still the first poll's time a moment later: the later polls leave the state alone.
+    double since = statusOf(st, 0)["calls"][0]["since_s"];
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    nlohmann::json later = statusUntil(path + ".raw", [&](const nlohmann::json& d) {
+        return polls(statusOf(d, 0));
+    });
+    CHECK(later.is_array());
+    CHECK(statusOf(later, 0)["calls"][0]["since_s"].get<double>() >= since + 0.2);
+    kill(run, SIGUSR1);
+    int status = 0;
+    waitpid(run, &status, 0);
+    INFO(readWholeFile(log));
+
+    nlohmann::json doc = reportOf(path);
+    const auto& hang = doc["hang"];
+    INFO(hang.dump(2));
+    REQUIRE(hang["ranks"].size() == 4);
+    for (const auto& rank : hang["ranks"]) {
+        if (rank["rank"] == 3) {
+            CHECK(rank["unfinished_calls"].empty());
+            continue;
+        }
+        REQUIRE(rank["unfinished_calls"].size() == 1);
+        CHECK(rank["unfinished_calls"][0]["call"] == "ncclCommGetAsyncError");
+        CHECK(rank["state"].get<std::string>().rfind("polling ncclCommGetAsyncError on nccl:", 0) == 0);
+        CHECK(rank["state"].get<std::string>().find("answered ncclInProgress since its first poll") !=
+              std::string::npos);
+    }
+}

@@ -7,8 +7,11 @@
  *   chain     3 ranks: rank 0 receives from rank 1 (tag 7), rank 1 from rank 2 (tag 8), rank 2
  *             computes (a busy loop) and never sends: the wait chain 0 -> 1 -> 2.
  *   waits     3 ranks, the chain through non-blocking receives: rank 0 posts MPI_Irecv from rank
- *             1 (tag 17, 64 doubles) and waits in MPI_Wait; rank 1 posts two MPI_Irecv from rank
- *             2 (tags 18 and 19, 32 doubles each) and waits in MPI_Waitall; rank 2 computes.
+ *             1 (tag 17, 64 doubles) and waits in MPI_Wait; rank 1 posts six small MPI_Isend to
+ *             rank 0 (tag 99, never received: they complete eagerly), then two MPI_Irecv from rank
+ *             2 (tags 19 and 18, 32 doubles each) and waits in MPI_Waitall on the eight: the
+ *             in-flight line names the last request, the receive of tag 18, since a wait's entry
+ *             looks only at its first two and last two requests; rank 2 computes.
  *   fifo      3 ranks: rank 1 reads 4096 bytes from the FIFO argv[2] that nobody writes; ranks
  *             0 and 2 wait for it in MPI_Barrier instance 0 of MPI_COMM_WORLD.
  * Each rank prints "rank R ready" before it starts to hang (the test waits for it). */
@@ -54,17 +57,19 @@ int main(int argc, char** argv) {
         if (rank == 1) MPI_Recv(buf, 128, MPI_DOUBLE, 2, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (rank == 2) computeForever();
     } else if (strcmp(mode, "waits") == 0) {
-        double buf[64];
-        MPI_Request reqs[2];
+        double buf[64], small[6] = {0};
+        MPI_Request reqs[8];
         ready(rank);
         if (rank == 0) {
             MPI_Irecv(buf, 64, MPI_DOUBLE, 1, 17, MPI_COMM_WORLD, &reqs[0]);
             MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
         }
         if (rank == 1) {
-            MPI_Irecv(buf, 32, MPI_DOUBLE, 2, 18, MPI_COMM_WORLD, &reqs[0]);
-            MPI_Irecv(buf + 32, 32, MPI_DOUBLE, 2, 19, MPI_COMM_WORLD, &reqs[1]);
-            MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+            for (int i = 0; i < 6; ++i)
+                MPI_Isend(&small[i], 1, MPI_DOUBLE, 0, 99, MPI_COMM_WORLD, &reqs[i]);
+            MPI_Irecv(buf + 32, 32, MPI_DOUBLE, 2, 19, MPI_COMM_WORLD, &reqs[6]);
+            MPI_Irecv(buf, 32, MPI_DOUBLE, 2, 18, MPI_COMM_WORLD, &reqs[7]);
+            MPI_Waitall(8, reqs, MPI_STATUSES_IGNORE);
         }
         if (rank == 2) computeForever();
     } else if (strcmp(mode, "fifo") == 0) {

@@ -9,6 +9,11 @@
 //   split  the communicator is split into {0,1} and {2,3}; 3 ncclAllReduce calls on each half
 //          (instances 0..2); then on {2,3} rank 2 enqueues ncclBroadcast #3, which rank 3 never
 //          does; ranks 0, 1 and 3 compute (a sleep loop).
+//   poll   the communicator is created as non-blocking work that never completes on ranks 0, 1
+//          and 2 (the stand-in's HPCPROF_STAND_IN_NCCL_IN_PROGRESS=-1) and completes after 1000
+//          polls on rank 3; 4 ncclAllReduce calls, then every rank polls ncclCommGetAsyncError
+//          until it stops answering ncclInProgress: ranks 0-2 poll for ever, rank 3 computes
+//          (a sleep loop) once its poll has ended.
 #include <nccl.h>
 
 #include "rank_children.hpp"
@@ -80,11 +85,23 @@ int split(int rank, ncclComm_t comm) {
     return 3;
 }
 
+int poll(int rank, ncclComm_t comm) {
+    if (int rc = allReduce(comm, 4)) return rc;
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress)
+        if (ncclCommGetAsyncError(comm, &state) != ncclSuccess) return 3;
+    ready(rank); // rank 3 only: the others never get here
+    computeForever();
+}
+
 int runRank(const char* mode, int rank, const ncclUniqueId& id) {
+    if (std::strcmp(mode, "poll") == 0)
+        setenv("HPCPROF_STAND_IN_NCCL_IN_PROGRESS", rank == kRanks - 1 ? "1000" : "-1", 1);
     ncclComm_t comm = nullptr;
     if (ncclCommInitRank(&comm, kRanks, id, rank) != ncclSuccess) return 3;
     if (std::strcmp(mode, "skip") == 0) return skip(rank, comm);
     if (std::strcmp(mode, "split") == 0) return split(rank, comm);
+    if (std::strcmp(mode, "poll") == 0) return poll(rank, comm);
     return 2;
 }
 
@@ -94,7 +111,7 @@ int main(int argc, char** argv) {
     if (argc == 5 && std::strcmp(argv[1], "--rank") == 0)
         return runRank(argv[2], std::atoi(argv[3]), fromHex(argv[4]));
     if (argc != 2) {
-        std::fprintf(stderr, "usage: nccl_hang skip|split\n");
+        std::fprintf(stderr, "usage: nccl_hang skip|split|poll\n");
         return 2;
     }
     ncclUniqueId id;

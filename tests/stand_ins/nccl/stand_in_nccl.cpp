@@ -50,6 +50,7 @@ struct ncclComm {
     char* base;
     size_t size;
     int splits;
+    long inProgressPolls; ///< ncclCommGetAsyncError answers ncclInProgress this many more times (<0: always)
     Header* header() const { return reinterpret_cast<Header*>(base); }
     char* slot(int r) const { return base + sizeof(Header) + size_t(r) * kSlotBytes; }
     Mailbox* mailbox(int from, int to) const {
@@ -135,6 +136,10 @@ ncclResult_t join(ncclComm_t* out, const char* name, int nranks, int rank) {
     close(fd);
     if (m == MAP_FAILED) return ncclSystemError;
     c->base = static_cast<char*>(m);
+    // A non-blocking communicator's pending operation, as a test wants it: how many polls of
+    // ncclCommGetAsyncError answer ncclInProgress before ncclSuccess (-1: it never completes).
+    const char* pending = std::getenv("HPCPROF_STAND_IN_NCCL_IN_PROGRESS");
+    c->inProgressPolls = pending ? std::atol(pending) : 0;
     c->header()->joined.fetch_add(1);
     while (c->header()->joined.load() < nranks) sched_yield();
     *out = c;
@@ -216,6 +221,13 @@ ncclResult_t pncclCommUserRank(const ncclComm_t comm, int* rank) {
 }
 ncclResult_t pncclCommCuDevice(const ncclComm_t, int* device) {
     *device = 0;
+    return ncclSuccess;
+}
+ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError) {
+    if (!comm || !asyncError) return ncclInvalidArgument;
+    bool pending = comm->inProgressPolls != 0;
+    if (comm->inProgressPolls > 0) --comm->inProgressPolls;
+    *asyncError = pending ? ncclInProgress : ncclSuccess;
     return ncclSuccess;
 }
 ncclResult_t pncclCommFinalize(ncclComm_t) { return ncclSuccess; }
@@ -383,6 +395,7 @@ ncclResult_t ncclCommSplit(ncclComm_t, int, int, ncclComm_t*, ncclConfig_t*) HPC
 ncclResult_t ncclCommCount(const ncclComm_t, int*) HPCPROF_STAND_IN_ALIAS(ncclCommCount);
 ncclResult_t ncclCommUserRank(const ncclComm_t, int*) HPCPROF_STAND_IN_ALIAS(ncclCommUserRank);
 ncclResult_t ncclCommCuDevice(const ncclComm_t, int*) HPCPROF_STAND_IN_ALIAS(ncclCommCuDevice);
+ncclResult_t ncclCommGetAsyncError(ncclComm_t, ncclResult_t*) HPCPROF_STAND_IN_ALIAS(ncclCommGetAsyncError);
 ncclResult_t ncclCommFinalize(ncclComm_t) HPCPROF_STAND_IN_ALIAS(ncclCommFinalize);
 ncclResult_t ncclCommDestroy(ncclComm_t) HPCPROF_STAND_IN_ALIAS(ncclCommDestroy);
 ncclResult_t ncclCommAbort(ncclComm_t) HPCPROF_STAND_IN_ALIAS(ncclCommAbort);

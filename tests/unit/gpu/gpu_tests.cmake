@@ -22,6 +22,11 @@ if(TARGET hpcprof_cupti_translate)
         SOURCES unit/gpu/cupti_translation_test.cpp
         LIBS hpcprof::store hpcprof_cupti_translate)
 endif()
+if(TARGET hpcprof_cupti_host_waits)
+    hpcprof_add_tests(hpcprof_gpu_cupti_poll_tests LABELS "unit;gpu"
+        SOURCES unit/gpu/cupti_host_polls_test.cpp
+        LIBS hpcprof_cupti_host_waits hpcprof::store)
+endif()
 if(TARGET training_step)
     hpcprof_add_tests(hpcprof_gpu_cuda_tests LABELS "integration;gpu"
         SOURCES integration/gpu_cuda_test.cpp)
