@@ -393,18 +393,6 @@ private:
     alignas(8) RawRecordBytes m_runCalls[2]{};
 };
 
-/// Asks for huge pages under a large event buffer: a thread of millions of events is written
-/// once, front to back, and with 4 KiB pages its first touch was one page fault per 42 events
-/// (a sixth of the conversion's CPU on a loop of like calls). Only advice: ignored where
-/// transparent huge pages are off.
-void adviseHugePages(const void* data, size_t bytes) {
-    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-    if (bytes < 4 * kHuge) return;
-    uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-    uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 } // namespace
 
 ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
@@ -421,7 +409,6 @@ ThreadRecords readThreadFile(const fs::path& file, RawProblems& problems,
     trimUnusedSlots(ranges, base);
     try {
         out.events.reserve(eventRoom(ranges, base) + 1); // + 1: the call in flight (in_flight.cpp)
-        adviseHugePages(out.events.data(), out.events.capacity() * sizeof(RawEvent));
     } catch (const std::bad_alloc&) {
         // A damaged file's kind bytes claimed more than fits: grow as the events come instead.
     }

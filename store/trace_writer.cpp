@@ -299,34 +299,43 @@ schema::Statement& TraceWriter::detailBatchStatement(unsigned shape) {
     return s;
 }
 
+unsigned TraceWriter::pendingBatchShape() const {
+    // Only the optional columns some row of the batch sets are named (the rest stay NULL), and
+    // values shared by the whole batch are bound once: fewer binds and copies per row.
+    unsigned shape = m_pendingShape;
+    const EventRow& head = m_pendingEvents.front();
+    for (const EventRow& e : m_pendingEvents) {
+        if (e.trackId != head.trackId) shape |= kShapeTrackPerRow;
+        if (e.categoryId != head.categoryId) shape |= kShapeCategoryPerRow;
+        if (e.nameId != head.nameId) shape |= kShapeNamePerRow;
+    }
+    return shape;
+}
+
+void TraceWriter::bindPendingBatch(schema::Statement& s, unsigned shape) {
+    const bool trackPerRow = shape & kShapeTrackPerRow, depthPerRow = shape & kShapeDepthPerRow,
+               categoryPerRow = shape & kShapeCategoryPerRow, namePerRow = shape & kShapeNamePerRow;
+    const EventRow& head = m_pendingEvents.front();
+    if (!trackPerRow) s.bind(1, head.trackId);
+    if (!categoryPerRow) s.bind(2, head.categoryId);
+    if (!namePerRow) s.bind(3, head.nameId);
+    int next = kFirstPerRowParameter; // in the order eventBatchStatement numbers them
+    for (const EventRow& e : m_pendingEvents) {
+        if (trackPerRow) s.bind(next++, e.trackId);
+        s.bind(next++, e.ts);
+        s.bind(next++, e.dur);
+        if (categoryPerRow) s.bind(next++, e.categoryId);
+        if (namePerRow) s.bind(next++, e.nameId);
+        if (depthPerRow) s.bind(next++, e.depth);
+        bindShaped(s, next, e, kEventOptional, shape);
+    }
+}
+
 void TraceWriter::flushEvents(bool final) {
     if (m_pendingEvents.size() == kEventBatch) {
-        // Only the optional columns some row of the batch sets are named (the rest stay NULL),
-        // and values shared by the whole batch are bound once: fewer binds and copies per row.
-        unsigned shape = m_pendingShape;
-        const EventRow& head = m_pendingEvents.front();
-        for (const EventRow& e : m_pendingEvents) {
-            if (e.trackId != head.trackId) shape |= kShapeTrackPerRow;
-            if (e.categoryId != head.categoryId) shape |= kShapeCategoryPerRow;
-            if (e.nameId != head.nameId) shape |= kShapeNamePerRow;
-        }
-        const bool trackPerRow = shape & kShapeTrackPerRow, depthPerRow = shape & kShapeDepthPerRow,
-                   categoryPerRow = shape & kShapeCategoryPerRow,
-                   namePerRow = shape & kShapeNamePerRow;
+        unsigned shape = pendingBatchShape();
         schema::Statement& s = eventBatchStatement(shape);
-        if (!trackPerRow) s.bind(1, head.trackId);
-        if (!categoryPerRow) s.bind(2, head.categoryId);
-        if (!namePerRow) s.bind(3, head.nameId);
-        int next = kFirstPerRowParameter; // in the order eventBatchStatement numbers them
-        for (const EventRow& e : m_pendingEvents) {
-            if (trackPerRow) s.bind(next++, e.trackId);
-            s.bind(next++, e.ts);
-            s.bind(next++, e.dur);
-            if (categoryPerRow) s.bind(next++, e.categoryId);
-            if (namePerRow) s.bind(next++, e.nameId);
-            if (depthPerRow) s.bind(next++, e.depth);
-            bindShaped(s, next, e, kEventOptional, shape);
-        }
+        bindPendingBatch(s, shape);
         check(s.run());
     } else {
         for (const auto& e : m_pendingEvents) {

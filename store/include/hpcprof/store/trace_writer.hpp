@@ -150,6 +150,11 @@ private:
     void flushDetails(bool final);
     void bindEvent(schema::Statement& s, const EventRow& e);
     /// The multi-row INSERT naming the mandatory columns plus the optional ones in `shape`.
+    /// The shape of the full batch pending: its optional columns, and which of track, category,
+    /// name and depth differ between its rows.
+    unsigned pendingBatchShape() const;
+    /// Binds the pending batch to `s`, a statement of eventBatchStatement(shape).
+    void bindPendingBatch(schema::Statement& s, unsigned shape);
     schema::Statement& eventBatchStatement(unsigned shape);
     schema::Statement& detailBatchStatement(unsigned shape);
 
