@@ -4,6 +4,8 @@
 #include "hpcprof/schema/object_kind.hpp"
 #include "hpcprof/schema/tables.hpp"
 
+#include <fmt/format.h>
+
 namespace hpcprof::store {
 
 namespace {
@@ -258,13 +260,32 @@ void TraceWriter::bindEvent(schema::Statement& s, const EventRow& e) {
 schema::Statement& TraceWriter::eventBatchStatement(unsigned shape) {
     schema::Statement& s = m_insEventBatch[shape];
     if (s.valid()) return s;
-    // ?1 is the batch's one track id unless rows differ; a depth of 0 for all rows is a literal.
-    std::string row = shape & kShapeTrackPerRow ? "(?,?,?,?,?" : "(?1,?,?,?,?";
-    row += shape & kShapeDepthPerRow ? ",?" : ",0";
     static_assert(kEventOptional.size() == kOptionalEventColumns);
-    s = schema::Statement(db(), shapedBatchInsert("INSERT INTO event(track_id, ts, dur, category_id,"
-                                                  " name_id, depth", row, kEventOptional, shape,
-                                                  kEventBatch));
+    // Every parameter is numbered: ?1, ?2 and ?3 are the batch's one track, category and name
+    // (bound once, not per row) unless rows differ; the per-row values are ?4 on, in the order
+    // flushEvents binds them. A depth of 0 for all rows is a literal.
+    std::string sql = "INSERT INTO event(track_id, ts, dur, category_id, name_id, depth";
+    for (size_t c = 0; c < kEventOptional.size(); ++c)
+        if (shape & (1u << c)) sql += fmt::format(", {}", kEventOptional[c].name);
+    sql += ") VALUES ";
+    int next = kFirstPerRowParameter;
+    auto param = [&](unsigned perRowBit, int shared) {
+        return fmt::format("?{}", shape & perRowBit ? next++ : shared);
+    };
+    for (size_t i = 0; i < kEventBatch; ++i) {
+        sql += i ? ",(" : "(";
+        sql += param(kShapeTrackPerRow, 1);
+        sql += fmt::format(",?{},?{},", next, next + 1);
+        next += 2;
+        sql += param(kShapeCategoryPerRow, 2); // two statements: numbered in this order
+        sql += ",";
+        sql += param(kShapeNamePerRow, 3);
+        sql += shape & kShapeDepthPerRow ? fmt::format(",?{}", next++) : std::string(",0");
+        for (size_t c = 0; c < kEventOptional.size(); ++c)
+            if (shape & (1u << c)) sql += fmt::format(",?{}", next++);
+        sql += ")";
+    }
+    s = schema::Statement(db(), sql);
     check(s.error());
     return s;
 }
@@ -278,27 +299,43 @@ schema::Statement& TraceWriter::detailBatchStatement(unsigned shape) {
     return s;
 }
 
+unsigned TraceWriter::pendingBatchShape() const {
+    // Only the optional columns some row of the batch sets are named (the rest stay NULL), and
+    // values shared by the whole batch are bound once: fewer binds and copies per row.
+    unsigned shape = m_pendingShape;
+    const EventRow& head = m_pendingEvents.front();
+    for (const EventRow& e : m_pendingEvents) {
+        if (e.trackId != head.trackId) shape |= kShapeTrackPerRow;
+        if (e.categoryId != head.categoryId) shape |= kShapeCategoryPerRow;
+        if (e.nameId != head.nameId) shape |= kShapeNamePerRow;
+    }
+    return shape;
+}
+
+void TraceWriter::bindPendingBatch(schema::Statement& s, unsigned shape) {
+    const bool trackPerRow = shape & kShapeTrackPerRow, depthPerRow = shape & kShapeDepthPerRow,
+               categoryPerRow = shape & kShapeCategoryPerRow, namePerRow = shape & kShapeNamePerRow;
+    const EventRow& head = m_pendingEvents.front();
+    if (!trackPerRow) s.bind(1, head.trackId);
+    if (!categoryPerRow) s.bind(2, head.categoryId);
+    if (!namePerRow) s.bind(3, head.nameId);
+    int next = kFirstPerRowParameter; // in the order eventBatchStatement numbers them
+    for (const EventRow& e : m_pendingEvents) {
+        if (trackPerRow) s.bind(next++, e.trackId);
+        s.bind(next++, e.ts);
+        s.bind(next++, e.dur);
+        if (categoryPerRow) s.bind(next++, e.categoryId);
+        if (namePerRow) s.bind(next++, e.nameId);
+        if (depthPerRow) s.bind(next++, e.depth);
+        bindShaped(s, next, e, kEventOptional, shape);
+    }
+}
+
 void TraceWriter::flushEvents(bool final) {
     if (m_pendingEvents.size() == kEventBatch) {
-        // Only the optional columns some row of the batch sets are named (the rest stay NULL),
-        // and values shared by the whole batch are bound once: fewer binds and copies per row.
-        unsigned shape = m_pendingShape;
-        const EventRow& head = m_pendingEvents.front();
-        for (const EventRow& e : m_pendingEvents)
-            if (e.trackId != head.trackId) shape |= kShapeTrackPerRow;
-        bool trackPerRow = shape & kShapeTrackPerRow, depthPerRow = shape & kShapeDepthPerRow;
+        unsigned shape = pendingBatchShape();
         schema::Statement& s = eventBatchStatement(shape);
-        int next = 1; // parameters are numbered in the order they appear
-        if (!trackPerRow) s.bind(next++, head.trackId);
-        for (const EventRow& e : m_pendingEvents) {
-            if (trackPerRow) s.bind(next++, e.trackId);
-            s.bind(next++, e.ts);
-            s.bind(next++, e.dur);
-            s.bind(next++, e.categoryId);
-            s.bind(next++, e.nameId);
-            if (depthPerRow) s.bind(next++, e.depth);
-            bindShaped(s, next, e, kEventOptional, shape);
-        }
+        bindPendingBatch(s, shape);
         check(s.run());
     } else {
         for (const auto& e : m_pendingEvents) {

@@ -61,7 +61,8 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
     std::string path = dir / "t.hpcprof";
     // Track sizes around the batch size: full batches, tails, a batch across two tracks.
     const int64_t batch = int64_t(store::TraceWriter::kEventBatch);
-    const int64_t sizes[4] = {2 * batch + batch / 3, 3 * batch + 17, batch / 2, batch + batch / 4};
+    const int64_t sizes[5] = {2 * batch + batch / 3, 3 * batch + 17, batch / 2, batch + batch / 4,
+                              4 * batch};
     std::vector<Written> written;
     {
         auto w = store::TraceWriter::create(path);
@@ -73,13 +74,18 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
         REQUIRE(tw.insertProcess(p).ok());
         int64_t thread = tw.insertThread(1, 100, "main");
         std::vector<int64_t> tracks;
-        for (int t = 0; t < 4; ++t)
+        for (int t = 0; t < 5; ++t)
             tracks.push_back(tw.insertTrack(1, thread, "cpu_thread", "t" + std::to_string(t), {}, {}));
         std::mt19937 rng(7);
         int64_t i = 0;
-        auto add = [&](int64_t track, unsigned shape, int64_t depth, bool withDetail) {
+        // like: 1 = the category and name of a loop of like calls (bound once per batch),
+        // 2 = one category, names that differ, 3 = one name, categories that differ.
+        auto add = [&](int64_t track, unsigned shape, int64_t depth, bool withDetail,
+                       int like = 0) {
             Written x;
             x.row = makeRow(track, i, shape, depth);
+            if (like == 1 || like == 2) x.row.categoryId = 3;
+            if (like == 1 || like == 3) x.row.nameId = 2;
             if (withDetail) { // details of several shapes too
                 if (i % 5 == 0)
                     x.detail.fd = i % 100;
@@ -116,10 +122,17 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
             add(tracks[3], k < sizes[3] / 2 ? 0u : 96u, k % 2, false);
         finish(tracks[2]);
         finish(tracks[3]);
+        // Track 4: a batch of like calls, then one category with names that differ, then one
+        // name with categories that differ, then like calls again with one odd name in a batch.
+        for (int64_t k = 0; k < sizes[4]; ++k) {
+            int like = int(k / batch) + 1;
+            add(tracks[4], 3, 0, false, like == 4 ? (k == 3 * batch + 100 ? 0 : 1) : like);
+        }
+        finish(tracks[4]);
         REQUIRE(tw.error().ok());
         REQUIRE(tw.finish().ok());
     }
-    REQUIRE(int64_t(written.size()) == sizes[0] + sizes[1] + sizes[2] + sizes[3]);
+    REQUIRE(int64_t(written.size()) == sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4]);
     for (size_t k = 0; k < written.size(); ++k) REQUIRE(written[k].id == int64_t(k) + 1);
 
     auto db = schema::openTraceReadOnly(path);

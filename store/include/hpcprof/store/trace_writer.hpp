@@ -150,6 +150,11 @@ private:
     void flushDetails(bool final);
     void bindEvent(schema::Statement& s, const EventRow& e);
     /// The multi-row INSERT naming the mandatory columns plus the optional ones in `shape`.
+    /// The shape of the full batch pending: its optional columns, and which of track, category,
+    /// name and depth differ between its rows.
+    unsigned pendingBatchShape() const;
+    /// Binds the pending batch to `s`, a statement of eventBatchStatement(shape).
+    void bindPendingBatch(schema::Statement& s, unsigned shape);
     schema::Statement& eventBatchStatement(unsigned shape);
     schema::Statement& detailBatchStatement(unsigned shape);
 
@@ -174,13 +179,18 @@ private:
     /// Further shape bits: rows of the batch differ in track_id / some row's depth is not 0.
     static constexpr unsigned kShapeTrackPerRow = 1u << kOptionalEventColumns;
     static constexpr unsigned kShapeDepthPerRow = 1u << (kOptionalEventColumns + 1);
+    /// Rows of the batch differ in category_id / name_id (a loop of like calls has one of each).
+    static constexpr unsigned kShapeCategoryPerRow = 1u << (kOptionalEventColumns + 2);
+    static constexpr unsigned kShapeNamePerRow = 1u << (kOptionalEventColumns + 3);
+    /// ?1-?3: the batch-wide track, category and name; per-row parameters follow.
+    static constexpr int kFirstPerRowParameter = 4;
 
     schema::DbHandle m_db;
     /// event_detail batches by shape (errno, fd, tag: one bit each), as for events.
     std::array<schema::Statement, 8> m_insDetailBatch;
     /// Batch statements by shape: most events leave most optional columns NULL, and a column
     /// the INSERT does not name defaults to NULL without a bind or a copy per row.
-    std::array<schema::Statement, 1u << (kOptionalEventColumns + 2)> m_insEventBatch;
+    std::array<schema::Statement, 1u << (kOptionalEventColumns + 4)> m_insEventBatch;
     std::vector<EventRow> m_pendingEvents;
     unsigned m_pendingShape = 0; ///< optional columns set in any pending event, depth bit
     std::vector<std::pair<int64_t, EventDetail>> m_pendingDetails;
