@@ -2,8 +2,10 @@
 // The analysis driver: the ranks and their windows (rank_units.cpp), one pass over each rank's
 // tracks on worker threads (rank_pass.cpp), then the data families' cross-rank results, the
 // core's POP metrics, steps, job summary and data quality, the families' conclusions and the
-// advice rules. It never names a family (family_analysis.hpp). Memory is bounded by one rank's
-// intervals per worker plus what the families keep across ranks (compact call lists).
+// advice rules. It never names a family (family_analysis.hpp). Memory: one rank's intervals per
+// worker plus what the families keep across ranks; their folds take each rank's scan as soon as
+// its pass ends (the point-to-point messages are matched there and dropped), the rest (compact
+// collective call lists) waits for combine().
 #include "hpcprof/analyzer/analyze.hpp"
 
 #include <algorithm>
@@ -96,6 +98,46 @@ void addFindings(Analysis& an, const Trace& trace, const AnalysisOptions& option
     chooseCollectiveBandwidth(an, options);
     an.findings = advice::runRules(an);
     for (const auto& f : an.findings) an.findingsGainNs += f.exclusiveGainNs;
+}
+
+/// The families' folds, each handed every rank's scan as its pass ends (pass.rankDone): what
+/// they keep across ranks need not wait for every rank's pass.
+void makeFolds(const std::vector<std::unique_ptr<AnalysisFamily>>& families, detail::PassContext& pass,
+               std::vector<std::unique_ptr<RankFold>>& folds) {
+    for (const auto& f : families) folds.push_back(f->rankFold());
+    pass.rankDone = [&folds](RankPass& p) {
+        for (size_t f = 0; f < folds.size(); ++f)
+            if (folds[f] && p.scans[f]) folds[f]->add(*p.scans[f]);
+    };
+}
+
+/// Each family's cross-rank results from its scans and its fold.
+Status combineFamilies(const std::vector<std::unique_ptr<AnalysisFamily>>& families, AnalysisContext& ctx,
+                       std::vector<std::unique_ptr<RankFold>>& folds,
+                       std::vector<std::vector<std::unique_ptr<RankScan>>>& scans, Analysis& an) {
+    for (size_t f = 0; f < families.size(); ++f) {
+        ctx.fold = folds[f].get();
+        HPCPROF_RETURN_IF_ERROR(families[f]->combine(ctx, scans[f], an));
+    }
+    ctx.fold = nullptr;
+    scans.clear();
+    folds.clear();
+    return {};
+}
+
+void attachStepBreakdowns(StepStats& steps, const std::vector<RankPass>& passes);
+
+/// The passes' breakdowns into the analysis and each step's into `steps`; their scans, by family.
+std::vector<std::vector<std::unique_ptr<RankScan>>> takePasses(std::vector<RankPass>& passes, size_t families,
+                                                               StepStats& steps, Analysis& an) {
+    attachStepBreakdowns(steps, passes);
+    std::vector<std::vector<std::unique_ptr<RankScan>>> scans(families);
+    for (RankPass& p : passes) {
+        for (size_t f = 0; f < families; ++f) scans[f].push_back(std::move(p.scans[f]));
+        an.ranks.push_back(std::move(p.breakdown));
+    }
+    passes.clear();
+    return scans;
 }
 
 /// The passes' scan problems, summed.
@@ -239,6 +281,7 @@ std::vector<RankPass> otherPasses(const Trace& trace, detail::PassContext pass, 
                                   const IntervalSet& jobWindow, int threads) {
     static const std::vector<std::unique_ptr<AnalysisFamily>> kNoFamilies;
     pass.families = &kNoFamilies;
+    pass.rankDone = nullptr;
     std::vector<const RankUnit*> list;
     for (auto& [i, u] : ranks.others) {
         u.window = u.active.intersect(jobWindow);
@@ -430,26 +473,21 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     pass.jobEnd = an.summary.windowEnd;
     pass.overviewBuckets = options.overviewBuckets;
     pass.families = &families;
+    std::vector<std::unique_ptr<RankFold>> folds;
+    makeFolds(families, pass, folds);
     std::vector<RankPass> passes;
     detail::runRankPasses(trace, pass, unitList, options.threads, passes);
     for (const auto& p : passes)
         if (!p.status.ok()) return p.status;
     const ScanQuality quality = sumQuality(passes);
-    attachStepBreakdowns(steps, passes);
-    std::vector<std::vector<std::unique_ptr<RankScan>>> scans(families.size());
-    for (RankPass& p : passes) {
-        for (size_t f = 0; f < families.size(); ++f) scans[f].push_back(std::move(p.scans[f]));
-        an.ranks.push_back(std::move(p.breakdown));
-    }
-    passes.clear();
+    std::vector<std::vector<std::unique_ptr<RankScan>>> scans = takePasses(passes, families.size(), steps, an);
     HPCPROF_RETURN_IF_ERROR(analyseProcesses(trace, ix, pass, *ranks, jobWindow, options.threads, an));
 
     // --- Across ranks: the families' results, then the core's. ---
     AnalysisContext ctx{trace, ix, options, {}, {}};
     for (const auto& [r, u] : ranks->units) ctx.windows.emplace_back(r, u.window);
     ctx.rangeSteps = &steps;
-    for (size_t f = 0; f < families.size(); ++f) HPCPROF_RETURN_IF_ERROR(families[f]->combine(ctx, scans[f], an));
-    scans.clear();
+    HPCPROF_RETURN_IF_ERROR(combineFamilies(families, ctx, folds, scans, an));
     setPop(an, options);
     an.steps = stepsOrCollectives(std::move(steps), ctx.collectives, options.steps);
     summarize(an);

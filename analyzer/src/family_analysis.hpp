@@ -77,6 +77,16 @@ public:
     virtual void finish(const RankEnd& end) { (void)end; }
 };
 
+/// A family's cross-rank state that grows while the rank passes run: each rank's scan is handed
+/// to add() as soon as its pass ends (one call at a time, ranks in any order), so that what it
+/// keeps for the cross-rank results need not be held for every rank until combine() (the
+/// communication family matches point-to-point messages there).
+class RankFold {
+public:
+    virtual ~RankFold() = default;
+    virtual void add(RankScan& scan) = 0;
+};
+
 /// What combine() and conclude() are given: the trace, its index, the options, each rank's
 /// window, and what one family hands to the core (the collective calls the steps fall back on).
 struct AnalysisContext {
@@ -88,6 +98,8 @@ struct AnalysisContext {
     /// The steps from ranges (known before the pass; empty otherwise): combine() may annotate
     /// them (the communication family's per-step stragglers).
     StepStats* rangeSteps = nullptr;
+    /// The calling family's fold (AnalysisFamily::rankFold), nullptr when it has none.
+    RankFold* fold = nullptr;
     /// The window of `rank`, nullptr for a rank the analysis does not have.
     const IntervalSet* windowOf(int64_t rank) const;
 };
@@ -107,6 +119,8 @@ public:
         (void)index;
         return nullptr;
     }
+    /// A fresh fold for one analysis (nullptr: it has none); combine() gets it in ctx.fold.
+    virtual std::unique_ptr<RankFold> rankFold() const { return nullptr; }
     /// Its scans of every rank, in rank order (null entries when it has no scan).
     virtual Status combine(AnalysisContext& ctx, std::vector<std::unique_ptr<RankScan>>& scans,
                            Analysis& an) const {

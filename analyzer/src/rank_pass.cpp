@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -226,9 +227,15 @@ void runRankPasses(const Trace& trace, const PassContext& ctx, const std::vector
         extra.push_back(std::move(t.value()));
     }
     std::atomic<size_t> next{0};
+    std::mutex doneLock;
     auto work = [&](const Trace& conn) {
         RankScanner scanner(conn, ctx);
-        for (size_t i = next.fetch_add(1); i < units.size(); i = next.fetch_add(1)) scanner.run(*units[i], out[i]);
+        for (size_t i = next.fetch_add(1); i < units.size(); i = next.fetch_add(1)) {
+            scanner.run(*units[i], out[i]);
+            if (!ctx.rankDone || !out[i].status.ok()) continue;
+            std::lock_guard<std::mutex> hold(doneLock);
+            ctx.rankDone(out[i]);
+        }
     };
     std::vector<std::thread> workers;
     workers.reserve(extra.size());

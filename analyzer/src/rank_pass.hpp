@@ -55,6 +55,9 @@ struct PassContext {
     int64_t jobBegin = 0, jobEnd = 0; ///< the job window, for the overview strip
     int overviewBuckets = 100;
     const std::vector<std::unique_ptr<AnalysisFamily>>* families = nullptr;
+    /// Called with each rank's result as soon as its pass ended without error (on the worker
+    /// that ran it, one call at a time): the families' folds take what they keep from the scans.
+    std::function<void(RankPass&)> rankDone;
 };
 
 /// Runs the pass of every unit, with up to `threads` workers (0: the hardware's concurrency,

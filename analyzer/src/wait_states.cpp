@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "wait_states.hpp"
 
+#include "wait_tables.hpp"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -12,40 +14,8 @@ namespace {
 
 using CommunicatorSize = std::function<std::optional<int64_t>(int64_t)>;
 
-/// What the analysis accumulates: the totals, every rank's waits and the wait it inflicted.
-struct WaitTables {
-    explicit WaitTables(const std::vector<int64_t>& ranks) {
-        for (int64_t r : ranks) {
-            perRank[r].rank = r;
-            strag[r].rank = r;
-        }
-    }
-
-    RankWait& rankWait(int64_t rank) {
-        RankWait& r = perRank[rank];
-        r.rank = rank;
-        return r;
-    }
-    Straggler& straggler(int64_t rank) {
-        Straggler& s = strag[rank];
-        s.rank = rank;
-        return s;
-    }
-    /// `rank` made others wait `ns` (in one instance or message; `eventId` is its call).
-    void blame(int64_t rank, int64_t ns, int64_t eventId, bool inCollective = false) {
-        Straggler& s = straggler(rank);
-        s.inflictedWaitNs += ns;
-        if (inCollective) s.inflictedInCollectivesNs += ns;
-        if (ns > s.maxInflictedNs) {
-            s.maxInflictedNs = ns;
-            s.exampleEventId = eventId;
-        }
-    }
-
-    WaitStates w;
-    std::map<int64_t, RankWait> perRank;
-    std::map<int64_t, Straggler> strag;
-};
+using detail::BlameOrder;
+using detail::WaitTables;
 
 // --- Collectives: wait at N x N. ---
 
@@ -66,6 +36,7 @@ std::vector<uint32_t> instanceOrder(const Calls& calls) {
 /// blamed on the last. The instance is order[i, j).
 template <class Calls>
 void waitAtNxN(const Calls& calls, const std::vector<uint32_t>& order, size_t i, size_t j, WaitTables& t) {
+    const BlameOrder sweep{0, int64_t(i)}; // the instances in (communicator, seq) order
     size_t last = i;
     for (size_t k = i; k < j; ++k)
         if (calls[order[k]].ts > calls[order[last]].ts) last = k;
@@ -82,7 +53,7 @@ void waitAtNxN(const Calls& calls, const std::vector<uint32_t>& order, size_t i,
     }
     if (blamed > 0) {
         ++t.strag[lastCall.rank].timesLast;
-        t.blame(lastCall.rank, blamed, lastCall.eventId, true);
+        t.blame(lastCall.rank, blamed, lastCall.eventId, sweep, true);
     }
 }
 
@@ -117,123 +88,6 @@ void collectiveWaits(const Calls& calls, const CommunicatorSize& communicatorSiz
     }
 }
 
-// --- Point-to-point: late sender, late receiver. ---
-
-using MessageKey = std::tuple<int64_t, int64_t, int64_t, int64_t>; // communicator, sender, receiver, tag
-using MessageQueues = std::map<MessageKey, std::vector<const P2pCall*>>;
-
-/// Sends and receives by (communicator, sender, receiver, tag). Communicators are used only when
-/// every message has one (a caller that does not know them for some calls would otherwise split
-/// matching pairs).
-void queueMessages(const MessageLists& messages, MessageQueues& sends, MessageQueues& recvs) {
-    bool byCommunicator = true;
-    messages.forEach([&](const P2pCall& m) { byCommunicator = byCommunicator && m.communicatorId >= 0; });
-    messages.forEach([&](const P2pCall& m) {
-        const int64_t comm = byCommunicator ? m.communicatorId : -1;
-        if (m.send)
-            sends[{comm, m.rank, m.peer, m.tag}].push_back(&m);
-        else
-            recvs[{comm, m.peer, m.rank, m.tag}].push_back(&m);
-    });
-}
-
-/// A completing call (MPI_Waitall over several peers) waits once, however many of its requests
-/// were late: its wait is the largest, blamed on that request's partner.
-class CompletionWaits {
-public:
-    /// `waiter`'s request completed in its wait, where it waited until `partnerTs`.
-    void offer(const P2pCall& waiter, const P2pCall& partner, int64_t partnerTs, bool lateSender) {
-        if (partnerTs <= waiter.waitTs) return;
-        const int64_t wait = std::min(partnerTs, waiter.waitEnd) - waiter.waitTs;
-        Wait& c = m_waits[waiter.waitEventId];
-        if (wait > c.waitNs) c = {wait, waiter.rank, partner.rank, partner.eventId, lateSender};
-    }
-
-    /// Adds each completing call's wait to its rank and blames it, in event id order.
-    void addTo(WaitTables& t) const {
-        for (const auto& [eventId, c] : m_waits) {
-            RankWait& rw = t.rankWait(c.waiterRank);
-            t.w.waitByEvent.add(eventId, c.waitNs);
-            (c.lateSender ? rw.lateSenderNs : rw.lateReceiverNs) += c.waitNs;
-            (c.lateSender ? t.w.lateSenderNs : t.w.lateReceiverNs) += c.waitNs;
-            t.blame(c.blamedRank, c.waitNs, c.blamedEventId);
-        }
-    }
-
-private:
-    struct Wait {
-        int64_t waitNs = 0, waiterRank = 0, blamedRank = 0, blamedEventId = 0;
-        bool lateSender = false;
-    };
-    std::map<int64_t, Wait> m_waits; // by completing event id
-};
-
-// A message is available from the send's entry (blocking) or posting (non-blocking); a receive is
-// ready from its entry or posting. Both late cases cannot hold at once.
-
-/// Late sender: the receiver waited for the send.
-void lateSender(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionWaits& completions) {
-    if (r.blocking && s.ts > r.ts) {
-        int64_t wait = std::min(s.ts, r.end) - r.ts;
-        if (wait > 0) {
-            t.w.waitByEvent.add(r.eventId, wait);
-            t.rankWait(r.rank).lateSenderNs += wait;
-            t.w.lateSenderNs += wait;
-            t.blame(s.rank, wait, s.eventId);
-        }
-    } else if (!r.blocking && r.waitEventId) { // late sender inside the receiver's wait
-        completions.offer(r, s, s.ts, true);
-    }
-}
-
-/// Late receiver: the sender waited for the receive to be posted.
-void lateReceiver(const P2pCall& s, const P2pCall& r, WaitTables& t, CompletionWaits& completions) {
-    if (s.blocking && r.ts > s.ts && s.end > r.ts) {
-        int64_t wait = std::min(r.ts, s.end) - s.ts;
-        if (wait > 0) {
-            t.w.waitByEvent.add(s.eventId, wait);
-            t.rankWait(s.rank).lateReceiverNs += wait;
-            t.w.lateReceiverNs += wait;
-            t.blame(r.rank, wait, r.eventId);
-        }
-    } else if (!s.blocking && s.waitEventId && (s.synchronous || s.bytes >= kRendezvousBytes)) {
-        // Only a send that cannot complete before the receive is posted waits for it; an
-        // eager send's wait may be long for other requests of the same call.
-        completions.offer(s, r, r.ts, false);
-    } else if (s.sendrecv && s.waitEnd > r.ts) {
-        // A Sendrecv's send half is a blocking send: still inside the call when the receive
-        // was posted, it waited for it (eager limits are often far below kRendezvousBytes:
-        // 4 KiB in Open MPI's shared memory). The call's other request is its own receive,
-        // whose late sender, if later, wins (a call waits once, for its latest partner).
-        completions.offer(s, r, r.ts, false);
-    }
-}
-
-void p2pWaits(const MessageLists& messages, WaitTables& t) {
-    MessageQueues sends, recvs;
-    queueMessages(messages, sends, recvs);
-    CompletionWaits completions;
-    auto byTs = [](const P2pCall* a, const P2pCall* b) { return a->ts < b->ts; };
-    for (auto& [key, sv] : sends) {
-        auto it = recvs.find(key);
-        std::vector<const P2pCall*> empty;
-        auto& rv = it == recvs.end() ? empty : it->second;
-        // Matched in posting order (MPI's non-overtaking rule).
-        std::stable_sort(sv.begin(), sv.end(), byTs);
-        std::stable_sort(rv.begin(), rv.end(), byTs);
-        size_t pairs = std::min(sv.size(), rv.size());
-        t.w.matchedMessages += int64_t(pairs);
-        t.w.unmatchedMessages += int64_t(sv.size() + rv.size() - 2 * pairs);
-        for (size_t k = 0; k < pairs; ++k) {
-            lateSender(*sv[k], *rv[k], t, completions);
-            lateReceiver(*sv[k], *rv[k], t, completions);
-        }
-    }
-    for (auto& [key, rv] : recvs)
-        if (!sends.count(key)) t.w.unmatchedMessages += int64_t(rv.size());
-    completions.addTo(t);
-}
-
 } // namespace
 
 void sortByInstance(std::vector<CollectiveCall>& collectives) {
@@ -265,12 +119,13 @@ InstanceBlame blameOf(const std::vector<CollectiveCall>& collectives, size_t i, 
 namespace {
 
 template <class Calls>
-WaitStates waitStates(const Calls& collectives, const MessageLists& messages, const std::vector<int64_t>& ranks,
+WaitStates waitStates(const Calls& collectives, const P2pMatcher& messages, const std::vector<int64_t>& ranks,
                       const CommunicatorSize& communicatorSize) {
     WaitTables t(ranks);
     collectiveWaits(collectives, communicatorSize, t);
-    p2pWaits(messages, t);
+    t.merge(messages.tables());
     WaitStates& w = t.w;
+    w.waitByEvent.merge(messages.tables().w.waitByEvent);
     w.waitByEvent.finish();
     for (auto& [r, rw] : t.perRank) w.perRank.push_back(rw);
     for (auto& [r, s] : t.strag)
@@ -283,16 +138,19 @@ WaitStates waitStates(const Calls& collectives, const MessageLists& messages, co
 
 } // namespace
 
-WaitStates computeWaitStates(const CollectiveCalls& collectives, const MessageLists& messages,
+WaitStates computeWaitStates(const CollectiveCalls& collectives, const P2pMatcher& messages,
                              const std::vector<int64_t>& ranks, const CommunicatorSize& communicatorSize) {
     return waitStates(collectives, messages, ranks, communicatorSize);
 }
 
 WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
                              const std::vector<int64_t>& ranks, const CommunicatorSize& communicatorSize) {
-    MessageLists lists;
-    lists.ranks.push_back(std::move(messages));
-    return waitStates(collectives, lists, ranks, communicatorSize);
+    std::map<int64_t, std::vector<P2pCall>> byRank; // each rank's in the list's order
+    for (P2pCall& m : messages) byRank[m.rank].push_back(m);
+    P2pMatcher matcher(true);
+    for (auto& [r, list] : byRank) matcher.addRank(r, std::move(list));
+    matcher.finish();
+    return waitStates(collectives, matcher, ranks, communicatorSize);
 }
 
 void EventWaits::finish() {

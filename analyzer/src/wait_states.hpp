@@ -5,14 +5,13 @@
 ///
 /// Collective instances are matched by (communicator id, seq); messages by (communicator,
 /// sender, receiver, tag) in posting order (MPI's non-overtaking rule), blocking and non-blocking
-/// together. A non-blocking call waits inside the MPI_Wait* / MPI_Test* that completed it
-/// (P2pCall::waitEventId, from the trace's mpi_completion table via loadP2pCompletions); one
-/// completing call's wait is counted once, blamed on its latest partner. O(n log n) in the
-/// number of calls.
+/// together, while the rank passes run (p2p_matcher.hpp). A non-blocking call waits inside the
+/// MPI_Wait* / MPI_Test* that completed it (P2pCall::waitEventId, from the trace's mpi_completion
+/// table, read rank by rank); one completing call's wait is counted once, blamed on its latest
+/// partner. O(n log n) in the number of calls.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -20,11 +19,14 @@
 #include "hpcprof/analyzer/analysis_types.hpp"
 #include "hpcprof/analyzer/trace.hpp"
 #include "hpcprof/status.hpp"
+#include "hpcprof/schema/sqlite.hpp"
+#include "p2p_matcher.hpp"
 
 namespace hpcprof::analyzer {
 
-/// Messages are matched per communicator only when every message has one (communicatorId >= 0);
-/// otherwise across communicators.
+/// The messages from one rank to another are matched per communicator only when every one of
+/// them has one (communicatorId >= 0); otherwise across communicators. This form (a job's calls
+/// in lists) is the tests'; the analysis hands each rank's messages to a P2pMatcher.
 /// `communicatorSize(id)` gives the member count when known (instances with fewer calls are
 /// incomplete and not used); `rankCount` sizes the per-rank table (ranks 0..rankCount-1 plus any
 /// other rank seen).
@@ -32,30 +34,9 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
 
-/// The point-to-point calls of a job without a merged copy of them: each rank's list as its scan
-/// left it (in rank order), then the posts that only the completions name (a deque: their
-/// addresses stay put while it grows). Visited in that order, as one list would be.
-struct MessageLists {
-    std::vector<std::vector<P2pCall>> ranks;
-    std::deque<P2pCall> added;
-
-    template <class F>
-    void forEach(F&& f) {
-        for (auto& list : ranks)
-            for (P2pCall& m : list) f(m);
-        for (P2pCall& m : added) f(m);
-    }
-    template <class F>
-    void forEach(F&& f) const {
-        for (const auto& list : ranks)
-            for (const P2pCall& m : list) f(m);
-        for (const P2pCall& m : added) f(m);
-    }
-};
-
-/// As above, without copies: `collectives` are read in place (their order is kept) and the
-/// messages are matched where they lie.
-WaitStates computeWaitStates(const CollectiveCalls& collectives, const MessageLists& messages,
+/// The collectives' waits (read in place, in their order), and the messages' from `messages`,
+/// which matched them while the rank passes ran (P2pMatcher::finish() called).
+WaitStates computeWaitStates(const CollectiveCalls& collectives, const P2pMatcher& messages,
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
 
@@ -80,13 +61,34 @@ inline constexpr int64_t kUnknownCommunicatorId = INT64_MAX;
 /// limit of every common MPI transport), so their wait completes only once the receive is posted.
 inline constexpr int64_t kRendezvousBytes = 64 * 1024;
 
-/// Completes `messages` with the trace's non-blocking request completions (mpi_completion):
-/// a message posted by a non-blocking call gets the wait that completed it, its communicator and
-/// the actual peer, tag and bytes (a wildcard receive's source is known only at completion);
-/// completed posts not in `messages` (wildcard receives, MPI_Start) are added. Traces without
-/// the table are left as they are. Only posts of rank processes are used.
+/// One row of the trace's mpi_completion table with what the analysis needs of the call that
+/// posted the request and of the call that completed it.
+struct P2pCompletion {
+    int64_t waitEventId = 0, request = 0, postEventId = 0;
+    bool send = false;
+    bool postedByI = false; ///< posted by MPI_I... (one request per call), else by MPI_Start*
+    bool synchronous = false; ///< MPI_Issend
+    int64_t peer = 0, tag = -1, bytes = -1; ///< tag, bytes: -1 when unknown
+    bool hasTag = false, hasBytes = false;
+    int64_t waitTs = 0, waitDur = 0, postTs = 0, postDur = 0, communicatorId = -1, rank = 0;
+};
+
+/// The completions whose completing call lies on one track, ids [first, last]: a statement for
+/// readP2pCompletions (binds 1, 2: the id range, 3: the track id). Invalid when the trace has no
+/// mpi_completion table (older traces).
+schema::Statement trackCompletionsQuery(const Trace& trace);
+/// Appends the rows `query` gives (after its binds) to `out`.
+Status readP2pCompletions(schema::Statement& query, std::vector<P2pCompletion>& out);
+
+/// Completes `messages` with `rows` (taken in (completing call, request) order): a message
+/// posted by a non-blocking call gets the wait that completed it, its communicator and the
+/// actual peer, tag and bytes (a wildcard receive's source is known only at completion);
+/// completed posts not in `messages` (wildcard receives, MPI_Start) are appended. Returns the
+/// index of the first appended one.
+size_t applyP2pCompletions(std::vector<P2pCompletion>& rows, std::vector<P2pCall>& messages);
+
+/// As above with every completion of the trace (posts of rank processes only); a trace without
+/// the table leaves `messages` as they are.
 Status loadP2pCompletions(const Trace& trace, std::vector<P2pCall>& messages);
-/// As above; the posts not in `messages.ranks` go to `messages.added`.
-Status loadP2pCompletions(const Trace& trace, MessageLists& messages);
 
 } // namespace hpcprof::analyzer

@@ -32,6 +32,25 @@ namespace {
 using schema::Category;
 constexpr int32_t cat(Category c) { return int32_t(c); }
 
+/// Calls on one communicator the agent did not see created.
+struct UnknownCommunicatorUse {
+    int64_t collectives = 0, messages = 0;
+    std::optional<int64_t> size;
+};
+
+/// The communicator `id` when the agent did not see it created, else nullptr.
+const CommunicatorInfo* unknownCommunicator(const TraceIndex& index, int64_t id) {
+    const CommunicatorInfo* c = id >= 0 ? index.communicator(id) : nullptr;
+    // Traces recorded before issue 19 keyed them "unmatched:<handle>".
+    return c && (c->key.starts_with(schema::raw::kUnknownCommunicatorPrefix) ||
+                 c->key.starts_with("unmatched:"))
+               ? c
+               : nullptr;
+}
+
+/// Per communicator the agent did not see created (by key: a stable order), its calls.
+using UnknownCommunicators = std::map<std::string, UnknownCommunicatorUse>;
+
 class CommunicationScan final : public RankScan {
 public:
     CommunicationScan(const Trace& trace, const TraceIndex& index)
@@ -39,11 +58,14 @@ public:
         // CPU track instead of a lookup per message.
         : m_tagRange(detail::db(trace), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
                                         " AND tag IS NOT NULL"),
+          m_completionRange(trackCompletionsQuery(trace)),
           m_index(index) {}
 
     void beginTrack(const TrackInfo& t, bool gpuTrack) override {
         m_outerCallEnd = INT64_MIN;
-        if (gpuTrack || !t.firstEventId || !t.lastEventId) return;
+        if (gpuTrack) return;
+        readCompletions(t);
+        if (!t.firstEventId || !t.lastEventId) return;
         m_tagRange.reset();
         m_tagRange.bind(1, *t.firstEventId);
         m_tagRange.bind(2, *t.lastEventId);
@@ -90,15 +112,19 @@ public:
             auto it = std::lower_bound(m_tags.begin(), m_tags.end(), std::make_pair(m.eventId, INT64_MIN));
             m.tag = it != m_tags.end() && it->first == m.eventId ? it->second : -2;
         }
+        addCompletions(end.window);
+        markUnknownCommunicators();
         // A rank's collective instance is its GPU kernel when the GPU side carries the instance
         // (NCCL), else its host call.
         collectives = std::move(m_gpuCollectives.empty() ? m_cpuCollectives : m_gpuCollectives);
         for (CollectiveCall& c : collectives) c.rank = rank;
+        markSmallCalls();
         std::sort(commKernels.begin(), commKernels.end(),
                   [](const CommKernel& a, const CommKernel& b) { return a.ts < b.ts; });
         // Kept until the ranks are combined: only what combine() needs. The statement goes now:
         // it belongs to the worker's connection, which closes when the pass ends.
         m_tagRange = schema::Statement();
+        m_completionRange = schema::Statement();
         // Kept at their size: they live until combine(), one set per rank, and growth leaves
         // up to half of a vector's storage unused.
         messages.shrink_to_fit();
@@ -112,7 +138,11 @@ public:
     std::vector<CollectiveCall> collectives; ///< after finish()
     std::vector<CommKernel> commKernels;     ///< GPU communication kernels without an instance
     std::vector<P2pCall> messages;           ///< in scan order
-    std::vector<int64_t> smallCallIds;       ///< the calls counted as small, for their waits
+    /// The collective calls counted as small, for their waits (the messages carry their own
+    /// mark: P2pCall::small, waitSmall).
+    std::vector<int64_t> smallCallIds;
+    UnknownCommunicators unknownCommunicators; ///< the messages' (the collectives' are counted later)
+    Status status; ///< of reading the completions
     int64_t smallCallRank = 0;
     int64_t pollingNs = 0; ///< RankWait::pollingNs: in loops of unsuccessful probes
     TopAccumulator topCollectives;
@@ -125,6 +155,60 @@ private:
         if (e.ts < m_outerCallEnd) return;
         m_outerCallEnd = e.end();
         topCalls.add(e.nameId, e.dur, e.bytes, e.count);
+    }
+
+    /// The completions whose completing call is on track `t` (the rank's waits and tests).
+    void readCompletions(const TrackInfo& t) {
+        if (!m_completionRange.valid()) return;
+        m_completionRange.reset();
+        m_completionRange.bind(1, t.firstEventId.value_or(0));
+        m_completionRange.bind(2, t.lastEventId.value_or(INT64_MAX));
+        m_completionRange.bind(3, t.id);
+        Status st = readP2pCompletions(m_completionRange, m_completions);
+        if (status.ok() && !st.ok()) status = st;
+    }
+
+    /// Non-blocking calls: the waits that completed them (mpi_completion) and the actual source
+    /// of wildcard receives. Posts the scan did not see (MPI_Startall's requests) are added, but
+    /// only where they touch the rank's window.
+    void addCompletions(const IntervalSet& window) {
+        const size_t firstAdded = applyP2pCompletions(m_completions, messages);
+        release(m_completions);
+        messages.erase(std::remove_if(messages.begin() + ptrdiff_t(firstAdded), messages.end(),
+                                      [&](const P2pCall& m) {
+                                          const int64_t end = std::max(m.end, m.waitEnd);
+                                          return window.lengthIn(m.ts, std::max(end, m.ts + 1)) == 0;
+                                      }),
+                       messages.end());
+    }
+
+    /// Messages on communicators the agent did not see created are matched by sender, receiver
+    /// and tag only (reportUnknownCommunicators).
+    void markUnknownCommunicators() {
+        for (P2pCall& m : messages)
+            if (const CommunicatorInfo* info = unknownCommunicator(m_index, m.communicatorId)) {
+                ++unknownCommunicators[info->key].messages;
+                unknownCommunicators[info->key].size = info->size;
+                m.communicatorId = kUnknownCommunicatorId;
+            }
+    }
+
+    /// Marks the messages that are small calls, or completed in one; of the small calls' ids,
+    /// only the collectives' stay (their waits are known once the ranks are combined).
+    void markSmallCalls() {
+        std::sort(smallCallIds.begin(), smallCallIds.end());
+        auto small = [&](int64_t id) { return std::binary_search(smallCallIds.begin(), smallCallIds.end(), id); };
+        for (P2pCall& m : messages) {
+            m.small = small(m.eventId);
+            m.waitSmall = m.waitEventId && small(m.waitEventId);
+        }
+        std::vector<int64_t> collectiveIds;
+        collectiveIds.reserve(collectives.size());
+        for (const CollectiveCall& c : collectives) collectiveIds.push_back(c.eventId);
+        std::sort(collectiveIds.begin(), collectiveIds.end());
+        std::erase_if(smallCallIds, [&](int64_t id) {
+            return !std::binary_search(collectiveIds.begin(), collectiveIds.end(), id);
+        });
     }
 
     /// A communication call: counted, and among the small ones when it moves < 64 KiB.
@@ -170,6 +254,8 @@ private:
     }
 
     schema::Statement m_tagRange;
+    schema::Statement m_completionRange;
+    std::vector<P2pCompletion> m_completions; ///< of the rank's waits, until finish()
     const TraceIndex& m_index;
     std::vector<int8_t> m_probe; ///< by name id: -1 not yet known
     std::vector<std::pair<int64_t, int64_t>> m_tags; ///< (event id, tag)
@@ -226,41 +312,17 @@ void addLargeCollectiveFacts(const CollectiveCalls& collectives, const WaitState
     }
 }
 
-/// Calls on one communicator the agent did not see created.
-struct UnknownCommunicatorUse {
-    int64_t collectives = 0, messages = 0;
-    std::optional<int64_t> size;
-};
-
-/// The communicator `id` when the agent did not see it created, else nullptr.
-const CommunicatorInfo* unknownCommunicator(const TraceIndex& index, int64_t id) {
-    const CommunicatorInfo* c = id >= 0 ? index.communicator(id) : nullptr;
-    // Traces recorded before issue 19 keyed them "unmatched:<handle>".
-    return c && (c->key.starts_with(schema::raw::kUnknownCommunicatorPrefix) ||
-                 c->key.starts_with("unmatched:"))
-               ? c
-               : nullptr;
-}
-
 /// Communicators the agent did not see created have a key of one process only: their
 /// collectives cannot be matched across ranks (they stay incomplete) and their messages are
 /// matched by sender, receiver and tag only (kUnknownCommunicatorId). Each such communicator is
 /// a data-quality entry with its key and the calls made on it, never left out silently.
 void reportUnknownCommunicators(const TraceIndex& index, const CollectiveCalls& collectives,
-                                MessageLists& messages, std::vector<DataWarning>& warnings) {
-    std::map<std::string, UnknownCommunicatorUse> unknown; // by key: a stable order
+                                UnknownCommunicators unknown, std::vector<DataWarning>& warnings) {
     for (const auto& c : collectives)
         if (const CommunicatorInfo* info = unknownCommunicator(index, c.communicatorId)) {
             ++unknown[info->key].collectives;
             unknown[info->key].size = info->size;
         }
-    messages.forEach([&](P2pCall& m) {
-        if (const CommunicatorInfo* info = unknownCommunicator(index, m.communicatorId)) {
-            ++unknown[info->key].messages;
-            unknown[info->key].size = info->size;
-            m.communicatorId = kUnknownCommunicatorId;
-        }
-    });
     for (const auto& [key, use] : unknown) {
         std::string size = use.size ? fmt::format(", {} members", *use.size) : "";
         warnings.push_back(
@@ -272,6 +334,36 @@ void reportUnknownCommunicators(const TraceIndex& index, const CollectiveCalls& 
     }
 }
 
+/// What the ranks' scans leave across ranks as their passes end: the point-to-point messages,
+/// matched as soon as both partners' ranks are done (p2p_matcher.hpp), and the messages on
+/// communicators nobody saw created.
+class CommunicationFold final : public RankFold {
+public:
+    void add(RankScan& s) override {
+        auto& scan = static_cast<CommunicationScan&>(s);
+        if (!scan.status.ok()) return; // combine() reports it
+        matcher.addRank(scan.smallCallRank, std::move(scan.messages));
+        release(scan.messages);
+        for (auto& [key, use] : scan.unknownCommunicators) {
+            unknown[key].messages += use.messages;
+            unknown[key].size = use.size;
+        }
+        release(scan.unknownCommunicators);
+    }
+
+    P2pMatcher matcher;
+    UnknownCommunicators unknown;
+};
+
+/// The point-to-point waits inside small calls (P2pCall::small, waitSmall).
+void addSmallMessageWaits(const std::map<int64_t, int64_t>& waits, std::vector<RankBreakdown>& ranks) {
+    for (const auto& [rank, ns] : waits) {
+        auto rb = std::lower_bound(ranks.begin(), ranks.end(), rank,
+                                   [](const RankBreakdown& b, int64_t r) { return b.rank < r; });
+        if (rb != ranks.end() && rb->rank == rank) rb->facts.smallCommWaitNs += ns;
+    }
+}
+
 class CommunicationAnalysis final : public AnalysisFamily {
 public:
     std::string_view name() const override { return "communication"; }
@@ -280,28 +372,29 @@ public:
         return std::make_unique<CommunicationScan>(trace, index);
     }
 
+    std::unique_ptr<RankFold> rankFold() const override { return std::make_unique<CommunicationFold>(); }
+
     Status combine(AnalysisContext& ctx, std::vector<std::unique_ptr<RankScan>>& scans,
                    Analysis& an) const override {
+        auto& fold = static_cast<CommunicationFold&>(*ctx.fold);
         CollectiveCalls collectives; // grows as the ranks' lists go: one copy of each call at a time
-        MessageLists messages;       // the ranks' lists as they are: no merged copy
         std::vector<SmallCalls> small;
         std::map<int64_t, int64_t> polling; // by rank
         std::map<int64_t, std::vector<CommKernel>> commKernels; // by rank
         TopAccumulator top, topCalls;
-        messages.ranks.reserve(scans.size());
         for (auto& s : scans) {
             auto& scan = static_cast<CommunicationScan&>(*s);
+            if (!scan.status.ok()) return scan.status;
             if (!scan.commKernels.empty()) commKernels[scan.smallCallRank] = std::move(scan.commKernels);
             small.push_back({scan.smallCallRank, std::move(scan.smallCallIds)});
             polling[scan.smallCallRank] += scan.pollingNs;
             collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
-            messages.ranks.push_back(std::move(scan.messages));
             top.merge(scan.topCollectives);
             topCalls.merge(scan.topCalls);
             s.reset(); // the collectives now live in the merged deque
         }
-        HPCPROF_RETURN_IF_ERROR(addCompletions(ctx, messages));
-        reportUnknownCommunicators(ctx.index, collectives, messages, an.warnings);
+        fold.matcher.finish();
+        reportUnknownCommunicators(ctx.index, collectives, std::move(fold.unknown), an.warnings);
         if (!commKernels.empty()) {
             const std::vector<CollectiveCall> matched = commKernelInstances(commKernels);
             if (ctx.rangeSteps) annotateStepStragglers(matched, commKernels, *ctx.rangeSteps);
@@ -309,14 +402,15 @@ public:
         }
         std::vector<int64_t> rankIds;
         for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
-        an.waits = computeWaitStates(collectives, messages, rankIds, [&](int64_t id) -> std::optional<int64_t> {
+        an.waits = computeWaitStates(collectives, fold.matcher, rankIds, [&](int64_t id) -> std::optional<int64_t> {
             const CommunicatorInfo* c = ctx.index.communicator(id);
             return c ? c->size : std::nullopt;
         });
-        messages = {};
         addPollingWaits(polling, an.waits);
         addLargeCollectiveFacts(collectives, an.waits, an.ranks);
         addSmallCallWaits(small, an.waits, an.ranks);
+        addSmallMessageWaits(fold.matcher.smallCallWaitNs(), an.ranks);
+        fold.matcher = P2pMatcher();
         an.waits.waitByEvent.release(); // an entry per waiting call: its users are done
         const auto name = [&](int64_t id) { return ctx.index.string(id); };
         an.topCollectives = top.top(ctx.options.topItems, name);
@@ -338,22 +432,6 @@ public:
 
     std::vector<advice::RuleSpec> rules() const override { return advice::communicationRules(); }
 
-private:
-    /// Non-blocking calls: the waits that completed them (mpi_completion) and the actual source
-    /// of wildcard receives. Posts the scan did not see (MPI_Startall's requests) are added, but
-    /// only where they touch their rank's window.
-    static Status addCompletions(const AnalysisContext& ctx, MessageLists& messages) {
-        HPCPROF_RETURN_IF_ERROR(loadP2pCompletions(ctx.trace, messages));
-        auto& added = messages.added;
-        added.erase(std::remove_if(added.begin(), added.end(),
-                                   [&](const P2pCall& m) {
-                                       const IntervalSet* w = ctx.windowOf(m.rank);
-                                       int64_t end = std::max(m.end, m.waitEnd);
-                                       return !w || w->lengthIn(m.ts, std::max(end, m.ts + 1)) == 0;
-                                   }),
-                    added.end());
-        return {};
-    }
 };
 
 } // namespace

@@ -146,6 +146,8 @@ struct PopMetrics {
 class EventWaits {
 public:
     void add(int64_t eventId, int64_t ns) { m_items.emplace_back(eventId, ns); }
+    /// Adds `other`'s entries (before finish()).
+    void merge(const EventWaits& other) { m_items.insert(m_items.end(), other.m_items.begin(), other.m_items.end()); }
     void finish();
     /// The wait of `eventId`, 0 when it did not wait.
     int64_t of(int64_t eventId) const;
@@ -177,6 +179,9 @@ struct P2pCall {
                                ///< once the receive has started
     bool sendrecv = false; ///< a half of an MPI_Sendrecv(_replace): posted and completed by
                            ///< that one call (waitEventId = eventId)
+    /// Counted among the rank's small calls (RankFacts::smallCommCalls): this call itself, and
+    /// the call that completed it; their waits are set apart from the small calls' time.
+    bool small = false, waitSmall = false;
     int64_t communicatorId = -1; ///< communicator.id; -1 = unknown (see computeWaitStates)
     /// Non-blocking calls: the wait or test that completed the request (waitEventId 0 = none).
     int64_t waitEventId = 0, waitTs = 0, waitEnd = 0;

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+#include "p2p_matcher.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "wait_states.hpp"
+#include "wait_tables.hpp"
+
+namespace hpcprof::analyzer {
+
+namespace {
+
+using detail::BlameOrder;
+using detail::WaitTables;
+
+/// One completing call (MPI_Wait*, MPI_Test*, MPI_Sendrecv): it waits once, however many of its
+/// requests were late: the largest wait, blamed on that request's partner.
+struct Completion {
+    int64_t waitNs = 0, waiterRank = 0, blamedRank = 0, blamedEventId = 0;
+    bool lateSender = false;
+    bool offered = false; ///< some request's partner came after the call began
+    bool small = false;   ///< the completing call is among its rank's small calls
+    BlameOrder order;     ///< of the request that set the wait
+    int64_t unresolved = 0; ///< its requests whose partner rank has not finished yet
+};
+
+/// The messages from one rank to another: the sender's sends, the receiver's receives.
+struct Direction {
+    std::vector<P2pCall> sends, recvs;
+};
+
+} // namespace
+
+struct P2pMatcher::Impl {
+    bool keepEventWaits = false;
+    WaitTables t;
+    std::map<int64_t, int64_t> smallWaits; ///< by rank
+    std::map<std::pair<int64_t, int64_t>, Direction> pending; ///< (sender, receiver)
+    std::set<int64_t> done; ///< ranks that handed their messages over
+    std::unordered_map<int64_t, Completion> completions; ///< by completing event id
+
+    /// `eventId` of `rank` waited `ns` inside it.
+    void waited(int64_t rank, int64_t eventId, int64_t ns, bool small) {
+        if (keepEventWaits) t.w.waitByEvent.add(eventId, ns);
+        if (small) smallWaits[rank] += ns;
+    }
+
+    /// `waiter`'s request completed in its wait, where it waited until `partnerTs`.
+    void offer(const P2pCall& waiter, const P2pCall& partner, int64_t partnerTs, bool lateSender,
+               const BlameOrder& order) {
+        if (partnerTs <= waiter.waitTs) return;
+        const int64_t wait = std::min(partnerTs, waiter.waitEnd) - waiter.waitTs;
+        Completion& c = completions[waiter.waitEventId];
+        c.offered = true;
+        if (wait > c.waitNs || (wait == c.waitNs && wait > 0 && order < c.order)) {
+            c.waitNs = wait;
+            c.waiterRank = waiter.rank;
+            c.blamedRank = partner.rank;
+            c.blamedEventId = partner.eventId;
+            c.lateSender = lateSender;
+            c.small = waiter.waitSmall;
+            c.order = order;
+        }
+    }
+
+    /// The completing call `eventId` has no request left to match: its wait is final.
+    void settle(int64_t eventId, const Completion& c) {
+        if (!c.offered) return;
+        waited(c.waiterRank, eventId, c.waitNs, c.small);
+        RankWait& rw = t.rankWait(c.waiterRank);
+        (c.lateSender ? rw.lateSenderNs : rw.lateReceiverNs) += c.waitNs;
+        (c.lateSender ? t.w.lateSenderNs : t.w.lateReceiverNs) += c.waitNs;
+        t.blame(c.blamedRank, c.waitNs, c.blamedEventId, {2, eventId});
+    }
+
+    void resolve(const P2pCall& m) {
+        if (!m.waitEventId) return;
+        auto it = completions.find(m.waitEventId);
+        if (it == completions.end() || --it->second.unresolved > 0) return;
+        settle(it->first, it->second);
+        completions.erase(it);
+    }
+
+    // A message is available from the send's entry (blocking) or posting (non-blocking); a
+    // receive is ready from its entry or posting. Both late cases cannot hold at once.
+
+    /// Late sender: the receiver waited for the send.
+    void lateSender(const P2pCall& s, const P2pCall& r, const BlameOrder& order) {
+        if (r.blocking && s.ts > r.ts) {
+            const int64_t wait = std::min(s.ts, r.end) - r.ts;
+            if (wait > 0) {
+                waited(r.rank, r.eventId, wait, r.small);
+                t.rankWait(r.rank).lateSenderNs += wait;
+                t.w.lateSenderNs += wait;
+                t.blame(s.rank, wait, s.eventId, order);
+            }
+        } else if (!r.blocking && r.waitEventId) { // late sender inside the receiver's wait
+            offer(r, s, s.ts, true, order);
+        }
+    }
+
+    /// Late receiver: the sender waited for the receive to be posted.
+    void lateReceiver(const P2pCall& s, const P2pCall& r, const BlameOrder& order) {
+        if (s.blocking && r.ts > s.ts && s.end > r.ts) {
+            const int64_t wait = std::min(r.ts, s.end) - s.ts;
+            if (wait > 0) {
+                waited(s.rank, s.eventId, wait, s.small);
+                t.rankWait(s.rank).lateReceiverNs += wait;
+                t.w.lateReceiverNs += wait;
+                t.blame(r.rank, wait, r.eventId, order);
+            }
+        } else if (!s.blocking && s.waitEventId && (s.synchronous || s.bytes >= kRendezvousBytes)) {
+            // Only a send that cannot complete before the receive is posted waits for it; an
+            // eager send's wait may be long for other requests of the same call.
+            offer(s, r, r.ts, false, order);
+        } else if (s.sendrecv && s.waitEnd > r.ts) {
+            // A Sendrecv's send half is a blocking send: still inside the call when the receive
+            // was posted, it waited for it (eager limits are often far below kRendezvousBytes:
+            // 4 KiB in Open MPI's shared memory). The call's other request is its own receive,
+            // whose late sender, if later, wins (a call waits once, for its latest partner).
+            offer(s, r, r.ts, false, order);
+        }
+    }
+
+    void match(int64_t sender, int64_t receiver, Direction& d);
+    void addRank(int64_t rank, std::vector<P2pCall> messages);
+};
+
+namespace {
+
+/// The (communicator, tag) messages are matched by; communicators only when every message of
+/// the direction has one (a caller that does not know them for some calls would otherwise split
+/// matching pairs).
+struct MatchKey {
+    bool byCommunicator = true;
+    std::pair<int64_t, int64_t> operator()(const P2pCall& m) const {
+        return {byCommunicator ? m.communicatorId : -1, m.tag};
+    }
+};
+
+/// From sends[i] and recvs[j] on: the ends of the runs of the smaller key (both, when equal).
+std::pair<size_t, size_t> nextRuns(const Direction& d, size_t i, size_t j, const MatchKey& key) {
+    auto runEnd = [&](const std::vector<P2pCall>& v, size_t k) {
+        size_t e = k;
+        while (e < v.size() && key(v[e]) == key(v[k])) ++e;
+        return e;
+    };
+    const bool sendsLeft = i < d.sends.size(), recvsLeft = j < d.recvs.size();
+    if (!recvsLeft || (sendsLeft && key(d.sends[i]) < key(d.recvs[j]))) return {runEnd(d.sends, i), j};
+    if (!sendsLeft || key(d.recvs[j]) < key(d.sends[i])) return {i, runEnd(d.recvs, j)};
+    return {runEnd(d.sends, i), runEnd(d.recvs, j)};
+}
+
+} // namespace
+
+/// Matches the messages from `sender` to `receiver` by (communicator, tag) in posting order
+/// (MPI's non-overtaking rule).
+void P2pMatcher::Impl::match(int64_t sender, int64_t receiver, Direction& d) {
+    MatchKey key;
+    for (const auto* list : {&d.sends, &d.recvs})
+        for (const P2pCall& m : *list) key.byCommunicator = key.byCommunicator && m.communicatorId >= 0;
+    auto before = [&](const P2pCall& a, const P2pCall& b) {
+        return std::make_pair(key(a), a.ts) < std::make_pair(key(b), b.ts);
+    };
+    // Stable: of two posts at one time, the rank's first is matched first.
+    std::stable_sort(d.sends.begin(), d.sends.end(), before);
+    std::stable_sort(d.recvs.begin(), d.recvs.end(), before);
+    for (size_t i = 0, j = 0; i < d.sends.size() || j < d.recvs.size();) {
+        const auto [si, rj] = nextRuns(d, i, j, key); // sends [i, si), receives [j, rj): one key
+        const size_t pairs = std::min(si - i, rj - j);
+        t.w.matchedMessages += int64_t(pairs);
+        t.w.unmatchedMessages += int64_t((si - i) + (rj - j) - 2 * pairs);
+        for (size_t k = 0; k < pairs; ++k) {
+            const P2pCall &s = d.sends[i + k], &r = d.recvs[j + k];
+            const BlameOrder order{1, key(s).first, sender, receiver, s.tag, int64_t(k)};
+            lateSender(s, r, order);
+            lateReceiver(s, r, order);
+        }
+        i = si;
+        j = rj;
+    }
+    for (const auto* list : {&d.sends, &d.recvs})
+        for (const P2pCall& m : *list) resolve(m);
+}
+
+void P2pMatcher::Impl::addRank(int64_t rank, std::vector<P2pCall> messages) {
+    for (const P2pCall& m : messages)
+        if (m.waitEventId) ++completions[m.waitEventId].unresolved;
+    std::set<std::pair<int64_t, int64_t>> touched;
+    for (P2pCall& m : messages) {
+        const std::pair<int64_t, int64_t> dir = m.send ? std::make_pair(rank, m.peer) : std::make_pair(m.peer, rank);
+        Direction& d = pending[dir];
+        (m.send ? d.sends : d.recvs).push_back(m);
+        touched.insert(dir);
+    }
+    std::vector<P2pCall>().swap(messages);
+    done.insert(rank);
+    for (const auto& dir : touched) {
+        const int64_t other = dir.first == rank ? dir.second : dir.first;
+        if (!done.count(other)) continue;
+        auto it = pending.find(dir);
+        match(dir.first, dir.second, it->second);
+        pending.erase(it);
+    }
+}
+
+P2pMatcher::P2pMatcher(bool keepEventWaits) : m(std::make_unique<Impl>()) { m->keepEventWaits = keepEventWaits; }
+P2pMatcher::~P2pMatcher() = default;
+P2pMatcher::P2pMatcher(P2pMatcher&&) noexcept = default;
+P2pMatcher& P2pMatcher::operator=(P2pMatcher&&) noexcept = default;
+
+void P2pMatcher::addRank(int64_t rank, std::vector<P2pCall> messages) { m->addRank(rank, std::move(messages)); }
+
+void P2pMatcher::finish() {
+    for (auto& [dir, d] : m->pending) m->match(dir.first, dir.second, d);
+    m->pending.clear();
+    for (const auto& [id, c] : m->completions) m->settle(id, c); // none left once all are matched
+    m->completions.clear();
+}
+
+size_t P2pMatcher::pendingMessages() const {
+    size_t n = 0;
+    for (const auto& [dir, d] : m->pending) n += d.sends.size() + d.recvs.size();
+    return n;
+}
+
+const detail::WaitTables& P2pMatcher::tables() const { return m->t; }
+const std::map<int64_t, int64_t>& P2pMatcher::smallCallWaitNs() const { return m->smallWaits; }
+
+} // namespace hpcprof::analyzer
