@@ -109,14 +109,16 @@ bool readRecord(File& in, ClassSummary& s, bool& done) {
     return true;
 }
 
+bool writeRecord(File& out, uint8_t kind, int64_t id, const ClassSummary::Shares& sh, size_t want) {
+    return sh.size() == want && out.put(kind) && out.put(id) && std::fwrite(sh.data(), 1, sh.size(), out.f) == sh.size();
+}
+
 bool writeBody(File& out, const FileStamp& stamp, const ClassSummary& s) {
     bool ok = std::fwrite(kMagic, 1, sizeof kMagic, out.f) == sizeof kMagic && out.put(stamp.size) &&
               out.put(stamp.mtimeNs) && out.put(s.begin) && out.put(s.bucketNs) && out.put(s.buckets);
     const size_t want = size_t(s.buckets) * kTimeClassCount;
-    for (int kind = 0; kind < 2 && ok; ++kind)
-        for (const auto& [id, sh] : kind == 0 ? s.groups : s.tracks)
-            ok = ok && sh.size() == want && out.put(uint8_t(kind)) && out.put(id) &&
-                 std::fwrite(sh.data(), 1, sh.size(), out.f) == sh.size();
+    for (const auto& [id, sh] : s.groups) ok = ok && writeRecord(out, 0, id, sh, want);
+    for (const auto& [id, sh] : s.tracks) ok = ok && writeRecord(out, 1, id, sh, want);
     return ok && out.put(uint8_t(2)) && std::fflush(out.f) == 0;
 }
 } // namespace

@@ -13,8 +13,11 @@
 // fit, as hpcprof-gui shows a trace) and `before` (--before: events only, every lane expanded, as
 // before the mipmap); --cold deletes the mipmap's cache file first, so its build is measured.
 // --mipmap RUNS times the mipmap's cold build alone, the old way and the new, side by side.
+// --keep times what `hpcprof run` and `hpcprof merge` add after the conversion: building the class
+// summary and writing it next to the trace (analyzer::keepClassSummary), and the file's size.
 // The trace comes from bench/analyzer's generator (run_gui_bench.sh). Results: docs/performance.md.
 #include <malloc.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 
 #include <QElapsedTimer>
@@ -218,25 +221,40 @@ int benchMipmapBuild(const TraceDataPtr& data, int runs) {
     return same ? 0 : 3;
 }
 
+/// What the convert paths add: analyzer::keepClassSummary on the trace, timed, and the file's size.
+int benchKeep(const char* path) {
+    QElapsedTimer t;
+    t.start();
+    hpcprof::Status st = hpcprof::analyzer::keepClassSummary(path);
+    const double ms = double(t.nsecsElapsed()) / 1e6;
+    if (!st.ok()) return std::fprintf(stderr, "gui_bench: %s\n", st.message().c_str()), 1;
+    struct stat sb {};
+    ::stat(mipmapCachePath(path).c_str(), &sb);
+    std::printf("keep_summary_ms=%.0f summary_bytes=%lld\n", ms, (long long)sb.st_size);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
-    bool before = false, cold = false;
+    bool before = false, cold = false, keep = false;
     int mipmapRuns = 0;
     const char* path = nullptr;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--before") before = true;
         else if (a == "--cold") cold = true;
+        else if (a == "--keep") keep = true;
         else if (a == "--mipmap" && i + 1 < argc) mipmapRuns = std::atoi(argv[++i]);
         else path = argv[i];
     }
     if (!path) {
-        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] [--mipmap RUNS] TRACE\n");
+        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] [--keep] [--mipmap RUNS] TRACE\n");
         return 2;
     }
+    if (keep) return benchKeep(path);
     if (cold) std::remove(mipmapCachePath(path).c_str());
     QElapsedTimer clock;
     clock.start();

@@ -197,8 +197,16 @@ TEST_CASE("class summary: kept next to the trace, read back equal to a fresh bui
     CHECK(shareAt(kept->tracks.at(helperId), 4, TimeClass::Io) == 255);
     CHECK(shareAt(kept->tracks.at(helperId), 5, TimeClass::Idle) == 255);
     CHECK(shareAt(kept->tracks.at(helperId), 3, TimeClass::Compute) == 0);
-    // A trace that changed (another modification time) does not take it; nor does a cut file.
-    struct utimbuf times {1, 1};
+}
+
+TEST_CASE("class summary: a trace that changed or a cut file is not taken", "[analyzer][class_shares]") {
+    test::TraceBuilder b;
+    b.event(b.rank(0, 0, 10'000, 1), Category::MpiCollective, "MPI_Allreduce", 150, 200);
+    auto o = open(b);
+    const std::string path = o->dir / "t.hpcprof";
+    REQUIRE(keepClassSummary(path).ok());
+    CHECK(readClassSummary(path));
+    struct utimbuf times {1, 1}; // another modification time: a rewritten trace
     REQUIRE(::utime(path.c_str(), &times) == 0);
     CHECK_FALSE(readClassSummary(path));
     REQUIRE(keepClassSummary(path).ok());
