@@ -27,7 +27,7 @@ void TimelineSets::normalize() {
     for (auto& s : reference) s.normalize();
 }
 
-Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const IntervalSet& active) {
+Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const IntervalSet& active, bool totals) {
     Attribution a;
     const IntervalSet act = active.intersect(window);
     a.windowNs = window.length();
@@ -50,10 +50,12 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
     IntervalSet computeRef;
     if (sets.gpu) {
         computeRef = sets.reference[idx(EventClass::Compute)].intersect(act);
-        IntervalSet gpuBusy = sets.reference[idx(EventClass::Compute)];
-        for (EventClass c : kBlocking) gpuBusy = gpuBusy.unite(sets.reference[idx(c)]);
-        a.gpuIdle = act.subtract(gpuBusy);
-        a.gpuIdleNs = a.gpuIdle.length();
+        if (totals) {
+            IntervalSet gpuBusy = sets.reference[idx(EventClass::Compute)];
+            for (EventClass c : kBlocking) gpuBusy = gpuBusy.unite(sets.reference[idx(c)]);
+            a.gpuIdle = act.subtract(gpuBusy);
+            a.gpuIdleNs = a.gpuIdle.length();
+        }
     } else {
         IntervalSet inCalls;
         for (const auto& b : blocking) inCalls = inCalls.unite(b);
@@ -71,6 +73,7 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
     }
     a.partition[int(TimeClass::Idle)] = window.subtract(taken);
     for (int c = 0; c < kTimeClassCount; ++c) a.exclusive[c] = a.partition[c].length();
+    if (!totals) return a;
 
     // Messages and reads made while a thread of the rank is in set-up (the runtime's own
     // traffic during MPI_Init, on its progress thread too) belong to the set-up.

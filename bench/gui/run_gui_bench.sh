@@ -25,7 +25,7 @@ cases=("${@:-64:10000000 1024:10000000}")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-field() { grep -o "$1=[0-9.]*" "$2" | head -1 | cut -d= -f2; }
+field() { local v; v=$(grep -o "$1=[0-9.]*" "$2" | head -1 | cut -d= -f2); echo "${v:--}"; } # -: not reported
 # One opening: its first complete screen, whole-run jump, paint medians and peak RSS.
 record() {
     local out=$1 mode=$2
@@ -33,15 +33,17 @@ record() {
     eval "${mode}_whole+=($(field whole "$out"))"
     eval "${mode}_paint+=($(field paint_median_ms "$out"))"
     eval "${mode}_repaint+=($(field repaint_median_ms "$out"))"
+    eval "${mode}_cpu+=($(field paint_cpu_median_ms "$out"))"
     eval "${mode}_rss+=($(field peak_rss_mb "$out"))"
 }
 for c in ${cases[@]}; do
     ranks=${c%%:*} n=${c##*:}
     t=$dir/t.hpcprof
+    rm -f "$t" "$t.lanes"
     "$build/bench/analyzer/analyzer_bench" gen "$t" "$ranks" "$n" >&2
     [[ ${MIPMAP:-0} == 1 ]] && "$build/bench/gui/gui_bench" --mipmap 1 "$t"
-    before_screen=() before_whole=() before_paint=() before_repaint=() before_rss=()
-    after_screen=() after_whole=() after_paint=() after_repaint=() after_rss=() keep=() bytes=()
+    before_screen=() before_whole=() before_paint=() before_repaint=() before_cpu=() before_rss=()
+    after_screen=() after_whole=() after_paint=() after_repaint=() after_cpu=() after_rss=() keep=() bytes=()
     for ((i = 0; i < runs; i++)); do
         "$before/bench/gui/gui_bench" --cold "$t" >"$dir/before.txt"
         record "$dir/before.txt" before
@@ -53,10 +55,10 @@ for c in ${cases[@]}; do
         rm -f "$t.lanes"
     done
     echo "== $ranks ranks, $n events: medians of $runs (before: $before, after: $build)"
-    printf '%-8s %18s %14s %14s %16s %12s\n' "" first_screen_ms whole_jump_ms paint_ms repaint_ms peak_rss_mb
+    printf '%-8s %16s %14s %10s %14s %12s %12s\n' "" first_screen_ms whole_jump_ms paint_ms paint_cpu_ms repaint_ms peak_rss_mb
     for m in before after; do
-        eval "printf '%-8s %18s %14s %14s %16s %12s\n' $m \$(median \"\${${m}_screen[@]}\") \$(median \"\${${m}_whole[@]}\") \
-            \$(median \"\${${m}_paint[@]}\") \$(median \"\${${m}_repaint[@]}\") \$(median \"\${${m}_rss[@]}\")"
+        eval "printf '%-8s %16s %14s %10s %14s %12s %12s\n' $m \$(median \"\${${m}_screen[@]}\") \$(median \"\${${m}_whole[@]}\") \
+            \$(median \"\${${m}_paint[@]}\") \$(median \"\${${m}_cpu[@]}\") \$(median \"\${${m}_repaint[@]}\") \$(median \"\${${m}_rss[@]}\")"
     done
     echo "keep (added to hpcprof run / merge after the trace is written): $(median "${keep[@]}") ms, summary file $(median "${bytes[@]}") bytes"
     echo "runs: before first screen ${before_screen[*]} / after ${after_screen[*]}; paint before ${before_paint[*]} / after ${after_paint[*]}"
