@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/analyzer/class_summary.hpp"
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <mutex>
 
 #include "hpcprof/analyzer/event_query.hpp"
+#include "hpcprof/schema/output_file.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -127,11 +129,25 @@ bool writeBody(File& out, const FileStamp& stamp, const ClassSummary& s) {
 std::string classSummaryPath(const std::string& tracePath) { return tracePath + ".lanes"; }
 
 std::optional<ClassSummary> readClassSummary(const std::string& tracePath) {
+    struct stat trace {};
+    if (::stat(tracePath.c_str(), &trace) != 0) return std::nullopt;
     const FileStamp want = stampOf(tracePath);
-    if (want.size < 0) return std::nullopt;
-    File in{std::fopen(classSummaryPath(tracePath).c_str(), "rb")};
+    // Never through a link, and only a file of the trace's owner: in a shared folder nobody else
+    // can put colours under someone's trace.
+    const int fd = ::open(classSummaryPath(tracePath).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat own {};
+    if (::fstat(fd, &own) != 0 || !S_ISREG(own.st_mode) || own.st_uid != trace.st_uid) {
+        ::close(fd);
+        return std::nullopt;
+    }
+    File in{::fdopen(fd, "rb")};
+    if (!in.f) {
+        ::close(fd);
+        return std::nullopt;
+    }
     ClassSummary s;
-    if (!in.f || !readHeader(in, want, s)) return std::nullopt;
+    if (!readHeader(in, want, s)) return std::nullopt;
     for (bool done = false; !done;)
         if (!readRecord(in, s, done)) return std::nullopt;
     return s;
@@ -140,20 +156,16 @@ std::optional<ClassSummary> readClassSummary(const std::string& tracePath) {
 bool writeClassSummary(const std::string& tracePath, const ClassSummary& s) {
     const FileStamp stamp = stampOf(tracePath);
     if (stamp.size < 0) return false;
-    // One temporary file per process: two writers at once never mix their writes.
-    const std::string path = classSummaryPath(tracePath), tmp = path + ".tmp" + std::to_string(::getpid());
+    // Written in a private folder and renamed into place (schema::PendingOutput): a reader never
+    // sees a half-written file, and no link planted in a shared folder redirects the write.
+    auto pending = schema::PendingOutput::begin(classSummaryPath(tracePath), true);
+    if (!pending) return false;
     bool ok = false;
     {
-        File out{std::fopen(tmp.c_str(), "wb")};
-        if (!out.f) return false;
-        ok = writeBody(out, stamp, s);
+        File out{std::fopen(pending->path().c_str(), "wb")};
+        ok = out.f && writeBody(out, stamp, s);
     }
-    // Rename: a reader never sees a half-written file.
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
+    return ok && pending->commit().ok();
 }
 
 Status keepClassSummary(const std::string& tracePath, int threads) {

@@ -211,6 +211,13 @@ TEST_CASE("class summary: a trace that changed or a cut file is not taken", "[an
     CHECK_FALSE(readClassSummary(path));
     REQUIRE(keepClassSummary(path).ok());
     CHECK(readClassSummary(path));
+    // Not through a link (a shared folder: nobody else's file under the trace).
+    std::filesystem::rename(classSummaryPath(path), o->dir / "elsewhere");
+    std::filesystem::create_symlink(o->dir / "elsewhere", classSummaryPath(path));
+    CHECK_FALSE(readClassSummary(path));
+    std::filesystem::remove(classSummaryPath(path));
+    std::filesystem::rename(o->dir / "elsewhere", classSummaryPath(path));
+    CHECK(readClassSummary(path));
     std::filesystem::resize_file(classSummaryPath(path), std::filesystem::file_size(classSummaryPath(path)) - 1);
     CHECK_FALSE(readClassSummary(path));
 }
