@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "hpcprof/analyzer/class_summary.hpp"
 #include "hpcprof/config.hpp"
 #include "hpcprof/schema/output_file.hpp"
 #include "build_info.hpp"
@@ -70,6 +71,7 @@ int mergeShardsCommand(const MergeCommandOptions& o, std::vector<fs::path> shard
         return cli::kExitUsage;
     }
     for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
+    analyzer::keepClassSummary(o.output); // best effort: the GUI's first screen reads it (docs/gui.md)
     std::string missing;
     if (!r->missingNodes.empty() || !r->missingRanks.empty()) {
         std::string ranks;
@@ -133,6 +135,7 @@ int mergeCommand(const MergeCommandOptions& o) {
         return cli::kExitUsage;
     }
     for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
+    if (o.node.empty()) analyzer::keepClassSummary(output); // best effort: the GUI's first screen reads it
     cli::printMessage("merge", fmt::format("{} processes, {} threads, {} events -> {}{}",
                                            r->processes, r->threads, r->events, output,
                                            r->partial ? " (partial: see stats)" : ""));

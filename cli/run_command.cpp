@@ -20,6 +20,7 @@
 
 #include "agent_locator.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
+#include "hpcprof/analyzer/class_summary.hpp"
 #include "hpcprof/analyzer/io_summary.hpp"
 #include "hpcprof/launch/config.hpp"
 #include "hpcprof/report/writers.hpp"
@@ -375,6 +376,7 @@ bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz,
                            "setuid binary? LD_PRELOAD does not reach those)\n");
     for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
     io = std::move(merged->io);
+    analyzer::keepClassSummary(claimed.output); // best effort: the GUI's first screen reads it (docs/gui.md)
     // Per-rank form: every wrapper of the job has finished its rank (the done markers), so the
     // whole folder is this job's to remove.
     if (o.keepRaw)

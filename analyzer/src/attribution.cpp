@@ -27,7 +27,26 @@ void TimelineSets::normalize() {
     for (auto& s : reference) s.normalize();
 }
 
-Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const IntervalSet& active) {
+namespace {
+/// Each class's total time in the window and how much of communication and I/O overlapped the
+/// reference's compute.
+void addTotals(Attribution& a, const TimelineSets& sets, const IntervalSet& window, const IntervalSet& computeRef) {
+    // Messages and reads made while a thread of the rank is in set-up (the runtime's own
+    // traffic during MPI_Init, on its progress thread too) belong to the set-up.
+    const IntervalSet setupAll = sets.all[idx(EventClass::Setup)].intersect(window);
+    const IntervalSet commAll = sets.all[idx(EventClass::Communication)].intersect(window).subtract(setupAll);
+    const IntervalSet ioAll = sets.all[idx(EventClass::Io)].intersect(window).subtract(setupAll);
+    a.commTotalNs = commAll.length();
+    a.commOverlappedNs = commAll.intersect(computeRef).length();
+    a.ioTotalNs = ioAll.length();
+    a.ioOverlappedNs = ioAll.intersect(computeRef).length();
+    a.memoryTotalNs = sets.all[idx(EventClass::Memory)].intersect(window).length();
+    a.syncTotalNs = sets.all[idx(EventClass::Sync)].intersect(window).length();
+    a.setupTotalNs = setupAll.length();
+}
+} // namespace
+
+Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const IntervalSet& active, bool totals) {
     Attribution a;
     const IntervalSet act = active.intersect(window);
     a.windowNs = window.length();
@@ -50,10 +69,12 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
     IntervalSet computeRef;
     if (sets.gpu) {
         computeRef = sets.reference[idx(EventClass::Compute)].intersect(act);
-        IntervalSet gpuBusy = sets.reference[idx(EventClass::Compute)];
-        for (EventClass c : kBlocking) gpuBusy = gpuBusy.unite(sets.reference[idx(c)]);
-        a.gpuIdle = act.subtract(gpuBusy);
-        a.gpuIdleNs = a.gpuIdle.length();
+        if (totals) {
+            IntervalSet gpuBusy = sets.reference[idx(EventClass::Compute)];
+            for (EventClass c : kBlocking) gpuBusy = gpuBusy.unite(sets.reference[idx(c)]);
+            a.gpuIdle = act.subtract(gpuBusy);
+            a.gpuIdleNs = a.gpuIdle.length();
+        }
     } else {
         IntervalSet inCalls;
         for (const auto& b : blocking) inCalls = inCalls.unite(b);
@@ -71,19 +92,7 @@ Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const
     }
     a.partition[int(TimeClass::Idle)] = window.subtract(taken);
     for (int c = 0; c < kTimeClassCount; ++c) a.exclusive[c] = a.partition[c].length();
-
-    // Messages and reads made while a thread of the rank is in set-up (the runtime's own
-    // traffic during MPI_Init, on its progress thread too) belong to the set-up.
-    const IntervalSet setupAll = sets.all[idx(EventClass::Setup)].intersect(window);
-    const IntervalSet commAll = sets.all[idx(EventClass::Communication)].intersect(window).subtract(setupAll);
-    const IntervalSet ioAll = sets.all[idx(EventClass::Io)].intersect(window).subtract(setupAll);
-    a.commTotalNs = commAll.length();
-    a.commOverlappedNs = commAll.intersect(computeRef).length();
-    a.ioTotalNs = ioAll.length();
-    a.ioOverlappedNs = ioAll.intersect(computeRef).length();
-    a.memoryTotalNs = sets.all[idx(EventClass::Memory)].intersect(window).length();
-    a.syncTotalNs = sets.all[idx(EventClass::Sync)].intersect(window).length();
-    a.setupTotalNs = setupAll.length();
+    if (totals) addTotals(a, sets, window, computeRef);
     return a;
 }
 

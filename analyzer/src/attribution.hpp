@@ -35,8 +35,11 @@ struct Attribution {
 };
 
 /// Splits `window` into the exclusive classes. `active` is the part of the window in which the
-/// rank's process existed (the rest is idle).
-Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const IntervalSet& active);
+/// rank's process existed (the rest is idle). Without `totals` only the partition and the
+/// exclusive times are computed (the class buckets of the timeline): the totals, overlaps and
+/// GPU idle stay 0, and on a CPU timeline (`sets.gpu` false) `sets.all` is not read.
+Attribution attribute(const TimelineSets& sets, const IntervalSet& window, const IntervalSet& active,
+                      bool totals = true);
 
 /// Dominant class per bucket of [begin, end) split into `buckets` equal parts; 255 where the
 /// bucket has no window time at all.

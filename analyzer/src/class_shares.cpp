@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -121,26 +122,34 @@ public:
     void beginTrack(const TrackInfo& t) {
         const bool gpuTrack = t.kind == TrackKind::GpuStream;
         m_ref = m_u.gpu ? gpuTrack : m_u.referenceTracks.count(t.id) > 0;
+        // A CPU rank's one main thread is its own reference: its buckets are the rank's summary.
+        m_isSummary = !m_u.gpu && m_ref && m_u.referenceTracks.size() == 1;
+        if (m_isSummary) m_summaryTrack = t.id;
         m_own = TimelineSets{};
         m_own.gpu = !(m_ref && !m_u.gpu); // only a CPU rank's main thread computes outside its calls
     }
     void add(EventClass c, int64_t ts, int64_t end) {
         if (c == EventClass::Annotation) return;
-        m_rank.all[int(c)].add(ts, end);
+        if (m_u.gpu) m_rank.all[int(c)].add(ts, end); // a CPU rank's partition reads its reference only
         if (m_ref) m_rank.reference[int(c)].add(ts, end);
-        if (m_withTracks) m_own.all[int(c)].add(ts, end);
+        if (m_withTracks && !m_isSummary) m_own.all[int(c)].add(ts, end);
     }
     void endTrack(int64_t trackId) {
-        if (!m_withTracks) return;
+        if (!m_withTracks || m_isSummary) return;
+        // A track alone is its own reference. Without totals the partition reads, on a GPU-like
+        // timeline, the blocking classes of `all` and the compute of `reference`, on a CPU one
+        // `reference` only: each set is moved where it is read.
         for (int c = 0; c < kEventClassCount; ++c) {
             m_own.all[c].normalize();
-            m_own.reference[c] = m_own.all[c]; // a track alone is its own reference
+            if (!m_own.gpu || EventClass(c) == EventClass::Compute) m_own.reference[c] = std::move(m_own.all[c]);
         }
-        m_out.tracks[trackId] = bucketize(attribute(m_own, m_window, m_u.active), m_begin, m_bucketNs, m_buckets);
+        m_out.tracks[trackId] =
+            bucketize(attribute(m_own, m_window, m_u.active, false), m_begin, m_bucketNs, m_buckets);
     }
     RankClassBuckets finish() {
         m_rank.normalize();
-        m_out.summary = bucketize(attribute(m_rank, m_window, m_u.active), m_begin, m_bucketNs, m_buckets);
+        m_out.summary = bucketize(attribute(m_rank, m_window, m_u.active, false), m_begin, m_bucketNs, m_buckets);
+        if (m_withTracks && m_summaryTrack) m_out.tracks[*m_summaryTrack] = m_out.summary;
         return std::move(m_out);
     }
 
@@ -148,7 +157,8 @@ private:
     const detail::RankUnit& m_u;
     int64_t m_begin, m_bucketNs;
     int m_buckets;
-    bool m_withTracks, m_ref = false;
+    bool m_withTracks, m_ref = false, m_isSummary = false;
+    std::optional<int64_t> m_summaryTrack; ///< the main thread whose buckets are the summary's
     IntervalSet m_window;
     TimelineSets m_rank, m_own;
     RankClassBuckets m_out;
@@ -290,7 +300,11 @@ Status ClassShareQuery::ranks(const std::vector<int64_t>& ranks, int64_t begin, 
         if (it == m_units->units.units.end()) return Status::error("no rank " + std::to_string(r));
         units.push_back(&it->second);
     }
-    return forEachUnit(units.size(), 0, [&](size_t i, const Trace&, TimelineQuery& query) -> Status {
+    // One core is left to the caller's UI: on a 2-core machine, two workers slowed every frame
+    // painted meanwhile (docs/gui.md, "Speed at scale").
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const int threads = int(std::clamp(cores - 1, 1u, 8u));
+    return forEachUnit(units.size(), threads, [&](size_t i, const Trace&, TimelineQuery& query) -> Status {
         auto r = windowRank(query, m_index, *units[i], begin, bucketNs, buckets, withTracks);
         if (!r) return r.status();
         sink(std::move(*r));

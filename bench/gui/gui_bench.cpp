@@ -13,8 +13,12 @@
 // fit, as hpcprof-gui shows a trace) and `before` (--before: events only, every lane expanded, as
 // before the mipmap); --cold deletes the mipmap's cache file first, so its build is measured.
 // --mipmap RUNS times the mipmap's cold build alone, the old way and the new, side by side.
+// --keep times what `hpcprof run` and `hpcprof merge` add after the conversion: building the class
+// summary and writing it next to the trace (analyzer::keepClassSummary), and the file's size.
 // The trace comes from bench/analyzer's generator (run_gui_bench.sh). Results: docs/performance.md.
 #include <malloc.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <sys/resource.h>
 
 #include <QElapsedTimer>
@@ -45,6 +49,13 @@ double pct(std::vector<double> v, double p) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+/// CPU time of the calling thread, in ms.
+double threadCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
 void spin(int ms) {
@@ -97,6 +108,7 @@ public:
             change();
             request();
             m_frames.push_back(paint());
+            m_frameCpu.push_back(m_lastPaintCpuMs); // the work itself: what the wall time is without waiting for a core
             m_repaints.push_back(paint()); // the same view again: what a fetch chunk or the pointer costs
             spin(16);
         };
@@ -136,9 +148,9 @@ public:
                     first.firstPaintMs, first.fullPaintMs);
         std::printf("mode=%s ", m_mipmap ? "after" : "before");
         std::printf("frames=%zu paint_median_ms=%.2f paint_p95_ms=%.2f paint_max_ms=%.2f repaint_median_ms=%.2f "
-                    "deepest_span_ns=%lld\n",
+                    "paint_cpu_median_ms=%.2f deepest_span_ns=%lld\n",
                     m_frames.size(), pct(m_frames, 0.5), pct(m_frames, 0.95), pct(m_frames, 1.0), pct(m_repaints, 0.5),
-                    (long long)m_deepestSpan);
+                    pct(m_frameCpu, 0.5), (long long)m_deepestSpan);
         // RSS includes the trace's memory-mapped pages (SQLite mmap, shared with the page cache);
         // the heap in use is the GUI's own memory: draw lists, caches, the trace's small tables.
         std::printf("mode=%s ", m_mipmap ? "after" : "before");
@@ -163,10 +175,12 @@ private:
     double paint() {
         QElapsedTimer t;
         t.start();
+        const double cpu0 = threadCpuMs();
         QPainter p(&m_image);
         PaintState st;
         st.scrollY = m_scrollY;
         TimelinePainter::paintLanes(p, m_area, m_axis, m_layout, *m_data, m_fetcher.data().get(), st);
+        m_lastPaintCpuMs = threadCpuMs() - cpu0;
         return double(t.nsecsElapsed()) / 1e6;
     }
 
@@ -178,7 +192,8 @@ private:
     QImage m_image{kWidth, kHeight, QImage::Format_RGB32};
     const QRect m_area{0, 0, kWidth, kHeight};
     int m_scrollY = 0;
-    std::vector<double> m_frames, m_repaints, m_fetchMs;
+    std::vector<double> m_frames, m_frameCpu, m_repaints, m_fetchMs;
+    double m_lastPaintCpuMs = 0;
     int64_t m_deepestSpan = 0;
 };
 
@@ -218,25 +233,40 @@ int benchMipmapBuild(const TraceDataPtr& data, int runs) {
     return same ? 0 : 3;
 }
 
+/// What the convert paths add: analyzer::keepClassSummary on the trace, timed, and the file's size.
+int benchKeep(const char* path) {
+    QElapsedTimer t;
+    t.start();
+    hpcprof::Status st = hpcprof::analyzer::keepClassSummary(path);
+    const double ms = double(t.nsecsElapsed()) / 1e6;
+    if (!st.ok()) return std::fprintf(stderr, "gui_bench: %s\n", st.message().c_str()), 1;
+    struct stat sb {};
+    ::stat(mipmapCachePath(path).c_str(), &sb);
+    std::printf("keep_summary_ms=%.0f summary_bytes=%lld\n", ms, (long long)sb.st_size);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
-    bool before = false, cold = false;
+    bool before = false, cold = false, keep = false;
     int mipmapRuns = 0;
     const char* path = nullptr;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--before") before = true;
         else if (a == "--cold") cold = true;
+        else if (a == "--keep") keep = true;
         else if (a == "--mipmap" && i + 1 < argc) mipmapRuns = std::atoi(argv[++i]);
         else path = argv[i];
     }
     if (!path) {
-        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] [--mipmap RUNS] TRACE\n");
+        std::fprintf(stderr, "usage: gui_bench [--before] [--cold] [--keep] [--mipmap RUNS] TRACE\n");
         return 2;
     }
+    if (keep) return benchKeep(path);
     if (cold) std::remove(mipmapCachePath(path).c_str());
     QElapsedTimer clock;
     clock.start();

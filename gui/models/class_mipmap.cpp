@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "models/class_mipmap.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <cmath>
-#include <mutex>
 
 #include <QStringList>
 
@@ -94,18 +88,7 @@ ShareStrip toShareStrip(const analyzer::ClassBuckets& b) {
     s.begin = b.begin;
     s.bucketNs = b.bucketNs;
     s.buckets = b.buckets;
-    s.share.assign(b.ns.size(), 0);
-    for (int k = 0; k < b.buckets; ++k) {
-        // Cumulative rounding: the quantised shares of a bucket add up to the rounded total.
-        int64_t cum = 0;
-        int prev = 0;
-        for (int c = 0; c < kTimeClassCount; ++c) {
-            cum += b.at(k, TimeClass(c));
-            const int q = int((cum * 255 + b.bucketNs / 2) / b.bucketNs);
-            s.share[size_t(k) * kTimeClassCount + size_t(c)] = uint8_t(std::clamp(q - prev, 0, 255));
-            prev = std::max(prev, q);
-        }
-    }
+    s.share = analyzer::quantizeShares(b);
     blendBuckets(s);
     return s;
 }
@@ -113,9 +96,10 @@ ShareStrip toShareStrip(const analyzer::ClassBuckets& b) {
 namespace {
 std::shared_ptr<ClassMipmap> emptyMipmap(int64_t begin, int64_t end) {
     auto m = std::make_shared<ClassMipmap>();
-    m->begin = begin;
-    m->buckets = ClassMipmap::kMipmapBuckets;
-    m->bucketNs = std::max<int64_t>(1, (end - begin + m->buckets - 1) / m->buckets);
+    const analyzer::ClassSummary grid = analyzer::summaryGrid(begin, end);
+    m->begin = grid.begin;
+    m->buckets = grid.buckets;
+    m->bucketNs = grid.bucketNs;
     return m;
 }
 
@@ -131,24 +115,33 @@ double msSince(std::chrono::steady_clock::time_point start) {
 }
 } // namespace
 
+std::shared_ptr<ClassMipmap> mipmapOf(analyzer::ClassSummary&& summary) {
+    auto m = std::make_shared<ClassMipmap>();
+    m->begin = summary.begin;
+    m->bucketNs = summary.bucketNs;
+    m->buckets = summary.buckets;
+    for (auto* from : {&summary.groups, &summary.tracks}) {
+        auto& to = from == &summary.groups ? m->groups : m->tracks;
+        for (auto& [id, shares] : *from) {
+            auto s = std::make_shared<ShareStrip>();
+            s->begin = m->begin;
+            s->bucketNs = m->bucketNs;
+            s->buckets = m->buckets;
+            s->share = std::move(shares);
+            blendBuckets(*s);
+            to[id] = std::move(s);
+        }
+    }
+    return m;
+}
+
 Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
                                                       const analyzer::TraceIndex& index, int64_t begin,
                                                       int64_t end, int threads) {
     const auto start = std::chrono::steady_clock::now();
-    auto m = emptyMipmap(begin, end);
-    std::unordered_map<int64_t, ShareStripPtr> byRank;
-    std::mutex mutex;
-    // Quantised on the worker that measured the rank; only the maps are shared.
-    auto sink = [&](analyzer::RankClassBuckets&& rb) {
-        auto summary = std::make_shared<ShareStrip>(toShareStrip(rb.summary));
-        std::vector<std::pair<int64_t, ShareStripPtr>> tracks;
-        for (const auto& [track, cb] : rb.tracks) tracks.emplace_back(track, std::make_shared<ShareStrip>(toShareStrip(cb)));
-        std::lock_guard lock(mutex);
-        byRank[rb.rank] = std::move(summary);
-        for (auto& [track, s] : tracks) m->tracks[track] = std::move(s);
-    };
-    HPCPROF_RETURN_IF_ERROR(query.allRanks(m->begin, m->bucketNs, m->buckets, true, threads, sink));
-    assignGroups(*m, query, index, byRank);
+    auto summary = analyzer::buildClassSummary(query, index, begin, end, threads);
+    if (!summary) return summary.status();
+    auto m = mipmapOf(std::move(*summary));
     m->buildMs = msSince(start);
     return m;
 }
@@ -170,106 +163,14 @@ Result<std::shared_ptr<ClassMipmap>> buildClassMipmapByRank(analyzer::ClassShare
     return m;
 }
 
-// ---- cache file ----------------------------------------------------------------------------
-// Layout (native byte order; the cache never leaves the machine that wrote it): the magic, the
-// trace's size and mtime (ns) it was built from, the grid (begin, bucketNs, buckets), then
-// records (kind: 0 group / 1 track, id, buckets * kTimeClassCount shares), then the end mark.
-
-namespace {
-constexpr char kMagic[16] = "HPCPROF-LANES-1";
-
-struct FileStamp {
-    int64_t size = -1, mtimeNs = 0;
-};
-
-FileStamp stampOf(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return {};
-    return {int64_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
-}
-
-struct File {
-    std::FILE* f;
-    ~File() {
-        if (f) std::fclose(f);
-    }
-    template <class T> bool put(const T& v) { return std::fwrite(&v, sizeof v, 1, f) == 1; }
-    template <class T> bool get(T& v) { return std::fread(&v, sizeof v, 1, f) == 1; }
-};
-
-bool readRecord(File& in, const ClassMipmap& m, std::shared_ptr<ClassMipmap>& out, bool& done) {
-    uint8_t kind = 0;
-    int64_t id = 0;
-    if (!in.get(kind)) return false;
-    if (kind == 2) return done = true;
-    if (kind > 1 || !in.get(id)) return false;
-    auto s = std::make_shared<ShareStrip>();
-    s->begin = m.begin;
-    s->bucketNs = m.bucketNs;
-    s->buckets = m.buckets;
-    s->share.resize(size_t(m.buckets) * kTimeClassCount);
-    if (std::fread(s->share.data(), 1, s->share.size(), in.f) != s->share.size()) return false;
-    blendBuckets(*s);
-    (kind == 0 ? out->groups : out->tracks)[id] = std::move(s);
-    return true;
-}
-} // namespace
-
-std::string mipmapCachePath(const std::string& tracePath) { return tracePath + ".lanes"; }
-
-namespace {
-/// The header: the magic, the trace's stamp (must match `want`) and the grid.
-bool readHeader(File& in, const FileStamp& want, ClassMipmap& m) {
-    char magic[sizeof kMagic];
-    FileStamp have;
-    if (std::fread(magic, 1, sizeof magic, in.f) != sizeof magic || std::memcmp(magic, kMagic, sizeof magic) != 0)
-        return false;
-    if (!in.get(have.size) || !in.get(have.mtimeNs) || have.size != want.size || have.mtimeNs != want.mtimeNs)
-        return false;
-    return in.get(m.begin) && in.get(m.bucketNs) && in.get(m.buckets) && m.buckets > 0 && m.buckets <= (1 << 20) &&
-           m.bucketNs > 0;
-}
-
-bool writeBody(File& out, const FileStamp& stamp, const ClassMipmap& m) {
-    bool ok = std::fwrite(kMagic, 1, sizeof kMagic, out.f) == sizeof kMagic && out.put(stamp.size) &&
-              out.put(stamp.mtimeNs) && out.put(m.begin) && out.put(m.bucketNs) && out.put(m.buckets);
-    for (int kind = 0; kind < 2 && ok; ++kind)
-        for (const auto& [id, s] : kind == 0 ? m.groups : m.tracks)
-            ok = ok && out.put(uint8_t(kind)) && out.put(id) &&
-                 std::fwrite(s->share.data(), 1, s->share.size(), out.f) == s->share.size();
-    return ok && out.put(uint8_t(2)) && std::fflush(out.f) == 0;
-}
-} // namespace
+std::string mipmapCachePath(const std::string& tracePath) { return analyzer::classSummaryPath(tracePath); }
 
 std::shared_ptr<ClassMipmap> readMipmapCache(const std::string& tracePath) {
-    const FileStamp want = stampOf(tracePath);
-    if (want.size < 0) return nullptr;
-    File in{std::fopen(mipmapCachePath(tracePath).c_str(), "rb")};
-    auto m = std::make_shared<ClassMipmap>();
-    if (!in.f || !readHeader(in, want, *m)) return nullptr;
-    for (bool done = false; !done;)
-        if (!readRecord(in, *m, m, done)) return nullptr;
+    auto kept = analyzer::readClassSummary(tracePath);
+    if (!kept) return nullptr;
+    auto m = mipmapOf(std::move(*kept));
     m->fromCache = true;
     return m;
-}
-
-bool writeMipmapCache(const std::string& tracePath, const ClassMipmap& m) {
-    const FileStamp stamp = stampOf(tracePath);
-    if (stamp.size < 0) return false;
-    // One temporary file per process: two GUIs opening the trace at once never mix their writes.
-    const std::string path = mipmapCachePath(tracePath), tmp = path + ".tmp" + std::to_string(::getpid());
-    bool ok = false;
-    {
-        File out{std::fopen(tmp.c_str(), "wb")};
-        if (!out.f) return false;
-        ok = writeBody(out, stamp, m);
-    }
-    // Rename: a reader never sees a half-written cache.
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
 }
 
 } // namespace hpcprof::gui

@@ -2,8 +2,10 @@
 // Honest pixels at any scale: the share of each time class per time bucket, for every rank's
 // summary row and every track (analyzer::ClassShareQuery: the analyzer's exclusive breakdown cut
 // into buckets, so a run that computes half the time looks half compute). The whole run at
-// kMipmapBuckets buckets is built once per trace on the fetch thread and kept in a cache file
-// next to the trace (TRACE.lanes); views finer than its buckets ask the analyzer for their window.
+// kMipmapBuckets buckets is the analyzer's class summary (analyzer/class_summary.hpp), kept in a
+// file next to the trace (TRACE.lanes) by the conversion, or built by the first opening on the
+// fetch thread when it is absent or stale; views finer than its buckets ask the analyzer for their
+// window.
 #pragma once
 
 #include <QString>
@@ -15,6 +17,7 @@
 
 #include "hpcprof/analyzer/analysis_types.hpp"
 #include "hpcprof/analyzer/class_shares.hpp"
+#include "hpcprof/analyzer/class_summary.hpp"
 
 namespace hpcprof::gui {
 
@@ -53,7 +56,7 @@ QString sharesText(const ShareStrip& s, int64_t t0, int64_t t1);
 void blendBuckets(ShareStrip& s);
 
 struct ClassMipmap {
-    static constexpr int kMipmapBuckets = 2048;
+    static constexpr int kMipmapBuckets = analyzer::ClassSummary::kBuckets;
     int64_t begin = 0, bucketNs = 1;
     int buckets = 0;
     std::unordered_map<int64_t, ShareStripPtr> groups; ///< by process id: its rank's summary
@@ -69,17 +72,17 @@ using ClassMipmapPtr = std::shared_ptr<const ClassMipmap>;
 Result<std::shared_ptr<ClassMipmap>> buildClassMipmap(analyzer::ClassShareQuery& query,
                                                       const analyzer::TraceIndex& index, int64_t begin,
                                                       int64_t end, int threads = 0);
+/// The strips of a summary (its shares moved in), each blended once.
+std::shared_ptr<ClassMipmap> mipmapOf(analyzer::ClassSummary&& summary);
 /// The same mipmap rank after rank through window queries (ClassShareQuery::rank): the
 /// reference the sweep is tested and benchmarked against.
 Result<std::shared_ptr<ClassMipmap>> buildClassMipmapByRank(analyzer::ClassShareQuery& query,
                                                             const analyzer::TraceIndex& index, int64_t begin,
                                                             int64_t end);
 
-/// The cache file of `tracePath` (TRACE.lanes), read back when it matches the trace's size and
-/// modification time; null when absent, stale or damaged.
+/// The summary kept next to `tracePath` (TRACE.lanes, analyzer::readClassSummary), read back when
+/// it matches the trace's size and modification time; null when absent, stale or damaged.
 std::string mipmapCachePath(const std::string& tracePath);
 std::shared_ptr<ClassMipmap> readMipmapCache(const std::string& tracePath);
-/// Writes the cache; false when the folder is not writable (the mipmap then lives in memory only).
-bool writeMipmapCache(const std::string& tracePath, const ClassMipmap& m);
 
 } // namespace hpcprof::gui

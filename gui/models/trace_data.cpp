@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <unordered_map>
 
@@ -116,16 +117,20 @@ Result<ClassMipmapPtr> threadClassMipmap(const TraceData& data) {
     if (!c) return c.status();
     ThreadConnection& tc = **c;
     if (tc.mipmap) return tc.mipmap;
-    if (auto cached = readMipmapCache(data.path)) {
-        tc.mipmap = std::move(cached);
+    // Kept by the conversion (or an earlier opening) and still the trace's: no event is read.
+    if (auto kept = readMipmapCache(data.path)) {
+        tc.mipmap = std::move(kept);
         return tc.mipmap;
     }
     auto q = threadClassShares(data);
     if (!q) return q.status();
-    auto built = buildClassMipmap(**q, data.index, data.bounds.begin, data.bounds.end);
+    const auto start = std::chrono::steady_clock::now();
+    auto built = analyzer::buildClassSummary(**q, data.index, data.bounds.begin, data.bounds.end);
     if (!built) return built.status();
-    writeMipmapCache(data.path, **built); // best effort: a read-only folder keeps it in memory
-    tc.mipmap = std::move(*built);
+    analyzer::writeClassSummary(data.path, *built); // best effort: a read-only folder keeps it in memory
+    auto m = mipmapOf(std::move(*built));
+    m->buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    tc.mipmap = std::move(m);
     return tc.mipmap;
 }
 

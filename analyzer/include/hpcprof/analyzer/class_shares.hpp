@@ -75,7 +75,8 @@ public:
                     const std::function<void(RankClassBuckets&&)>& sink);
 
     /// rank() for several ranks at once (the summary rows of a zoomed-in view), spread over
-    /// the same workers as allRanks; `sink` as there.
+    /// the same workers as allRanks, all cores but one (left to the UI that paints meanwhile);
+    /// `sink` as there.
     Status ranks(const std::vector<int64_t>& ranks, int64_t begin, int64_t bucketNs, int buckets, bool tracks,
                  const std::function<void(RankClassBuckets&&)>& sink);
 
