@@ -43,6 +43,7 @@ struct MergeCommandOptions {
     std::string output;
     bool force = false;
     std::string node; ///< write a shard of this node (node-local raw data -> shard)
+    bool lanes = false; ///< also build the GUI's class summary (TRACE.lanes)
 };
 
 CLI::App* addMergeCommand(CLI::App& app, MergeCommandOptions& o) {
@@ -55,6 +56,7 @@ CLI::App* addMergeCommand(CLI::App& app, MergeCommandOptions& o) {
     cmd->add_option("--node", o.node, "Write a shard of this node (e.g. node2) instead of a trace");
     cmd->add_option("-o,--output", o.output, "Trace file to write")->required();
     cmd->add_flag("--force", o.force, "Replace an existing trace");
+    cmd->add_flag("--lanes", o.lanes, cli::kLanesFlagHelp);
     return cmd;
 }
 
@@ -71,7 +73,7 @@ int mergeShardsCommand(const MergeCommandOptions& o, std::vector<fs::path> shard
         return cli::kExitUsage;
     }
     for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
-    analyzer::keepClassSummary(o.output); // best effort: the GUI's first screen reads it (docs/gui.md)
+    if (o.lanes) analyzer::keepClassSummary(o.output); // best effort: the GUI's first screen reads it (docs/gui.md)
     std::string missing;
     if (!r->missingNodes.empty() || !r->missingRanks.empty()) {
         std::string ranks;
@@ -135,7 +137,7 @@ int mergeCommand(const MergeCommandOptions& o) {
         return cli::kExitUsage;
     }
     for (const auto& w : r->warnings) cli::printMessage("merge", "warning: " + w);
-    if (o.node.empty()) analyzer::keepClassSummary(output); // best effort: the GUI's first screen reads it
+    if (o.lanes && o.node.empty()) analyzer::keepClassSummary(output); // best effort (docs/gui.md)
     cli::printMessage("merge", fmt::format("{} processes, {} threads, {} events -> {}{}",
                                            r->processes, r->threads, r->events, output,
                                            r->partial ? " (partial: see stats)" : ""));

@@ -376,7 +376,7 @@ bool writeTrace(const RunOptions& o, ClaimedOutput& claimed, uint64_t tscHz,
                            "setuid binary? LD_PRELOAD does not reach those)\n");
     for (const auto& w : merged->warnings) fmt::print(stderr, "hpcprof: warning: {}\n", report::printable(w));
     io = std::move(merged->io);
-    analyzer::keepClassSummary(claimed.output); // best effort: the GUI's first screen reads it (docs/gui.md)
+    if (o.lanes) analyzer::keepClassSummary(claimed.output); // best effort: the GUI's first screen reads it (docs/gui.md)
     // Per-rank form: every wrapper of the job has finished its rank (the done markers), so the
     // whole folder is this job's to remove.
     if (o.keepRaw)
@@ -424,6 +424,7 @@ CLI::App* addRunCommand(CLI::App& app, RunOptions& run) {
         ->check(acceptedBy(agent::Setting::CounterPeriodMs));
     cmd->add_flag("--force", run.force, "Replace an existing trace");
     cmd->add_flag("--keep-raw", run.keepRaw, "Keep the raw capture directory (TRACE.raw)");
+    cmd->add_flag("--lanes", run.lanes, kLanesFlagHelp);
     cmd->add_flag("-q,--quiet", run.quiet, "Do not print the summary");
     cmd->add_option("--raw-dir", run.rawDir,
                     "Per-rank launch on several nodes: node-local folder for raw data "

@@ -347,11 +347,11 @@ TEST_CASE("names another user plants in a shared sticky folder never redirect an
     });
 
     const std::string trace = (shared / "t.hpcprof").string();
-    auto r = runProcess(runArgs(trace, {sampleBinary("io_sample"), dir / "work"}, {"--keep-raw"}));
+    auto r = runProcess(runArgs(trace, {sampleBinary("io_sample"), dir / "work"}, {"--keep-raw", "--lanes"}));
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     checkIoSampleCalls(TraceQuery(trace));
-    auto m = runProcess({hpcprofBinary(), "merge", trace + ".raw", "-o", shared / "m.hpcprof"});
+    auto m = runProcess({hpcprofBinary(), "merge", "--lanes", trace + ".raw", "-o", shared / "m.hpcprof"});
     CHECK(m.exitCode == 0);
     auto e = runProcess({hpcprofBinary(), "export", trace, "-o", shared / "e.json"});
     CHECK(e.exitCode == 0);
@@ -368,17 +368,21 @@ TEST_CASE("names another user plants in a shared sticky folder never redirect an
     checkIoSampleCalls(TraceQuery(shared / "m.hpcprof"));
     CHECK_FALSE(fs::is_symlink(shared / "linked.hpcprof"));
     CHECK(TraceQuery(shared / "i.hpcprof").scalar("SELECT COUNT(*) FROM process") > 0);
-    // Nothing of ours is left beside the outputs (and the class summaries run and merge keep
-    // next to their traces, docs/gui.md).
+    // Nothing of ours is left beside the outputs (and the class summaries run --lanes and
+    // merge --lanes keep next to their traces, docs/gui.md).
     for (const auto& name : listing(shared)) {
         INFO(name);
         bool strangers = fs::is_symlink(shared / name) && name.find(".tmp-") != std::string::npos;
         bool summary = !fs::is_symlink(shared / name) &&
-                       (name == "t.hpcprof.lanes" || name == "m.hpcprof.lanes" || name == "linked.hpcprof.lanes");
+                       (name == "t.hpcprof.lanes" || name == "m.hpcprof.lanes");
         CHECK((strangers || summary || name == "t.hpcprof" || name == "t.hpcprof.raw" ||
                name == "m.hpcprof" || name == "e.json" || name == "i.hpcprof" ||
                name == "linked.hpcprof"));
     }
+    // --lanes keeps the summary; without it the conversion leaves it to the GUI's first opening.
+    CHECK(fs::is_regular_file(shared / "t.hpcprof.lanes"));
+    CHECK(fs::is_regular_file(shared / "m.hpcprof.lanes"));
+    CHECK_FALSE(fs::exists(shared / "linked.hpcprof.lanes"));
 }
 
 TEST_CASE("a raw folder name another user took is neither used nor deleted",
