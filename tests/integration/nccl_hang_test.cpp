@@ -47,17 +47,32 @@ bool inAllReduce16(const nlohmann::json& p) {
            p["calls"][0]["instance"] == 16 && p["calls"][0]["requested_bytes"] == 1024;
 }
 
+/// `nccl_hang MODE` under `hpcprof run --timeout 60s`, for `hpcprof status` to watch while it
+/// hangs; stop() sends the signal that makes the wrapper write the trace and the diagnosis.
+struct HangingJob {
+    HangingJob(const TempDir& dir, const std::string& mode)
+        : path(dir / (mode + ".hpcprof")), log(dir / "run.log"),
+          pid(startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o", path, "--",
+                            sampleBinary("nccl_hang"), mode},
+                           log)) {}
+    void stop() const {
+        kill(pid, SIGUSR1);
+        int status = 0;
+        waitpid(pid, &status, 0);
+    }
+    std::string path, log;
+    pid_t pid;
+};
+
 } // namespace
 
 TEST_CASE("NCCL: a rank that never enqueues instance 16 of an allreduce; status shows the others "
           "inside it while the job runs",
           "[integration][gpu][nccl][hang]") {
     TempDir dir;
-    const std::string path = dir / "skip.hpcprof", log = dir / "run.log";
-    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o",
-                              path, "--", sampleBinary("nccl_hang"), "skip"},
-                             log);
-    REQUIRE(run > 0);
+    const HangingJob job(dir, "skip");
+    const std::string &path = job.path, &log = job.log;
+    REQUIRE(job.pid > 0);
     nlohmann::json st = statusUntil(path + ".raw", [](const nlohmann::json& d) {
         return inAllReduce16(statusOf(d, 0)) && inAllReduce16(statusOf(d, 1)) &&
                inAllReduce16(statusOf(d, 2)) && statusOf(d, 3).is_object() &&
@@ -66,9 +81,7 @@ TEST_CASE("NCCL: a rank that never enqueues instance 16 of an allreduce; status 
     INFO(st.dump(2));
     for (int r : {0, 1, 2}) CHECK(inAllReduce16(statusOf(st, r)));
     CHECK(statusOf(st, 3)["calls"].empty()); // computing
-    kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    job.stop();
     INFO(readWholeFile(log));
 
     nlohmann::json doc = reportOf(path);
@@ -139,11 +152,9 @@ TEST_CASE("NCCL: ranks polling ncclCommGetAsyncError on work that never complete
           "polling since their first ncclInProgress; a rank whose poll ended is not",
           "[integration][gpu][nccl][hang]") {
     TempDir dir;
-    const std::string path = dir / "poll.hpcprof", log = dir / "run.log";
-    pid_t run = startProcess({hpcprofBinary(), "run", "--timeout", "60s", "-o",
-                              path, "--", sampleBinary("nccl_hang"), "poll"},
-                             log);
-    REQUIRE(run > 0);
+    const HangingJob job(dir, "poll");
+    const std::string &path = job.path, &log = job.log;
+    REQUIRE(job.pid > 0);
     auto polls = [](const nlohmann::json& p) {
         return p.is_object() && p["calls"].size() == 1 &&
                p["calls"][0]["call"] == "ncclCommGetAsyncError" && p["calls"][0]["polling"] == true &&
@@ -167,9 +178,7 @@ TEST_CASE("NCCL: ranks polling ncclCommGetAsyncError on work that never complete
     });
     CHECK(later.is_array());
     CHECK(statusOf(later, 0)["calls"][0]["since_s"].get<double>() >= since + 0.2);
-    kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    job.stop();
     INFO(readWholeFile(log));
 
     nlohmann::json doc = reportOf(path);
