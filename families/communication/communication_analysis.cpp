@@ -149,10 +149,12 @@ public:
     TopAccumulator topCalls; ///< outermost communication calls by name (mpiP's aggregate view)
 
 private:
-    /// A call inside another communication call (the sockets of MPI_Init, a PMPI call made by
-    /// the library itself) is part of the outer one's time: counted once, as the outer call.
+    /// A call inside another communication call (a PMPI call made by the library itself) is
+    /// part of the outer one's time: counted once, as the outer call. A socket call nested in
+    /// any call is the library's or the runtime's (the sockets of MPI_Init, which this scan
+    /// does not see: it is setup), not the program's.
     void addToTopCalls(const EventRecord& e) {
-        if (e.ts < m_outerCallEnd) return;
+        if (e.ts < m_outerCallEnd || (e.depth > 0 && e.categoryId == cat(Category::Socket))) return;
         m_outerCallEnd = e.end();
         topCalls.add(e.nameId, e.dur, e.bytes, e.count);
     }
