@@ -2,12 +2,12 @@
 # The GUI at scale, before and after side by side in one run, RUNS times each, medians: synthetic
 # traces from bench/analyzer's generator, opened by the GUI's own pieces (gui_bench).
 #   before  BEFORE's gui_bench --cold: the first opening of a trace whose conversion kept no class
-#           summary, so the opening builds it from the events (every version before the summary
-#           was kept by the conversion). Default BEFORE: BUILD_DIR itself, whose --cold path is
-#           that same first opening.
-#   keep    what `hpcprof run` / `hpcprof merge` now add after writing the trace: the summary's
-#           build and its file (gui_bench --keep: analyzer::keepClassSummary).
-#   after   the first opening of the trace with its kept summary (gui_bench, the file present).
+#           summary, so the opening builds it from the events (a trace written without --lanes).
+#           Default BEFORE: BUILD_DIR itself, whose --cold path is that same first opening.
+#   keep    what `hpcprof run --lanes` / `hpcprof merge --lanes` add after writing the trace: the
+#           summary's build and its file (gui_bench --keep: analyzer::keepClassSummary).
+#   after   an opening of the trace with its kept summary (gui_bench, the file present): any
+#           opening after the first, or the first of a trace written with --lanes.
 # Columns: first complete screen (opening until every visible row is painted; the first screen
 # is the whole run, so at 10 M events this is the wide view of a fresh opening), the jump to the
 # whole run from a zoomed-in view, the paint per frame of a new view and of a repaint (medians
