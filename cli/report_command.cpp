@@ -111,7 +111,10 @@ int reportCommand(const ReportOptions& o) {
         printMessage("report", results.status().message());
         return kExitUsage;
     }
-    if (!writeOutput(o.output, report::writeReport(format, *analysis, *results, wo), "report")) return kExitUsage;
+    const bool written = writeOutputWith(o.output, [&](const OutputSink& sink) {
+        return report::writeReportTo(format, *analysis, *results, wo, sink);
+    }, "report");
+    if (!written) return kExitUsage;
     int failed = 0;
     for (const auto& r : *results)
         if (r.failed) {

@@ -25,7 +25,7 @@ bool isStream(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-bool writeAll(int fd, const std::string& text) {
+bool writeAll(int fd, std::string_view text) {
     size_t done = 0;
     while (done < text.size()) {
         ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -44,36 +44,51 @@ Status checkTextOutput(const std::string& path) {
 }
 
 bool writeOutput(const std::string& path, const std::string& text, const char* command) {
+    return writeOutputWith(path, [&](const OutputSink& sink) { return sink(text); }, command);
+}
+
+namespace {
+
+/// `produce` into `fd`, then closed; the errno of the first failure (0: none).
+int produceInto(int fd, const std::function<bool(const OutputSink&)>& produce) {
+    int err = 0;
+    const bool ok = fd >= 0 && produce([&](std::string_view piece) {
+        if (writeAll(fd, piece)) return true;
+        err = errno;
+        return false;
+    });
+    if (fd < 0) err = errno;
+    else if (!ok && err == 0) err = EIO; // produce failed without a write failing
+    if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
+    return err;
+}
+
+} // namespace
+
+bool writeOutputWith(const std::string& path, const std::function<bool(const OutputSink&)>& produce,
+                     const char* command) {
     if (path.empty()) {
-        fmt::print("{}", text);
         std::fflush(stdout);
-        return true;
+        const bool ok = produce([](std::string_view piece) {
+            return std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
+        });
+        std::fflush(stdout);
+        if (!ok) printMessage(command, "cannot write to stdout");
+        return ok;
     }
     if (isStream(path)) {
-        int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-        bool ok = fd >= 0 && writeAll(fd, text);
-        int err = errno;
-        if (fd >= 0 && ::close(fd) != 0 && ok) {
-            ok = false;
-            err = errno;
-        }
-        if (!ok) printMessage(command, "cannot write " + path + ": " + std::strerror(err));
-        return ok;
+        const int err = produceInto(::open(path.c_str(), O_WRONLY | O_CLOEXEC), produce);
+        if (err) printMessage(command, "cannot write " + path + ": " + std::strerror(err));
+        return err == 0;
     }
     auto pending = schema::PendingOutput::begin(path, /*replace=*/true);
     if (!pending) {
         printMessage(command, pending.status().message());
         return false;
     }
-    int fd = ::open(pending->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0666);
-    bool ok = fd >= 0 && writeAll(fd, text);
-    int err = errno;
-    if (fd >= 0 && ::close(fd) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok) {
+    const int err = produceInto(
+        ::open(pending->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666), produce);
+    if (err) {
         printMessage(command, "cannot write " + path + ": " + std::strerror(err));
         return false; // the pending output removes the partial file
     }

@@ -173,3 +173,20 @@ def test_progress_off_with_hpcprof_progress_0(raw_capture):
                                           capture_output=True, env=QUIET_ENV))
     assert done.returncode == 0
     assert "analysing" not in done.stdout and "\033[K" not in done.stdout
+
+
+def test_report_output_written_in_pieces_is_the_stdout_report_and_a_full_device_fails(raw_capture):
+    """The JSON report goes to its output piece by piece (never the whole text at once): the file
+    equals what stdout gets; a device that fills up gives exit code 2 and says so."""
+    trace = str(raw_capture / "t.hpcprof")
+    to_stdout = run("report", trace, "--format", "json")
+    assert to_stdout.returncode == 0, to_stdout.stderr
+    out = raw_capture / "r.json"
+    to_file = run("report", trace, "--format", "json", "-o", str(out))
+    assert to_file.returncode == 0, to_file.stderr
+    assert out.read_text() == to_stdout.stdout
+    assert '"schema": "hpcprof-report"' in to_stdout.stdout
+    if Path("/dev/full").exists():
+        full = run("report", trace, "--format", "json", "-o", "/dev/full")
+        assert full.returncode == 2
+        assert "cannot write /dev/full" in full.stderr

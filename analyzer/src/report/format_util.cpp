@@ -98,6 +98,12 @@ std::string writeReport(Format f, const analyzer::Analysis& a, const std::vector
     return {};
 }
 
+bool writeReportTo(Format f, const analyzer::Analysis& a, const std::vector<GateResult>& gates,
+                   const WriterOptions& o, const TextSink& sink) {
+    if (f == Format::Json) return detail::writeJsonReport(a, gates, o.hpcprofVersion, sink);
+    return sink(writeReport(f, a, gates, o));
+}
+
 std::string writeDiff(Format f, const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates,
                       const WriterOptions& o) {
     switch (f) {

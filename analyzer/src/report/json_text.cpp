@@ -23,13 +23,10 @@ size_t indentOfLine(const std::string& text, size_t at) {
 }
 
 /// A rank's step items as dump(2) writes the array whose key is indented by `indent`.
-void appendItems(std::string& out, const analyzer::RankSteps& r, size_t indent) {
-    if (r.steps.empty()) {
-        out += "[]";
-        return;
-    }
+std::string itemsText(const analyzer::RankSteps& r, size_t indent) {
+    if (r.steps.empty()) return "[]";
     const std::string inner(indent + 2, ' ');
-    out += "[\n";
+    std::string out = "[\n";
     for (size_t i = 0; i < r.steps.size(); ++i) {
         if (i) out += ",\n";
         const std::string one = rankStepJson(r.steps[i], i).dump(2);
@@ -42,12 +39,13 @@ void appendItems(std::string& out, const analyzer::RankSteps& r, size_t indent) 
     out += '\n';
     out.append(indent, ' ');
     out += ']';
+    return out;
 }
 
 } // namespace
 
-std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateResult>& gates,
-                           const std::string& hpcprofVersion) {
+bool writeJsonReport(const analyzer::Analysis& a, const std::vector<GateResult>& gates,
+                     const std::string& hpcprofVersion, const TextSink& sink) {
     std::string skeleton;
     {
         nlohmann::json doc = reportJson(a, false);
@@ -56,29 +54,29 @@ std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateRe
         makePrintable(doc); // nlohmann's dump() throws on bytes that are not UTF-8
         skeleton = doc.dump(2);
     }
-    std::string out;
-    size_t items = 0, itemText = 0;
-    for (const auto& r : a.steps.ranks) {
-        if (!itemText && !r.steps.empty()) { // its text, each line indented (at most 16 spaces deep)
-            const std::string one = rankStepJson(r.steps.front(), 0).dump(2);
-            itemText = one.size() + size_t(std::count(one.begin(), one.end(), '\n') + 1) * 16 + 4;
-        }
-        items += r.steps.size();
-    }
-    out.reserve(skeleton.size() + items * itemText); // growing would hold the text twice for a moment
+    // The skeleton goes out piece by piece, each rank's items in its place: the whole text is
+    // never held (hundreds of MB for a 1,024-rank job with thousands of steps).
     size_t pos = 0;
     for (size_t k = 0; k < a.steps.ranks.size(); ++k) {
         // With its key: a string of the trace that spells the placeholder is escaped differently.
         const std::string token = "\"items\": \"" + stepItemsPlaceholder(k) + "\"";
         const size_t at = skeleton.find(token, pos);
         if (at == std::string::npos) break;
-        out.append(skeleton, pos, at - pos);
-        out += "\"items\": ";
-        appendItems(out, a.steps.ranks[k], indentOfLine(skeleton, at));
+        if (!sink(std::string_view(skeleton).substr(pos, at - pos)) || !sink("\"items\": ") ||
+            !sink(itemsText(a.steps.ranks[k], indentOfLine(skeleton, at))))
+            return false;
         pos = at + token.size();
     }
-    out.append(skeleton, pos);
-    out += '\n';
+    return sink(std::string_view(skeleton).substr(pos)) && sink("\n");
+}
+
+std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateResult>& gates,
+                           const std::string& hpcprofVersion) {
+    std::string out;
+    writeJsonReport(a, gates, hpcprofVersion, [&](std::string_view piece) {
+        out += piece;
+        return true;
+    });
     return out;
 }
 

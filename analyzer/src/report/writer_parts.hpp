@@ -29,6 +29,8 @@ nlohmann::json rankStepJson(const analyzer::RankStep& st, size_t index);
 std::string stepItemsPlaceholder(size_t rankIndex);
 /// The JSON report as text, identical to reportJson(a) (gates and version added) dumped with
 /// an indent of 2, without holding the per-rank step items as a document.
+bool writeJsonReport(const analyzer::Analysis& a, const std::vector<GateResult>& gates,
+                     const std::string& hpcprofVersion, const TextSink& sink);
 std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateResult>& gates,
                            const std::string& hpcprofVersion);
 

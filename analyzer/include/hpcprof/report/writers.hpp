@@ -4,6 +4,7 @@
 /// JUnit XML. They only format what the analyses computed. User documentation: docs/reports.md.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,13 @@ struct WriterOptions {
     std::string hpcprofVersion;
 };
 
+/// Receives a report piece by piece; false stops the writing (the output failed).
+using TextSink = std::function<bool(std::string_view)>;
+/// The report to `sink`: JSON piece by piece (each rank's step items in turn, never the whole
+/// text at once: hundreds of MB at 1,024 ranks), the other formats whole. False when the sink
+/// failed.
+bool writeReportTo(Format f, const analyzer::Analysis& a, const std::vector<GateResult>& gates,
+                   const WriterOptions& o, const TextSink& sink);
 std::string writeReport(Format f, const analyzer::Analysis& a, const std::vector<GateResult>& gates,
                         const WriterOptions& o = {});
 std::string writeDiff(Format f, const analyzer::AnalysisDiff& d, const std::vector<GateResult>& gates,
