@@ -6,6 +6,7 @@
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
 #include "writer_parts.hpp"
+#include "../../../families/gpu/kernel_names.hpp" // the GPU family's short names (same library)
 
 namespace hpcprof::report {
 
@@ -97,6 +98,18 @@ std::string writeReport(Format f, const analyzer::Analysis& a, const std::vector
     }
     return {};
 }
+
+namespace detail {
+
+std::vector<analyzer::TopItem> withShortKernelNames(std::vector<analyzer::TopItem> kernels) {
+    // Longer than the GPU tables' 64: the report's list is one name a line, and at 64 kernels
+    // that differ inside the name (weighted / unweighted) came out the same.
+    constexpr size_t kMax = 100;
+    for (auto& k : kernels) k.name = analyzer::shortKernelName(k.name, kMax);
+    return kernels;
+}
+
+} // namespace detail
 
 bool writeReportTo(Format f, const analyzer::Analysis& a, const std::vector<GateResult>& gates,
                    const WriterOptions& o, const TextSink& sink) {

@@ -333,7 +333,7 @@ std::string htmlReport(const Analysis& a, const std::vector<GateResult>& gates, 
     b += stepsHtml(a);
     b += "<h2>Top lists</h2>\n";
     const FileLists files = splitFiles(a);
-    b += topTable("Kernels", a.topKernels) + topTable("Communication calls", a.topCommunication) +
+    b += topTable("Kernels", withShortKernelNames(a.topKernels)) + topTable("Communication calls", a.topCommunication) +
          topTable("Files (the program's data)", files.data) +
          topTable("Other files (runtime, /proc and /sys, devices, pipes and sockets; not in the I/O findings)",
                   files.other, true);

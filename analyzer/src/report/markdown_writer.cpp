@@ -173,7 +173,7 @@ std::string markdownReport(const Analysis& a, const std::vector<GateResult>& gat
             o += fmt::format("| {} | {} | {} | {} |\n", markdownEscape(t.name), t.count, dur(t.totalNs), dur(t.maxNs));
         o += "\n";
     };
-    top("Top kernels", a.topKernels);
+    top("Top kernels", withShortKernelNames(a.topKernels));
     top("Top communication calls", a.topCommunication);
     const FileLists files = splitFiles(a);
     top("Top files (the program's data)", files.data);

@@ -268,7 +268,7 @@ std::string textReport(const Analysis& a, const std::vector<GateResult>& gates) 
         for (const auto& t : items)
             o += fmt::format("  {:>10} {:>8} calls  {}\n", formatDuration(double(t.totalNs)), t.count, t.name);
     };
-    top("Top kernels", a.topKernels);
+    top("Top kernels", withShortKernelNames(a.topKernels));
     top("Top communication calls (all ranks; a call made inside another counted as the outer one)",
         a.topCommunication);
     const FileLists files = splitFiles(a);

@@ -36,6 +36,9 @@ std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateRe
 
 /// "comm.exposed_pct > 25: value 31.2 -> FAILED"
 std::string gateLine(const GateResult& g);
+/// The kernels with the short names report tables show (the GPU family's rule: no return type,
+/// no parameter list, template arguments folded; the JSON report keeps the full names).
+std::vector<analyzer::TopItem> withShortKernelNames(std::vector<analyzer::TopItem> kernels);
 /// Evidence as "name=value unit, ..."
 std::string evidenceText(const analyzer::Finding& f);
 /// What a finding could save: "could save 763 ms, up to 1.28 s alone"; "could save 743 ms" when

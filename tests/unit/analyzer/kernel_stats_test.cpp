@@ -199,6 +199,32 @@ TEST_CASE("the kernel section in the text, markdown, HTML and JSON reports", "[a
     CHECK(doc["gpu"]["ranks"][0]["overlap"]["comm_compute_pct"] == Approx(40.0));
 }
 
+TEST_CASE("the reports' top kernels show short names, the JSON the full ones", "[analyzer][gpu][kernels]") {
+    // Two kernels that differ only inside a long name (weighted / unweighted) stay apart.
+    const std::string args = "<c10::Half, float, c10::Half, 2ul, 32>(at::GenericPackedTensorAccessor<float, 2ul, "
+                             "at::RestrictPtrTraits, long>, float, float, long)";
+    const std::string unweighted = "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel" + args;
+    const std::string weighted = "void split_embedding_backward_codegen_rowwise_adagrad_weighted_kernel" + args;
+    test::TempDir dir;
+    test::TraceBuilder b;
+    int r0 = b.rank(0, 0, 10'000, 1);
+    int s7 = b.gpuStream(r0, 0, 7);
+    launch(b, r0, 100, 1);
+    kernel(b, s7, Category::GpuKernel, unweighted, 1000, 300, 1);
+    launch(b, r0, 200, 2);
+    kernel(b, s7, Category::GpuKernel, weighted, 2000, 100, 2);
+    b.write(dir / "t.hpcprof");
+    Analysis a = test::analyseFile(dir / "t.hpcprof");
+    const std::string text = report::writeReport(report::Format::Text, a, {});
+    CHECK(text.find("split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel<...>\n") != std::string::npos);
+    CHECK(text.find("split_embedding_backward_codegen_rowwise_adagrad_weighted_kernel<...>\n") != std::string::npos);
+    for (auto f : {report::Format::Text, report::Format::Markdown, report::Format::Html}) // escaped there
+        CHECK(report::writeReport(f, a, {}).find("GenericPackedTensorAccessor") == std::string::npos);
+    auto doc = nlohmann::json::parse(report::writeReport(report::Format::Json, a, {}));
+    REQUIRE(doc["top"]["kernels"].size() == 2);
+    CHECK(doc["top"]["kernels"][0]["name"] == unweighted);
+}
+
 TEST_CASE("a trace without GPU work has no kernel section", "[analyzer][gpu][kernels]") {
     test::TraceBuilder b;
     int r0 = b.rank(0, 0, 1000, 1);
