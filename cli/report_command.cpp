@@ -60,6 +60,17 @@ std::optional<analyzer::AnalysisOptions> analysisOptions(const ReportOptions& o)
     return ao;
 }
 
+/// Says each failed gate on stderr; whether any failed.
+bool sayFailedGates(const std::vector<report::GateResult>& results) {
+    bool any = false;
+    for (const auto& r : results)
+        if (r.failed) {
+            any = true;
+            printMessage("report", fmt::format("gate failed: {} (value {:.6g})", r.gate.text, r.value));
+        }
+    return any;
+}
+
 } // namespace
 
 int reportCommand(const ReportOptions& o) {
@@ -115,14 +126,7 @@ int reportCommand(const ReportOptions& o) {
         return report::writeReportTo(format, *analysis, *results, wo, sink);
     }, "report");
     if (!written) return kExitUsage;
-    int failed = 0;
-    for (const auto& r : *results)
-        if (r.failed) {
-            ++failed;
-            printMessage("report",
-                         fmt::format("gate failed: {} (value {:.6g})", r.gate.text, r.value));
-        }
-    return failed ? report::kExitGateFailed : 0;
+    return sayFailedGates(*results) ? report::kExitGateFailed : 0;
 }
 
 } // namespace hpcprof::cli
