@@ -60,6 +60,6 @@ for c in ${cases[@]}; do
         eval "printf '%-8s %16s %14s %10s %14s %12s %12s\n' $m \$(median \"\${${m}_screen[@]}\") \$(median \"\${${m}_whole[@]}\") \
             \$(median \"\${${m}_paint[@]}\") \$(median \"\${${m}_cpu[@]}\") \$(median \"\${${m}_repaint[@]}\") \$(median \"\${${m}_rss[@]}\")"
     done
-    echo "keep (added to hpcprof run / merge after the trace is written): $(median "${keep[@]}") ms, summary file $(median "${bytes[@]}") bytes"
+    echo "keep (what run --lanes / merge --lanes add after writing the trace): $(median "${keep[@]}") ms, summary file $(median "${bytes[@]}") bytes"
     echo "runs: before first screen ${before_screen[*]} / after ${after_screen[*]}; paint before ${before_paint[*]} / after ${after_paint[*]}"
 done
