@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The gpu section's tables in the text, markdown and HTML reports: each table is built once as
 // cells and rendered in the three formats; HTML adds a chart of the launch-queue depth. Kernel
-// names are shortened here (kernel_names.hpp); the JSON report keeps them whole.
+// names are shortened here (hpcprof/report/kernel_names.hpp); the JSON report keeps them whole.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include "gpu_report.hpp"
 #include "gpu_section.hpp"
 #include "hpcprof/report/writers.hpp"
-#include "kernel_names.hpp"
+#include "hpcprof/report/kernel_names.hpp"
 
 namespace hpcprof::report::detail {
 

@@ -8,7 +8,7 @@
 
 #include "families/gpu/gpu_idle_section.hpp"
 #include "families/gpu/gpu_section.hpp"
-#include "families/gpu/kernel_names.hpp"
+#include "hpcprof/report/kernel_names.hpp"
 #include "models/class_colors.hpp"
 #include "models/format.hpp"
 

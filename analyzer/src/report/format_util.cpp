@@ -6,7 +6,7 @@
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
 #include "writer_parts.hpp"
-#include "../../../families/gpu/kernel_names.hpp" // the GPU family's short names (same library)
+#include "hpcprof/report/kernel_names.hpp"
 
 namespace hpcprof::report {
 

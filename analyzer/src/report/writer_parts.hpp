@@ -36,7 +36,7 @@ std::string jsonReportText(const analyzer::Analysis& a, const std::vector<GateRe
 
 /// "comm.exposed_pct > 25: value 31.2 -> FAILED"
 std::string gateLine(const GateResult& g);
-/// The kernels with the short names report tables show (the GPU family's rule: no return type,
+/// The kernels with the short names report tables show (kernel_names.hpp: no return type,
 /// no parameter list, template arguments folded; the JSON report keeps the full names).
 std::vector<analyzer::TopItem> withShortKernelNames(std::vector<analyzer::TopItem> kernels);
 /// Evidence as "name=value unit, ..."

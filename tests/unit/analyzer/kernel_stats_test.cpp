@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "families/gpu/gpu_section.hpp"
-#include "families/gpu/kernel_names.hpp"
+#include "hpcprof/report/kernel_names.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/report/writers.hpp"
 #include "process_runner.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Short kernel names for report tables; the rule is in kernel_names.hpp.
-#include "kernel_names.hpp"
+#include "hpcprof/report/kernel_names.hpp"
 
 #include <vector>
 
