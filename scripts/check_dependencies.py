@@ -82,9 +82,9 @@ ALLOWED = {
     "gui": {"analyzer.public", "schemas"},
     "samples": set(),
 }
-# The GUI shows the families' results: it may include their result types and the short names
-# the reports use, never a facet's private headers.
-GUI_FAMILY_HEADERS = re.compile(r"^families/[a-z_]+/([a-z_]+_section|kernel_names)\.hpp$")
+# The GUI shows the families' results: it may include their result types (the short kernel
+# names are the report core's public header), never a facet's private headers.
+GUI_FAMILY_HEADERS = re.compile(r"^families/[a-z_]+/[a-z_]+_section\.hpp$")
 # A family facet may use its library's private headers and the public ones below it.
 FACET_ALLOWED = {
     "store": {"store", "store.public", "schemas"},
