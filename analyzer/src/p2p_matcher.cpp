@@ -69,11 +69,18 @@ struct P2pMatcher::Impl {
     /// The completing call `eventId` has no request left to match: its wait is final.
     void settle(int64_t eventId, const Completion& c) {
         if (!c.offered) return;
-        waited(c.waiterRank, eventId, c.waitNs, c.small);
-        RankWait& rw = t.rankWait(c.waiterRank);
-        (c.lateSender ? rw.lateSenderNs : rw.lateReceiverNs) += c.waitNs;
-        (c.lateSender ? t.w.lateSenderNs : t.w.lateReceiverNs) += c.waitNs;
-        t.blame(c.blamedRank, c.waitNs, c.blamedEventId, {2, eventId});
+        addWait(c.lateSender, c.waiterRank, eventId, c.small, c.waitNs, c.blamedRank, c.blamedEventId, {2, eventId});
+    }
+
+    /// One point-to-point wait: `waiterRank`'s call `eventId` waited `ns` for `blamedRank`'s
+    /// call `blamedEventId` (a late sender, or a late receiver): summed and blamed.
+    void addWait(bool lateSender, int64_t waiterRank, int64_t eventId, bool small, int64_t ns, int64_t blamedRank,
+                 int64_t blamedEventId, const BlameOrder& order) {
+        waited(waiterRank, eventId, ns, small);
+        RankWait& rw = t.rankWait(waiterRank);
+        (lateSender ? rw.lateSenderNs : rw.lateReceiverNs) += ns;
+        (lateSender ? t.w.lateSenderNs : t.w.lateReceiverNs) += ns;
+        t.blame(blamedRank, ns, blamedEventId, order);
     }
 
     void resolve(const P2pCall& m) {
@@ -91,12 +98,7 @@ struct P2pMatcher::Impl {
     void lateSender(const P2pCall& s, const P2pCall& r, const BlameOrder& order) {
         if (r.blocking && s.ts > r.ts) {
             const int64_t wait = std::min(s.ts, r.end) - r.ts;
-            if (wait > 0) {
-                waited(r.rank, r.eventId, wait, r.small);
-                t.rankWait(r.rank).lateSenderNs += wait;
-                t.w.lateSenderNs += wait;
-                t.blame(s.rank, wait, s.eventId, order);
-            }
+            if (wait > 0) addWait(true, r.rank, r.eventId, r.small, wait, s.rank, s.eventId, order);
         } else if (!r.blocking && r.waitEventId) { // late sender inside the receiver's wait
             offer(r, s, s.ts, true, order);
         }
@@ -106,12 +108,7 @@ struct P2pMatcher::Impl {
     void lateReceiver(const P2pCall& s, const P2pCall& r, const BlameOrder& order) {
         if (s.blocking && r.ts > s.ts && s.end > r.ts) {
             const int64_t wait = std::min(r.ts, s.end) - s.ts;
-            if (wait > 0) {
-                waited(s.rank, s.eventId, wait, s.small);
-                t.rankWait(s.rank).lateReceiverNs += wait;
-                t.w.lateReceiverNs += wait;
-                t.blame(r.rank, wait, r.eventId, order);
-            }
+            if (wait > 0) addWait(false, s.rank, s.eventId, s.small, wait, r.rank, r.eventId, order);
         } else if (!s.blocking && s.waitEventId && (s.synchronous || s.bytes >= kRendezvousBytes)) {
             // Only a send that cannot complete before the receive is posted waits for it; an
             // eager send's wait may be long for other requests of the same call.
