@@ -208,7 +208,13 @@ void fillComputePhase(RankCounters& r, const Trace& trace, const RankBreakdown& 
     }
     r.computeNs = int64_t(computeNs);
     r.computeUtilization = ratioOf(computeDelta(clock, iv), computeNs);
-    r.computeWaitFraction = ratioOf(computeDelta(main.get("cpu_wait"), iv), computeNs);
+    const double computeWait = computeDelta(main.get("cpu_wait"), iv);
+    r.computeWaitFraction = ratioOf(computeWait, computeNs);
+    // Inside the calls: the sampled span's wait less the compute phase's.
+    const double callsNs = double(clock->back().ts - clock->front().ts) - computeNs;
+    const double wait = main.delta("cpu_wait");
+    if (wait >= 0 && computeWait >= 0 && callsNs > 0)
+        r.callsWaitFraction = std::clamp((wait - computeWait) / callsNs, 0.0, 1.0);
     r.computeIpc = ratioOf(computeDelta(main.get("PAPI_TOT_INS"), iv), computeDelta(main.get("PAPI_TOT_CYC"), iv));
 }
 

@@ -41,7 +41,8 @@ json countersJson(const Analysis& a) {
                          {"branch_misses_per_kinstr", orNull(r.branchMissesPerKInstr)},
                          {"compute", {{"ns", r.computeNs}, {"utilization", orNull(r.computeUtilization)},
                                       {"cpu_wait_fraction", orNull(r.computeWaitFraction)},
-                                      {"ipc", orNull(r.computeIpc)}}}});
+                                      {"ipc", orNull(r.computeIpc)}}},
+                         {"calls", {{"cpu_wait_fraction", orNull(r.callsWaitFraction)}}}});
     json hosts = json::array();
     int64_t busy = 0, cpus = 0;
     double maxRatio = 0;

@@ -34,12 +34,14 @@ std::optional<Judgement> oversubscription(const Analysis& a) {
     j.gainNs = int64_t(double(a.pop.runtimeNs) * lost);
     double wait = 0;
     int64_t n = 0;
-    // What fitting the threads to the CPUs surely gives back on a rank: the compute time it
-    // spent waiting for a CPU. Not T x (1 - CPUs / busy) on every rank: that let the finding
-    // claim compute done on a CPU, which no placement removes (4 LAMMPS ranks on 2 cores: the
-    // findings claimed the whole run). Nor the run-queue wait inside MPI: a rank polling for a
-    // late partner waits for it anyway (that wait is the straggler's or the imbalance's).
-    std::map<int64_t, double> computeWait;
+    // What fitting the threads to the CPUs surely gives back on a rank: the time it spent
+    // waiting for a CPU, in its compute and in the transfer part of its calls (a call that polls
+    // stays runnable: on a starved host most of a "transfer" is waiting for a core, which no
+    // overlap of communication with computation removes). Not T x (1 - CPUs / busy) on every
+    // rank: that let the finding claim compute done on a CPU, which no placement removes (4
+    // LAMMPS ranks on 2 cores: the findings claimed the whole run). Nor the wait for late
+    // partners the wait states measured: that part is the straggler's or the imbalance's.
+    std::map<int64_t, double> computeWait, callsWait;
     for (const auto& r : a.counters.ranks)
         if (r.host == worst->host) {
             j.ranks.push_back(r.rank);
@@ -48,8 +50,13 @@ std::optional<Judgement> oversubscription(const Analysis& a) {
                 ++n;
             }
             if (r.computeWaitFraction >= 0) computeWait[r.rank] = r.computeWaitFraction;
+            if (r.callsWaitFraction >= 0) callsWait[r.rank] = r.callsWaitFraction;
         }
-    j.rankClaimNs = computeShareClaims(a, computeWait, j.gainNs);
+    j.rankComputeClaimNs = computeShareClaims(a, computeWait, j.gainNs);
+    for (const auto& r : a.ranks) {
+        auto it = callsWait.find(r.rank);
+        j.rankClaimNs.push_back(it == callsWait.end() ? 0 : std::min(j.gainNs, int64_t(it->second * double(r.transferNs))));
+    }
     j.evidence = {{"busy_threads", double(worst->busyThreads), "count"},
                   {"cpus", double(worst->cpus), "count"},
                   {"ranks_on_host", double(worst->ranks), "count"}};
@@ -128,7 +135,9 @@ RuleSpec oversubscriptionRule() {
          {"min_busy_span_share", threshold::kMinBusySpanShare, "share"},
          {"busy_involuntary_per_s", threshold::kBusyInvoluntaryPerS, "per_s"}}};
     over.judge = oversubscription;
-    over.claims = {TimeClass::Compute};
+    // The compute part is claimed through Judgement::rankComputeClaimNs, the rest here.
+    over.claims = {TimeClass::Communication};
+    over.commPart = RuleSpec::CommPart::Transfer;
     over.rootCause = true;
     return over;
 }

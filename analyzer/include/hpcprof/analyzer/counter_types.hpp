@@ -27,6 +27,10 @@ struct RankCounters {
     /// Compute phase: the main thread's time outside recorded calls (MPI, I/O, ...).
     int64_t computeNs = 0;
     double computeUtilization = -1, computeWaitFraction = -1, computeIpc = -1;
+    /// The main thread's run-queue wait share inside its recorded calls (MPI, I/O, ...): a
+    /// call that polls (MPI's shared-memory progress) stays runnable, so on a host with more
+    /// busy threads than CPUs most of its time is spent waiting for a core, not transferring.
+    double callsWaitFraction = -1;
     /// Main thread's CPU utilisation and run-queue wait share per overview bucket of the window
     /// (same buckets as RankBreakdown::overview); -1 where not sampled.
     std::vector<float> utilizationOverview, waitOverview;
