@@ -94,13 +94,17 @@ Table kernelTable(const GpuKernelRank& r) {
     Table t{fmt::format("Kernels of rank {} by total time (names shortened, full in the JSON report)", r.rank),
             {}, {"count", "total", "mean", "min", "max", "std", "launch p50", "launch p95", "class", "kernel"},
             {}, true};
-    for (size_t i = 0; i < std::min(kKernelsListed, r.kernels.size()); ++i) {
+    const size_t listed = std::min(kKernelsListed, r.kernels.size());
+    std::vector<std::string_view> names;
+    for (size_t i = 0; i < listed; ++i) names.push_back(r.kernels[i].name);
+    const std::vector<std::string> shorts = shortKernelNames(names);
+    for (size_t i = 0; i < listed; ++i) {
         const KernelNameStats& k = r.kernels[i];
         const bool launched = k.launch.count > 0;
         t.rows.push_back({std::to_string(k.count), dur(double(k.totalNs)), dur(k.meanNs), dur(double(k.minNs)),
                           dur(double(k.maxNs)), dur(k.stdNs), launched ? dur(double(k.launch.medianNs)) : "-",
                           launched ? dur(double(k.launch.p95Ns)) : "-", kernelClassName(k.cls),
-                          shortKernelName(k.name)});
+                          shorts[i]});
     }
     if (r.kernels.size() > kKernelsListed)
         t.note = fmt::format("{} more kernel names in the JSON report", r.kernels.size() - kKernelsListed);

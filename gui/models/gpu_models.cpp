@@ -49,7 +49,6 @@ using Row = KernelStatsModel::Row;
 Row named(const analyzer::KernelNameStats& k) {
     Row r;
     r.name = QString::fromStdString(k.name);
-    r.shortName = QString::fromStdString(analyzer::shortKernelName(k.name));
     r.cls = QString::fromLatin1(analyzer::kernelClassName(k.cls));
     return r;
 }
@@ -120,6 +119,11 @@ void KernelStatsModel::rebuild() {
         if (rank.rank == m_rank)
             for (const auto& k : rank.kernels) m_rows.push_back(rowOf(k));
     std::stable_sort(m_rows.begin(), m_rows.end(), [](const Row& x, const Row& y) { return x.totalNs > y.totalNs; });
+    // Short names are told apart within the table (kernel_names.hpp).
+    std::vector<std::string> full;
+    for (const Row& r : m_rows) full.push_back(r.name.toStdString());
+    const std::vector<std::string> shorts = analyzer::shortKernelNames({full.begin(), full.end()});
+    for (size_t i = 0; i < m_rows.size(); ++i) m_rows[i].shortName = QString::fromStdString(shorts[i]);
     endResetModel();
 }
 

@@ -105,7 +105,10 @@ std::vector<analyzer::TopItem> withShortKernelNames(std::vector<analyzer::TopIte
     // Longer than the GPU tables' 64: the report's list is one name a line, and at 64 kernels
     // that differ inside the name (weighted / unweighted) came out the same.
     constexpr size_t kMax = 100;
-    for (auto& k : kernels) k.name = analyzer::shortKernelName(k.name, kMax);
+    std::vector<std::string_view> names;
+    for (const auto& k : kernels) names.push_back(k.name);
+    std::vector<std::string> shorts = analyzer::shortKernelNames(names, kMax);
+    for (size_t i = 0; i < kernels.size(); ++i) kernels[i].name = std::move(shorts[i]);
     return kernels;
 }
 

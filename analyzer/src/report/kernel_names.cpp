@@ -2,6 +2,7 @@
 // Short kernel names for report tables; the rule is in kernel_names.hpp.
 #include "hpcprof/report/kernel_names.hpp"
 
+#include <map>
 #include <vector>
 
 namespace hpcprof::analyzer {
@@ -70,6 +71,47 @@ std::string shortKernelName(std::string_view name, size_t max) {
         s = s.substr(0, max - 3 - tail) + "..." + s.substr(s.size() - tail);
     }
     return s;
+}
+
+namespace {
+
+/// Indexes of the names whose short form in `out` another, different name also has.
+std::vector<size_t> collisions(const std::vector<std::string_view>& names, const std::vector<std::string>& out) {
+    std::map<std::string_view, std::string_view> firstFull; ///< short form -> a full name with it
+    std::map<std::string_view, bool> clash;
+    for (size_t i = 0; i < out.size(); ++i) {
+        auto [it, fresh] = firstFull.emplace(out[i], names[i]);
+        if (!fresh && it->second != names[i]) clash[out[i]] = true;
+    }
+    std::vector<size_t> idx;
+    for (size_t i = 0; i < out.size(); ++i)
+        if (clash.count(out[i])) idx.push_back(i);
+    return idx;
+}
+
+} // namespace
+
+std::vector<std::string> shortKernelNames(const std::vector<std::string_view>& names, size_t max) {
+    std::vector<std::string> out;
+    out.reserve(names.size());
+    for (std::string_view n : names) out.push_back(shortKernelName(n, max));
+    for (size_t room = max + 16; room <= 4 * max; room += 16) {
+        const std::vector<size_t> idx = collisions(names, out);
+        if (idx.empty()) return out;
+        for (size_t i : idx) out[i] = shortKernelName(names[i], room);
+    }
+    std::map<std::string, int> seen; ///< short form -> how many names have had it
+    const std::vector<size_t> idx = collisions(names, out);
+    std::map<std::string_view, std::string> numbered; ///< full name -> its numbered short form
+    for (size_t i : idx) {
+        auto [it, fresh] = numbered.emplace(names[i], std::string());
+        if (fresh) {
+            const int k = ++seen[out[i]];
+            it->second = k == 1 ? out[i] : out[i] + " #" + std::to_string(k);
+        }
+        out[i] = it->second;
+    }
+    return out;
 }
 
 } // namespace hpcprof::analyzer

@@ -257,3 +257,27 @@ TEST_CASE("kernel names are shortened for tables by a fixed rule", "[analyzer][g
     CHECK(shortKernelName("void operator<(int)", 64) == "operator<(int)");
     CHECK(shortKernelName("void operator<(int)", 10) == "oper...nt)");
 }
+
+TEST_CASE("a table's short kernel names stay apart when the full names differ", "[analyzer][gpu][kernels]") {
+    // Two FBGEMM kernels of the real Kineto traces (tests/data/kineto): alike at 64 characters.
+    const std::string weighted = "void split_embedding_backward_codegen_rowwise_adagrad_weighted_kernel_cta_per_row_1"
+                                 "<c10::Half, float, c10::Half, 2ul, 32>(at::GenericPackedTensorAccessor<float, 2ul>)";
+    const std::string unweighted = "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1"
+                                   "<c10::Half, float, c10::Half, 2ul, 32>(at::GenericPackedTensorAccessor<float, 2ul>)";
+    REQUIRE(shortKernelName(weighted) == shortKernelName(unweighted));
+    const std::vector<std::string_view> names{weighted, "Memcpy DtoD", unweighted, weighted};
+    const std::vector<std::string> s = shortKernelNames(names);
+    // Shortened again with 16 more characters: the middle that tells them apart shows.
+    CHECK(s[0] == "split_embedding_backward_codegen_rowwis...rad_weighted_kernel_cta_per_row_1<...>");
+    CHECK(s[1] == "Memcpy DtoD");
+    CHECK(s[2] == "split_embedding_backward_codegen_rowwis...d_unweighted_kernel_cta_per_row_1<...>");
+    CHECK(s[3] == s[0]); // the same kernel keeps one name
+    // Alike up to 4 x 64 characters: numbered in the order given.
+    const std::string args(300, 'x');
+    const std::string a = "k<" + args + "1>", b = "k<" + args + "2>", c = "k<" + args + "3>";
+    const std::vector<std::string> n = shortKernelNames({a, b, a, c});
+    CHECK(n[0] == "k<...>");
+    CHECK(n[1] == "k<...> #2");
+    CHECK(n[2] == "k<...>");
+    CHECK(n[3] == "k<...> #3");
+}
