@@ -28,11 +28,18 @@ def demo(tmp_path_factory):
 def test_report_names_the_straggler_and_findings(demo):
     _, out = demo
     assert "ranks=4 steps=12 straggler=3" in out  # the program's own line
-    stragglers = out.split("Stragglers (others waited for them)\n", 1)[1]
-    assert re.match(r"\s+rank 3\s+last in", stragglers), stragglers[:200]
+    stragglers = out.split("Stragglers (others waited for them)\n", 1)[1].split("\n\n", 1)[0]
+    # Rank 3 computes three times as long before each of the 12 step collectives: it is last
+    # in them. It leads the list unless a loaded disk made another rank's O_DSYNC checkpoint,
+    # before the final barrier, cost the others more than rank 3's 12 steps did.
+    assert re.search(r"^\s+rank 3\s+last in 1[12] of 13 collectives", stragglers, re.M), stragglers
+    first = re.match(r"\s+rank (\d+)\s+last in", stragglers).group(1)
     findings = out.split("\nFindings\n", 1)[1]
+    # The straggler finding names the rank the list puts first (always there when it is rank 3;
+    # when two ranks inflicted about as much, no one rank stands out and it may not fire).
+    named = re.search(r"\] straggler: .*; rank (\d+)\)", findings)
+    assert (named.group(1) if named else None) == first or (first != "3" and not named), findings
     # The ranks a finding lists: "rank 3" or "ranks 2, 3" (a busy machine slows others too).
-    assert re.search(r"\] straggler: .*; rank 3\)", findings)
     assert re.search(r"\] load-imbalance: .*; ranks? (\d+, )*3(, \d+)*\)", findings)
     assert "mpi_demo.rank0.ckpt" in out  # the checkpoint files lead the program's files
 
