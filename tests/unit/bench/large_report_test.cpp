@@ -95,13 +95,14 @@ TEST_CASE("the JSON report written item by item equals the whole document dumped
     CHECK(report::writeReport(report::Format::Json, a, {}, o) == doc.dump(2) + "\n");
 }
 
-TEST_CASE("beyond the rank-step limit each rank lists its slowest steps, with the same statistics", "[bench][report]") {
-    test::TempDir dir;
+namespace {
+
+/// jobgen's 64-rank job analysed with every rank's steps listed, and held to 1,000 rank-steps
+/// with each rank's 3 slowest listed.
+std::pair<analyzer::Analysis, analyzer::Analysis> wholeAndCut(test::TempDir& dir) {
     JobSpec spec;
-    spec.ranks = 64;
-    spec.eventsPerRank = 400;
-    spec.seed = 11;
-    REQUIRE(writeTrace(spec, dir / "job.hpcprof").ok());
+    const analyzer::Analysis plain = job64(dir, spec);
+    (void)plain;
     auto trace = analyzer::Trace::open(dir / "job.hpcprof");
     REQUIRE(trace.ok());
     analyzer::AnalysisOptions all;
@@ -113,7 +114,24 @@ TEST_CASE("beyond the rank-step limit each rank lists its slowest steps, with th
     few.slowestRankSteps = 3;
     auto cut = analyzer::analyzeTrace(*trace, few);
     REQUIRE(cut.ok());
-    const analyzer::StepStats &w = whole->steps, &c = cut->steps;
+    return {std::move(*whole), std::move(*cut)};
+}
+
+/// `a`'s 3 slowest steps (of equal durations the earlier), by index.
+std::vector<analyzer::RankStep> slowest3(const analyzer::RankSteps& a) {
+    std::vector<analyzer::RankStep> slowest = a.steps;
+    std::stable_sort(slowest.begin(), slowest.end(), [](const auto& x, const auto& y) { return x.durNs() > y.durNs(); });
+    slowest.resize(3);
+    std::sort(slowest.begin(), slowest.end(), [](const auto& x, const auto& y) { return x.index < y.index; });
+    return slowest;
+}
+
+} // namespace
+
+TEST_CASE("beyond the rank-step limit each rank lists its slowest steps, with the same statistics", "[bench][report]") {
+    test::TempDir dir;
+    const auto [whole, cut] = wholeAndCut(dir);
+    const analyzer::StepStats &w = whole.steps, &c = cut.steps;
     REQUIRE(w.ranks.size() == 64);
     REQUIRE(w.slowestPerRank == 0);
     CHECK(c.slowestPerRank == 3);
@@ -139,33 +157,30 @@ TEST_CASE("beyond the rank-step limit each rank lists its slowest steps, with th
         CHECK(b.stddevNs == a.stddevNs);
         CHECK(b.minNs == a.minNs);
         CHECK(b.maxNs == a.maxNs);
-        // Its 3 slowest (of equal durations the earlier), by index.
-        std::vector<analyzer::RankStep> slowest = a.steps;
-        std::stable_sort(slowest.begin(), slowest.end(),
-                         [](const auto& x, const auto& y) { return x.durNs() > y.durNs(); });
-        slowest.resize(3);
-        std::sort(slowest.begin(), slowest.end(), [](const auto& x, const auto& y) { return x.index < y.index; });
+        const std::vector<analyzer::RankStep> slowest = slowest3(a);
         REQUIRE(b.steps.size() == 3);
         for (size_t i = 0; i < 3; ++i) {
             CHECK(b.steps[i].index == slowest[i].index);
             CHECK(b.steps[i].begin == a.steps[size_t(slowest[i].index)].begin);
             CHECK(b.steps[i].durNs() == slowest[i].durNs());
         }
-        CHECK(std::max_element(b.steps.begin(), b.steps.end(), [](const auto& x, const auto& y) {
-                  return x.durNs() < y.durNs();
-              })->durNs() == b.maxNs);
     }
     // The wait states do not depend on it.
-    CHECK(cut->waits.collectiveWaitNs == whole->waits.collectiveWaitNs);
-    // JSON: the rank's items are those steps with their own indices, and the steps say so.
-    const auto json = nlohmann::json::parse(report::writeReport(report::Format::Json, *cut, {}));
+    CHECK(cut.waits.collectiveWaitNs == whole.waits.collectiveWaitNs);
+}
+
+TEST_CASE("the JSON report says when the ranks list only their slowest steps", "[bench][report]") {
+    test::TempDir dir;
+    const auto [whole, cut] = wholeAndCut(dir);
+    const analyzer::StepStats& c = cut.steps;
+    const auto json = nlohmann::json::parse(report::writeReport(report::Format::Json, cut, {}));
     const auto& r0 = json["steps"]["ranks"][0];
     CHECK(r0["count"] == c.ranks[0].count);
     REQUIRE(r0["items"].size() == 3);
     CHECK(r0["items"][1]["index"] == c.ranks[0].steps[1].index);
     CHECK(json["steps"]["rank_items"] ==
           nlohmann::json({{"kept", "slowest"}, {"per_rank", 3}, {"rank_steps", c.rankSteps}, {"limit", 1000}}));
-    const auto full = nlohmann::json::parse(report::writeReport(report::Format::Json, *whole, {}));
+    const auto full = nlohmann::json::parse(report::writeReport(report::Format::Json, whole, {}));
     CHECK(!full["steps"].contains("rank_items"));
-    CHECK(full["steps"]["ranks"][0]["items"].size() == size_t(w.ranks[0].count));
+    CHECK(full["steps"]["ranks"][0]["items"].size() == size_t(whole.steps.ranks[0].count));
 }
