@@ -4,8 +4,8 @@
 // core's POP metrics, steps, job summary and data quality, the families' conclusions and the
 // advice rules. It never names a family (family_analysis.hpp). Memory: one rank's intervals per
 // worker plus what the families keep across ranks; their folds take each rank's scan as soon as
-// its pass ends (the point-to-point messages are matched there and dropped), the rest (compact
-// collective call lists) waits for combine().
+// its pass ends (the point-to-point messages are matched there and dropped, the collective calls
+// written out as runs: collective_runs.hpp), the rest waits for combine().
 #include "hpcprof/analyzer/analyze.hpp"
 
 #include <algorithm>
@@ -199,16 +199,22 @@ void attachStepBreakdowns(StepStats& steps, const std::vector<RankPass>& passes)
             if (p.breakdown.rank == rs.rank && p.steps.size() == rs.steps.size()) rs.steps = p.steps;
 }
 
-/// The steps from ranges, else the collective pattern (unless --steps named a range family).
-StepStats stepsOrCollectives(StepStats steps, const CollectiveCalls& collectives,
-                             const std::string& option) {
-    if (!steps.steps.empty()) return steps;
-    if (!option.empty() && option != "collectives") return steps; // the family is outside the window
-    StepStats c = stepsFromCollectives(collectives);
-    if (c.steps.empty()) return c;
+/// The steps from ranges, else the collective pattern (unless --steps named a range family);
+/// each rank's list held to the options' limit.
+Result<StepStats> stepsOrCollectives(StepStats steps, const AnalysisContext& ctx, const AnalysisOptions& options) {
+    const std::string& option = options.steps;
+    if (!steps.steps.empty() || !ctx.collectiveRuns || (!option.empty() && option != "collectives")) {
+        // No collective pattern asked for: a --steps family outside the window stays empty.
+        limitRankSteps(steps, options.maxRankStepItems, options.slowestRankSteps);
+        return steps;
+    }
+    auto found = stepsFromCollectives(*ctx.collectiveRuns, ctx.extraCollectives, options.maxRankStepItems,
+                                      options.slowestRankSteps);
+    if (!found || found->steps.empty()) return found;
+    StepStats& c = *found;
     c.basis = option.empty() ? "collectives" : "option";
     c.reason = "collective pattern (every " + c.source.substr(c.source.find(':') + 1) + " collective calls)";
-    return c;
+    return found;
 }
 
 void summarize(Analysis& an) {
@@ -484,12 +490,15 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     HPCPROF_RETURN_IF_ERROR(analyseProcesses(trace, ix, pass, *ranks, jobWindow, options.threads, an));
 
     // --- Across ranks: the families' results, then the core's. ---
-    AnalysisContext ctx{trace, ix, options, {}, {}};
+    AnalysisContext ctx{trace, ix, options, {}, {}, {}};
     for (const auto& [r, u] : ranks->units) ctx.windows.emplace_back(r, u.window);
     ctx.rangeSteps = &steps;
     HPCPROF_RETURN_IF_ERROR(combineFamilies(families, ctx, folds, scans, an));
     setPop(an, options);
-    an.steps = stepsOrCollectives(std::move(steps), ctx.collectives, options.steps);
+    auto found = stepsOrCollectives(std::move(steps), ctx, options);
+    if (!found) return found.status();
+    an.steps = std::move(*found);
+    ctx.collectiveRuns.reset();
     summarize(an);
     HPCPROF_RETURN_IF_ERROR(addDataQuality(trace, ix, quality, ranksStopped, an));
     an.warnings.insert(an.warnings.end(), notes.begin(), notes.end());

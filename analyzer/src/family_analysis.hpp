@@ -27,6 +27,7 @@
 
 #include "advice/rule_spec.hpp"
 #include "attribution.hpp"
+#include "collective_runs.hpp"
 #include "hpcprof/analyzer/analysis_types.hpp"
 #include "hpcprof/analyzer/analyze.hpp"
 #include "hpcprof/schema/catalog.hpp"
@@ -94,7 +95,11 @@ struct AnalysisContext {
     const TraceIndex& index;
     const AnalysisOptions& options;
     std::vector<std::pair<int64_t, IntervalSet>> windows; ///< (rank, window), in rank order
-    CollectiveCalls collectives;                         ///< for the core's steps
+    /// What one family hands to the core for the steps of the collective pattern: the job's
+    /// collective calls as runs (collective_runs.hpp; null: none), and the calls matched across
+    /// ranks outside them (communication kernels without an instance).
+    std::shared_ptr<const detail::CollectiveRuns> collectiveRuns;
+    std::vector<CollectiveCall> extraCollectives;
     /// The steps from ranges (known before the pass; empty otherwise): combine() may annotate
     /// them (the communication family's per-step stragglers).
     StepStats* rangeSteps = nullptr;

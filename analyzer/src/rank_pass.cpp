@@ -161,6 +161,7 @@ std::vector<RankStep> stepBreakdowns(const Attribution& a, const std::vector<Int
     out.reserve(steps.size());
     for (const Interval& iv : steps) {
         RankStep st;
+        st.index = int64_t(out.size());
         st.begin = iv.begin;
         st.end = iv.end;
         st.hasBreakdown = true;

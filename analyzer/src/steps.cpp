@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "steps.hpp"
 
+#include <climits>
+#include <cstdint>
+
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -33,9 +36,6 @@ void summarizeSteps(StepStats& s) {
 }
 
 namespace {
-struct PerRankStep {
-    int64_t begin, end;
-};
 
 /// Population statistics of one rank's step durations.
 void summarizeRank(RankSteps& r) {
@@ -55,119 +55,193 @@ void summarizeRank(RankSteps& r) {
     r.stddevNs = int64_t(std::llround(std::sqrt(var / double(r.steps.size()))));
 }
 
-StepStats buildSteps(const std::map<int64_t, std::vector<PerRankStep>>& byRank, std::string source) {
-    StepStats s;
-    size_t count = 0;
-    for (const auto& [r, v] : byRank) count = std::max(count, v.size());
-    if (count == 0) return s;
-    s.source = std::move(source);
-    for (size_t i = 0; i < count; ++i) {
-        Step st;
-        st.index = int64_t(i);
-        st.begin = INT64_MAX;
-        st.end = INT64_MIN;
-        int64_t minDur = INT64_MAX, maxDur = 0;
-        for (const auto& [r, v] : byRank) {
-            if (i >= v.size()) continue;
-            st.begin = std::min(st.begin, v[i].begin);
-            st.end = std::max(st.end, v[i].end);
-            int64_t d = v[i].end - v[i].begin;
-            minDur = std::min(minDur, d);
-            maxDur = std::max(maxDur, d);
-        }
-        st.durNs = maxDur;
-        st.spreadNs = maxDur - minDur;
-        s.steps.push_back(st);
-    }
-    summarizeSteps(s);
-    for (const auto& [r, v] : byRank) {
+/// Keeps the `n` slowest of the rank's steps (of equal durations the earlier), by index.
+void keepSlowest(RankSteps& r, size_t n) {
+    if (r.steps.size() <= n) return;
+    std::stable_sort(r.steps.begin(), r.steps.end(),
+                     [](const RankStep& a, const RankStep& b) { return a.durNs() > b.durNs(); });
+    r.steps.resize(n);
+    std::sort(r.steps.begin(), r.steps.end(), [](const RankStep& a, const RankStep& b) { return a.index < b.index; });
+    r.steps.shrink_to_fit();
+}
+
+/// The steps of the job, built rank by rank (ranks in rank order, each rank's steps by start):
+/// step i spans every rank's step i, its duration is the slowest rank's. A rank's list is
+/// dropped to its slowest steps once the job's rank-steps pass `limit`, so that what is held is
+/// the job's steps and one rank's, not every rank's.
+class StepBuilder {
+public:
+    StepBuilder(size_t limit, size_t slowest) : m_limit(limit), m_slowest(slowest) {}
+
+    void addRank(int64_t rank, const std::vector<Interval>& steps) {
+        if (steps.empty()) return;
         RankSteps rs;
-        rs.rank = r;
-        rs.steps.reserve(v.size()); // one per rank and step: no growth slack
-        for (const auto& p : v) {
+        rs.rank = rank;
+        rs.count = int64_t(steps.size());
+        rs.steps.reserve(steps.size()); // one per rank and step: no growth slack
+        for (size_t i = 0; i < steps.size(); ++i) {
             RankStep one;
-            one.begin = p.begin;
-            one.end = p.end;
+            one.index = int64_t(i);
+            one.begin = steps[i].begin;
+            one.end = steps[i].end;
             rs.steps.push_back(one);
+            if (i == m_span.size()) m_span.push_back({INT64_MAX, INT64_MIN, INT64_MAX, 0});
+            Span& sp = m_span[i];
+            const int64_t d = steps[i].end - steps[i].begin;
+            sp = {std::min(sp.begin, steps[i].begin), std::max(sp.end, steps[i].end), std::min(sp.minDur, d),
+                  std::max(sp.maxDur, d)};
         }
         summarizeRank(rs);
-        s.ranks.push_back(std::move(rs));
+        m_rankSteps += steps.size();
+        m_s.ranks.push_back(std::move(rs));
+        if (m_rankSteps <= m_limit) return;
+        m_s.slowestPerRank = int64_t(m_slowest);
+        for (RankSteps& r : m_s.ranks) keepSlowest(r, m_slowest);
     }
-    return s;
-}
+
+    StepStats finish(std::string source) {
+        if (m_span.empty()) return {};
+        m_s.source = std::move(source);
+        for (size_t i = 0; i < m_span.size(); ++i) {
+            Step st;
+            st.index = int64_t(i);
+            st.begin = m_span[i].begin;
+            st.end = m_span[i].end;
+            st.durNs = m_span[i].maxDur;
+            st.spreadNs = m_span[i].maxDur - m_span[i].minDur;
+            m_s.steps.push_back(st);
+        }
+        summarizeSteps(m_s);
+        m_s.rankSteps = int64_t(m_rankSteps);
+        m_s.rankStepLimit = m_limit;
+        return std::move(m_s);
+    }
+
+private:
+    struct Span {
+        int64_t begin, end, minDur, maxDur;
+    };
+    size_t m_limit, m_slowest;
+    size_t m_rankSteps = 0;
+    std::vector<Span> m_span; ///< by step
+    StepStats m_s;
+};
+
 } // namespace
+
+void limitRankSteps(StepStats& s, size_t limit, size_t slowest) {
+    int64_t n = 0;
+    for (const RankSteps& r : s.ranks) n += r.count;
+    s.rankSteps = n;
+    s.rankStepLimit = limit;
+    if (uint64_t(n) <= limit) return;
+    s.slowestPerRank = int64_t(slowest);
+    for (RankSteps& r : s.ranks) keepSlowest(r, slowest);
+}
 
 StepStats stepsFromRanges(const std::map<int64_t, std::vector<Interval>>& rangesByRank,
                           const std::string& name) {
-    std::map<int64_t, std::vector<PerRankStep>> byRank;
+    StepBuilder b(SIZE_MAX, 0); // kept whole: the pass adds their breakdown (limitRankSteps after)
     for (const auto& [r, v] : rangesByRank) {
         auto sorted = v;
         std::sort(sorted.begin(), sorted.end(),
                   [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-        for (const auto& iv : sorted) byRank[r].push_back({iv.begin, iv.end});
+        b.addRank(r, sorted);
     }
-    return buildSteps(byRank, "range:" + name);
+    return b.finish("range:" + name);
 }
 
 namespace {
-/// Each rank's steps from its (rank, step, start) table sorted by rank and step: consecutive
-/// boundaries make a step, up to the first one missing.
-std::map<int64_t, std::vector<PerRankStep>> collectiveSteps(const std::vector<std::tuple<int64_t, size_t, int64_t>>& starts) {
-    std::map<int64_t, std::vector<PerRankStep>> byRank;
-    for (size_t i = 0; i < starts.size();) {
-        const int64_t rank = std::get<0>(starts[i]);
-        size_t j = i;
-        while (j < starts.size() && std::get<0>(starts[j]) == rank) ++j;
-        // One entry per step: the last of equal steps (the stable sort kept the calls' order).
-        std::vector<std::pair<size_t, int64_t>> steps;
-        for (size_t k = i; k < j; ++k) {
-            if (!steps.empty() && steps.back().first == std::get<1>(starts[k])) steps.back().second = std::get<2>(starts[k]);
-            else steps.emplace_back(std::get<1>(starts[k]), std::get<2>(starts[k]));
-        }
-        for (size_t k = 0; k + 1 < steps.size() && steps[k + 1].first == steps[k].first + 1; ++k)
-            byRank[rank].push_back({steps[k].second, steps[k + 1].second});
-        i = j;
-    }
-    return byRank;
-}
-} // namespace
 
-StepStats stepsFromCollectives(const CollectiveCalls& calls) {
-    if (calls.empty()) return {};
-    // Leader: the lowest rank.
-    int64_t leader = INT64_MAX;
-    for (const auto& c : calls) leader = std::min(leader, c.rank);
-    std::vector<const CollectiveCall*> lead;
-    for (const auto& c : calls)
-        if (c.rank == leader) lead.push_back(&c);
-    std::sort(lead.begin(), lead.end(), [](auto* a, auto* b) { return a->ts < b->ts; });
-    // Pattern search over a bounded prefix keeps this O(limit * maxPeriod).
+/// The leader's calls (the lowest rank's: its run in scan order, then its calls in `extra`) by
+/// start.
+Result<std::vector<CollectiveCall>> leaderCalls(const detail::CollectiveRuns& runs,
+                                                const std::vector<CollectiveCall>& extra, int64_t leader) {
+    std::vector<detail::RunCall> run;
+    HPCPROF_RETURN_IF_ERROR(runs.readRank(leader, run));
+    std::sort(run.begin(), run.end(), [](const auto& a, const auto& b) { return a.position < b.position; });
+    std::vector<CollectiveCall> calls;
+    for (const auto& c : run) calls.push_back(c.call);
+    for (const auto& c : extra)
+        if (c.rank == leader) calls.push_back(c);
+    std::vector<const CollectiveCall*> byStart;
+    for (const auto& c : calls) byStart.push_back(&c);
+    std::sort(byStart.begin(), byStart.end(), [](auto* a, auto* b) { return a->ts < b->ts; });
+    std::vector<CollectiveCall> out;
+    out.reserve(byStart.size());
+    for (const auto* c : byStart) out.push_back(*c);
+    return out;
+}
+
+/// The smallest period with which the leader's names and communicators repeat (0: none);
+/// searched over a bounded prefix: O(limit * maxPeriod).
+size_t patternPeriod(const std::vector<CollectiveCall>& lead) {
     const size_t n = std::min<size_t>(lead.size(), 20000);
     const size_t maxPeriod = std::min<size_t>(512, n / 3);
-    size_t period = 0;
-    for (size_t p = 1; p <= maxPeriod && period == 0; ++p) {
+    for (size_t p = 1; p <= maxPeriod; ++p) {
         bool ok = true;
         for (size_t i = 0; i + p < n && ok; ++i)
-            ok = lead[i]->nameId == lead[i + p]->nameId &&
-                 lead[i]->communicatorId == lead[i + p]->communicatorId;
-        if (ok) period = p;
+            ok = lead[i].nameId == lead[i + p].nameId && lead[i].communicatorId == lead[i + p].communicatorId;
+        if (ok) return p;
     }
-    if (period == 0) return {};
-    // Step boundaries: instances (communicator, seq) of the leader's calls 0, p, 2p, ...
-    std::map<std::pair<int64_t, int64_t>, size_t> boundary; // instance -> step index
-    for (size_t k = 0; k * period < lead.size(); ++k)
-        boundary[{lead[k * period]->communicatorId, lead[k * period]->seq}] = k;
-    // (rank, step, start) of every boundary call: a flat table (a map of maps took ~4 times it).
-    std::vector<std::tuple<int64_t, size_t, int64_t>> starts;
-    for (const auto& c : calls) {
+    return 0;
+}
+
+using Boundaries = std::map<std::pair<int64_t, int64_t>, size_t>; ///< instance -> step index
+
+/// One rank's steps: the starts of its calls of the boundary instances (its run, then its calls
+/// in `extra`), by step (of two calls in one instance the later counts); consecutive boundaries
+/// make a step, up to the first one missing.
+std::vector<Interval> rankCollectiveSteps(const std::vector<detail::RunCall>& run,
+                                          const std::vector<const CollectiveCall*>& extra, const Boundaries& boundary) {
+    std::vector<std::pair<size_t, int64_t>> starts; // (step, start)
+    auto add = [&](const CollectiveCall& c) {
         auto it = boundary.find({c.communicatorId, c.seq});
-        if (it != boundary.end()) starts.emplace_back(c.rank, it->second, c.ts);
+        if (it != boundary.end()) starts.emplace_back(it->second, c.ts);
+    };
+    for (const auto& c : run) add(c.call);
+    for (const auto* c : extra) add(*c);
+    std::stable_sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<size_t, int64_t>> steps;
+    for (const auto& st : starts) {
+        if (!steps.empty() && steps.back().first == st.first) steps.back().second = st.second;
+        else steps.push_back(st);
     }
-    // Stable: of two calls of one rank in one boundary instance the later one counts.
-    std::stable_sort(starts.begin(), starts.end(), [](const auto& a, const auto& b) {
-        return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
-    });
-    return buildSteps(collectiveSteps(starts), "collectives:" + std::to_string(period));
+    std::vector<Interval> out;
+    for (size_t k = 0; k + 1 < steps.size() && steps[k + 1].first == steps[k].first + 1; ++k)
+        out.push_back({steps[k].second, steps[k + 1].second});
+    return out;
+}
+
+} // namespace
+
+Result<StepStats> stepsFromCollectives(const detail::CollectiveRuns& runs, const std::vector<CollectiveCall>& extra,
+                                       size_t maxRankStepItems, size_t slowestRankSteps) {
+    std::map<int64_t, std::vector<const CollectiveCall*>> extraByRank;
+    for (const auto& c : extra) extraByRank[c.rank].push_back(&c);
+    std::vector<int64_t> ranks = runs.ranks();
+    for (const auto& [r, calls] : extraByRank) ranks.push_back(r);
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    if (ranks.empty()) return StepStats{};
+    auto lead = leaderCalls(runs, extra, ranks.front()); // the leader: the lowest rank
+    if (!lead) return lead.status();
+    const size_t period = patternPeriod(*lead);
+    if (period == 0) return StepStats{};
+    // Step boundaries: instances (communicator, seq) of the leader's calls 0, p, 2p, ...
+    Boundaries boundary;
+    for (size_t k = 0; k * period < lead->size(); ++k)
+        boundary[{(*lead)[k * period].communicatorId, (*lead)[k * period].seq}] = k;
+    std::vector<CollectiveCall>().swap(*lead); // O(steps) from here on
+    StepBuilder b(maxRankStepItems, slowestRankSteps);
+    std::vector<detail::RunCall> run;
+    static const std::vector<const CollectiveCall*> kNone;
+    for (int64_t r : ranks) { // one rank's calls at a time
+        HPCPROF_RETURN_IF_ERROR(runs.readRank(r, run));
+        auto it = extraByRank.find(r);
+        b.addRank(r, rankCollectiveSteps(run, it == extraByRank.end() ? kNone : it->second, boundary));
+    }
+    return b.finish("collectives:" + std::to_string(period));
 }
 
 } // namespace hpcprof::analyzer

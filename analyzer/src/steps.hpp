@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hpcprof/analyzer/analysis_types.hpp"
+#include "collective_runs.hpp"
 #include "intervals.hpp"
 
 namespace hpcprof::analyzer {
@@ -19,8 +20,16 @@ StepStats stepsFromRanges(const std::map<int64_t, std::vector<Interval>>& ranges
 
 /// Steps from the smallest period p (>= 1) with which the leader rank's sequence of collective
 /// names repeats exactly (at least 3 repetitions); each rank's step k starts at its own call of
-/// the instance that starts the leader's step k. Empty when no period is found.
-StepStats stepsFromCollectives(const CollectiveCalls& calls);
+/// the instance that starts the leader's step k. Empty when no period is found. The calls are
+/// `runs`' and `extra`'s (calls of any ranks, listed after a rank's run), read one rank at a
+/// time; beyond `maxRankStepItems` rank-steps each rank lists only its `slowestRankSteps`
+/// slowest (limitRankSteps).
+Result<StepStats> stepsFromCollectives(const detail::CollectiveRuns& runs, const std::vector<CollectiveCall>& extra,
+                                       size_t maxRankStepItems, size_t slowestRankSteps);
+
+/// When the job has more than `limit` rank-steps, each rank keeps only its `slowest` slowest
+/// steps (by index; its count and statistics stay those of all its steps).
+void limitRankSteps(StepStats& s, size_t limit, size_t slowest);
 
 /// Fills mean/min/max/stddev/cv from the steps.
 void summarizeSteps(StepStats& s);

@@ -22,16 +22,17 @@ Result<Trace> Trace::open(const std::string& path) {
     t.m_path = path;
     t.m_unpacked = std::move(unpacked.value());
     // The checked handle is replaced by one tuned for long read-only scans: a Trace is used by
-    // one thread at a time (no SQLite mutex), and the file's first 256 MiB are memory-mapped
-    // instead of copied page by page. Only those: every mapped page a scan touches stays in the
-    // process's resident memory, so mapping the whole file made the analysis's peak RSS grow by
-    // the trace's size; beyond the mapping pages go through the 64 MiB cache (and the system's
-    // file cache). If the reopen fails the checked handle is kept.
+    // one thread at a time (no SQLite mutex), and pages are read through a small cache (8 MiB per
+    // connection: the main one and one per worker), not memory-mapped. The scans read each page
+    // about once, so a larger cache only holds what was read; both it and mapped pages (every
+    // page a scan touches stays resident while it is mapped) made the analysis's peak RSS grow
+    // with the trace's size (issue 22: bounded analysis memory). If the reopen fails the checked
+    // handle is kept.
     sqlite3* raw = nullptr;
     if (sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK &&
         schema::adaptOlderTrace(raw).ok()) {
         t.m_db.reset(raw);
-        schema::exec(raw, "PRAGMA mmap_size=268435456; PRAGMA cache_size=-65536;");
+        schema::exec(raw, "PRAGMA mmap_size=0; PRAGMA cache_size=-8192;");
     } else if (raw) {
         sqlite3_close_v2(raw);
     }

@@ -19,10 +19,8 @@ using detail::WaitTables;
 
 // --- Collectives: wait at N x N. ---
 
-/// The calls' indices ordered by instance (communicator, seq), then rank: the calls stay where
-/// they are (4 bytes a call instead of a sorted copy of 64).
-template <class Calls>
-std::vector<uint32_t> instanceOrder(const Calls& calls) {
+/// The calls' indices ordered by instance (communicator, seq), then rank, then their order.
+std::vector<uint32_t> instanceOrder(const std::vector<CollectiveCall>& calls) {
     std::vector<uint32_t> order(calls.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -32,63 +30,96 @@ std::vector<uint32_t> instanceOrder(const Calls& calls) {
     return order;
 }
 
-/// Every member waits from its entry until the last one enters (or its call ends); the sum is
-/// blamed on the last. The instance is order[i, j).
-template <class Calls>
-void waitAtNxN(const Calls& calls, const std::vector<uint32_t>& order, size_t i, size_t j, WaitTables& t) {
-    const BlameOrder sweep{0, int64_t(i)}; // the instances in (communicator, seq) order
-    size_t last = i;
-    for (size_t k = i; k < j; ++k)
-        if (calls[order[k]].ts > calls[order[last]].ts) last = k;
-    const CollectiveCall& lastCall = calls[order[last]];
-    int64_t blamed = 0;
-    for (size_t k = i; k < j; ++k) {
-        const auto& c = calls[order[k]];
-        ++t.straggler(c.rank).instances;
-        const int64_t wait = memberWait(c, lastCall.ts);
-        if (wait > 0) t.w.waitByEvent.add(c.eventId, wait);
-        t.rankWait(c.rank).collectiveWaitNs += wait;
-        t.w.collectiveWaitNs += wait;
-        blamed += wait;
-    }
-    if (blamed > 0) {
-        ++t.strag[lastCall.rank].timesLast;
-        t.blame(lastCall.rank, blamed, lastCall.eventId, sweep, true);
-    }
-}
+} // namespace
 
-template <class Calls>
-void collectiveWaits(const Calls& calls, const CommunicatorSize& communicatorSize, WaitTables& t) {
-    if (calls.size() > UINT32_MAX) { // beyond the index: a sorted copy
-        std::vector<CollectiveCall> copy(calls.begin(), calls.end());
-        sortByInstance(copy);
-        collectiveWaits(copy, communicatorSize, t);
-        return;
+struct CollectiveSweep::Impl {
+    WaitTables t;
+    CommunicatorSize communicatorSize;
+    MemberFn onMember;
+    bool keepEventWaits = false;
+    std::vector<std::pair<CollectiveCall, bool>> instance; ///< the calls of the open instance
+    size_t seen = 0;    ///< calls before it (its first call's place in the sweep)
+    size_t largest = 0;
+
+    /// Every member waits from its entry until the last one enters (or its call ends); the sum
+    /// is blamed on the last (of equal entries the first in the sweep).
+    void waitAtNxN() {
+        const BlameOrder sweep{0, int64_t(seen)}; // the instances in (communicator, seq) order
+        size_t last = 0;
+        for (size_t k = 0; k < instance.size(); ++k)
+            if (instance[k].first.ts > instance[last].first.ts) last = k;
+        const CollectiveCall& lastCall = instance[last].first;
+        int64_t blamed = 0;
+        for (const auto& [c, small] : instance) {
+            ++t.straggler(c.rank).instances;
+            const int64_t wait = memberWait(c, lastCall.ts);
+            if (wait > 0 && keepEventWaits) t.w.waitByEvent.add(c.eventId, wait);
+            t.rankWait(c.rank).collectiveWaitNs += wait;
+            t.w.collectiveWaitNs += wait;
+            blamed += wait;
+            if (onMember) onMember(c, small, wait);
+        }
+        if (blamed > 0) {
+            ++t.strag[lastCall.rank].timesLast;
+            t.blame(lastCall.rank, blamed, lastCall.eventId, sweep, true);
+        }
     }
-    const std::vector<uint32_t> order = instanceOrder(calls);
-    auto sameInstance = [&](size_t a, size_t b) {
-        return calls[order[a]].communicatorId == calls[order[b]].communicatorId &&
-               calls[order[a]].seq == calls[order[b]].seq;
-    };
-    for (size_t i = 0; i < order.size();) {
-        size_t j = i;
-        while (j < order.size() && sameInstance(j, i)) ++j;
-        const size_t n = j - i;
-        auto expected = communicatorSize(calls[order[i]].communicatorId);
-        // An instance is complete when every member has a call; the size is unknown for some
-        // communicators, then any instance seen on two or more ranks is used.
-        bool complete = expected ? int64_t(n) == *expected : n >= 2;
-        if (complete) {
+
+    /// An instance is complete when every member has a call; the size is unknown for some
+    /// communicators, then any instance seen on two or more ranks is used.
+    void settle() {
+        if (instance.empty()) return;
+        const size_t n = instance.size();
+        largest = std::max(largest, n);
+        auto expected = communicatorSize(instance.front().first.communicatorId);
+        if (expected ? int64_t(n) == *expected : n >= 2) {
             ++t.w.completeInstances;
-            waitAtNxN(calls, order, i, j, t);
+            waitAtNxN();
         } else {
             ++t.w.incompleteInstances;
+            if (onMember)
+                for (const auto& [c, small] : instance) onMember(c, small, 0);
         }
-        i = j;
+        seen += n;
+        instance.clear();
     }
+};
+
+CollectiveSweep::CollectiveSweep(const std::vector<int64_t>& ranks, CommunicatorSize communicatorSize,
+                                 MemberFn onMember, bool keepEventWaits)
+    : m(std::make_unique<Impl>()) {
+    m->t = WaitTables(ranks);
+    m->communicatorSize = std::move(communicatorSize);
+    m->onMember = std::move(onMember);
+    m->keepEventWaits = keepEventWaits;
 }
 
-} // namespace
+CollectiveSweep::~CollectiveSweep() = default;
+
+void CollectiveSweep::add(const CollectiveCall& call, bool small) {
+    if (!m->instance.empty() && (m->instance.front().first.communicatorId != call.communicatorId ||
+                                 m->instance.front().first.seq != call.seq))
+        m->settle();
+    m->instance.emplace_back(call, small);
+}
+
+size_t CollectiveSweep::largestInstance() const { return std::max(m->largest, m->instance.size()); }
+
+WaitStates CollectiveSweep::finish(const P2pMatcher& messages) {
+    m->settle();
+    WaitTables& t = m->t;
+    t.merge(messages.tables());
+    WaitStates& w = t.w;
+    w.waitByEvent.merge(messages.tables().w.waitByEvent);
+    w.waitByEvent.finish();
+    for (auto& [r, rw] : t.perRank) w.perRank.push_back(rw);
+    for (auto& [r, s] : t.strag)
+        if (s.inflictedWaitNs > 0) w.stragglers.push_back(s);
+    std::sort(w.stragglers.begin(), w.stragglers.end(), [](const Straggler& a, const Straggler& b) {
+        return a.inflictedWaitNs != b.inflictedWaitNs ? a.inflictedWaitNs > b.inflictedWaitNs : a.rank < b.rank;
+    });
+    return std::move(w);
+}
 
 void sortByInstance(std::vector<CollectiveCall>& collectives) {
     std::sort(collectives.begin(), collectives.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
@@ -116,31 +147,12 @@ InstanceBlame blameOf(const std::vector<CollectiveCall>& collectives, size_t i, 
     return b;
 }
 
-namespace {
-
-template <class Calls>
-WaitStates waitStates(const Calls& collectives, const P2pMatcher& messages, const std::vector<int64_t>& ranks,
-                      const CommunicatorSize& communicatorSize) {
-    WaitTables t(ranks);
-    collectiveWaits(collectives, communicatorSize, t);
-    t.merge(messages.tables());
-    WaitStates& w = t.w;
-    w.waitByEvent.merge(messages.tables().w.waitByEvent);
-    w.waitByEvent.finish();
-    for (auto& [r, rw] : t.perRank) w.perRank.push_back(rw);
-    for (auto& [r, s] : t.strag)
-        if (s.inflictedWaitNs > 0) w.stragglers.push_back(s);
-    std::sort(w.stragglers.begin(), w.stragglers.end(), [](const Straggler& a, const Straggler& b) {
-        return a.inflictedWaitNs != b.inflictedWaitNs ? a.inflictedWaitNs > b.inflictedWaitNs : a.rank < b.rank;
-    });
-    return std::move(w);
-}
-
-} // namespace
-
 WaitStates computeWaitStates(const CollectiveCalls& collectives, const P2pMatcher& messages,
                              const std::vector<int64_t>& ranks, const CommunicatorSize& communicatorSize) {
-    return waitStates(collectives, messages, ranks, communicatorSize);
+    const std::vector<CollectiveCall> calls(collectives.begin(), collectives.end());
+    CollectiveSweep sweep(ranks, communicatorSize, {}, true);
+    for (uint32_t i : instanceOrder(calls)) sweep.add(calls[i]);
+    return sweep.finish(messages);
 }
 
 WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vector<P2pCall> messages,
@@ -150,7 +162,9 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
     P2pMatcher matcher(true);
     for (auto& [r, list] : byRank) matcher.addRank(r, std::move(list));
     matcher.finish();
-    return waitStates(collectives, matcher, ranks, communicatorSize);
+    CollectiveSweep sweep(ranks, communicatorSize, {}, true);
+    for (uint32_t i : instanceOrder(collectives)) sweep.add(collectives[i]);
+    return sweep.finish(matcher);
 }
 
 void EventWaits::finish() {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -34,11 +35,38 @@ WaitStates computeWaitStates(std::vector<CollectiveCall> collectives, std::vecto
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
 
-/// The collectives' waits (read in place, in their order), and the messages' from `messages`,
-/// which matched them while the rank passes ran (P2pMatcher::finish() called).
+/// As above with the messages matched already (P2pMatcher::finish() called).
 WaitStates computeWaitStates(const CollectiveCalls& collectives, const P2pMatcher& messages,
                              const std::vector<int64_t>& ranks,
                              const std::function<std::optional<int64_t>(int64_t)>& communicatorSize);
+
+/// The collectives' wait states settled one instance at a time: the calls come in instance
+/// order (communicator, seq, rank; CollectiveRuns::sweep gives them so), and an instance is
+/// settled when the next one begins, so what is held is one instance's calls, not the job's.
+class CollectiveSweep {
+public:
+    /// Called for every call when its instance is settled, with its wait (0 in an incomplete
+    /// instance): what the per-call facts need (bandwidth of large collectives, small calls).
+    using MemberFn = std::function<void(const CollectiveCall& call, bool small, int64_t waitNs)>;
+    /// `keepEventWaits`: also record each waiting call in WaitStates::waitByEvent (the tests').
+    CollectiveSweep(const std::vector<int64_t>& ranks, std::function<std::optional<int64_t>(int64_t)> communicatorSize,
+                    MemberFn onMember = {}, bool keepEventWaits = false);
+    ~CollectiveSweep();
+    CollectiveSweep(const CollectiveSweep&) = delete;
+    CollectiveSweep& operator=(const CollectiveSweep&) = delete;
+
+    /// The next call in instance order.
+    void add(const CollectiveCall& call, bool small = false);
+    /// Settles the last instance and adds the waits of `messages` (matched while the rank passes
+    /// ran, P2pMatcher::finish() called): the job's wait states.
+    WaitStates finish(const P2pMatcher& messages);
+    /// The most calls held at once (one instance's).
+    size_t largestInstance() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m;
+};
 
 /// Collective calls ordered by instance (communicator, seq), then rank.
 void sortByInstance(std::vector<CollectiveCall>& collectives);

@@ -20,3 +20,18 @@ print("  answers: " + ("as generated" if not bad else "DIFFER (report, expected)
 sys.exit(1 if bad else 0)
 PY
 }
+
+# same_but_rank_steps A_JSON B_JSON: true when two reports are the same but for the ranks' step
+# lists (steps.ranks[].items, steps.rank_items: a long job lists each rank's slowest steps only).
+same_but_rank_steps() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+docs = [json.load(open(p)) for p in sys.argv[1:3]]
+for d in docs:
+    d.pop("hpcprof_version", None)
+    d["steps"].pop("rank_items", None)
+    for r in d["steps"]["ranks"]:
+        r.pop("items", None)
+sys.exit(0 if docs[0] == docs[1] else 1)
+PY
+}

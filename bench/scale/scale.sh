@@ -4,7 +4,8 @@
 # RUNS times: wall, CPU and peak RSS (GNU time) and the load average before each run, then the
 # medians. With BASE=OTHER_BUILD each run times OTHER_BUILD's hpcprof right before BUILD's (side
 # by side, e.g. a build of main) and the two JSON reports are compared byte for byte (but their
-# hpcprof_version). The
+# hpcprof_version), else but the ranks' step lists (a job of more than 100,000 rank-steps lists
+# each rank's slowest steps only, steps.rank_items; its statistics stay). The
 # generator's answers (straggler, wait totals) are checked against the report.
 #
 #   bench/scale/scale.sh [BUILD] [EVENTS_PER_RANK] [RUNS] [DIR] [RANKS...]
@@ -61,6 +62,8 @@ for ranks in "${rank_list[@]}"; do
         if cmp -s <(grep -v '"hpcprof_version"' "$dir/base-$ranks.json") \
             <(grep -v '"hpcprof_version"' "$dir/current-$ranks.json"); then
             echo "  JSON reports: identical"
+        elif same_but_rank_steps "$dir/base-$ranks.json" "$dir/current-$ranks.json"; then
+            echo "  JSON reports: identical but the ranks' step lists (one of them keeps each rank's slowest steps)"
         else
             echo "  JSON reports: DIFFER (diff $dir/base-$ranks.json $dir/current-$ranks.json)"
         fi

@@ -119,6 +119,7 @@ public:
         collectives = std::move(m_gpuCollectives.empty() ? m_cpuCollectives : m_gpuCollectives);
         for (CollectiveCall& c : collectives) c.rank = rank;
         markSmallCalls();
+        markCollectives(end.breakdown.facts);
         std::sort(commKernels.begin(), commKernels.end(),
                   [](const CommKernel& a, const CommKernel& b) { return a.ts < b.ts; });
         // Kept until the ranks are combined: only what combine() needs. The statement goes now:
@@ -128,20 +129,20 @@ public:
         // Kept at their size: they live until combine(), one set per rank, and growth leaves
         // up to half of a vector's storage unused.
         messages.shrink_to_fit();
-        collectives.shrink_to_fit();
-        smallCallIds.shrink_to_fit();
         release(m_tags);
         release(m_cpuCollectives);
         release(m_gpuCollectives);
     }
 
-    std::vector<CollectiveCall> collectives; ///< after finish()
+    /// After finish(), until the fold writes them out as the rank's run (collective_runs.hpp):
+    /// the rank's collective calls in scan order, and which are counted as small calls (their
+    /// waits are set apart from the small calls' time; the messages carry their own mark:
+    /// P2pCall::small, waitSmall).
+    std::vector<CollectiveCall> collectives;
+    std::vector<bool> smallCollectives;
     std::vector<CommKernel> commKernels;     ///< GPU communication kernels without an instance
     std::vector<P2pCall> messages;           ///< in scan order
-    /// The collective calls counted as small, for their waits (the messages carry their own
-    /// mark: P2pCall::small, waitSmall).
-    std::vector<int64_t> smallCallIds;
-    UnknownCommunicators unknownCommunicators; ///< the messages' (the collectives' are counted later)
+    UnknownCommunicators unknownCommunicators; ///< the messages' and the collectives'
     Status status; ///< of reading the completions
     int64_t smallCallRank = 0;
     int64_t pollingNs = 0; ///< RankWait::pollingNs: in loops of unsuccessful probes
@@ -195,22 +196,33 @@ private:
             }
     }
 
-    /// Marks the messages that are small calls, or completed in one; of the small calls' ids,
-    /// only the collectives' stay (their waits are known once the ranks are combined).
+    /// Marks the messages and the collective calls that are small calls (or, for a message,
+    /// completed in one); the ids are not needed after that.
     void markSmallCalls() {
-        std::sort(smallCallIds.begin(), smallCallIds.end());
-        auto small = [&](int64_t id) { return std::binary_search(smallCallIds.begin(), smallCallIds.end(), id); };
+        std::sort(m_smallCallIds.begin(), m_smallCallIds.end());
+        auto small = [&](int64_t id) { return std::binary_search(m_smallCallIds.begin(), m_smallCallIds.end(), id); };
         for (P2pCall& m : messages) {
             m.small = small(m.eventId);
             m.waitSmall = m.waitEventId && small(m.waitEventId);
         }
-        std::vector<int64_t> collectiveIds;
-        collectiveIds.reserve(collectives.size());
-        for (const CollectiveCall& c : collectives) collectiveIds.push_back(c.eventId);
-        std::sort(collectiveIds.begin(), collectiveIds.end());
-        std::erase_if(smallCallIds, [&](int64_t id) {
-            return !std::binary_search(collectiveIds.begin(), collectiveIds.end(), id);
-        });
+        smallCollectives.resize(collectives.size());
+        for (size_t i = 0; i < collectives.size(); ++i) smallCollectives[i] = small(collectives[i].eventId);
+        release(m_smallCallIds);
+    }
+
+    /// The collectives' part of the rank's facts known without the waits: the first large
+    /// collectives as examples (the rest of those facts needs each call's wait: combine()), and
+    /// the calls on communicators nobody saw created.
+    void markCollectives(RankFacts& f) {
+        std::vector<int64_t> examples;
+        for (const CollectiveCall& c : collectives) {
+            if (c.bytes >= threshold::kLargeCollectiveBytes && examples.size() < 3) examples.push_back(c.eventId);
+            if (const CommunicatorInfo* info = unknownCommunicator(m_index, c.communicatorId)) {
+                ++unknownCommunicators[info->key].collectives;
+                unknownCommunicators[info->key].size = info->size;
+            }
+        }
+        if (!examples.empty()) f.examples["large_collective"] = std::move(examples);
     }
 
     /// A communication call: counted, and among the small ones when it moves < 64 KiB.
@@ -220,7 +232,7 @@ private:
         m_smallCalls += e.count;
         m_smallNs += e.dur;
         m_smallFloor.add(e.nameId, e.dur / std::max<int64_t>(1, e.count), e.count);
-        smallCallIds.push_back(e.id);
+        m_smallCallIds.push_back(e.id);
         if (m_examples.size() < 3) m_examples.push_back(e.id);
     }
 
@@ -266,6 +278,7 @@ private:
     families::SmallCallFloor m_smallFloor;
     int64_t m_outerCallEnd = INT64_MIN; ///< end of the outermost communication call on this track
     std::vector<int64_t> m_examples;
+    std::vector<int64_t> m_smallCallIds; ///< the rank's calls counted as small, until finish()
 };
 
 /// Time in loops of unsuccessful polls is waiting, not transfer: it joins the ranks' waits.
@@ -278,53 +291,33 @@ void addPollingWaits(const std::map<int64_t, int64_t>& polling, WaitStates& wait
     }
 }
 
-/// The calls of one rank counted as small messages.
-struct SmallCalls {
-    int64_t rank = 0;
-    std::vector<int64_t> ids;
-};
-
-/// A small call that waited for a late partner is not latency-bound: its wait (collective wait,
-/// late sender or receiver, from the wait states) is set apart from its time.
-void addSmallCallWaits(const std::vector<SmallCalls>& small, const WaitStates& waits,
-                       std::vector<RankBreakdown>& ranks) {
-    for (const SmallCalls& s : small) {
-        auto rb = std::lower_bound(ranks.begin(), ranks.end(), s.rank,
-                                   [](const RankBreakdown& b, int64_t rank) { return b.rank < rank; });
-        if (rb == ranks.end() || rb->rank != s.rank) continue;
-        for (int64_t id : s.ids) rb->facts.smallCommWaitNs += waits.waitByEvent.of(id);
-    }
+/// The rank's breakdown (ranks are in rank order).
+RankBreakdown* rankOf(std::vector<RankBreakdown>& ranks, int64_t rank) {
+    auto rb = std::lower_bound(ranks.begin(), ranks.end(), rank,
+                               [](const RankBreakdown& b, int64_t r) { return b.rank < r; });
+    return rb != ranks.end() && rb->rank == rank ? &*rb : nullptr;
 }
 
-/// Large collectives: achieved bandwidth = bytes / (duration - wait), per rank.
-void addLargeCollectiveFacts(const CollectiveCalls& collectives, const WaitStates& waits,
-                             std::vector<RankBreakdown>& ranks) {
-    for (const auto& c : collectives) {
-        if (c.bytes < threshold::kLargeCollectiveBytes) continue;
-        const int64_t wait = waits.waitByEvent.of(c.eventId);
-        // ranks are in rank order and hold every rank with calls.
-        auto rb = std::lower_bound(ranks.begin(), ranks.end(), c.rank,
-                                   [](const RankBreakdown& b, int64_t rank) { return b.rank < rank; });
-        RankFacts& f = rb->facts;
-        ++f.largeCollectives;
-        f.largeCollectiveBytes += c.bytes;
-        f.largeCollectiveTransferNs += std::max<int64_t>(0, c.end - c.ts - wait);
-        auto& examples = f.examples["large_collective"];
-        if (examples.size() < 3) examples.push_back(c.eventId);
-    }
+/// A collective call's facts that need its wait: large collectives' achieved bandwidth = bytes /
+/// (duration - wait), per rank; a small call that waited for a late partner is not
+/// latency-bound: its wait is set apart from its time.
+void addCollectiveFacts(const CollectiveCall& c, bool small, int64_t wait, std::vector<RankBreakdown>& ranks) {
+    if (c.bytes < threshold::kLargeCollectiveBytes && !small) return;
+    RankBreakdown* rb = rankOf(ranks, c.rank);
+    if (!rb) return;
+    RankFacts& f = rb->facts;
+    if (small) f.smallCommWaitNs += wait;
+    if (c.bytes < threshold::kLargeCollectiveBytes) return;
+    ++f.largeCollectives;
+    f.largeCollectiveBytes += c.bytes;
+    f.largeCollectiveTransferNs += std::max<int64_t>(0, c.end - c.ts - wait);
 }
 
 /// Communicators the agent did not see created have a key of one process only: their
 /// collectives cannot be matched across ranks (they stay incomplete) and their messages are
 /// matched by sender, receiver and tag only (kUnknownCommunicatorId). Each such communicator is
 /// a data-quality entry with its key and the calls made on it, never left out silently.
-void reportUnknownCommunicators(const TraceIndex& index, const CollectiveCalls& collectives,
-                                UnknownCommunicators unknown, std::vector<DataWarning>& warnings) {
-    for (const auto& c : collectives)
-        if (const CommunicatorInfo* info = unknownCommunicator(index, c.communicatorId)) {
-            ++unknown[info->key].collectives;
-            unknown[info->key].size = info->size;
-        }
+void reportUnknownCommunicators(const UnknownCommunicators& unknown, std::vector<DataWarning>& warnings) {
     for (const auto& [key, use] : unknown) {
         std::string size = use.size ? fmt::format(", {} members", *use.size) : "";
         warnings.push_back(
@@ -337,8 +330,9 @@ void reportUnknownCommunicators(const TraceIndex& index, const CollectiveCalls& 
 }
 
 /// What the ranks' scans leave across ranks as their passes end: the point-to-point messages,
-/// matched as soon as both partners' ranks are done (p2p_matcher.hpp), and the messages on
-/// communicators nobody saw created.
+/// matched as soon as both partners' ranks are done (p2p_matcher.hpp), the collective calls,
+/// written out as the rank's run (collective_runs.hpp), and the calls on communicators nobody
+/// saw created.
 class CommunicationFold final : public RankFold {
 public:
     void add(RankScan& s) override {
@@ -346,15 +340,22 @@ public:
         if (!scan.status.ok()) return; // combine() reports it
         matcher.addRank(scan.smallCallRank, std::move(scan.messages));
         release(scan.messages);
+        const Status st = runs->addRank(scan.smallCallRank, scan.collectives, scan.smallCollectives);
+        if (status.ok() && !st.ok()) status = st;
+        release(scan.collectives);
+        release(scan.smallCollectives);
         for (auto& [key, use] : scan.unknownCommunicators) {
             unknown[key].messages += use.messages;
+            unknown[key].collectives += use.collectives;
             unknown[key].size = use.size;
         }
         release(scan.unknownCommunicators);
     }
 
     P2pMatcher matcher;
+    std::shared_ptr<detail::CollectiveRuns> runs = std::make_shared<detail::CollectiveRuns>();
     UnknownCommunicators unknown;
+    Status status; ///< of writing the runs
 };
 
 /// The point-to-point waits inside small calls (P2pCall::small, waitSmall).
@@ -379,8 +380,6 @@ public:
     Status combine(AnalysisContext& ctx, std::vector<std::unique_ptr<RankScan>>& scans,
                    Analysis& an) const override {
         auto& fold = static_cast<CommunicationFold&>(*ctx.fold);
-        CollectiveCalls collectives; // grows as the ranks' lists go: one copy of each call at a time
-        std::vector<SmallCalls> small;
         std::map<int64_t, int64_t> polling; // by rank
         std::map<int64_t, std::vector<CommKernel>> commKernels; // by rank
         TopAccumulator top, topCalls;
@@ -388,36 +387,40 @@ public:
             auto& scan = static_cast<CommunicationScan&>(*s);
             if (!scan.status.ok()) return scan.status;
             if (!scan.commKernels.empty()) commKernels[scan.smallCallRank] = std::move(scan.commKernels);
-            small.push_back({scan.smallCallRank, std::move(scan.smallCallIds)});
             polling[scan.smallCallRank] += scan.pollingNs;
-            collectives.insert(collectives.end(), scan.collectives.begin(), scan.collectives.end());
             top.merge(scan.topCollectives);
             topCalls.merge(scan.topCalls);
-            s.reset(); // the collectives now live in the merged deque
+            s.reset();
         }
+        HPCPROF_RETURN_IF_ERROR(fold.status);
         fold.matcher.finish();
-        reportUnknownCommunicators(ctx.index, collectives, std::move(fold.unknown), an.warnings);
+        reportUnknownCommunicators(fold.unknown, an.warnings);
+        std::vector<CollectiveCall> matched;
         if (!commKernels.empty()) {
-            const std::vector<CollectiveCall> matched = commKernelInstances(commKernels);
+            matched = commKernelInstances(commKernels);
             if (ctx.rangeSteps) annotateStepStragglers(matched, commKernels, *ctx.rangeSteps);
-            collectives.insert(collectives.end(), matched.begin(), matched.end());
         }
         std::vector<int64_t> rankIds;
         for (const auto& rb : an.ranks) rankIds.push_back(rb.rank);
-        an.waits = computeWaitStates(collectives, fold.matcher, rankIds, [&](int64_t id) -> std::optional<int64_t> {
-            const CommunicatorInfo* c = ctx.index.communicator(id);
-            return c ? c->size : std::nullopt;
-        });
+        // The collective instances settled one at a time, the runs read side by side.
+        CollectiveSweep sweep(
+            rankIds,
+            [&](int64_t id) -> std::optional<int64_t> {
+                const CommunicatorInfo* c = ctx.index.communicator(id);
+                return c ? c->size : std::nullopt;
+            },
+            [&](const CollectiveCall& c, bool small, int64_t wait) { addCollectiveFacts(c, small, wait, an.ranks); });
+        HPCPROF_RETURN_IF_ERROR(fold.runs->sweep(matched, [&](const CollectiveCall& c, bool small) { sweep.add(c, small); }));
+        an.waits = sweep.finish(fold.matcher);
         addPollingWaits(polling, an.waits);
-        addLargeCollectiveFacts(collectives, an.waits, an.ranks);
-        addSmallCallWaits(small, an.waits, an.ranks);
         addSmallMessageWaits(fold.matcher.smallCallWaitNs(), an.ranks);
         fold.matcher = P2pMatcher();
-        an.waits.waitByEvent.release(); // an entry per waiting call: its users are done
+        an.waits.waitByEvent.release();
         const auto name = [&](int64_t id) { return ctx.index.string(id); };
         an.topCollectives = top.top(ctx.options.topItems, name);
         an.topCommunication = topCalls.top(ctx.options.topItems, name);
-        ctx.collectives = std::move(collectives);
+        ctx.collectiveRuns = std::move(fold.runs); // the steps of the collective pattern read them
+        ctx.extraCollectives = std::move(matched);
         return {};
     }
 

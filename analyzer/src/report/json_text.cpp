@@ -29,7 +29,7 @@ std::string itemsText(const analyzer::RankSteps& r, size_t indent) {
     std::string out = "[\n";
     for (size_t i = 0; i < r.steps.size(); ++i) {
         if (i) out += ",\n";
-        const std::string one = rankStepJson(r.steps[i], i).dump(2);
+        const std::string one = rankStepJson(r.steps[i]).dump(2);
         out += inner;
         for (char c : one) {
             out += c;

@@ -151,9 +151,9 @@ json rankStepsJson(const std::vector<RankSteps>& ranks, bool stepItems) {
     for (size_t k = 0; k < ranks.size(); ++k) {
         const RankSteps& r = ranks[k];
         json items = json::array();
-        for (size_t i = 0; i < r.steps.size() && stepItems; ++i) items.push_back(detail::rankStepJson(r.steps[i], i));
+        for (size_t i = 0; i < r.steps.size() && stepItems; ++i) items.push_back(detail::rankStepJson(r.steps[i]));
         if (!stepItems) items = detail::stepItemsPlaceholder(k);
-        out.push_back({{"rank", r.rank}, {"count", int64_t(r.steps.size())}, {"mean_ns", r.meanNs},
+        out.push_back({{"rank", r.rank}, {"count", r.count}, {"mean_ns", r.meanNs},
                        {"stddev_ns", r.stddevNs}, {"min_ns", r.minNs}, {"max_ns", r.maxNs},
                        {"items", std::move(items)}});
     }
@@ -167,11 +167,15 @@ json stepsJson(const StepStats& s, bool stepItems) {
                          {"spread_ns", st.spreadNs},
                          {"straggler_rank", st.stragglerRank >= 0 ? json(st.stragglerRank) : json(nullptr)},
                          {"straggler_wait_ns", st.stragglerWaitNs}});
-    return {{"source", s.source}, {"basis", s.basis}, {"reason", s.reason}, {"tiling", s.tiling},
-            {"count", int64_t(s.steps.size())},
-            {"mean_ns", s.meanNs}, {"min_ns", s.minNs}, {"max_ns", s.maxNs},
-            {"stddev_ns", s.stddevNs}, {"cv", s.cv}, {"items", std::move(steps)},
-            {"ranks", rankStepsJson(s.ranks, stepItems)}};
+    json out = {{"source", s.source}, {"basis", s.basis}, {"reason", s.reason}, {"tiling", s.tiling},
+                {"count", int64_t(s.steps.size())},
+                {"mean_ns", s.meanNs}, {"min_ns", s.minNs}, {"max_ns", s.maxNs},
+                {"stddev_ns", s.stddevNs}, {"cv", s.cv}, {"items", std::move(steps)},
+                {"ranks", rankStepsJson(s.ranks, stepItems)}};
+    if (s.slowestPerRank > 0) // each rank lists only its slowest steps
+        out["rank_items"] = {{"kept", "slowest"}, {"per_rank", s.slowestPerRank}, {"rank_steps", s.rankSteps},
+                             {"limit", int64_t(s.rankStepLimit)}};
+    return out;
 }
 
 json windowJson(const Analysis& a) {
@@ -209,8 +213,8 @@ json dataQualityJson(const std::vector<DataWarning>& warnings) {
 
 json reportJson(const Analysis& a) { return detail::reportJson(a, true); }
 
-json detail::rankStepJson(const RankStep& st, size_t i) {
-    json one = {{"index", int64_t(i)}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs()}};
+json detail::rankStepJson(const RankStep& st) {
+    json one = {{"index", st.index}, {"begin_ns", st.begin}, {"end_ns", st.end}, {"dur_ns", st.durNs()}};
     if (st.hasBreakdown) { // the exclusive classes inside the step, as in ranks[]
         for (int c = 0; c < kTimeClassCount; ++c) one[std::string(timeClassName(TimeClass(c))) + "_ns"] = st.exclusive[c];
         one["gpu_idle_ns"] = st.gpuIdleNs;

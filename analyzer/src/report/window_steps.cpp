@@ -66,7 +66,7 @@ Table stepRankTable(const Analysis& a) {
     t.note = shown.summary;
     for (size_t i : shown.rows) {
         const RankSteps& r = a.steps.ranks[i];
-        t.rows.push_back({std::to_string(r.rank), std::to_string(r.steps.size()), formatDuration(double(r.meanNs)),
+        t.rows.push_back({std::to_string(r.rank), std::to_string(r.count), formatDuration(double(r.meanNs)),
                           formatDuration(double(r.stddevNs)), formatDuration(double(r.minNs)),
                           formatDuration(double(r.maxNs))});
     }
@@ -89,8 +89,8 @@ Table stepBreakdownTable(const Analysis& a, size_t maxSteps, size_t& left) {
     for (size_t i : shown.rows) listed[i] = true;
     for (size_t k = 0; k < a.steps.ranks.size(); ++k) {
         const RankSteps& r = a.steps.ranks[k];
-        for (size_t i = 0; i < r.steps.size(); ++i) {
-            const RankStep& st = r.steps[i];
+        for (const RankStep& st : r.steps) {
+            const size_t i = size_t(st.index); // its step (a rank may list only its slowest)
             if (!st.hasBreakdown) continue;
             if (i >= maxSteps || !listed[k]) { // the ranks the step-time table lists
                 ++left;

@@ -25,7 +25,7 @@ std::string junitDiff(const analyzer::AnalysisDiff& d, const std::vector<GateRes
 /// stepItemsPlaceholder(k), for jsonReportText() to write in its place item by item (a long
 /// multi-rank trace has millions of them: as one document they cost several times the text).
 nlohmann::json reportJson(const analyzer::Analysis& a, bool stepItems);
-nlohmann::json rankStepJson(const analyzer::RankStep& st, size_t index);
+nlohmann::json rankStepJson(const analyzer::RankStep& st);
 std::string stepItemsPlaceholder(size_t rankIndex);
 /// The JSON report as text, identical to reportJson(a) (gates and version added) dumped with
 /// an indent of 2, without holding the per-rank step items as a document.

@@ -58,6 +58,12 @@ struct AnalysisOptions {
     /// `--steps NAME`: the step family (docs/analysis.md, Steps); "collectives" for the
     /// collective pattern; empty: chosen by what a step is.
     std::string steps;
+    /// Every rank's steps are listed in the result (StepStats::ranks) when the job has at most
+    /// this many rank-steps (ranks x steps); beyond, each rank keeps its `slowestRankSteps`
+    /// slowest with its statistics (docs/analysis.md, "Steps"), so that the result does not grow
+    /// with ranks x steps. SIZE_MAX: always every step.
+    size_t maxRankStepItems = 100'000;
+    size_t slowestRankSteps = 10;
 };
 
 /// Per-rank facts gathered during the scan that the advice rules use as evidence.
@@ -235,6 +241,7 @@ struct Step {
 /// One rank's step i: its own range (or collective-pattern interval) and, for steps from ranges,
 /// the rank's exclusive breakdown inside it.
 struct RankStep {
+    int64_t index = 0; ///< the rank's step number (its place among the rank's steps)
     int64_t begin = 0, end = 0;
     bool hasBreakdown = false; ///< steps from ranges (known before the pass); not collectives
     int64_t exclusive[kTimeClassCount] = {}; ///< by TimeClass, inside [begin, end) ∩ window
@@ -248,7 +255,10 @@ struct RankStep {
 /// Step-time variance of one rank (population statistics of its steps' durations).
 struct RankSteps {
     int64_t rank = 0;
-    std::vector<RankStep> steps; ///< step i of the rank, by start
+    /// Its steps by index: all of them, or its slowest when the job has too many rank-steps
+    /// (StepStats::slowestPerRank).
+    std::vector<RankStep> steps;
+    int64_t count = 0; ///< its steps (listed or not)
     int64_t meanNs = 0, minNs = 0, maxNs = 0, stddevNs = 0;
 };
 
@@ -263,6 +273,11 @@ struct StepStats {
     int64_t meanNs = 0, minNs = 0, maxNs = 0, stddevNs = 0;
     double cv = 0; ///< stddev / mean
     std::vector<RankSteps> ranks; ///< by rank: its steps and their statistics
+    /// 0: every rank lists every step; else each rank lists only its this many slowest (the job
+    /// has more than AnalysisOptions::maxRankStepItems rank-steps, rankSteps in all).
+    int64_t slowestPerRank = 0;
+    int64_t rankSteps = 0;      ///< the ranks' steps, summed
+    size_t rankStepLimit = 0;   ///< the AnalysisOptions::maxRankStepItems it was held to
 };
 
 /// Which window the analysis used and why (the default is chosen from the trace).

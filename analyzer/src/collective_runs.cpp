@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include "collective_runs.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <queue>
+#include <tuple>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace hpcprof::analyzer::detail {
+
+namespace {
+
+/// A call as a run stores it (the rank is the run's): 64 bytes.
+struct Record {
+    int64_t communicatorId, seq, ts, end, bytes, nameId, eventId;
+    uint64_t positionSmall; ///< scan position << 1 | small
+};
+static_assert(sizeof(Record) == 64);
+
+/// What the side-by-side read of the runs may buffer in all (a run gets its share, at least 16
+/// calls): the sweep's memory whatever the number of calls.
+constexpr size_t kSweepBufferRecords = (8u << 20) / sizeof(Record);
+
+Record toRecord(const CollectiveCall& c, size_t position, bool small) {
+    return {c.communicatorId, c.seq, c.ts, c.end, c.bytes, c.nameId, c.eventId, uint64_t(position) << 1 | (small ? 1 : 0)};
+}
+
+RunCall fromRecord(const Record& r, int64_t rank) {
+    RunCall out;
+    out.call = {rank, r.communicatorId, r.seq, r.ts, r.end, r.bytes, r.nameId, r.eventId};
+    out.position = uint32_t(r.positionSmall >> 1);
+    out.small = r.positionSmall & 1;
+    return out;
+}
+
+/// An unlinked file in $TMPDIR (else /tmp); -1 when none can be made.
+int openTemporary() {
+    const char* dir = std::getenv("TMPDIR");
+    std::string path = std::string(dir && *dir ? dir : "/tmp") + "/hpcprof-collectives-XXXXXX";
+    const int fd = mkstemp(path.data());
+    if (fd >= 0) unlink(path.c_str());
+    return fd;
+}
+
+bool writeAll(int fd, const void* data, size_t n, off_t at) {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+        const ssize_t k = pwrite(fd, p, n, at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        n -= size_t(k);
+        at += k;
+    }
+    return true;
+}
+
+bool readAll(int fd, void* data, size_t n, off_t at) {
+    char* p = static_cast<char*>(data);
+    while (n > 0) {
+        const ssize_t k = pread(fd, p, n, at);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        n -= size_t(k);
+        at += k;
+    }
+    return true;
+}
+
+} // namespace
+
+struct CollectiveRuns::Impl {
+    int fd = -1;                  ///< the temporary file, -1: in memory
+    std::vector<Record> memory;   ///< the records when there is no file
+    size_t records = 0;           ///< in all
+    std::map<int64_t, std::pair<size_t, size_t>> runs; ///< rank -> (first record, count)
+
+    ~Impl() {
+        if (fd >= 0) close(fd);
+    }
+
+    Status read(size_t first, size_t n, Record* out) const {
+        if (fd < 0) {
+            std::copy_n(memory.begin() + ptrdiff_t(first), n, out);
+            return {};
+        }
+        if (!readAll(fd, out, n * sizeof(Record), off_t(first * sizeof(Record))))
+            return Status::error(std::string("analysis: reading the temporary file of collective calls failed: ") +
+                                 std::strerror(errno));
+        return {};
+    }
+
+    /// The file could not take more (full disk): what it holds moves to memory, and so does the rest.
+    Status toMemory() {
+        memory.resize(records);
+        const Status st = read(0, records, memory.data());
+        close(fd);
+        fd = -1;
+        return st;
+    }
+
+    Status append(const std::vector<Record>& rs) {
+        if (fd >= 0 && !writeAll(fd, rs.data(), rs.size() * sizeof(Record), off_t(records * sizeof(Record))))
+            HPCPROF_RETURN_IF_ERROR(toMemory());
+        if (fd < 0) memory.insert(memory.end(), rs.begin(), rs.end());
+        records += rs.size();
+        return {};
+    }
+};
+
+CollectiveRuns::CollectiveRuns(bool inMemory) : m(std::make_unique<Impl>()) {
+    if (!inMemory) m->fd = openTemporary();
+}
+CollectiveRuns::~CollectiveRuns() = default;
+CollectiveRuns::CollectiveRuns(CollectiveRuns&&) noexcept = default;
+CollectiveRuns& CollectiveRuns::operator=(CollectiveRuns&&) noexcept = default;
+
+Status CollectiveRuns::addRank(int64_t rank, const std::vector<CollectiveCall>& calls, const std::vector<bool>& small) {
+    if (calls.empty()) return {};
+    std::vector<Record> rs;
+    rs.reserve(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) rs.push_back(toRecord(calls[i], i, !small.empty() && small[i]));
+    std::stable_sort(rs.begin(), rs.end(), [](const Record& a, const Record& b) {
+        return std::tie(a.communicatorId, a.seq) < std::tie(b.communicatorId, b.seq);
+    });
+    m->runs[rank] = {m->records, rs.size()};
+    return m->append(rs);
+}
+
+std::vector<int64_t> CollectiveRuns::ranks() const {
+    std::vector<int64_t> out;
+    for (const auto& [r, run] : m->runs) out.push_back(r);
+    return out;
+}
+
+size_t CollectiveRuns::size() const { return m->records; }
+bool CollectiveRuns::spilled() const { return m->fd >= 0; }
+
+Status CollectiveRuns::readRank(int64_t rank, std::vector<RunCall>& out) const {
+    out.clear();
+    auto it = m->runs.find(rank);
+    if (it == m->runs.end()) return {};
+    std::vector<Record> rs(it->second.second);
+    HPCPROF_RETURN_IF_ERROR(m->read(it->second.first, rs.size(), rs.data()));
+    out.reserve(rs.size());
+    for (const Record& r : rs) out.push_back(fromRecord(r, rank));
+    return {};
+}
+
+namespace {
+
+/// One run read in buffer-sized pieces, or `extra` in instance order.
+struct Cursor {
+    int64_t rank = 0;        ///< the run's (extra: the current call's)
+    int source = 0;          ///< 0 a run, 1 extra
+    size_t first = 0, count = 0, next = 0; ///< the run's records, the next to read
+    std::vector<Record> buffer;
+    size_t at = 0, filled = 0; ///< in buffer: the next, and how many were read
+    const std::vector<CollectiveCall>* extra = nullptr;
+    std::vector<uint32_t> order; ///< extra's indices in instance order
+    RunCall current;
+};
+
+} // namespace
+
+Status CollectiveRuns::sweep(const std::vector<CollectiveCall>& extra,
+                             const std::function<void(const CollectiveCall&, bool small)>& each) const {
+    std::vector<Cursor> cursors(m->runs.size() + (extra.empty() ? 0 : 1));
+    const size_t share = std::max<size_t>(16, kSweepBufferRecords / std::max<size_t>(1, cursors.size()));
+    size_t k = 0;
+    for (const auto& [rank, run] : m->runs) {
+        Cursor& c = cursors[k++];
+        c.rank = rank;
+        std::tie(c.first, c.count) = run;
+        c.buffer.resize(std::min(share, c.count));
+    }
+    if (!extra.empty()) {
+        Cursor& c = cursors[k];
+        c.source = 1;
+        c.extra = &extra;
+        c.count = extra.size();
+        c.order.resize(extra.size());
+        for (size_t i = 0; i < extra.size(); ++i) c.order[i] = uint32_t(i);
+        std::stable_sort(c.order.begin(), c.order.end(), [&](uint32_t a, uint32_t b) {
+            return std::tie(extra[a].communicatorId, extra[a].seq, extra[a].rank) <
+                   std::tie(extra[b].communicatorId, extra[b].seq, extra[b].rank);
+        });
+    }
+    // Moves a cursor to its next call; false at its end.
+    auto advance = [&](Cursor& c) -> Result<bool> {
+        if (c.next == c.count) return false;
+        if (c.source == 1) {
+            c.current.call = (*c.extra)[c.order[c.next++]];
+            c.current.small = false;
+            return true;
+        }
+        if (c.at == c.filled) {
+            c.filled = std::min(c.buffer.size(), c.count - c.next);
+            HPCPROF_RETURN_IF_ERROR(m->read(c.first + c.next, c.filled, c.buffer.data()));
+            c.at = 0;
+        }
+        c.current = fromRecord(c.buffer[c.at++], c.rank);
+        ++c.next;
+        return true;
+    };
+    using Key = std::tuple<int64_t, int64_t, int64_t, int, size_t>; // communicator, seq, rank, source, cursor
+    std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
+    auto push = [&](size_t i) -> Status {
+        auto more = advance(cursors[i]);
+        if (!more) return more.status();
+        const CollectiveCall& c = cursors[i].current.call;
+        if (*more) heap.emplace(c.communicatorId, c.seq, c.rank, cursors[i].source, i);
+        return {};
+    };
+    for (size_t i = 0; i < cursors.size(); ++i) HPCPROF_RETURN_IF_ERROR(push(i));
+    while (!heap.empty()) {
+        const size_t i = std::get<4>(heap.top());
+        heap.pop();
+        each(cursors[i].current.call, cursors[i].current.small);
+        HPCPROF_RETURN_IF_ERROR(push(i));
+    }
+    return {};
+}
+
+} // namespace hpcprof::analyzer::detail

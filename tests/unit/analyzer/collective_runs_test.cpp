@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// The collective calls written out as per-rank runs (analyzer/src/collective_runs.hpp) and read
+// back side by side: the sweep gives every call in the order of one sort of all of them, the
+// wait states settled one instance at a time equal those of the whole list, and a temporary file
+// and memory give the same.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "analyzer/src/collective_runs.hpp"
+#include "analyzer/src/p2p_matcher.hpp"
+#include "analyzer/src/wait_states.hpp"
+
+using namespace hpcprof::analyzer;
+using hpcprof::analyzer::detail::CollectiveRuns;
+
+namespace {
+
+/// 4 ranks, 3 instances on communicator 7 and 2 on communicator 5, each rank's calls in a scan
+/// order that is not the instance order (two threads); rank 2 misses instance (7, 2); rank 1
+/// calls (5, 0) twice. Entry times make rank (seq % 4) the last.
+std::map<int64_t, std::vector<CollectiveCall>> job() {
+    std::map<int64_t, std::vector<CollectiveCall>> byRank;
+    int64_t id = 1;
+    for (int64_t r = 0; r < 4; ++r) {
+        auto& calls = byRank[r];
+        for (int64_t seq : {2, 0, 1}) {
+            if (r == 2 && seq == 2) continue;
+            const int64_t ts = 1000 * seq + (r == seq % 4 ? 300 : 10 * r);
+            calls.push_back({r, 7, seq, ts, ts + 400, r == 0 ? 2 << 20 : 64, 9, id++});
+        }
+        for (int64_t seq : {1, 0}) {
+            const int64_t ts = 5000 + 1000 * seq + 20 * r;
+            calls.push_back({r, 5, seq, ts, ts + 100, 16, 8, id++});
+            if (r == 1 && seq == 0) calls.push_back({r, 5, seq, ts + 50, ts + 150, 16, 8, id++});
+        }
+    }
+    return byRank;
+}
+
+/// The order the sweep must give: every call listed rank by rank, then `extra`, sorted by
+/// (communicator, seq, rank), stable.
+std::vector<int64_t> expectedIds(const std::map<int64_t, std::vector<CollectiveCall>>& byRank,
+                                 const std::vector<CollectiveCall>& extra) {
+    std::vector<CollectiveCall> all;
+    for (const auto& [r, calls] : byRank) all.insert(all.end(), calls.begin(), calls.end());
+    all.insert(all.end(), extra.begin(), extra.end());
+    std::stable_sort(all.begin(), all.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
+        return std::tie(a.communicatorId, a.seq, a.rank) < std::tie(b.communicatorId, b.seq, b.rank);
+    });
+    std::vector<int64_t> ids;
+    for (const auto& c : all) ids.push_back(c.eventId);
+    return ids;
+}
+
+CollectiveRuns runsOf(const std::map<int64_t, std::vector<CollectiveCall>>& byRank, bool inMemory) {
+    CollectiveRuns runs(inMemory);
+    for (int64_t r : {3, 1, 0, 2}) { // passes end in any order
+        const auto& calls = byRank.at(r);
+        std::vector<bool> small(calls.size());
+        for (size_t i = 0; i < calls.size(); ++i) small[i] = calls[i].bytes < 1024;
+        REQUIRE(runs.addRank(r, calls, small).ok());
+    }
+    return runs;
+}
+
+} // namespace
+
+TEST_CASE("collective runs are swept in instance order, from a file or from memory", "[analyzer][waits]") {
+    const auto byRank = job();
+    // Two calls matched across ranks outside the runs (communication kernels): rank 1 and 3.
+    const std::vector<CollectiveCall> extra = {{3, -2, 0, 100, 200, -1, 4, 901}, {1, -2, 0, 110, 190, -1, 4, 900}};
+    std::map<int64_t, int64_t> rankOf; // event id -> rank
+    for (const auto& [r, calls] : byRank)
+        for (const auto& c : calls) rankOf[c.eventId] = r;
+    for (const auto& c : extra) rankOf[c.eventId] = c.rank;
+    for (bool inMemory : {false, true}) {
+        const CollectiveRuns runs = runsOf(byRank, inMemory);
+        CHECK(runs.spilled() == !inMemory);
+        CHECK(runs.size() == 20);
+        CHECK(runs.ranks() == std::vector<int64_t>{0, 1, 2, 3});
+        std::vector<int64_t> ids;
+        std::vector<bool> small;
+        REQUIRE(runs.sweep(extra, [&](const CollectiveCall& c, bool s) {
+                        ids.push_back(c.eventId);
+                        small.push_back(s);
+                        CHECK(c.rank == rankOf.at(c.eventId));
+                    }).ok());
+        CHECK(ids == expectedIds(byRank, extra));
+        CHECK(small.size() == 22);
+        CHECK(std::count(small.begin(), small.end(), true) == 20 - 3); // rank 0's 3 calls on 7 are large
+        // One rank's run: by (communicator, seq), in scan order among equals, with its place.
+        std::vector<detail::RunCall> run;
+        REQUIRE(runs.readRank(1, run).ok());
+        REQUIRE(run.size() == 6);
+        std::vector<std::tuple<int64_t, int64_t, uint32_t>> got;
+        for (const auto& c : run) got.emplace_back(c.call.communicatorId, c.call.seq, c.position);
+        CHECK(got == std::vector<std::tuple<int64_t, int64_t, uint32_t>>{
+                         {5, 0, 4}, {5, 0, 5}, {5, 1, 3}, {7, 0, 1}, {7, 1, 2}, {7, 2, 0}});
+        REQUIRE(runs.readRank(9, run).ok());
+        CHECK(run.empty());
+    }
+}
+
+TEST_CASE("collective wait states settled one instance at a time equal the whole list's", "[analyzer][waits]") {
+    const auto byRank = job();
+    std::vector<CollectiveCall> all;
+    for (const auto& [r, calls] : byRank) all.insert(all.end(), calls.begin(), calls.end());
+    const std::vector<int64_t> ranks = {0, 1, 2, 3};
+    auto size = [](int64_t) -> std::optional<int64_t> { return 4; };
+    const WaitStates whole = computeWaitStates(all, {}, ranks, size);
+
+    const CollectiveRuns runs = runsOf(byRank, false);
+    P2pMatcher none;
+    none.finish();
+    std::map<int64_t, int64_t> smallWait, perCall;
+    CollectiveSweep sweep(ranks, size, [&](const CollectiveCall& c, bool small, int64_t wait) {
+        if (small) smallWait[c.rank] += wait;
+        perCall[c.eventId] += wait;
+    });
+    REQUIRE(runs.sweep({}, [&](const CollectiveCall& c, bool small) { sweep.add(c, small); }).ok());
+    const WaitStates w = sweep.finish(none);
+    CHECK(sweep.largestInstance() == 5); // rank 1's two calls of (5, 0) make it 5, and incomplete
+
+    // (7, 2) lacks rank 2 and (5, 0) has 5 calls: incomplete; (7, 0), (7, 1), (5, 1) complete.
+    CHECK(w.completeInstances == 3);
+    CHECK(w.incompleteInstances == 2);
+    CHECK(w.completeInstances == whole.completeInstances);
+    CHECK(w.collectiveWaitNs == whole.collectiveWaitNs);
+    REQUIRE(w.perRank.size() == whole.perRank.size());
+    for (size_t i = 0; i < w.perRank.size(); ++i) CHECK(w.perRank[i].collectiveWaitNs == whole.perRank[i].collectiveWaitNs);
+    REQUIRE(w.stragglers.size() == whole.stragglers.size());
+    for (size_t i = 0; i < w.stragglers.size(); ++i) {
+        CHECK(w.stragglers[i].rank == whole.stragglers[i].rank);
+        CHECK(w.stragglers[i].inflictedWaitNs == whole.stragglers[i].inflictedWaitNs);
+        CHECK(w.stragglers[i].exampleEventId == whole.stragglers[i].exampleEventId);
+    }
+    // (7, 0): rank 0 enters last at 300, the others at 10, 20, 30: waits 290 + 280 + 270.
+    // (7, 1): rank 1 last at 1300; 1000, 1020, 1030 wait 300, 280, 270.
+    // (5, 1): entries 6000, 6020, 6040, 6060 (rank 3 last): 60 + 40 + 20, capped by the calls' 100.
+    CHECK(w.collectiveWaitNs == 840 + 850 + 120);
+    for (const auto& [id, ns] : perCall)
+        if (ns > 0) CHECK(whole.waitByEvent.at(id) == ns);
+    CHECK(smallWait[0] == 60);                // rank 0's small call: (5, 1) only
+    CHECK(smallWait[2] == 280 + 280 + 20);    // (7, 0), (7, 1), (5, 1)
+}
