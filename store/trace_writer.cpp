@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/store/trace_writer.hpp"
 
+#include "event_pages.hpp"
 #include "hpcprof/schema/object_kind.hpp"
 #include "hpcprof/schema/tables.hpp"
 
@@ -77,26 +78,50 @@ std::string shapedBatchInsert(std::string head, std::string row,
 }
 } // namespace
 
-Result<TraceWriter> TraceWriter::create(const std::string& path) {
+TraceWriter::TraceWriter() = default;
+TraceWriter::TraceWriter(TraceWriter&&) noexcept = default;
+TraceWriter& TraceWriter::operator=(TraceWriter&&) noexcept = default;
+TraceWriter::~TraceWriter() = default;
+
+Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceWriterOptions& options) {
     auto db = schema::createTrace(path);
     if (!db) return db.status();
     TraceWriter w;
     w.m_db = std::move(db.value());
-    sqlite3* d = w.m_db.get();
+    w.m_path = path;
+    HPCPROF_RETURN_IF_ERROR(w.prepare());
+    if (options.eventPages) {
+        // The leaves are built for the trace's page size and reserved bytes (createTrace's).
+        schema::Statement size(w.db(), "PRAGMA page_size");
+        int reserved = -1;
+        if (!size.step() ||
+            sqlite3_file_control(w.db(), "main", SQLITE_FCNTL_RESERVE_BYTES, &reserved) != SQLITE_OK)
+            return Status::error("cannot read the trace's page size");
+        const auto pageSize = uint32_t(size.int64(0));
+        auto pages = EventPages::create(std::filesystem::path(path).parent_path(), pageSize,
+                                        pageSize - uint32_t(reserved));
+        if (!pages) return pages.status();
+        w.m_pages = std::move(pages.value());
+    }
+    return w;
+}
+
+Status TraceWriter::prepare() {
+    sqlite3* d = m_db.get();
     HPCPROF_RETURN_IF_ERROR(schema::exec(d, "PRAGMA cache_size=-8192; BEGIN"));
-    w.m_insString = schema::Statement(d, "INSERT INTO string(id, value) VALUES (?, ?)");
-    w.m_insObject = schema::Statement(d, "INSERT INTO object(id, name_id, kind) VALUES (?, ?, ?)");
-    w.m_insCommunicator =
+    m_insString = schema::Statement(d, "INSERT INTO string(id, value) VALUES (?, ?)");
+    m_insObject = schema::Statement(d, "INSERT INTO object(id, name_id, kind) VALUES (?, ?, ?)");
+    m_insCommunicator =
         schema::Statement(d, "INSERT INTO communicator(id, key, size, kind) VALUES (?, ?, ?, ?)");
-    w.m_insProcess = schema::Statement(
+    m_insProcess = schema::Statement(
         d, "INSERT INTO process(id, rank, world_size, local_rank, rank_source, host, pid, ppid,"
            " parent_process_id, command, exe, start_ts, end_ts, end_state, exit_code, clock_method,"
             " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir, cwd)"
            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    w.m_insThread =
+    m_insThread =
         schema::Statement(d, "INSERT INTO thread(id, process_id, tid, name, recording_stopped_ts,"
                              " stop_reason, records_dropped) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    w.m_insTrack = schema::Statement(
+    m_insTrack = schema::Statement(
         d, "INSERT INTO track(id, process_id, thread_id, kind, name, device, stream)"
            " VALUES (?, ?, ?, ?, ?, ?, ?)");
     // Ids are not bound: SQLite appends max(rowid) + 1, which equals the writer's own counter
@@ -105,22 +130,22 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
                                     " depth, bytes, object_id, peer, communicator_id, seq,"
                                     " correlation_id, count, offset) VALUES ";
     const std::string oneRow = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    w.m_insEvent = schema::Statement(d, eventInsert + oneRow);
+    m_insEvent = schema::Statement(d, eventInsert + oneRow);
     const std::string detailInsert = "INSERT INTO event_detail(event_id, errno, fd, tag) VALUES ";
-    w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?)");
-    w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
-    w.m_insCompletion = schema::Statement(
+    m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?)");
+    m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
+    m_insCompletion = schema::Statement(
         d, "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer, tag,"
            " bytes) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    w.m_finishTrack = schema::Statement(
+    m_finishTrack = schema::Statement(
         d, "UPDATE track SET first_event_id = ?, last_event_id = ?, event_count = ? WHERE id = ?");
-    w.m_insMeta =
+    m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
-    for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
-                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insArg,
-                    &w.m_finishTrack, &w.m_insMeta, &w.m_insCompletion})
+    for (auto* s : {&m_insString, &m_insObject, &m_insCommunicator, &m_insProcess,
+                    &m_insThread, &m_insTrack, &m_insEvent, &m_insDetail, &m_insArg,
+                    &m_finishTrack, &m_insMeta, &m_insCompletion})
         if (!s->valid()) return s->error();
-    return w;
+    return {};
 }
 
 int64_t TraceWriter::internString(std::string_view text) {
@@ -238,6 +263,11 @@ int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
     m_io.add(e.trackId, e.categoryId, e.nameId, e.objectId.value_or(0), e.dur, e.bytes.value_or(0),
              e.depth == 0);
+    if (m_pages) { // packed into pages as it comes (the same row the INSERT below makes)
+        check(m_pages->addEvent(id, e, d.offset ? d.offset : e.offset));
+        if (d.any()) check(m_pages->addDetail(id, d));
+        return id;
+    }
     EventRow& row = m_pendingEvents.emplace_back(e);
     if (d.offset) row.offset = d.offset;
     m_pendingShape |= shapeOf(row, kEventOptional) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
@@ -524,26 +554,76 @@ std::vector<schema::IoGroup> TraceWriter::ioGroups() const {
     return m_io.groups(text, objectName);
 }
 
+void TraceWriter::finalizeStatements() {
+    for (auto* st : {&m_insString, &m_insObject, &m_insCommunicator, &m_setCommunicatorSize, &m_insProcess,
+                     &m_insThread, &m_insTrack, &m_insEvent, &m_insDetail, &m_insArg, &m_insArgBatch,
+                     &m_finishTrack, &m_insMeta, &m_insCompletion})
+        *st = {};
+    for (auto& st : m_insEventBatch) st = {};
+    for (auto& st : m_insDetailBatch) st = {};
+}
+
+Status TraceWriter::reopen() {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(m_path.c_str(), &raw,
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX |
+                                       SQLITE_OPEN_NOFOLLOW,
+                                   nullptr);
+    m_db.reset(raw);
+    if (rc != SQLITE_OK) return Status::error("cannot reopen trace " + m_path);
+    // As schema::createTrace set them: a private bulk load, no journal, no fsync.
+    HPCPROF_RETURN_IF_ERROR(schema::exec(db(), "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                                               " PRAGMA locking_mode=EXCLUSIVE;"));
+    return prepare();
+}
+
+Status TraceWriter::replayEvents(const EventPages& pages, const bool* failed) {
+    for (int t = 0; t < EventPages::TableCount_; ++t) {
+        if (!failed[t]) continue;
+        const size_t n = EventPages::kColumns[t];
+        std::string sql = fmt::format("INSERT INTO {} VALUES (?", EventPages::kTableNames[t]);
+        for (size_t i = 1; i < n; ++i) sql += ",?";
+        schema::Statement ins(db(), sql + ")");
+        if (!ins.valid()) return ins.error();
+        HPCPROF_RETURN_IF_ERROR(pages.replay(EventPages::Table(t), [&](int64_t rowid, const std::optional<int64_t>* c,
+                                                                       size_t columns) {
+            ins.bind(1, rowid);
+            for (size_t i = 1; i < n; ++i) bindOptional(ins, int(i + 1), i < columns ? c[i] : std::nullopt);
+            return ins.run();
+        }));
+    }
+    return {};
+}
+
+Status TraceWriter::settleEvents() {
+    if (!m_pages) return {};
+    flushEvents(true);
+    HPCPROF_RETURN_IF_ERROR(m_error);
+    std::unique_ptr<EventPages> pages = std::move(m_pages);
+    HPCPROF_RETURN_IF_ERROR(pages->flush());
+    uint32_t roots[EventPages::TableCount_];
+    for (int t = 0; t < EventPages::TableCount_; ++t) {
+        schema::Statement root(db(), fmt::format("SELECT rootpage FROM sqlite_schema WHERE type = 'table'"
+                                                 " AND name = '{}'", EventPages::kTableNames[t]));
+        if (!root.step()) return Status::error("the trace has no " + std::string(EventPages::kTableNames[t]));
+        roots[t] = uint32_t(root.int64(0));
+    }
+    finalizeStatements();
+    HPCPROF_RETURN_IF_ERROR(schema::exec(db(), "COMMIT"));
+    m_db.reset();
+    bool failed[EventPages::TableCount_] = {};
+    std::string why;
+    HPCPROF_RETURN_IF_ERROR(pages->write(m_path, roots, failed, why));
+    HPCPROF_RETURN_IF_ERROR(reopen());
+    // A table the pages could not go to (a file this writer does not handle): its rows by SQL.
+    return replayEvents(*pages, failed);
+}
+
 Status TraceWriter::finish() {
+    HPCPROF_RETURN_IF_ERROR(settleEvents());
     flushEvents(true);
     if (!m_error.ok()) return m_error;
-    // Statements must be finalized before the handle closes.
-    m_insString = {};
-    m_insObject = {};
-    m_insCommunicator = {};
-    m_setCommunicatorSize = {};
-    m_insProcess = {};
-    m_insThread = {};
-    m_insTrack = {};
-    m_insEvent = {};
-    for (auto& s : m_insEventBatch) s = {};
-    m_insDetail = {};
-    for (auto& s : m_insDetailBatch) s = {};
-    m_insArg = {};
-    m_insArgBatch = {};
-    m_finishTrack = {};
-    m_insMeta = {};
-    m_insCompletion = {};
+    finalizeStatements(); // before the handle closes
     HPCPROF_RETURN_IF_ERROR(schema::exec(m_db.get(), "COMMIT"));
     // Secondary indexes after the load (events need none: each track is a contiguous id range).
     HPCPROF_RETURN_IF_ERROR(schema::exec(

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // TraceWriter writes events in multi-row batches whose INSERT names only the columns the batch
 // uses (by row shape); rows of mixed shapes, depths and tracks must keep their ids, their order
-// and every column exactly, whichever batch statement or single-row path wrote them.
+// and every column exactly, whichever batch statement or single-row path wrote them. The same rows
+// written below SQL (TraceWriterOptions::eventPages: packed into SQLite's pages) must read back
+// the same, pass SQLite's integrity check, and settle into the tables mid-way when asked.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -9,6 +11,7 @@
 
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
+#include "trace_query.hpp"
 #include "hpcprof/store/trace_writer.hpp"
 
 using namespace hpcprof;
@@ -36,7 +39,7 @@ EventRow makeRow(int64_t track, int64_t i, unsigned shape, int64_t depth) {
     if (shape & 2) r.objectId = 1 + i % 4;
     if (shape & 4) r.peer = i % 9;
     if (shape & 8) r.communicatorId = 1 + i % 2;
-    if (shape & 16) r.seq = i;
+    if (shape & 16) r.seq = i % 13 == 0 ? INT64_MAX - i : i; // 8-byte integers too
     if (shape & 32) r.correlationId = -i; // negative values survive too
     if (shape & 64) r.count = 2 + i % 3;
     return r;
@@ -55,8 +58,15 @@ void requireColumn(const schema::Statement& q, int col, const std::optional<int6
 
 } // namespace
 
+std::string integrity(sqlite3* db) {
+    schema::Statement st(db, "PRAGMA integrity_check");
+    return st.step() ? st.text(0) : "no answer";
+}
+
 TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and every column",
           "[store][writer]") {
+    const bool eventPages = GENERATE(false, true);
+    INFO("event pages " << eventPages);
     test::TempDir dir;
     std::string path = dir / "t.hpcprof";
     // Track sizes around the batch size: full batches, tails, a batch across two tracks.
@@ -65,7 +75,7 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
                               4 * batch};
     std::vector<Written> written;
     {
-        auto w = store::TraceWriter::create(path);
+        auto w = store::TraceWriter::create(path, {eventPages});
         REQUIRE(w.ok());
         store::TraceWriter& tw = w.value();
         store::ProcessRow p;
@@ -137,6 +147,7 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
 
     auto db = schema::openTraceReadOnly(path);
     REQUIRE(db.ok());
+    REQUIRE(integrity(db.value().get()) == "ok");
     schema::Statement q(db.value().get(),
                         "SELECT id, track_id, ts, dur, category_id, name_id, depth, bytes, object_id,"
                         " peer, communicator_id, seq, correlation_id, count, offset FROM event ORDER BY id");
@@ -192,4 +203,36 @@ TEST_CASE("events of mixed shapes, depths and tracks keep their ids, order and e
         first += size;
     }
     REQUIRE_FALSE(t.step());
+}
+
+TEST_CASE("event rows packed into pages settle into their tables mid-way, later ones go by SQL",
+          "[store][writer]") {
+    test::TempDir dir;
+    std::string path = dir / "t.hpcprof";
+    {
+        auto w = store::TraceWriter::create(path, {true});
+        REQUIRE(w.ok());
+        store::TraceWriter& tw = w.value();
+        const int64_t track = tw.insertTrack(1, std::nullopt, "cpu_thread", "t", {}, {});
+        EventDetail failed;
+        failed.errnoValue = 9;
+        for (int64_t i = 0; i < 5000; ++i) tw.insertEvent(makeRow(track, i, 3, 0), i % 1000 ? EventDetail{} : failed);
+        REQUIRE(tw.settleEvents().ok());
+        // SQL sees them now (RDMA peers are derived with an UPDATE of event at this point).
+        schema::Statement count(tw.db(), "SELECT COUNT(*), MAX(id), (SELECT COUNT(*) FROM event_detail) FROM event");
+        REQUIRE(count.step());
+        CHECK(count.int64(0) == 5000);
+        CHECK(count.int64(1) == 5000);
+        CHECK(count.int64(2) == 5);
+        REQUIRE(schema::exec(tw.db(), "UPDATE event SET peer = 7 WHERE id = 2").ok());
+        for (int64_t i = 5000; i < 5010; ++i) CHECK(tw.insertEvent(makeRow(track, i, 3, 0), failed) == i + 1);
+        REQUIRE(tw.finishTrack(track, 1, 5010, 5010).ok());
+        REQUIRE(tw.finish().ok());
+    }
+    test::TraceQuery q(path);
+    CHECK(integrity(q.db()) == "ok");
+    CHECK(q.rows("SELECT COUNT(*), MIN(id), MAX(id), SUM(peer IS NOT NULL), SUM(ts - 1099511627776) / 1000 FROM event") ==
+          std::vector<std::string>{"5010|1|5010|1|12547545"});
+    CHECK(q.scalar("SELECT COUNT(*) FROM event_detail WHERE errno = 9") == 15);
+    CHECK(q.text("SELECT stat FROM sqlite_stat1 WHERE tbl = 'event'") == "5010");
 }

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +73,17 @@ using StatCounts = std::array<int64_t, size_t(schema::Stat::Count_)>;
 /// description in the trace; empty for most.
 using StatDetails = std::array<std::string, size_t(schema::Stat::Count_)>;
 
+class EventPages;
+
+/// How a TraceWriter writes.
+struct TraceWriterOptions {
+    /// `event` and `event_detail` rows packed into SQLite's pages directly (store/event_pages.hpp)
+    /// instead of INSERTs: the same rows, at a fraction of the cost. They reach the tables only
+    /// at settleEvents() or finish(): no SQL may read those tables before (the store step; other
+    /// writers keep the default).
+    bool eventPages = false;
+};
+
 class TraceWriter {
 public:
     /// Events per multi-row INSERT: amortises statement start and halt over many rows (512 was
@@ -79,10 +91,11 @@ public:
     static constexpr size_t kEventBatch = 512;
 
     /// Creates the trace at `path` (must not exist) and opens the load transaction.
-    static Result<TraceWriter> create(const std::string& path);
+    static Result<TraceWriter> create(const std::string& path, const TraceWriterOptions& options = {});
 
-    TraceWriter(TraceWriter&&) = default;
-    TraceWriter& operator=(TraceWriter&&) = default;
+    TraceWriter(TraceWriter&&) noexcept;
+    TraceWriter& operator=(TraceWriter&&) noexcept;
+    ~TraceWriter();
 
     /// The id of `text` in the string table, inserting it once.
     int64_t internString(std::string_view text);
@@ -131,6 +144,11 @@ public:
     /// file (what the run summary shows), summed as they were written.
     std::vector<schema::IoGroup> ioGroups() const;
 
+    /// With eventPages: the events written so far put into their tables (the trace committed,
+    /// closed, their pages appended, reopened in a new transaction), so that SQL can read and
+    /// change them; later events go through SQL. Without: nothing to do.
+    Status settleEvents();
+
     /// Commits, builds the indexes and closes the file.
     Status finish();
 
@@ -139,7 +157,15 @@ public:
     sqlite3* db() const { return m_db.get(); }
 
 private:
-    TraceWriter() = default;
+    TraceWriter();
+    /// The statements and the load transaction, on a created or reopened trace.
+    Status prepare();
+    /// Every statement of the writer finalized (before the handle closes).
+    void finalizeStatements();
+    /// The closed trace opened again for writing (after its event pages were appended).
+    Status reopen();
+    /// Rows of the tables whose pages could not be appended, through SQL.
+    Status replayEvents(const EventPages& pages, const bool* failed);
     void check(const Status& s) {
         if (!s.ok() && m_error.ok()) m_error = s;
     }
@@ -186,6 +212,8 @@ private:
     static constexpr int kFirstPerRowParameter = 4;
 
     schema::DbHandle m_db;
+    std::string m_path;
+    std::unique_ptr<EventPages> m_pages; ///< with eventPages, until settleEvents()
     /// event_detail batches by shape (errno, fd, tag: one bit each), as for events.
     std::array<schema::Statement, 8> m_insDetailBatch;
     /// Batch statements by shape: most events leave most optional columns NULL, and a column
