@@ -29,7 +29,7 @@ int anonymousFile(const std::filesystem::path& dir) {
 } // namespace
 
 EventPages::EventPages(int fd, uint32_t pageSize, uint32_t usable)
-    : m_fd(fd), m_pageSize(pageSize), m_usable(usable), m_record(size_t(1 + 10 * kColumns[Event])) {
+    : m_fd(fd), m_pageSize(pageSize), m_usable(usable), m_record(size_t(1 + 9 * kColumns[Event] + 8)) {
     for (int t = 0; t < TableCount_; ++t)
         m_packers[t] = std::make_unique<LeafPacker>(pageSize, usable, [this, t](const uint8_t* page, int64_t last) {
             return spill(Table(t), page, last);

@@ -50,10 +50,19 @@ inline int getVarint(const uint8_t* p, uint64_t* v) {
     }
     return getVarintSlow(p, v);
 }
+// Up to three bytes inline: serial types, payload sizes and rowids below 2^21.
 inline int putVarint(uint8_t* p, uint64_t v) {
     if (v < 0x80) {
         p[0] = uint8_t(v);
         return 1;
+    }
+    if (v < 0x4000) {
+        p[0] = uint8_t(0x80 | (v >> 7)), p[1] = uint8_t(v & 0x7f);
+        return 2;
+    }
+    if (v < 0x200000) {
+        p[0] = uint8_t(0x80 | (v >> 14)), p[1] = uint8_t(0x80 | ((v >> 7) & 0x7f)), p[2] = uint8_t(v & 0x7f);
+        return 3;
     }
     return putVarintSlow(p, v);
 }
@@ -85,8 +94,9 @@ inline void writeInteger(uint8_t* p, uint64_t t, int64_t v) {
 }
 
 /// The record of `n` (< 127) integer-or-NULL columns (nullopt: NULL, as the INTEGER PRIMARY KEY
-/// column is in a rowid table's record) into `out` (at most 1 + 10 n bytes): its length. Bytes
-/// equal to what SQLite writes for an INSERT of the same values into INTEGER columns.
+/// column is in a rowid table's record) into `out`: its length. `out` holds 1 + 9 n + 8 bytes
+/// (values are stored 8 bytes at a time). Bytes equal to what SQLite writes for an INSERT of the
+/// same values into INTEGER columns.
 int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uint8_t* out);
 
 /// The largest record a cell of a page with `usable` bytes holds without overflow pages (with

@@ -173,27 +173,33 @@ int64_t TraceWriter::internObject(int64_t nameStringId, std::string_view name) {
 
 int64_t TraceWriter::internCommunicator(std::string_view key, std::optional<int64_t> size,
                                         std::string_view kind) {
-    auto [it, inserted] =
-        m_communicators.try_emplace(std::string(key), CommunicatorRow{m_nextCommunicator, false});
-    if (!inserted) {
-        if (size && !it->second.hasSize) {
-            if (!m_setCommunicatorSize.valid())
-                m_setCommunicatorSize =
-                    schema::Statement(db(), "UPDATE communicator SET size = ? WHERE id = ?");
-            m_setCommunicatorSize.bind(1, *size);
-            m_setCommunicatorSize.bind(2, it->second.id);
-            check(m_setCommunicatorSize.run());
-            it->second.hasSize = true;
+    // Consecutive communication calls mostly name one communicator: compared, not hashed.
+    CommunicatorRow* row = m_lastCommunicator && *m_lastCommunicatorKey == key ? m_lastCommunicator : nullptr;
+    if (!row) {
+        auto [it, inserted] =
+            m_communicators.try_emplace(std::string(key), CommunicatorRow{m_nextCommunicator, false});
+        m_lastCommunicatorKey = &it->first; // map nodes stay where they are
+        m_lastCommunicator = &it->second;
+        if (inserted) {
+            it->second.hasSize = size.has_value();
+            m_insCommunicator.bind(1, m_nextCommunicator);
+            m_insCommunicator.bind(2, key);
+            bindOptional(m_insCommunicator, 3, size);
+            m_insCommunicator.bind(4, kind);
+            check(m_insCommunicator.run());
+            return m_nextCommunicator++;
         }
-        return it->second.id;
+        row = &it->second;
     }
-    it->second.hasSize = size.has_value();
-    m_insCommunicator.bind(1, m_nextCommunicator);
-    m_insCommunicator.bind(2, key);
-    bindOptional(m_insCommunicator, 3, size);
-    m_insCommunicator.bind(4, kind);
-    check(m_insCommunicator.run());
-    return m_nextCommunicator++;
+    if (size && !row->hasSize) {
+        if (!m_setCommunicatorSize.valid())
+            m_setCommunicatorSize = schema::Statement(db(), "UPDATE communicator SET size = ? WHERE id = ?");
+        m_setCommunicatorSize.bind(1, *size);
+        m_setCommunicatorSize.bind(2, row->id);
+        check(m_setCommunicatorSize.run());
+        row->hasSize = true;
+    }
+    return row->id;
 }
 
 Status TraceWriter::insertProcess(const ProcessRow& p) {

@@ -237,6 +237,8 @@ private:
         bool hasSize;
     };
     std::unordered_map<std::string, CommunicatorRow> m_communicators;
+    const std::string* m_lastCommunicatorKey = nullptr; ///< the last one interned (a key of m_communicators)
+    CommunicatorRow* m_lastCommunicator = nullptr;
     schema::Statement m_setCommunicatorSize;
     int64_t m_nextString = 1, m_nextObject = 1, m_nextCommunicator = 1, m_nextThread = 1,
             m_nextTrack = 1, m_nextEvent = 1;
