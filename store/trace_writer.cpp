@@ -384,7 +384,10 @@ void TraceWriter::flushEvents(bool final) {
     m_pendingEvents.clear();
     m_pendingShape = 0;
     flushDetails(final);
-    if (final) flushArgs();
+    if (final) {
+        flushArgs();
+        flushCompletions();
+    }
 }
 
 void TraceWriter::flushDetails(bool final) {
@@ -477,19 +480,38 @@ void TraceWriter::flushArgs() {
 }
 
 void TraceWriter::insertMpiCompletion(const MpiCompletionRow& c) {
-    auto& s = m_insCompletion;
-    auto bindOpt = [&](int i, const std::optional<int64_t>& v) {
-        if (v) s.bind(i, *v);
-        else s.bindNull(i);
-    };
-    s.bind(1, c.eventId);
-    s.bind(2, c.request);
-    bindOpt(3, c.postEventId);
-    s.bind(4, std::string_view(c.isRecv ? "recv" : "send"));
-    bindOpt(5, c.peer);
-    bindOpt(6, c.tag);
-    bindOpt(7, c.bytes);
-    check(s.run());
+    m_pendingCompletions.push_back(c);
+    if (m_pendingCompletions.size() == kCompletionBatch) flushCompletions();
+}
+
+void TraceWriter::flushCompletions() {
+    // A full batch in one multi-row INSERT OR IGNORE (rows applied in order: the first of a
+    // repeated (event, request) still wins), fewer one by one.
+    const bool batch = m_pendingCompletions.size() == kCompletionBatch;
+    if (batch && !m_insCompletionBatch.valid()) {
+        std::string sql = "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer,"
+                          " tag, bytes) VALUES ";
+        for (size_t i = 0; i < kCompletionBatch; ++i) sql += i ? ",(?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?)";
+        m_insCompletionBatch = schema::Statement(db(), sql);
+        check(m_insCompletionBatch.error());
+    }
+    schema::Statement& s = batch ? m_insCompletionBatch : m_insCompletion;
+    int next = 1;
+    for (const MpiCompletionRow& c : m_pendingCompletions) {
+        s.bind(next++, c.eventId);
+        s.bind(next++, c.request);
+        bindOptional(s, next++, c.postEventId);
+        s.bind(next++, std::string_view(c.isRecv ? "recv" : "send"));
+        bindOptional(s, next++, c.peer);
+        bindOptional(s, next++, c.tag);
+        bindOptional(s, next++, c.bytes);
+        if (!batch) {
+            check(s.run());
+            next = 1;
+        }
+    }
+    if (batch) check(s.run());
+    m_pendingCompletions.clear();
 }
 
 Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
@@ -563,7 +585,7 @@ std::vector<schema::IoGroup> TraceWriter::ioGroups() const {
 void TraceWriter::finalizeStatements() {
     for (auto* st : {&m_insString, &m_insObject, &m_insCommunicator, &m_setCommunicatorSize, &m_insProcess,
                      &m_insThread, &m_insTrack, &m_insEvent, &m_insDetail, &m_insArg, &m_insArgBatch,
-                     &m_finishTrack, &m_insMeta, &m_insCompletion})
+                     &m_finishTrack, &m_insMeta, &m_insCompletion, &m_insCompletionBatch})
         *st = {};
     for (auto& st : m_insEventBatch) st = {};
     for (auto& st : m_insDetailBatch) st = {};

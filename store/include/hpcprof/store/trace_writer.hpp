@@ -131,7 +131,8 @@ public:
                 insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
         }
     }
-    /// Adds a row to mpi_completion.
+    /// Adds a row to mpi_completion. Rows are buffered and written in multi-row batches with the
+    /// events (the first row of a repeated (event, request) still wins).
     void insertMpiCompletion(const MpiCompletionRow& c);
     Status finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId, int64_t count);
     Status setMetadata(std::string_view key, std::string_view value);
@@ -198,6 +199,12 @@ private:
         std::string text;
     };
     PendingArg& nextArg(int64_t eventId, std::string_view key);
+    /// mpi_completion rows per multi-row INSERT (an MPI loop has one or two per wait).
+    static constexpr size_t kCompletionBatch = 128;
+    std::vector<MpiCompletionRow> m_pendingCompletions;
+    schema::Statement m_insCompletionBatch;
+    /// Writes buffered mpi_completion rows: a full batch at once, fewer one by one.
+    void flushCompletions();
     /// Writes buffered event_arg rows: a full batch at once, fewer one by one.
     void flushArgs();
     /// NULL-able event columns (bytes .. offset), one bit each in a batch's shape.
