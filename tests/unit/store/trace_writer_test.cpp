@@ -13,6 +13,7 @@
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 #include "hpcprof/store/trace_writer.hpp"
+#include "store/event_pages.hpp"
 
 using namespace hpcprof;
 using store::EventDetail;
@@ -235,4 +236,57 @@ TEST_CASE("event rows packed into pages settle into their tables mid-way, later 
           std::vector<std::string>{"5010|1|5010|1|12547545"});
     CHECK(q.scalar("SELECT COUNT(*) FROM event_detail WHERE errno = 9") == 15);
     CHECK(q.text("SELECT stat FROM sqlite_stat1 WHERE tbl = 'event'") == "5010");
+}
+
+TEST_CASE("event pages that cannot be appended are left out and replayed as the rows they hold",
+          "[store][writer]") {
+    test::TempDir dir;
+    const std::string path = dir / "av.db";
+    {
+        // An auto-vacuum file: the page appender refuses it (its pointer map would go stale).
+        sqlite3* raw = nullptr;
+        REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+        schema::DbHandle db(raw);
+        REQUIRE(schema::exec(raw, "PRAGMA page_size=65536; PRAGMA auto_vacuum=FULL;"
+                                  " CREATE TABLE event(id INTEGER PRIMARY KEY, a, b, c, d, e, f, g, h, i, j, k, l, m, n);"
+                                  " CREATE TABLE event_detail(event_id INTEGER PRIMARY KEY, errno, fd, tag);").ok());
+    }
+    auto pages = store::EventPages::create(dir.path(), 65536, 65536);
+    REQUIRE(pages.ok());
+    std::vector<EventRow> rows;
+    for (int64_t i = 0; i < 3000; ++i) {
+        rows.push_back(makeRow(7, i, unsigned(i % 128), i % 3));
+        EventDetail d;
+        d.tag = -i;
+        REQUIRE(pages.value()->addEvent(i + 1, rows.back(), std::optional<int64_t>(i * 512)).ok());
+        if (i % 100 == 0) REQUIRE(pages.value()->addDetail(i + 1, d).ok());
+    }
+    REQUIRE(pages.value()->flush().ok());
+    const uint32_t roots[2] = {2, 3};
+    bool failed[2] = {};
+    std::string why;
+    REQUIRE(pages.value()->write(path, roots, failed, why).ok());
+    CHECK(failed[0]);
+    CHECK(failed[1]);
+    CHECK(why.find("auto-vacuum") != std::string::npos);
+    int64_t n = 0;
+    REQUIRE(pages.value()->replay(store::EventPages::Event, [&](int64_t rowid, const std::optional<int64_t>* c, size_t columns) {
+        const EventRow& e = rows[size_t(n++)];
+        REQUIRE(rowid == n);
+        REQUIRE(columns == 15);
+        REQUIRE_FALSE(c[0]);
+        REQUIRE(std::vector<std::optional<int64_t>>(c + 1, c + 15) ==
+                std::vector<std::optional<int64_t>>{e.trackId, e.ts, e.dur, e.categoryId, e.nameId, e.depth, e.bytes,
+                                                    e.objectId, e.peer, e.communicatorId, e.seq, e.correlationId,
+                                                    e.count, (rowid - 1) * 512});
+        return Status();
+    }).ok());
+    CHECK(n == 3000);
+    int64_t details = 0;
+    REQUIRE(pages.value()->replay(store::EventPages::Detail, [&](int64_t rowid, const std::optional<int64_t>* c, size_t) {
+        ++details;
+        REQUIRE((!c[1] && !c[2] && c[3] == -(rowid - 1)));
+        return Status();
+    }).ok());
+    CHECK(details == 30);
 }
