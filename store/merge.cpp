@@ -71,6 +71,9 @@ public:
             }
             if (m_opt.onProgress) m_opt.onProgress("process", int64_t(i + 1), int64_t(procs.size()));
         }
+        // What needs every process may read and change events with SQL (RDMA peers): the event
+        // rows go into their tables first.
+        HPCPROF_RETURN_IF_ERROR(m_w.settleEvents());
         for (auto& family : m_families) HPCPROF_RETURN_IF_ERROR(family->finishRun(m_w, m_result.warnings));
         HPCPROF_RETURN_IF_ERROR(
             m_w.setMetadata(schema::meta::kChunksMappedAhead, std::to_string(m_chunksAhead)));
@@ -221,7 +224,7 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
 
     MergeResult result;
     {
-        auto writer = TraceWriter::create(pending->path());
+        auto writer = TraceWriter::create(pending->path(), TraceWriterOptions{options.eventPages});
         if (!writer) return writer.status();
         TraceWriter& w = writer.value();
         auto families = storeFamilies();

@@ -8,7 +8,8 @@
 // SQLite's file format lays them out: the shard's table b-tree is walked leaf by leaf, each
 // record's changed columns re-encoded, the cells packed into fresh leaf pages appended to the
 // trace file, and the interior pages built over them once at the end (a bulk b-tree load, the
-// way CREATE INDEX builds an index). What SQLite would refuse to read back is never written:
+// way CREATE INDEX builds an index). The packing, the append and the interior pages are
+// table_pages.hpp's, which the conversion's event rows use too (event_pages.hpp). What SQLite would refuse to read back is never written:
 // any row this code does not handle (an overflowing record, a non-integer in a changed column)
 // is an error, and the caller copies with SQL instead (shard_merge.cpp).
 //

@@ -55,21 +55,33 @@ bool ThreadEvents::row(const Process& p, const RawEvent& e, EventRow& row, Event
     return true;
 }
 
+std::vector<uint32_t> ThreadEvents::startOrder(const std::vector<RawEvent>& events) {
+    // Records are written when calls end; the track wants start order (stable for ties).
+    // Usually already in order (empty: as they are); nested calls (signal handlers, an MPI
+    // call's inner calls) are not. The positions are sorted, not the 96-byte events: moving
+    // those was a quarter of an MPI loop's conversion.
+    auto byStart = [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; };
+    if (std::is_sorted(events.begin(), events.end(), byStart)) return {};
+    std::vector<std::pair<uint64_t, uint32_t>> keys(events.size());
+    for (size_t i = 0; i < events.size(); ++i) keys[i] = {events[i].start, uint32_t(i)};
+    std::sort(keys.begin(), keys.end()); // (start, position): unique, so stable for ties
+    std::vector<uint32_t> order(events.size());
+    for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].second;
+    return order;
+}
+
 Status ThreadEvents::write(const Process& p, ThreadRecords& t, const ThreadRecording& recording,
                            int64_t& lastEnd, int64_t& events) {
     int64_t threadId = m_w.insertThread(p.processId, t.tid, t.name, recording);
     std::string trackName = t.name.empty() ? "thread " + std::to_string(t.tid)
                                            : t.name + " (" + std::to_string(t.tid) + ")";
     int64_t trackId = m_w.insertTrack(p.processId, threadId, "cpu_thread", trackName, {}, {});
-    // Records are written when calls end; the track wants start order (stable for ties).
-    // (Usually already in order: only nested calls, e.g. in signal handlers, are not.)
-    auto byStart = [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; };
-    if (!std::is_sorted(t.events.begin(), t.events.end(), byStart))
-        std::stable_sort(t.events.begin(), t.events.end(), byStart);
+    const std::vector<uint32_t> order = startOrder(t.events);
     m_depth.clear();
     int64_t first = 0, last = 0, count = 0;
     std::vector<PendingArg> args;
-    for (const RawEvent& e : t.events) {
+    for (size_t k = 0; k < t.events.size(); ++k) {
+        const RawEvent& e = t.events[order.empty() ? k : order[k]];
         EventRow r;
         EventDetail d;
         args.clear();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/store/trace_writer.hpp"
 
+#include "event_pages.hpp"
 #include "hpcprof/schema/object_kind.hpp"
 #include "hpcprof/schema/tables.hpp"
 
@@ -77,26 +78,50 @@ std::string shapedBatchInsert(std::string head, std::string row,
 }
 } // namespace
 
-Result<TraceWriter> TraceWriter::create(const std::string& path) {
+TraceWriter::TraceWriter() = default;
+TraceWriter::TraceWriter(TraceWriter&&) noexcept = default;
+TraceWriter& TraceWriter::operator=(TraceWriter&&) noexcept = default;
+TraceWriter::~TraceWriter() = default;
+
+Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceWriterOptions& options) {
     auto db = schema::createTrace(path);
     if (!db) return db.status();
     TraceWriter w;
     w.m_db = std::move(db.value());
-    sqlite3* d = w.m_db.get();
+    w.m_path = path;
+    HPCPROF_RETURN_IF_ERROR(w.prepare());
+    if (options.eventPages) {
+        // The leaves are built for the trace's page size and reserved bytes (createTrace's).
+        schema::Statement size(w.db(), "PRAGMA page_size");
+        int reserved = -1;
+        if (!size.step() ||
+            sqlite3_file_control(w.db(), "main", SQLITE_FCNTL_RESERVE_BYTES, &reserved) != SQLITE_OK)
+            return Status::error("cannot read the trace's page size");
+        const auto pageSize = uint32_t(size.int64(0));
+        auto pages = EventPages::create(std::filesystem::path(path).parent_path(), pageSize,
+                                        pageSize - uint32_t(reserved));
+        if (!pages) return pages.status();
+        w.m_pages = std::move(pages.value());
+    }
+    return w;
+}
+
+Status TraceWriter::prepare() {
+    sqlite3* d = m_db.get();
     HPCPROF_RETURN_IF_ERROR(schema::exec(d, "PRAGMA cache_size=-8192; BEGIN"));
-    w.m_insString = schema::Statement(d, "INSERT INTO string(id, value) VALUES (?, ?)");
-    w.m_insObject = schema::Statement(d, "INSERT INTO object(id, name_id, kind) VALUES (?, ?, ?)");
-    w.m_insCommunicator =
+    m_insString = schema::Statement(d, "INSERT INTO string(id, value) VALUES (?, ?)");
+    m_insObject = schema::Statement(d, "INSERT INTO object(id, name_id, kind) VALUES (?, ?, ?)");
+    m_insCommunicator =
         schema::Statement(d, "INSERT INTO communicator(id, key, size, kind) VALUES (?, ?, ?, ?)");
-    w.m_insProcess = schema::Statement(
+    m_insProcess = schema::Statement(
         d, "INSERT INTO process(id, rank, world_size, local_rank, rank_source, host, pid, ppid,"
            " parent_process_id, command, exe, start_ts, end_ts, end_state, exit_code, clock_method,"
             " clock_offset_ns, clock_drift_ppb, clock_uncertainty_ns, raw_dir, cwd)"
            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    w.m_insThread =
+    m_insThread =
         schema::Statement(d, "INSERT INTO thread(id, process_id, tid, name, recording_stopped_ts,"
                              " stop_reason, records_dropped) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    w.m_insTrack = schema::Statement(
+    m_insTrack = schema::Statement(
         d, "INSERT INTO track(id, process_id, thread_id, kind, name, device, stream)"
            " VALUES (?, ?, ?, ?, ?, ?, ?)");
     // Ids are not bound: SQLite appends max(rowid) + 1, which equals the writer's own counter
@@ -105,22 +130,22 @@ Result<TraceWriter> TraceWriter::create(const std::string& path) {
                                     " depth, bytes, object_id, peer, communicator_id, seq,"
                                     " correlation_id, count, offset) VALUES ";
     const std::string oneRow = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    w.m_insEvent = schema::Statement(d, eventInsert + oneRow);
+    m_insEvent = schema::Statement(d, eventInsert + oneRow);
     const std::string detailInsert = "INSERT INTO event_detail(event_id, errno, fd, tag) VALUES ";
-    w.m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?)");
-    w.m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
-    w.m_insCompletion = schema::Statement(
+    m_insDetail = schema::Statement(d, detailInsert + "(?, ?, ?, ?)");
+    m_insArg = schema::Statement(d, "INSERT OR REPLACE INTO event_arg(event_id, key, value) VALUES (?, ?, ?)");
+    m_insCompletion = schema::Statement(
         d, "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer, tag,"
            " bytes) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    w.m_finishTrack = schema::Statement(
+    m_finishTrack = schema::Statement(
         d, "UPDATE track SET first_event_id = ?, last_event_id = ?, event_count = ? WHERE id = ?");
-    w.m_insMeta =
+    m_insMeta =
         schema::Statement(d, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
-    for (auto* s : {&w.m_insString, &w.m_insObject, &w.m_insCommunicator, &w.m_insProcess,
-                    &w.m_insThread, &w.m_insTrack, &w.m_insEvent, &w.m_insDetail, &w.m_insArg,
-                    &w.m_finishTrack, &w.m_insMeta, &w.m_insCompletion})
+    for (auto* s : {&m_insString, &m_insObject, &m_insCommunicator, &m_insProcess,
+                    &m_insThread, &m_insTrack, &m_insEvent, &m_insDetail, &m_insArg,
+                    &m_finishTrack, &m_insMeta, &m_insCompletion})
         if (!s->valid()) return s->error();
-    return w;
+    return {};
 }
 
 int64_t TraceWriter::internString(std::string_view text) {
@@ -148,27 +173,33 @@ int64_t TraceWriter::internObject(int64_t nameStringId, std::string_view name) {
 
 int64_t TraceWriter::internCommunicator(std::string_view key, std::optional<int64_t> size,
                                         std::string_view kind) {
-    auto [it, inserted] =
-        m_communicators.try_emplace(std::string(key), CommunicatorRow{m_nextCommunicator, false});
-    if (!inserted) {
-        if (size && !it->second.hasSize) {
-            if (!m_setCommunicatorSize.valid())
-                m_setCommunicatorSize =
-                    schema::Statement(db(), "UPDATE communicator SET size = ? WHERE id = ?");
-            m_setCommunicatorSize.bind(1, *size);
-            m_setCommunicatorSize.bind(2, it->second.id);
-            check(m_setCommunicatorSize.run());
-            it->second.hasSize = true;
+    // Consecutive communication calls mostly name one communicator: compared, not hashed.
+    CommunicatorRow* row = m_lastCommunicator && *m_lastCommunicatorKey == key ? m_lastCommunicator : nullptr;
+    if (!row) {
+        auto [it, inserted] =
+            m_communicators.try_emplace(std::string(key), CommunicatorRow{m_nextCommunicator, false});
+        m_lastCommunicatorKey = &it->first; // map nodes stay where they are
+        m_lastCommunicator = &it->second;
+        if (inserted) {
+            it->second.hasSize = size.has_value();
+            m_insCommunicator.bind(1, m_nextCommunicator);
+            m_insCommunicator.bind(2, key);
+            bindOptional(m_insCommunicator, 3, size);
+            m_insCommunicator.bind(4, kind);
+            check(m_insCommunicator.run());
+            return m_nextCommunicator++;
         }
-        return it->second.id;
+        row = &it->second;
     }
-    it->second.hasSize = size.has_value();
-    m_insCommunicator.bind(1, m_nextCommunicator);
-    m_insCommunicator.bind(2, key);
-    bindOptional(m_insCommunicator, 3, size);
-    m_insCommunicator.bind(4, kind);
-    check(m_insCommunicator.run());
-    return m_nextCommunicator++;
+    if (size && !row->hasSize) {
+        if (!m_setCommunicatorSize.valid())
+            m_setCommunicatorSize = schema::Statement(db(), "UPDATE communicator SET size = ? WHERE id = ?");
+        m_setCommunicatorSize.bind(1, *size);
+        m_setCommunicatorSize.bind(2, row->id);
+        check(m_setCommunicatorSize.run());
+        row->hasSize = true;
+    }
+    return row->id;
 }
 
 Status TraceWriter::insertProcess(const ProcessRow& p) {
@@ -238,6 +269,11 @@ int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
     m_io.add(e.trackId, e.categoryId, e.nameId, e.objectId.value_or(0), e.dur, e.bytes.value_or(0),
              e.depth == 0);
+    if (m_pages) { // packed into pages as it comes (the same row the INSERT below makes)
+        check(m_pages->addEvent(id, e, d.offset ? d.offset : e.offset));
+        if (d.any()) check(m_pages->addDetail(id, d));
+        return id;
+    }
     EventRow& row = m_pendingEvents.emplace_back(e);
     if (d.offset) row.offset = d.offset;
     m_pendingShape |= shapeOf(row, kEventOptional) | (e.depth != 0 ? kShapeDepthPerRow : 0u);
@@ -348,7 +384,10 @@ void TraceWriter::flushEvents(bool final) {
     m_pendingEvents.clear();
     m_pendingShape = 0;
     flushDetails(final);
-    if (final) flushArgs();
+    if (final) {
+        flushArgs();
+        flushCompletions();
+    }
 }
 
 void TraceWriter::flushDetails(bool final) {
@@ -441,19 +480,38 @@ void TraceWriter::flushArgs() {
 }
 
 void TraceWriter::insertMpiCompletion(const MpiCompletionRow& c) {
-    auto& s = m_insCompletion;
-    auto bindOpt = [&](int i, const std::optional<int64_t>& v) {
-        if (v) s.bind(i, *v);
-        else s.bindNull(i);
-    };
-    s.bind(1, c.eventId);
-    s.bind(2, c.request);
-    bindOpt(3, c.postEventId);
-    s.bind(4, std::string_view(c.isRecv ? "recv" : "send"));
-    bindOpt(5, c.peer);
-    bindOpt(6, c.tag);
-    bindOpt(7, c.bytes);
-    check(s.run());
+    m_pendingCompletions.push_back(c);
+    if (m_pendingCompletions.size() == kCompletionBatch) flushCompletions();
+}
+
+void TraceWriter::flushCompletions() {
+    // A full batch in one multi-row INSERT OR IGNORE (rows applied in order: the first of a
+    // repeated (event, request) still wins), fewer one by one.
+    const bool batch = m_pendingCompletions.size() == kCompletionBatch;
+    if (batch && !m_insCompletionBatch.valid()) {
+        std::string sql = "INSERT OR IGNORE INTO mpi_completion(event_id, request, post_event_id, kind, peer,"
+                          " tag, bytes) VALUES ";
+        for (size_t i = 0; i < kCompletionBatch; ++i) sql += i ? ",(?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?)";
+        m_insCompletionBatch = schema::Statement(db(), sql);
+        check(m_insCompletionBatch.error());
+    }
+    schema::Statement& s = batch ? m_insCompletionBatch : m_insCompletion;
+    int next = 1;
+    for (const MpiCompletionRow& c : m_pendingCompletions) {
+        s.bind(next++, c.eventId);
+        s.bind(next++, c.request);
+        bindOptional(s, next++, c.postEventId);
+        s.bind(next++, std::string_view(c.isRecv ? "recv" : "send"));
+        bindOptional(s, next++, c.peer);
+        bindOptional(s, next++, c.tag);
+        bindOptional(s, next++, c.bytes);
+        if (!batch) {
+            check(s.run());
+            next = 1;
+        }
+    }
+    if (batch) check(s.run());
+    m_pendingCompletions.clear();
 }
 
 Status TraceWriter::finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId,
@@ -524,26 +582,76 @@ std::vector<schema::IoGroup> TraceWriter::ioGroups() const {
     return m_io.groups(text, objectName);
 }
 
+void TraceWriter::finalizeStatements() {
+    for (auto* st : {&m_insString, &m_insObject, &m_insCommunicator, &m_setCommunicatorSize, &m_insProcess,
+                     &m_insThread, &m_insTrack, &m_insEvent, &m_insDetail, &m_insArg, &m_insArgBatch,
+                     &m_finishTrack, &m_insMeta, &m_insCompletion, &m_insCompletionBatch})
+        *st = {};
+    for (auto& st : m_insEventBatch) st = {};
+    for (auto& st : m_insDetailBatch) st = {};
+}
+
+Status TraceWriter::reopen() {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(m_path.c_str(), &raw,
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX |
+                                       SQLITE_OPEN_NOFOLLOW,
+                                   nullptr);
+    m_db.reset(raw);
+    if (rc != SQLITE_OK) return Status::error("cannot reopen trace " + m_path);
+    // As schema::createTrace set them: a private bulk load, no journal, no fsync.
+    HPCPROF_RETURN_IF_ERROR(schema::exec(db(), "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                                               " PRAGMA locking_mode=EXCLUSIVE;"));
+    return prepare();
+}
+
+Status TraceWriter::replayEvents(const EventPages& pages, const bool* failed) {
+    for (int t = 0; t < EventPages::TableCount_; ++t) {
+        if (!failed[t]) continue;
+        const size_t n = EventPages::kColumns[t];
+        std::string sql = fmt::format("INSERT INTO {} VALUES (?", EventPages::kTableNames[t]);
+        for (size_t i = 1; i < n; ++i) sql += ",?";
+        schema::Statement ins(db(), sql + ")");
+        if (!ins.valid()) return ins.error();
+        HPCPROF_RETURN_IF_ERROR(pages.replay(EventPages::Table(t), [&](int64_t rowid, const std::optional<int64_t>* c,
+                                                                       size_t columns) {
+            ins.bind(1, rowid);
+            for (size_t i = 1; i < n; ++i) bindOptional(ins, int(i + 1), i < columns ? c[i] : std::nullopt);
+            return ins.run();
+        }));
+    }
+    return {};
+}
+
+Status TraceWriter::settleEvents() {
+    if (!m_pages) return {};
+    flushEvents(true);
+    HPCPROF_RETURN_IF_ERROR(m_error);
+    std::unique_ptr<EventPages> pages = std::move(m_pages);
+    HPCPROF_RETURN_IF_ERROR(pages->flush());
+    uint32_t roots[EventPages::TableCount_];
+    for (int t = 0; t < EventPages::TableCount_; ++t) {
+        schema::Statement root(db(), fmt::format("SELECT rootpage FROM sqlite_schema WHERE type = 'table'"
+                                                 " AND name = '{}'", EventPages::kTableNames[t]));
+        if (!root.step()) return Status::error("the trace has no " + std::string(EventPages::kTableNames[t]));
+        roots[t] = uint32_t(root.int64(0));
+    }
+    finalizeStatements();
+    HPCPROF_RETURN_IF_ERROR(schema::exec(db(), "COMMIT"));
+    m_db.reset();
+    bool failed[EventPages::TableCount_] = {};
+    std::string why;
+    HPCPROF_RETURN_IF_ERROR(pages->write(m_path, roots, failed, why));
+    HPCPROF_RETURN_IF_ERROR(reopen());
+    // A table the pages could not go to (a file this writer does not handle): its rows by SQL.
+    return replayEvents(*pages, failed);
+}
+
 Status TraceWriter::finish() {
+    HPCPROF_RETURN_IF_ERROR(settleEvents());
     flushEvents(true);
     if (!m_error.ok()) return m_error;
-    // Statements must be finalized before the handle closes.
-    m_insString = {};
-    m_insObject = {};
-    m_insCommunicator = {};
-    m_setCommunicatorSize = {};
-    m_insProcess = {};
-    m_insThread = {};
-    m_insTrack = {};
-    m_insEvent = {};
-    for (auto& s : m_insEventBatch) s = {};
-    m_insDetail = {};
-    for (auto& s : m_insDetailBatch) s = {};
-    m_insArg = {};
-    m_insArgBatch = {};
-    m_finishTrack = {};
-    m_insMeta = {};
-    m_insCompletion = {};
+    finalizeStatements(); // before the handle closes
     HPCPROF_RETURN_IF_ERROR(schema::exec(m_db.get(), "COMMIT"));
     // Secondary indexes after the load (events need none: each track is a contiguous id range).
     HPCPROF_RETURN_IF_ERROR(schema::exec(

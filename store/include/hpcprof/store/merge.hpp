@@ -32,6 +32,9 @@ struct MergeOptions {
     /// Called on the merging thread as the conversion goes: ("process", i, n) after process i
     /// of n, ("indexes", 0, 0) while the trace's indexes are built. For progress displays.
     std::function<void(const char* step, int64_t done, int64_t total)> onProgress;
+    /// Event rows packed into SQLite's pages below SQL (TraceWriterOptions::eventPages); false
+    /// writes them with INSERTs, the reference the tests compare the pages with.
+    bool eventPages = true;
 };
 
 struct MergeResult {

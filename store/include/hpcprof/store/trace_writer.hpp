@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +73,17 @@ using StatCounts = std::array<int64_t, size_t(schema::Stat::Count_)>;
 /// description in the trace; empty for most.
 using StatDetails = std::array<std::string, size_t(schema::Stat::Count_)>;
 
+class EventPages;
+
+/// How a TraceWriter writes.
+struct TraceWriterOptions {
+    /// `event` and `event_detail` rows packed into SQLite's pages directly (store/event_pages.hpp)
+    /// instead of INSERTs: the same rows, at a fraction of the cost. They reach the tables only
+    /// at settleEvents() or finish(): no SQL may read those tables before (the store step; other
+    /// writers keep the default).
+    bool eventPages = false;
+};
+
 class TraceWriter {
 public:
     /// Events per multi-row INSERT: amortises statement start and halt over many rows (512 was
@@ -79,10 +91,11 @@ public:
     static constexpr size_t kEventBatch = 512;
 
     /// Creates the trace at `path` (must not exist) and opens the load transaction.
-    static Result<TraceWriter> create(const std::string& path);
+    static Result<TraceWriter> create(const std::string& path, const TraceWriterOptions& options = {});
 
-    TraceWriter(TraceWriter&&) = default;
-    TraceWriter& operator=(TraceWriter&&) = default;
+    TraceWriter(TraceWriter&&) noexcept;
+    TraceWriter& operator=(TraceWriter&&) noexcept;
+    ~TraceWriter();
 
     /// The id of `text` in the string table, inserting it once.
     int64_t internString(std::string_view text);
@@ -118,7 +131,8 @@ public:
                 insertEventArg(eventId, key, std::string_view(std::get<std::string>(value)));
         }
     }
-    /// Adds a row to mpi_completion.
+    /// Adds a row to mpi_completion. Rows are buffered and written in multi-row batches with the
+    /// events (the first row of a repeated (event, request) still wins).
     void insertMpiCompletion(const MpiCompletionRow& c);
     Status finishTrack(int64_t trackId, int64_t firstEventId, int64_t lastEventId, int64_t count);
     Status setMetadata(std::string_view key, std::string_view value);
@@ -131,6 +145,11 @@ public:
     /// file (what the run summary shows), summed as they were written.
     std::vector<schema::IoGroup> ioGroups() const;
 
+    /// With eventPages: the events written so far put into their tables (the trace committed,
+    /// closed, their pages appended, reopened in a new transaction), so that SQL can read and
+    /// change them; later events go through SQL. Without: nothing to do.
+    Status settleEvents();
+
     /// Commits, builds the indexes and closes the file.
     Status finish();
 
@@ -139,7 +158,15 @@ public:
     sqlite3* db() const { return m_db.get(); }
 
 private:
-    TraceWriter() = default;
+    TraceWriter();
+    /// The statements and the load transaction, on a created or reopened trace.
+    Status prepare();
+    /// Every statement of the writer finalized (before the handle closes).
+    void finalizeStatements();
+    /// The closed trace opened again for writing (after its event pages were appended).
+    Status reopen();
+    /// Rows of the tables whose pages could not be appended, through SQL.
+    Status replayEvents(const EventPages& pages, const bool* failed);
     void check(const Status& s) {
         if (!s.ok() && m_error.ok()) m_error = s;
     }
@@ -172,6 +199,12 @@ private:
         std::string text;
     };
     PendingArg& nextArg(int64_t eventId, std::string_view key);
+    /// mpi_completion rows per multi-row INSERT (an MPI loop has one or two per wait).
+    static constexpr size_t kCompletionBatch = 128;
+    std::vector<MpiCompletionRow> m_pendingCompletions;
+    schema::Statement m_insCompletionBatch;
+    /// Writes buffered mpi_completion rows: a full batch at once, fewer one by one.
+    void flushCompletions();
     /// Writes buffered event_arg rows: a full batch at once, fewer one by one.
     void flushArgs();
     /// NULL-able event columns (bytes .. offset), one bit each in a batch's shape.
@@ -186,6 +219,8 @@ private:
     static constexpr int kFirstPerRowParameter = 4;
 
     schema::DbHandle m_db;
+    std::string m_path;
+    std::unique_ptr<EventPages> m_pages; ///< with eventPages, until settleEvents()
     /// event_detail batches by shape (errno, fd, tag: one bit each), as for events.
     std::array<schema::Statement, 8> m_insDetailBatch;
     /// Batch statements by shape: most events leave most optional columns NULL, and a column
@@ -209,6 +244,8 @@ private:
         bool hasSize;
     };
     std::unordered_map<std::string, CommunicatorRow> m_communicators;
+    const std::string* m_lastCommunicatorKey = nullptr; ///< the last one interned (a key of m_communicators)
+    CommunicatorRow* m_lastCommunicator = nullptr;
     schema::Statement m_setCommunicatorSize;
     int64_t m_nextString = 1, m_nextObject = 1, m_nextCommunicator = 1, m_nextThread = 1,
             m_nextTrack = 1, m_nextEvent = 1;

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+#include "table_pages.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+namespace hpcprof::store::pages {
+
+int getVarintSlow(const uint8_t* p, uint64_t* v) {
+    uint64_t x = 0;
+    for (int i = 0; i < 8; ++i) {
+        x = x << 7 | (p[i] & 0x7f);
+        if (!(p[i] & 0x80)) {
+            *v = x;
+            return i + 1;
+        }
+    }
+    *v = x << 8 | p[8];
+    return 9;
+}
+
+int putVarintSlow(uint8_t* p, uint64_t v) {
+    if (v >> 56) {
+        p[8] = uint8_t(v);
+        v >>= 8;
+        for (int i = 7; i >= 0; --i, v >>= 7) p[i] = uint8_t((v & 0x7f) | 0x80);
+        return 9;
+    }
+    uint8_t buf[9];
+    int n = 0;
+    do {
+        buf[n++] = uint8_t((v & 0x7f) | 0x80);
+        v >>= 7;
+    } while (v);
+    buf[0] &= 0x7f;
+    for (int i = 0; i < n; ++i) p[i] = buf[n - 1 - i];
+    return n;
+}
+
+int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+    if (p >= end) return 0;
+    if (end - p >= 9) return getVarint(p, v);
+    uint8_t tmp[9] = {};
+    std::memcpy(tmp, p, size_t(end - p));
+    const int n = getVarint(tmp, v);
+    return n <= end - p ? n : 0;
+}
+
+int varintLen(uint64_t v) {
+    if (v < 0x80) return 1;
+    int n = 1;
+    while (n < 9 && (v >> (7 * n))) ++n;
+    return v >> 56 ? 9 : n;
+}
+
+int64_t readInteger(uint64_t t, const uint8_t* p) {
+    if (t == 8) return 0;
+    if (t == 9) return 1;
+    const int64_t n = serialLen(t);
+    int64_t v = int8_t(p[0]); // sign from the first byte
+    for (int64_t i = 1; i < n; ++i) v = int64_t(uint64_t(v) << 8 | p[i]);
+    return v;
+}
+
+int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uint8_t* out) {
+    // Every serial type of an integer or NULL is below 10: one byte each, and so is the header
+    // size (1 + n < 128).
+    out[0] = uint8_t(1 + n);
+    int64_t w = int64_t(1 + n);
+    for (size_t i = 0; i < n; ++i) {
+        if (!columns[i]) {
+            out[1 + i] = 0;
+            continue;
+        }
+        const uint64_t t = integerType(*columns[i]);
+        out[1 + i] = uint8_t(t);
+        const int64_t len = serialLen(t);
+        if (len == 0) continue;
+        // The value's low `len` bytes, big-endian: shifted to the top and byte-swapped, stored
+        // as 8 bytes (the next value or the slack overwrites the rest).
+        const uint64_t be = __builtin_bswap64(uint64_t(*columns[i]) << (8 * (8 - len)));
+        std::memcpy(out + w, &be, 8);
+        w += len;
+    }
+    return w;
+}
+
+// ---- PageFile
+
+PageFile::~PageFile() {
+    if (mapped) munmap(const_cast<uint8_t*>(mapped), size_t(mappedPages) * pageSize);
+    if (fd >= 0) ::close(fd);
+}
+
+Status PageFile::open(const std::filesystem::path& path, int flags) {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd < 0) return Status::error(path.string() + ": cannot open");
+    uint8_t h[100];
+    if (pread(fd, h, sizeof h, 0) != ssize_t(sizeof h) || std::memcmp(h, "SQLite format 3", 16) != 0)
+        return Status::error(path.string() + ": not a SQLite file");
+    pageSize = get16(h + 16) == 1 ? 65536 : get16(h + 16);
+    usable = pageSize - h[20];
+    return {};
+}
+
+Status PageFile::map() {
+    struct stat st{};
+    if (fstat(fd, &st) != 0 || st.st_size < off_t(pageSize)) return Status::error("cannot map a shard");
+    void* p = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return Status::error("cannot map a shard");
+    madvise(p, size_t(st.st_size), MADV_SEQUENTIAL);
+    mapped = static_cast<const uint8_t*>(p);
+    mappedPages = uint32_t(uint64_t(st.st_size) / pageSize);
+    return {};
+}
+
+void PageFile::release(const uint8_t* page) const {
+    const uintptr_t system = uintptr_t(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = uintptr_t(page) & ~(system - 1), to = (uintptr_t(page) + pageSize) & ~(system - 1);
+    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+bool PageFile::read(uint32_t pgno, uint8_t* buf) const {
+    return pread(fd, buf, pageSize, off_t(pgno - 1) * pageSize) == ssize_t(pageSize);
+}
+
+// ---- LeafPacker
+
+LeafPacker::LeafPacker(uint32_t pageSize, uint32_t usable, Sink sink)
+    : m_leaf(pageSize), m_usable(usable), m_sink(std::move(sink)) {
+    start();
+}
+
+void LeafPacker::start() {
+    std::fill(m_leaf.begin(), m_leaf.end(), 0);
+    m_cells = 0;
+    m_content = m_usable;
+}
+
+Status LeafPacker::flush() {
+    if (m_cells == 0) return {};
+    m_leaf[0] = kLeafTable;
+    put16(m_leaf.data() + 3, m_cells);
+    put16(m_leaf.data() + 5, m_content == 65536 ? 0 : m_content);
+    HPCPROF_RETURN_IF_ERROR(m_sink(m_leaf.data(), m_lastRowid));
+    start();
+    return {};
+}
+
+Status LeafPacker::add(int64_t rowid, const uint8_t* record, int64_t size) {
+    if (rowid <= m_lastRowid || size > maxLocalRecord(m_usable) || size < 0)
+        return Status::error("a row the page writer does not handle");
+    uint8_t head[18];
+    int64_t h = putVarint(head, uint64_t(size));
+    h += putVarint(head + h, uint64_t(rowid));
+    const int64_t n = h + size;
+    if (8 + 2 * (m_cells + 1) + n > m_content) HPCPROF_RETURN_IF_ERROR(flush());
+    m_content -= uint32_t(n);
+    std::memcpy(m_leaf.data() + m_content, head, size_t(h));
+    std::memcpy(m_leaf.data() + m_content + h, record, size_t(size));
+    put16(m_leaf.data() + 8 + 2 * m_cells, m_content);
+    ++m_cells;
+    m_lastRowid = rowid;
+    ++m_rows;
+    return {};
+}
+
+// ---- TreeAppender
+
+struct TreeAppender::State {
+    PageFile file;
+    std::filesystem::path path;
+    uint32_t root = 0, pages = 0; ///< the table's root; the file's pages before the append
+    uint32_t next = 0;            ///< last page number given out
+    uint64_t pendingByte = 0;     ///< SQLite never uses the page holding this offset (its locks)
+    std::vector<uint8_t> held;    ///< the first leaf, written once a second one shows the root is interior
+    bool holding = false;
+    std::vector<std::pair<uint32_t, int64_t>> level; ///< (page, largest rowid) of the written leaves
+
+    uint32_t allocate() {
+        ++next;
+        if (uint64_t(next - 1) * file.pageSize <= pendingByte && pendingByte < uint64_t(next) * file.pageSize) ++next;
+        return next;
+    }
+
+    Status write(uint32_t pgno, const uint8_t* page) {
+        if (pwrite(file.fd, page, file.pageSize, off_t(pgno - 1) * file.pageSize) != ssize_t(file.pageSize))
+            return Status::error(path.string() + ": write failed (disk full?)");
+        return {};
+    }
+
+    /// A leaf: held while it may be the only one (then it is the root), written after.
+    Status addLeaf(const uint8_t* page, int64_t lastRowid) {
+        if (!level.empty() && lastRowid <= level.back().second)
+            return Status::error(path.string() + ": leaves out of rowid order");
+        if (level.empty()) {
+            held.assign(page, page + file.pageSize);
+            holding = true;
+            level.emplace_back(0, lastRowid);
+            return {};
+        }
+        if (holding) {
+            level[0].first = allocate();
+            HPCPROF_RETURN_IF_ERROR(write(level[0].first, held.data()));
+            holding = false;
+        }
+        level.emplace_back(allocate(), lastRowid);
+        return write(level.back().first, page);
+    }
+
+    /// Groups of children for one level of interior pages (each with at least two).
+    std::vector<std::vector<std::pair<uint32_t, int64_t>>> group() const {
+        std::vector<std::vector<std::pair<uint32_t, int64_t>>> groups(1);
+        uint32_t used = 12;
+        for (const auto& child : level) {
+            auto& page = groups.back();
+            // Adding a child turns the page's right-most child into a cell.
+            const uint32_t grow = page.empty() ? 0 : 2 + 4 + uint32_t(varintLen(uint64_t(page.back().second)));
+            if (!page.empty() && used + grow > file.usable) {
+                groups.emplace_back();
+                used = 12;
+            } else {
+                used += grow;
+            }
+            groups.back().push_back(child);
+        }
+        if (groups.size() > 1 && groups.back().size() == 1) {
+            auto& prev = groups[groups.size() - 2];
+            groups.back().insert(groups.back().begin(), prev.back());
+            prev.pop_back();
+        }
+        return groups;
+    }
+
+    Status writeInterior(uint32_t pgno, const std::vector<std::pair<uint32_t, int64_t>>& children) {
+        std::vector<uint8_t> page(file.pageSize, 0);
+        uint32_t top = file.usable;
+        const uint32_t hdr = pgno == 1 ? 100 : 0;
+        for (size_t i = 0; i + 1 < children.size(); ++i) {
+            uint8_t c[13];
+            put32(c, children[i].first);
+            const uint32_t n = 4 + uint32_t(putVarint(c + 4, uint64_t(children[i].second)));
+            top -= n;
+            std::memcpy(page.data() + top, c, n);
+            put16(page.data() + hdr + 12 + 2 * i, top);
+        }
+        page[hdr] = kInteriorTable;
+        put16(page.data() + hdr + 3, uint32_t(children.size() - 1));
+        put16(page.data() + hdr + 5, top == 65536 ? 0 : top);
+        put32(page.data() + hdr + 8, children.back().first);
+        return write(pgno, page.data());
+    }
+
+    Status writeHeader() {
+        uint8_t h[100];
+        if (pread(file.fd, h, sizeof h, 0) != ssize_t(sizeof h)) return Status::error(path.string() + ": short read");
+        const uint32_t counter = get32(h + 24) + 1;
+        put32(h + 24, counter);
+        put32(h + 28, std::max(next, pages));
+        put32(h + 92, counter);
+        if (pwrite(file.fd, h, sizeof h, 0) != ssize_t(sizeof h)) return Status::error(path.string() + ": write failed");
+        return {};
+    }
+};
+
+TreeAppender::TreeAppender(std::unique_ptr<State> state) : m_state(std::move(state)) {}
+TreeAppender::TreeAppender(TreeAppender&&) noexcept = default;
+TreeAppender& TreeAppender::operator=(TreeAppender&&) noexcept = default;
+TreeAppender::~TreeAppender() = default;
+
+uint32_t TreeAppender::pageSize() const { return m_state->file.pageSize; }
+uint32_t TreeAppender::usable() const { return m_state->file.usable; }
+
+Result<TreeAppender> TreeAppender::open(const std::filesystem::path& trace, uint32_t rootPage, uint64_t pendingByte) {
+    auto s = std::make_unique<State>();
+    s->path = trace;
+    s->pendingByte = pendingByte;
+    HPCPROF_RETURN_IF_ERROR(s->file.open(trace, O_RDWR));
+    uint8_t h[100];
+    if (pread(s->file.fd, h, sizeof h, 0) != ssize_t(sizeof h)) return Status::error(trace.string() + ": short read");
+    if (get32(h + 52) != 0) return Status::error(trace.string() + ": auto-vacuum database");
+    if (get32(h + 44) != 4) return Status::error(trace.string() + ": schema format is not 4");
+    if (get32(h + 24) != get32(h + 92)) return Status::error(trace.string() + ": page count not in header");
+    s->pages = s->next = get32(h + 28);
+    std::vector<uint8_t> root(s->file.pageSize);
+    if (rootPage < 2 || !s->file.read(rootPage, root.data()) || root[0] != kLeafTable || get16(root.data() + 3) != 0)
+        return Status::error(trace.string() + ": the table to append to is not empty");
+    s->root = rootPage;
+    return TreeAppender(std::move(s));
+}
+
+Status TreeAppender::addLeaf(const uint8_t* page, int64_t lastRowid) { return m_state->addLeaf(page, lastRowid); }
+
+Status TreeAppender::finish() {
+    State& s = *m_state;
+    if (s.holding) { // one leaf: it is the root
+        HPCPROF_RETURN_IF_ERROR(s.write(s.root, s.held.data()));
+        return s.writeHeader();
+    }
+    while (s.level.size() > 1) {
+        const auto groups = s.group();
+        std::vector<std::pair<uint32_t, int64_t>> up;
+        for (const auto& children : groups) {
+            const uint32_t pgno = groups.size() == 1 ? s.root : s.allocate();
+            HPCPROF_RETURN_IF_ERROR(s.writeInterior(pgno, children));
+            up.emplace_back(pgno, children.back().second);
+        }
+        s.level = std::move(up);
+    }
+    return s.writeHeader();
+}
+
+void TreeAppender::abandon() {
+    if (ftruncate(m_state->file.fd, off_t(m_state->pages) * m_state->file.pageSize) != 0) {
+        // The header still gives the old page count: SQLite ignores the pages past it.
+    }
+}
+
+} // namespace hpcprof::store::pages
