@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <cstdint>
 #include <optional>
 
 #include "report_command.hpp"
@@ -39,6 +40,9 @@ CLI::App* addReportSubcommand(CLI::App& app, ReportOptions& o) {
     c->add_flag("--include-setup", o.includeSetup,
                 "POP metrics on the whole window, MPI start-up and shutdown included (default: "
                 "between each rank's MPI_Init and MPI_Finalize)");
+    c->add_flag("--all-steps", o.allSteps,
+                "List every step of every rank (default: each rank's slowest 10 when the job has "
+                "more than 100,000 rank-steps; counts and statistics always cover all)");
     return c;
 }
 
@@ -57,6 +61,7 @@ std::optional<analyzer::AnalysisOptions> analysisOptions(const ReportOptions& o)
     ao.linkBandwidthBytesPerS = o.linkGbps * 1e9;
     ao.memoryBandwidthBytesPerS = o.memoryGbps * 1e9;
     ao.popIncludesSetup = o.includeSetup;
+    if (o.allSteps) ao.maxRankStepItems = SIZE_MAX;
     return ao;
 }
 

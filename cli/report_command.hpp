@@ -21,6 +21,7 @@ struct ReportOptions {
     double linkGbps = 0;              ///< link bandwidth for the collective-bandwidth rule, GB/s
     double memoryGbps = 0;            ///< its copy bandwidth when all ranks share a host, GB/s
     bool includeSetup = false;        ///< POP metrics on the whole window, MPI start-up included
+    bool allSteps = false;            ///< every rank's every step listed, however many
 };
 
 /// Registers the subcommand and its options on `app`.

@@ -315,9 +315,12 @@ QVariant StepsModel::raw(int row, int c) const {
     const auto [r, i] = m_rows[size_t(row)];
     const analyzer::RankSteps& rs = m_a->steps.ranks[r];
     const analyzer::RankStep& st = rs.steps[i];
-    const analyzer::Step* step = i < m_a->steps.steps.size() ? &m_a->steps.steps[i] : nullptr;
+    // A rank's list may hold only its slowest steps (StepStats::slowestPerRank): the step's
+    // own number, not its place in the list, names it and finds the job's step.
+    const size_t k = size_t(st.index);
+    const analyzer::Step* step = k < m_a->steps.steps.size() ? &m_a->steps.steps[k] : nullptr;
     switch (c) {
-    case StepColumn: return qint64(i);
+    case StepColumn: return qint64(st.index);
     case RankColumn: return qint64(rs.rank);
     case StartColumn: return qint64(st.begin);
     case DurationColumn: return qint64(st.durNs());
