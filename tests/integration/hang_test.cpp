@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -147,8 +146,7 @@ TEST_CASE("a rank that skips a barrier: hpcprof status shows it while the job ru
     CHECK(statusOf(st, 2)["calls"].empty()); // computing
     CHECK(statusOf(st, 2)["ended"] == false);
     kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    waitForExit(run);
     const std::string out = readWholeFile(log);
     INFO(out);
     CHECK(out.find("SIGUSR1 received") != std::string::npos);
@@ -226,8 +224,7 @@ TEST_CASE("waits on non-blocking receives whose sends never come: status shows e
     CHECK(waitsFor(statusOf(st, 1), "MPI_Waitall", 2, 18, 8)); // the last of 8 (mpi_hang.c)
     CHECK(statusOf(st, 2)["calls"].empty()); // computing
     kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    waitForExit(run);
 
     auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
     REQUIRE(rep.exitCode == 0);
@@ -297,8 +294,7 @@ TEST_CASE("a FIFO read hang on a hostile file name: hpcprof status --json and th
     CHECK(inRead(statusOf(st, 1)));
     CHECK(statusOf(st, 1)["calls"][0]["requested_bytes"] == 4096);
     kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    waitForExit(run);
     auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
     REQUIRE(rep.exitCode == 0);
     const auto doc = nlohmann::json::parse(rep.out);
