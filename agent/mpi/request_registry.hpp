@@ -52,4 +52,11 @@ bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out);
 /// MPI_Request_free: forgets the request (its handle may come back for another one).
 void forgetRequest(MPI_Request request);
 
+/// How many receives the table holds pending, process-wide: remembered (MPI_Irecv, MPI_Imrecv)
+/// or started (a persistent one) and not yet taken out or forgotten. A wait's entry looks
+/// further among its requests for a receive only when this is not 0. One relaxed atomic add at
+/// each change (a receive posted or completed), one relaxed load here. Thread-safe,
+/// async-signal-safe.
+int64_t pendingReceives();
+
 } // namespace hpcprof::agent::mpi
