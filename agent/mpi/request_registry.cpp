@@ -17,6 +17,7 @@ struct Slot {
 Slot g_slots[kSlots];
 uint32_t g_nextRequest = 0;
 int64_t g_pendingReceives = 0; // see pendingReceives()
+bool g_receivesShared = true;   // false: one thread at a time (countReceivesUnshared)
 
 size_t hashOf(uintptr_t h) { return size_t((h * 0x9E3779B97F4A7C15ull) >> 49) % kSlots; }
 
@@ -26,7 +27,13 @@ bool isPendingReceive(const RequestInfo& info) {
 }
 
 void countReceive(const RequestInfo& info, int64_t delta) {
-    if (isPendingReceive(info)) __atomic_fetch_add(&g_pendingReceives, delta, __ATOMIC_RELAXED);
+    if (!isPendingReceive(info)) return;
+    if (__atomic_load_n(&g_receivesShared, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&g_pendingReceives, delta, __ATOMIC_RELAXED);
+    else // MPI calls ordered by the program: no other thread changes the count meanwhile
+        __atomic_store_n(&g_pendingReceives,
+                         __atomic_load_n(&g_pendingReceives, __ATOMIC_RELAXED) + delta,
+                         __ATOMIC_RELAXED);
 }
 
 } // namespace
@@ -114,5 +121,7 @@ void forgetRequest(MPI_Request request) {
 }
 
 int64_t pendingReceives() { return __atomic_load_n(&g_pendingReceives, __ATOMIC_RELAXED); }
+
+void countReceivesUnshared() { __atomic_store_n(&g_receivesShared, false, __ATOMIC_RELAXED); }
 
 } // namespace hpcprof::agent::mpi
