@@ -16,8 +16,25 @@ struct Slot {
 };
 Slot g_slots[kSlots];
 uint32_t g_nextRequest = 0;
+int64_t g_pendingReceives = 0; // see pendingReceives()
+bool g_receivesShared = true;   // false: one thread at a time (countReceivesUnshared)
 
 size_t hashOf(uintptr_t h) { return size_t((h * 0x9E3779B97F4A7C15ull) >> 49) % kSlots; }
+
+/// Whether `info` is a receive that can still complete (a persistent one only while started).
+bool isPendingReceive(const RequestInfo& info) {
+    return info.kind == RequestKind::Recv && (!info.persistent || info.active);
+}
+
+void countReceive(const RequestInfo& info, int64_t delta) {
+    if (!isPendingReceive(info)) return;
+    if (__atomic_load_n(&g_receivesShared, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&g_pendingReceives, delta, __ATOMIC_RELAXED);
+    else // MPI calls ordered by the program: no other thread changes the count meanwhile
+        __atomic_store_n(&g_pendingReceives,
+                         __atomic_load_n(&g_pendingReceives, __ATOMIC_RELAXED) + delta,
+                         __ATOMIC_RELAXED);
+}
 
 } // namespace
 
@@ -35,6 +52,7 @@ void rememberRequest(MPI_Request request, const RequestInfo& info) {
                                         __ATOMIC_ACQUIRE)) {
             g_slots[i].info = info;
             __atomic_store_n(&g_slots[i].ready, 1, __ATOMIC_RELEASE);
+            countReceive(info, 1);
             return;
         }
     }
@@ -65,6 +83,7 @@ void release(Slot* s) {
 bool takeRequest(MPI_Request request, RequestInfo& out) {
     Slot* s = findSlot(handleBits(request));
     if (!s) return false;
+    countReceive(s->info, -1);
     if (s->info.persistent) {
         if (!s->info.active) return false;
         s->info.active = false;
@@ -82,18 +101,27 @@ const RequestInfo* pendingRequest(MPI_Request request) {
     return &s->info;
 }
 
-
 bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out) {
     Slot* s = findSlot(handleBits(request));
     if (!s || !s->info.persistent) return false;
+    if (!s->info.active) {
+        s->info.active = true;
+        countReceive(s->info, 1);
+    }
     s->info.request = number;
-    s->info.active = true;
     out = s->info;
     return true;
 }
 
 void forgetRequest(MPI_Request request) {
-    if (Slot* s = findSlot(handleBits(request))) release(s);
+    if (Slot* s = findSlot(handleBits(request))) {
+        countReceive(s->info, -1);
+        release(s);
+    }
 }
+
+int64_t pendingReceives() { return __atomic_load_n(&g_pendingReceives, __ATOMIC_RELAXED); }
+
+void countReceivesUnshared() { __atomic_store_n(&g_receivesShared, false, __ATOMIC_RELAXED); }
 
 } // namespace hpcprof::agent::mpi

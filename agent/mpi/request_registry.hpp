@@ -52,4 +52,17 @@ bool startRequest(MPI_Request request, uint32_t number, RequestInfo& out);
 /// MPI_Request_free: forgets the request (its handle may come back for another one).
 void forgetRequest(MPI_Request request);
 
+/// How many receives the table holds pending, process-wide: remembered (MPI_Irecv, MPI_Imrecv)
+/// or started (a persistent one) and not yet taken out or forgotten. A wait's entry looks
+/// further among its requests for a receive only when this is not 0. Each change (a receive
+/// posted or completed) is one relaxed atomic add while threads may call MPI at once (the
+/// default), a plain add otherwise (see countReceivesUnshared); one relaxed load here.
+/// Thread-safe, async-signal-safe.
+int64_t pendingReceives();
+
+/// After MPI_Init: MPI is called by one thread at a time (a thread level below
+/// MPI_THREAD_MULTIPLE, whose calls the program orders), so the count of pending receives needs
+/// no locked add.
+void countReceivesUnshared();
+
 } // namespace hpcprof::agent::mpi

@@ -7,6 +7,7 @@
 #include "comm_creation.hpp"
 #include "mpi_abi.hpp"
 #include "mpi_call.hpp"
+#include "request_registry.hpp"
 
 using namespace hpcprof::agent::mpi;
 
@@ -27,6 +28,7 @@ RealMpi<int (*)(MPI_Comm, MPI_Group, int, MPI_Comm*)> g_commCreateGroup("PMPI_Co
 RealMpi<int (*)(MPI_Comm, int, const int[], const int[], int, MPI_Comm*)> g_cartCreate(
     "PMPI_Cart_create");
 RealMpi<int (*)(MPI_Comm*)> g_commFree("PMPI_Comm_free");
+RealMpi<int (*)(int*)> g_queryThread("PMPI_Query_thread");
 
 int g_worldRank = -1, g_worldSize = -1;
 
@@ -39,6 +41,13 @@ void afterInit() {
     rank(worldComm(), &g_worldRank);
     size(worldComm(), &g_worldSize);
     hpcprof_agent_set_rank(g_worldRank, g_worldSize, "MPI");
+    // The thread level MPI gave (MPI_Init may give more than single): below multiple, the
+    // program calls MPI from one thread at a time, and the registry's receive count needs no
+    // locked add. Unknown: it keeps it.
+    int level = MPI_THREAD_MULTIPLE;
+    if (auto query = g_queryThread.get(); query && query(&level) == MPI_SUCCESS &&
+                                          level < MPI_THREAD_MULTIPLE)
+        countReceivesUnshared();
     registerPredefinedComms(g_worldRank, g_worldSize);
     measureClockOffsets(0, g_worldRank, g_worldSize);
 }

@@ -9,6 +9,8 @@
 #include "mpi_call.hpp"
 #include "request_registry.hpp"
 
+#include <algorithm>
+
 using namespace hpcprof::agent::mpi;
 
 namespace hpcprof::agent::mpi {
@@ -28,25 +30,47 @@ RealMpi<int (*)(int, MPI_Request[], int*, MPI_Status[])> g_testall("PMPI_Testall
 RealMpi<int (*)(int, MPI_Request[], int*, int[], MPI_Status[])> g_waitsome("PMPI_Waitsome"),
     g_testsome("PMPI_Testsome");
 
+constexpr int kLookedFirst = 4;  // requests a wait's entry looks at when no receive is pending
+constexpr int kLookedMost = 64;  // ... at most when some receive is (see describeWaitTarget)
+
+/// The pending send or receive `r` is, or nullptr (null, unknown, collective, other).
+const RequestInfo* transferOf(MPI_Request r) {
+    const RequestInfo* info = r == nullRequest() ? nullptr : pendingRequest(r);
+    if (!info || (info->kind != RequestKind::Recv && info->kind != RequestKind::Send)) return nullptr;
+    return info;
+}
+
+/// The index of the k-th request a wait's entry looks at among `count` (k < count): the first,
+/// the last, the second, the second to last, then the middle ones in array order.
+int lookedAt(int k, int count) {
+    if (k == 0) return 0;
+    if (k == 1) return count - 1;
+    if (k == 2) return 1;
+    if (k == 3) return count - 2;
+    return k - 2; // 2 .. count - 3
+}
+
 /// At a wait's entry: what it waits for, for the in-flight line (`hpcprof status`, the hang
 /// diagnosis' wait chains): peer, tag, communicator and bytes of a pending receive among `reqs`,
-/// else of a pending send, and how many requests. Looks at most at four requests, the first two
-/// and the last two (a bounded cost whatever the count: each is a table look-up), in the order
-/// first, last, second, second to last, and stops at the first receive: programs put their
-/// receives first (post them early), last (sends, then receives) or every other (a send and a
-/// receive per neighbour), so one of these four is a receive when the wait has any.
+/// else of a pending send, and how many requests. Looks at the requests in the order first,
+/// last, second, second to last, then the middle ones, and stops at the first receive, where
+/// programs put them (posted early: first; sends then receives: last; one of each per neighbour:
+/// within the first two). When the process has no receive pending at all (the registry's
+/// count), none of `reqs` is one: the first send found among the first four is the answer.
+/// Otherwise the look goes on through the middle, up to kLookedMost requests (a halo exchange
+/// whose receives lie between its sends). Each look is a table look-up: a bounded cost whatever
+/// the count.
 void describeWaitTarget(MpiEvent& e, int count, const MPI_Request* reqs) {
     if (count <= 0 || !reqs) return;
     e.waitRequests = uint32_t(count);
-    const int looked[4] = {0, count - 1, 1, count - 2};
-    const int n = count < 4 ? count : 4; // count 3: 0, 2, 1 (each once)
+    const bool receivePending = pendingReceives() > 0;
+    const int limit = std::min(count, receivePending ? kLookedMost : kLookedFirst);
     const RequestInfo* chosen = nullptr;
-    for (int k = 0; k < n; ++k) {
-        MPI_Request r = reqs[looked[k]];
-        const RequestInfo* info = r == nullRequest() ? nullptr : pendingRequest(r);
-        if (!info || (info->kind != RequestKind::Recv && info->kind != RequestKind::Send)) continue;
+    for (int k = 0; k < limit; ++k) {
+        const RequestInfo* info = transferOf(reqs[lookedAt(k, count)]);
+        if (!info) continue;
         if (!chosen || info->kind == RequestKind::Recv) chosen = info;
-        if (info->kind == RequestKind::Recv) break;
+        if (info->kind == RequestKind::Recv || !receivePending) break;
     }
     if (!chosen) return;
     e.peer = chosen->peer;

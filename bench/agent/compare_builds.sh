@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Agent cost per call of two builds side by side (e.g. main's and a branch's): REPS alternating
 # runs of the pwrite loop (an I/O hook) and of the MPI loops (bench/mpi_overhead, one rank:
-# allreduce, allreduce4, iprobe; waitall2 and waitsends16 per iteration, see mpi_overhead.c)
-# without the agent, with BASE's agent and with NEW's; medians of the calling thread's CPU time
+# allreduce, allreduce4, iprobe; waitall2, waitsends16 and waitmiddle6 per iteration, see mpi_overhead.c)
+# without the agent, with BASE's agent and with NEW's; medians and minima of the calling thread's CPU time
 # per call (robust on a shared machine). The programs are PROGRAMS's (default BASE; they do not
 # depend on the agent); a loop the programs do not have prints nothing.
 #
@@ -36,16 +36,23 @@ for ((i = 0; i < reps; i++)); do
     for side in none base new; do
         t[pwrite,$side]+="$(pwrite $side) "
         out=$(mpi $side)
-        for l in allreduce allreduce4 iprobe waitall2 waitsends16; do
+        for l in allreduce allreduce4 iprobe waitall2 waitsends16 waitmiddle6; do
             t[$l,$side]+="$(awk -v l="$l" '$1 == l {print $3}' <<<"$out") "
         done
     done
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-echo "$reps runs each, $calls calls per loop; thread CPU ns per call, medians (added by the agent)"
-for l in pwrite allreduce allreduce4 iprobe waitall2 waitsends16; do
-    [[ -n ${t[$l,none]// /} ]] || continue
-    # shellcheck disable=SC2086
-    awk -v n="$l" -v a="$(median ${t[$l,none]})" -v b="$(median ${t[$l,base]})" -v c="$(median ${t[$l,new]})" \
-        'BEGIN {printf "%-11s without %7.1f   base %7.1f (+%5.1f)   new %7.1f (+%5.1f)   new - base %+5.1f\n", n, a, b, b - a, c, c - a, c - b}'
+minimum() { printf '%s\n' "$@" | sort -g | head -1; }
+# Medians, then minima (the least disturbed run of each side: steadier than the median when the
+# machine's load changes during the runs).
+for stat in median minimum; do
+    label=medians
+    [[ $stat == minimum ]] && label=minima
+    echo "$reps runs each, $calls calls per loop; thread CPU ns per call, $label (added by the agent)"
+    for l in pwrite allreduce allreduce4 iprobe waitall2 waitsends16 waitmiddle6; do
+        [[ -n ${t[$l,none]// /} ]] || continue
+        # shellcheck disable=SC2086
+        awk -v n="$l" -v a="$($stat ${t[$l,none]})" -v b="$($stat ${t[$l,base]})" -v c="$($stat ${t[$l,new]})" \
+            'BEGIN {printf "%-11s without %7.1f   base %7.1f (+%5.1f)   new %7.1f (+%5.1f)   new - base %+5.1f\n", n, a, b, b - a, c, c - a, c - b}'
+    done
 done

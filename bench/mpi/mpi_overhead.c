@@ -5,11 +5,13 @@
 // ("allreduce WALL CPU", "allreduce4 WALL CPU", "iprobe WALL CPU"). Run it with and without
 // hpcprof (bench/mpi/overhead.sh).
 //
-// Then two wait loops (per iteration, not per call; calls/10 iterations each), whose MPI_Waitall
-// entry looks up its requests for the in-flight line (issue 23): "waitall2" = MPI_Irecv from
-// itself + MPI_Isend to itself + MPI_Waitall of both (the receive is first: one look-up);
-// "waitsends16" = 16 MPI_Isend to itself + MPI_Waitall of the 16 sends (no receive among them:
-// all 16 looked up) + 16 MPI_Recv.
+// Then three wait loops (per iteration, not per call; calls/10 iterations each), whose
+// MPI_Waitall entry looks up requests for the in-flight line (issue 23): "waitall2" = MPI_Irecv
+// from itself + MPI_Isend to itself + MPI_Waitall of both (the receive is first: one look-up);
+// "waitsends16" = 16 MPI_Isend to itself + MPI_Waitall of the 16 sends (no receive pending: the
+// first send is the answer) + 16 MPI_Recv; "waitmiddle6" = 2 MPI_Isend, 2 MPI_Irecv, 2 MPI_Isend
+// (to and from itself) + MPI_Waitall of the 6 (the receives in the middle: five look-ups, the
+// first, last, second, second to last, then the third) + 2 MPI_Recv of the sends left over.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +39,18 @@ static void waitLoops(int rank, long iterations) {
         for (int k = 0; k < 16; ++k) MPI_Recv(&in[k], 1, MPI_INT, rank, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     double w2 = MPI_Wtime(), c2 = threadCpuNs();
+    for (long i = 0; i < iterations; ++i) {
+        for (int k = 0; k < 2; ++k) MPI_Isend(&out[k], 1, MPI_INT, rank, 9, MPI_COMM_WORLD, &r[k]);
+        for (int k = 2; k < 4; ++k) MPI_Irecv(&in[k], 1, MPI_INT, rank, 9, MPI_COMM_WORLD, &r[k]);
+        for (int k = 4; k < 6; ++k) MPI_Isend(&out[k], 1, MPI_INT, rank, 9, MPI_COMM_WORLD, &r[k]);
+        MPI_Waitall(6, r, MPI_STATUSES_IGNORE);
+        for (int k = 4; k < 6; ++k) MPI_Recv(&in[k], 1, MPI_INT, rank, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    double w3 = MPI_Wtime(), c3 = threadCpuNs();
     if (rank == 0 && iterations > 0) {
         printf("waitall2 %.1f %.1f\n", (w1 - w0) * 1e9 / iterations, (c1 - c0) / iterations);
         printf("waitsends16 %.1f %.1f\n", (w2 - w1) * 1e9 / iterations, (c2 - c1) / iterations);
+        printf("waitmiddle6 %.1f %.1f\n", (w3 - w2) * 1e9 / iterations, (c3 - c2) / iterations);
     }
 }
 

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -68,6 +67,16 @@ const nlohmann::json& callOf(const Hang& h, int r) {
     static const nlohmann::json kNone;
     const auto& calls = h.ranks[size_t(r)]["unfinished_calls"];
     return calls.empty() ? kNone : calls[0];
+}
+
+/// Rank `r` was inside `call`, waiting for world rank `peer` on `tag`, with `bytes` requested
+/// (-1: not checked).
+void checkWaitsFor(const Hang& h, int r, const char* call, int peer, int tag, int64_t bytes = -1) {
+    INFO("rank " << r);
+    CHECK(callOf(h, r)["call"] == call);
+    CHECK(callOf(h, r)["peer"] == peer);
+    CHECK(callOf(h, r)["tag"] == tag);
+    if (bytes >= 0) CHECK(callOf(h, r)["requested_bytes"] == bytes);
 }
 
 /// The wait chain 0 -> 1 -> 2 of the point-to-point hangs: rank 2 in no call (computing), the
@@ -147,8 +156,7 @@ TEST_CASE("a rank that skips a barrier: hpcprof status shows it while the job ru
     CHECK(statusOf(st, 2)["calls"].empty()); // computing
     CHECK(statusOf(st, 2)["ended"] == false);
     kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    waitForExit(run);
     const std::string out = readWholeFile(log);
     INFO(out);
     CHECK(out.find("SIGUSR1 received") != std::string::npos);
@@ -190,13 +198,8 @@ TEST_CASE("a receive whose send never comes: the wait chain 0 -> 1 -> 2, rank 2 
     TempDir dir;
     Hang h = runHang(dir, "chain");
     INFO(h.doc["hang"].dump(2));
-    CHECK(callOf(h, 0)["call"] == "MPI_Recv");
-    CHECK(callOf(h, 0)["peer"] == 1);
-    CHECK(callOf(h, 0)["tag"] == 7);
-    CHECK(callOf(h, 0)["requested_bytes"] == 128 * 8);
-    CHECK(callOf(h, 1)["call"] == "MPI_Recv");
-    CHECK(callOf(h, 1)["peer"] == 2);
-    CHECK(callOf(h, 1)["tag"] == 8);
+    checkWaitsFor(h, 0, "MPI_Recv", 1, 7, 128 * 8);
+    checkWaitsFor(h, 1, "MPI_Recv", 2, 8);
     checkChainEndsComputing(h);
 }
 
@@ -226,8 +229,7 @@ TEST_CASE("waits on non-blocking receives whose sends never come: status shows e
     CHECK(waitsFor(statusOf(st, 1), "MPI_Waitall", 2, 18, 8)); // the last of 8 (mpi_hang.c)
     CHECK(statusOf(st, 2)["calls"].empty()); // computing
     kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    waitForExit(run);
 
     auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
     REQUIRE(rep.exitCode == 0);
@@ -236,12 +238,28 @@ TEST_CASE("waits on non-blocking receives whose sends never come: status shows e
     h.ranks = h.doc["hang"]["ranks"];
     REQUIRE(h.ranks.size() == size_t(kRanks));
     INFO(h.doc["hang"].dump(2));
-    CHECK(callOf(h, 0)["call"] == "MPI_Wait");
-    CHECK(callOf(h, 0)["peer"] == 1);
-    CHECK(callOf(h, 0)["tag"] == 17);
-    CHECK(callOf(h, 1)["call"] == "MPI_Waitall");
-    CHECK(callOf(h, 1)["peer"] == 2);
-    CHECK(callOf(h, 1)["tag"] == 18);
+    checkWaitsFor(h, 0, "MPI_Wait", 1, 17);
+    checkWaitsFor(h, 1, "MPI_Waitall", 2, 18);
+    checkChainEndsComputing(h);
+}
+
+TEST_CASE("waits whose receives lie between their sends (a halo exchange posting sends first and "
+          "last): the in-flight calls name the receives' peers, and the chain is 0 -> 1 -> 2",
+          "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    Hang h = runHang(dir, "halo");
+    INFO(h.doc["hang"].dump(2));
+    // Rank 0: 2 sends to rank 2, receives from rank 1 (tags 27, 28), 2 sends to rank 2: the
+    // first receive, not a send (whose peer, 2, would make the chain 0 -> 2).
+    checkWaitsFor(h, 0, "MPI_Waitall", 1, 27, 8 * 8);
+    CHECK(callOf(h, 0)["communicator"] == "world");
+    // Rank 1: 2 sends to rank 0, a started persistent receive from rank 2 (tag 21), 2 sends to
+    // rank 0 (whose peer would make a false cycle 0 -> 1 -> 0).
+    checkWaitsFor(h, 1, "MPI_Waitall", 2, 21, 16 * 8);
     checkChainEndsComputing(h);
 }
 
@@ -297,8 +315,7 @@ TEST_CASE("a FIFO read hang on a hostile file name: hpcprof status --json and th
     CHECK(inRead(statusOf(st, 1)));
     CHECK(statusOf(st, 1)["calls"][0]["requested_bytes"] == 4096);
     kill(run, SIGUSR1);
-    int status = 0;
-    waitpid(run, &status, 0);
+    waitForExit(run);
     auto rep = runProcess({hpcprofBinary(), "report", path, "--format", "json"});
     REQUIRE(rep.exitCode == 0);
     const auto doc = nlohmann::json::parse(rep.out);

@@ -7,7 +7,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -57,8 +56,7 @@ struct HangingJob {
                            log)) {}
     void stop() const {
         kill(pid, SIGUSR1);
-        int status = 0;
-        waitpid(pid, &status, 0);
+        waitForExit(pid);
     }
     std::string path, log;
     pid_t pid;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `hpcprof pack`: a real program's trace, packed, gives byte-identical reports, diffs and
-// exports; damaged packed files are refused with a clear message and exit code 2. A trace of
-// the previous schema version (2: offsets in event_detail) reads the same as the current one.
+// `hpcprof pack`: a real program's trace, packed, gives byte-identical reports (every format,
+// with a gate, a window), diffs (every format, either side packed) and exports (whole,
+// windowed, compressed); damaged packed files are refused with a clear message and exit code 2.
+// A trace of the previous schema version (2: offsets in event_detail) reads the same as the
+// current one. (The GUI models on both forms: pack_gui_test.cpp.)
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <sstream>
 
 #include "hpcprof/schema/sqlite.hpp"
+#include "pack_twins.hpp"
 #include "process_runner.hpp"
 #include "trace_query.hpp"
 
@@ -199,4 +202,85 @@ TEST_CASE("a truncated or damaged packed trace is refused with exit code 2", "[i
     auto magic = cli({"diff", dir / "magic.hpcprof", plain});
     CHECK(magic.exitCode == 2);
     CHECK_THAT(magic.err, Catch::Contains("damaged packed trace"));
+}
+
+namespace {
+
+/// What `hpcprof ARGS` gives: exit code, stdout and the file `-o` names (if any), with every
+/// path of `paths` written as {0}, {1}, ... (reports and diffs name the traces they read).
+struct Outcome {
+    int exitCode = -1;
+    std::string out, file;
+    bool operator==(const Outcome&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Outcome& o) {
+    return os << "exit " << o.exitCode << "\n" << o.out << "\n--- file ---\n" << o.file;
+}
+
+Outcome outcomeOf(const std::vector<std::string>& args, const std::vector<std::string>& paths,
+                  const std::string& outFile = {}) {
+    std::vector<std::string> argv = args;
+    if (!outFile.empty()) {
+        fs::remove(outFile);
+        argv.insert(argv.end(), {"-o", outFile});
+    }
+    auto r = cli(argv);
+    Outcome o{r.exitCode, r.out, outFile.empty() ? std::string() : readFile(outFile)};
+    if (outFile.size() > 3 && outFile.ends_with(".gz"))
+        o.file = runProcess({"gzip", "-dc", outFile}).out; // the gzip header holds no trace path
+    for (size_t i = 0; i < paths.size(); ++i) {
+        o.out = replaced(o.out, paths[i], "{" + std::to_string(i) + "}");
+        o.file = replaced(o.file, paths[i], "{" + std::to_string(i) + "}");
+    }
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("every report format, diff and export gives the same on a packed real MPI run as on "
+          "the plain one", "[integration][pack][mpi]") {
+    TempDir dir;
+    // Two runs of one program (the diff compares them), each plain and in both packed forms,
+    // under the same file name in three folders (a report showing only the name sees no change).
+    const PackTwins a = makePackTwins(dir, "a"), b = makePackTwins(dir, "b");
+    const std::string out = dir / "out";
+    // A window over the middle of run a (trace time: its second fifth to its fourth).
+    TraceQuery qa(a.plain);
+    const int64_t t0 = qa.scalar("SELECT MIN(ts) FROM event"), t1 = qa.scalar("SELECT MAX(ts + dur) FROM event");
+    const std::string window = std::to_string(t0 + (t1 - t0) / 5) + ":" + std::to_string(t0 + (t1 - t0) * 4 / 5);
+    for (const auto& [name, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+             {"text", {"report", "{A}"}},
+             {"json", {"report", "{A}", "--format", "json"}},
+             {"md", {"report", "{A}", "--format", "md"}},
+             {"html", {"report", "{A}", "--format", "html"}},
+             {"junit gated", {"report", "{A}", "--format", "junit", "--junit-severity", "info",
+                              "--fail-on", "comm.exposed_pct >= 0"}},
+             {"window", {"report", "{A}", "--format", "json", "--window", window}},
+             {"diff text", {"diff", "{A}", "{B}"}},
+             {"diff md", {"diff", "{A}", "{B}", "--format", "md"}},
+             {"diff html", {"diff", "{A}", "{B}", "--format", "html"}},
+             {"diff json", {"diff", "{A}", "{B}", "--format", "json", "--min-change-pct", "0"}},
+             {"diff junit gated", {"diff", "{A}", "{B}", "--format", "junit", "--min-change-pct", "0",
+                                   "--fail-on", "regressions >= 0"}},
+             {"export", {"export", "{A}"}},
+             {"export window", {"export", "{A}", "--window", window}},
+             {"export gz", {"export", "{A}"}}}) {
+        const bool exported = args[0] == "export", withOutput = exported || name == "html";
+        const std::string file = !withOutput ? std::string() : out + (name == "export gz" ? ".json.gz" : exported ? ".json" : ".html");
+        auto run = [&](const std::string& ta, const std::string& tb) {
+            std::vector<std::string> argv;
+            for (const auto& arg : args) argv.push_back(arg == "{A}" ? ta : arg == "{B}" ? tb : arg);
+            return outcomeOf(argv, {ta, tb}, file);
+        };
+        const Outcome plain = run(a.plain, b.plain);
+        INFO(name << ": plain " << plain);
+        CHECK(plain.exitCode == (name.ends_with("gated") ? 3 : 0)); // the gates always hold
+        CHECK(plain.out.size() + plain.file.size() > 200);
+        for (const auto& [ta, tb] : std::vector<std::pair<std::string, std::string>>{
+                 {a.columns, b.columns}, {a.whole, b.whole}, {a.columns, b.plain}, {a.plain, b.whole}}) {
+            INFO(ta << " and " << tb);
+            CHECK(run(ta, tb) == plain);
+        }
+    }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli_safety_support.hpp"
 
+#include "process_runner.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -8,7 +10,6 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -83,13 +84,8 @@ bool becomeNobody() {
 } // namespace
 
 int asNobody(const std::function<int()>& fn) {
-    pid_t pid = fork();
-    if (pid == 0) _exit(becomeNobody() ? fn() : 255);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) return -1;
-    return WEXITSTATUS(status);
+    int code = runInChild([&] { return becomeNobody() ? fn() : 255; });
+    return code < 0 || code > 128 ? -1 : code; // 255: not nobody; above 128: killed by a signal
 }
 
 NobodyLoop::NobodyLoop(const std::string& stopFile, const std::function<void()>& iteration)
@@ -107,9 +103,7 @@ NobodyLoop::~NobodyLoop() { stop(); }
 void NobodyLoop::stop() {
     if (m_pid <= 0) return;
     std::ofstream(m_stopFile) << "stop";
-    int status = 0;
-    while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    waitForExit(m_pid);
     m_pid = -1;
 }
 

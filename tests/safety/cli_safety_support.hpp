@@ -43,7 +43,8 @@ private:
 /// The uid of `nobody` (65534) and a way to run code as that user in a child process.
 constexpr uid_t kNobody = 65534;
 /// Runs fn in a forked child with uid/gid nobody and no supplementary groups; returns its
-/// exit code (fn's return value), or -1 if the child could not become nobody.
+/// exit code (fn's return value, 0-128), or -1 if the child could not become nobody or was
+/// killed by a signal.
 int asNobody(const std::function<int()>& fn);
 /// Starts fn as nobody in the background; stop() asks it to finish (it should poll stopFile).
 class NobodyLoop {

@@ -27,12 +27,7 @@ inline pid_t startProcess(const std::vector<std::string>& argv, const std::strin
         int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(fd, 1);
         dup2(fd, 2);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
-        execv(args[0], args.data());
-        _exit(127);
+        execInChild(argv, env);
     }
     return pid;
 }

@@ -27,12 +27,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv,
         dup2(in[0], 0);
         dup2(out[1], 1);
         dup2(err[1], 2);
-        for (const auto& e : extraEnv) putenv(const_cast<char*>(e.c_str()));
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execvp(args[0], args.data());
-        _exit(127);
+        execInChild(argv, extraEnv);
     }
     close(in[0]);
     close(out[1]);
@@ -63,11 +58,38 @@ ProcessResult runProcess(const std::vector<std::string>& argv,
             }
         }
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.exitCode = waitForExit(pid);
     return r;
+}
+
+void execInChild(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv) {
+    for (const auto& e : extraEnv) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+}
+
+int waitForExit(pid_t pid) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int runInChild(const std::function<int()>& body) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        try {
+            _exit(body());
+        } catch (...) { // a failed REQUIRE: the child must not go on running the parent's tests
+            _exit(126);
+        }
+    }
+    return waitForExit(pid);
 }
 
 TempDir::TempDir() {

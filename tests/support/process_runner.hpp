@@ -3,7 +3,10 @@
 // built binaries (passed in by CMake).
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,19 @@ struct ProcessResult {
 ProcessResult runProcess(const std::vector<std::string>& argv,
                          const std::vector<std::string>& extraEnv = {},
                          const std::string& stdinText = {});
+
+/// Runs `body` in a forked child, which exits with what `body` returns, or with 126 when it
+/// throws (a failed REQUIRE: Catch2 reports it from the child); the child's exit status, or
+/// 128 + signal number (-1 if it could not be started).
+int runInChild(const std::function<int()>& body);
+
+/// In a forked child: adds `extraEnv` ("NAME=value") to the environment and executes argv[0]
+/// (searched in PATH); exits with 127 if it cannot.
+[[noreturn]] void execInChild(const std::vector<std::string>& argv,
+                              const std::vector<std::string>& extraEnv);
+
+/// Waits for the child `pid` (through EINTR); its exit status, or 128 + signal number.
+int waitForExit(pid_t pid);
 
 /// A fresh empty folder under the system temporary directory, removed by the destructor.
 class TempDir {

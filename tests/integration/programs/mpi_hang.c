@@ -10,8 +10,17 @@
  *             1 (tag 17, 64 doubles) and waits in MPI_Wait; rank 1 posts six small MPI_Isend to
  *             rank 0 (tag 99, never received: they complete eagerly), then two MPI_Irecv from rank
  *             2 (tags 19 and 18, 32 doubles each) and waits in MPI_Waitall on the eight: the
- *             in-flight line names the last request, the receive of tag 18, since a wait's entry
- *             looks only at its first two and last two requests; rank 2 computes.
+ *             in-flight line names the last request, the receive of tag 18 (a wait's entry looks
+ *             at its first and last requests first); rank 2 computes.
+ *   halo      3 ranks, the chain through waits whose receives lie between their sends (a halo
+ *             exchange posting its sends first and last): rank 0 posts two MPI_Isend to rank 2
+ *             (tag 98), MPI_Irecv from rank 1 (tags 27 and 28, 8 doubles each), two more
+ *             MPI_Isend to rank 2, and waits in MPI_Waitall on the six; rank 1 posts two
+ *             MPI_Isend to rank 0 (tag 99), starts a persistent receive from rank 2 (MPI_Recv_init,
+ *             tag 21, 16 doubles), two more MPI_Isend to rank 0, and waits in MPI_Waitall on the
+ *             five. The sends (1 double each, never received) complete eagerly; the in-flight
+ *             lines name the receives: rank 0 waits for 1 (tag 27), rank 1 for 2 (tag 21), not
+ *             the sends' peers 2 and 0. Rank 2 computes.
  *   fifo      3 ranks: rank 1 reads 4096 bytes from the FIFO argv[2] that nobody writes; ranks
  *             0 and 2 wait for it in MPI_Barrier instance 0 of MPI_COMM_WORLD.
  * Each rank prints "rank R ready" before it starts to hang (the test waits for it). */
@@ -70,6 +79,29 @@ int main(int argc, char** argv) {
             MPI_Irecv(buf + 32, 32, MPI_DOUBLE, 2, 19, MPI_COMM_WORLD, &reqs[6]);
             MPI_Irecv(buf, 32, MPI_DOUBLE, 2, 18, MPI_COMM_WORLD, &reqs[7]);
             MPI_Waitall(8, reqs, MPI_STATUSES_IGNORE);
+        }
+        if (rank == 2) computeForever();
+    } else if (strcmp(mode, "halo") == 0) {
+        double buf[16], small[4] = {0};
+        MPI_Request reqs[6];
+        ready(rank);
+        if (rank == 0) {
+            for (int i = 0; i < 2; ++i)
+                MPI_Isend(&small[i], 1, MPI_DOUBLE, 2, 98, MPI_COMM_WORLD, &reqs[i]);
+            MPI_Irecv(buf, 8, MPI_DOUBLE, 1, 27, MPI_COMM_WORLD, &reqs[2]);
+            MPI_Irecv(buf + 8, 8, MPI_DOUBLE, 1, 28, MPI_COMM_WORLD, &reqs[3]);
+            for (int i = 2; i < 4; ++i)
+                MPI_Isend(&small[i], 1, MPI_DOUBLE, 2, 98, MPI_COMM_WORLD, &reqs[i + 2]);
+            MPI_Waitall(6, reqs, MPI_STATUSES_IGNORE);
+        }
+        if (rank == 1) {
+            for (int i = 0; i < 2; ++i)
+                MPI_Isend(&small[i], 1, MPI_DOUBLE, 0, 99, MPI_COMM_WORLD, &reqs[i]);
+            MPI_Recv_init(buf, 16, MPI_DOUBLE, 2, 21, MPI_COMM_WORLD, &reqs[2]);
+            MPI_Start(&reqs[2]);
+            for (int i = 2; i < 4; ++i)
+                MPI_Isend(&small[i], 1, MPI_DOUBLE, 0, 99, MPI_COMM_WORLD, &reqs[i + 1]);
+            MPI_Waitall(5, reqs, MPI_STATUSES_IGNORE);
         }
         if (rank == 2) computeForever();
     } else if (strcmp(mode, "fifo") == 0) {

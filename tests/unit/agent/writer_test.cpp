@@ -8,15 +8,11 @@
 
 #include <filesystem>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "process_runner.hpp"
+#include "recording_child.hpp"
 #include "runtime/recorder.hpp"
 #include "store/raw_reader.hpp"
 
@@ -24,39 +20,6 @@ using namespace hpcprof;
 namespace raw = schema::raw;
 
 namespace {
-
-/// Runs `write` in a child whose recorder records into `rawDir` with `env` set, and returns the
-/// child's main-thread records.
-store::ThreadRecords writeInChild(const std::string& rawDir, const std::vector<std::pair<const char*, const char*>>& env,
-                                  const std::function<void()>& write, store::ThreadDrops* drops = nullptr) {
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        setenv("HPCPROF_RAW_DIR", rawDir.c_str(), 1);
-        setenv("HPCPROF_SOURCES", "all", 1);
-        setenv("HPCPROF_COUNTERS", "none", 1);
-        for (const auto& [k, v] : env) setenv(k, v, 1);
-        agent::ensureStarted();
-        write();
-        agent::markEnd(raw::EndState::Exited, 0);
-        _exit(0);
-    }
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    store::RawProblems problems;
-    auto procs = store::listProcesses(rawDir, problems);
-    REQUIRE(procs.ok());
-    REQUIRE(procs->size() == 1);
-    const auto& files = procs->front().threadFiles;
-    REQUIRE(files.size() == 1);
-    store::ThreadRecords t = store::readThreadFile(files.front(), problems);
-    CHECK(problems.tornRecords == 0);
-    CHECK(problems.unreadableFiles == 0);
-    if (drops) *drops = t.drops;
-    return t;
-}
 
 agent::EventFields call(schema::Op op, uint64_t start, uint64_t end, int64_t bytes, uint32_t seq = 0) {
     agent::EventFields f;
@@ -92,7 +55,7 @@ TEST_CASE("the writer's full records read back exactly, across many chunk bounda
     std::vector<Span> expected;
     for (uint32_t i = 0; i < 5000; ++i) // distinct bytes: no call repeats the one before
         expected.push_back({uint16_t(schema::Op::PosixWrite), 1000 + 10ull * i, 1005 + 10ull * i, int64_t(i), 0});
-    auto t = writeInChild(dir.path().string(), {{"HPCPROF_CHUNK_KB", "4"}}, [&] {
+    auto t = test::recordInChild(dir.path().string(), {{"HPCPROF_CHUNK_KB", "4"}}, [&] {
         for (const Span& s : expected)
             agent::recordEvent(call(schema::Op(s.op), s.start, s.end, s.bytes));
     });
@@ -115,7 +78,7 @@ TEST_CASE("a run of identical calls is written as Repeat entries and read back c
         expected.push_back({uint16_t(schema::Op::PosixLseek), at, at + 4, 0, 0});
         expected.push_back({uint16_t(schema::Op::PosixRead), at + 10, at + 30, 64, 0});
     }
-    auto t = writeInChild(dir.path().string(), {}, [&] {
+    auto t = test::recordInChild(dir.path().string(), {}, [&] {
         for (const Span& s : expected)
             agent::recordEvent(call(schema::Op(s.op), s.start, s.end, s.bytes, s.seq));
     });
@@ -139,7 +102,7 @@ TEST_CASE("strings longer than a record are written in pieces and reassembled", 
     std::string longName(raw::kStringPieceSize * 3 + 5, 'x');
     for (size_t i = 0; i < longName.size(); ++i) longName[i] = char('a' + i % 26);
     uint32_t ids[2] = {};
-    auto t = writeInChild(dir.path().string(), {}, [&] {
+    auto t = test::recordInChild(dir.path().string(), {}, [&] {
         ids[0] = agent::internString("/data/in.dat", 12);
         ids[1] = agent::internString(longName.data(), longName.size());
         auto f = call(schema::Op::PosixRead, 10, 20, 64);
@@ -165,11 +128,11 @@ TEST_CASE("a thread whose buffer is full stops recording and counts every call i
     test::TempDir dir;
     // 1 MiB per thread: (1 MiB - the 4 KiB header) / 64 = 16320 records; 20000 distinct calls.
     const uint32_t calls = 20000;
-    store::ThreadDrops drops;
-    auto t = writeInChild(dir.path().string(), {{"HPCPROF_THREAD_BUFFER_MB", "1"}}, [&] {
+    auto t = test::recordInChild(dir.path().string(), {{"HPCPROF_THREAD_BUFFER_MB", "1"}}, [&] {
         for (uint32_t i = 0; i < calls; ++i)
             agent::recordEvent(call(schema::Op::PosixWrite, 100 + 10ull * i, 105 + 10ull * i, int64_t(i)));
-    }, &drops);
+    });
+    const store::ThreadDrops& drops = t.drops;
     const uint64_t kept = t.events.size();
     CHECK(kept > 15000);
     CHECK(kept < calls);

@@ -7,15 +7,11 @@
 // child's thread file.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <functional>
 #include <string>
 
 #include "cupti/host_waits.hpp"
 #include "process_runner.hpp"
+#include "recording_child.hpp"
 #include "runtime/recorder.hpp"
 #include "store/raw_reader.hpp"
 
@@ -26,31 +22,6 @@ using schema::Op;
 namespace {
 
 constexpr int kNotReady = 600; // cudaErrorNotReady, CUDA_ERROR_NOT_READY
-
-/// Runs `body` in a child recording into a fresh folder; the child's main-thread records.
-store::ThreadRecords inChild(const test::TempDir& dir, const std::function<void()>& body) {
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        setenv("HPCPROF_RAW_DIR", dir.path().c_str(), 1);
-        setenv("HPCPROF_SOURCES", "all", 1);
-        setenv("HPCPROF_COUNTERS", "none", 1);
-        agent::ensureStarted();
-        body();
-        agent::markEnd(raw::EndState::Exited, 0);
-        _exit(0);
-    }
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    store::RawProblems problems;
-    auto procs = store::listProcesses(dir.path().string(), problems);
-    REQUIRE(procs.ok());
-    REQUIRE(procs->size() == 1);
-    REQUIRE(procs->front().threadFiles.size() == 1);
-    return store::readThreadFile(procs->front().threadFiles.front(), problems);
-}
 
 /// One callback of a query, at its entry or its exit (with `result`).
 void callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool enter, int result = 0) {
@@ -88,7 +59,7 @@ void marker() {
 TEST_CASE("cudaStreamQuery answering not ready: polling since the first answer, the runtime's "
           "name (not its driver call's)", "[unit][gpu][cupti]") {
     test::TempDir dir;
-    auto t = inChild(dir, [] {
+    auto t = test::recordInChild(dir.path().string(), {}, [] {
         cudaStreamQuery(kNotReady);
         marker();
         for (int i = 0; i < 100; ++i) cudaStreamQuery(kNotReady);
@@ -103,14 +74,14 @@ TEST_CASE("cudaStreamQuery answering not ready: polling since the first answer, 
 TEST_CASE("a query that answers success (or an error) ends the polling state",
           "[unit][gpu][cupti]") {
     test::TempDir dir;
-    auto done = inChild(dir, [] {
+    auto done = test::recordInChild(dir.path().string(), {}, [] {
         cuEventQuery(kNotReady);
         cuEventQuery(kNotReady);
         cuEventQuery(0); // cudaSuccess / CUDA_SUCCESS
     });
     CHECK(done.inFlight.op == 0);
     test::TempDir dir2;
-    auto failed = inChild(dir2, [] {
+    auto failed = test::recordInChild(dir2.path().string(), {}, [] {
         cudaStreamQuery(kNotReady);
         cudaStreamQuery(700); // cudaErrorIllegalAddress: the poll is over too
     });
@@ -119,7 +90,7 @@ TEST_CASE("a query that answers success (or an error) ends the polling state",
 
 TEST_CASE("a driver query of the program's own shows under the driver's name", "[unit][gpu][cupti]") {
     test::TempDir dir;
-    auto t = inChild(dir, [] {
+    auto t = test::recordInChild(dir.path().string(), {}, [] {
         marker(); // the thread's file exists before the poll
         cuEventQuery(kNotReady);
     });

@@ -25,7 +25,7 @@ endif()
 if(TARGET hpcprof_cupti_host_waits)
     hpcprof_add_tests(hpcprof_gpu_cupti_poll_tests LABELS "unit;gpu"
         SOURCES unit/gpu/cupti_host_polls_test.cpp
-        LIBS hpcprof_cupti_host_waits hpcprof::store)
+        LIBS hpcprof_cupti_host_waits hpcprof_test_recording)
 endif()
 if(TARGET training_step)
     hpcprof_add_tests(hpcprof_gpu_cuda_tests LABELS "integration;gpu"
