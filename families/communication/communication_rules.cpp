@@ -292,6 +292,7 @@ RuleSpec stragglerRule() {
     late.judge = straggler;
     late.claims = {TimeClass::Communication, TimeClass::Sync, TimeClass::Idle};
     late.commPart = RuleSpec::CommPart::Wait;
+    late.claimsCompute = true; // the straggler's own excess compute
     return late;
 }
 

@@ -137,6 +137,7 @@ RuleSpec oversubscriptionRule() {
     over.judge = oversubscription;
     // The compute part is claimed through Judgement::rankComputeClaimNs, the rest here.
     over.claims = {TimeClass::Communication};
+    over.claimsCompute = true;
     over.commPart = RuleSpec::CommPart::Transfer;
     over.rootCause = true;
     return over;

@@ -99,6 +99,7 @@ const std::vector<RuleInfo>& ruleReference() {
         std::vector<RuleInfo> out;
         for (const auto& spec : advice::ruleSpecs()) {
             out.push_back(spec.info);
+            if (spec.claimsCompute) out.back().claims.push_back(timeClassName(TimeClass::Compute));
             for (TimeClass c : spec.claims) out.back().claims.push_back(timeClassName(c));
         }
         return out;

@@ -51,6 +51,9 @@ struct RuleSpec {
     /// The time classes a rank's blamed time lies in, the first drawn first (exclusive gain:
     /// rule_engine.cpp); empty = the rank's whole window.
     std::vector<TimeClass> claims;
+    /// The judgement also claims compute (Judgement::rankComputeClaimNs), whatever `claims` says:
+    /// listed first in the reference's claims.
+    bool claimsCompute = false;
     /// Which part of a rank's communication a Communication claim draws from: the wait for late
     /// partners the wait-state analysis measured (imbalance, stragglers), the rest of it
     /// (transfer: what overlapping or bigger messages remove), or both.
