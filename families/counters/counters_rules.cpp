@@ -21,6 +21,27 @@ constexpr double kStarvedInvoluntaryPerS = 100.0;
 
 bool oversubscribed(const HostCounters& h) { return h.cpus > 0 && h.busyThreads > h.cpus; }
 
+/// What ranks get back in their calls when they stop waiting for a CPU, by index of
+/// Analysis::ranks: the share of the transfer part of their communication their calls spent
+/// waiting for a core (rank -> share; a call that polls, as MPI does in shared memory, stays
+/// runnable, so on a starved host most of a "transfer" is that wait, which no overlap of
+/// communication with computation removes), at most `capNs`. Not the wait for late partners the
+/// wait states measured: that part is the straggler's or the imbalance's.
+std::vector<int64_t> transferWaitClaims(const Analysis& a, const std::map<int64_t, double>& callsWait, int64_t capNs) {
+    std::vector<int64_t> claims;
+    for (const auto& r : a.ranks) {
+        auto it = callsWait.find(r.rank);
+        claims.push_back(it == callsWait.end() ? 0 : std::min(capNs, int64_t(it->second * double(r.transferNs))));
+    }
+    return claims;
+}
+
+const RankBreakdown* rankOf(const Analysis& a, int64_t rank) {
+    for (const auto& r : a.ranks)
+        if (r.rank == rank) return &r;
+    return nullptr;
+}
+
 std::optional<Judgement> oversubscription(const Analysis& a) {
     const HostCounters* worst = nullptr;
     for (const auto& h : a.counters.hosts)
@@ -35,12 +56,10 @@ std::optional<Judgement> oversubscription(const Analysis& a) {
     double wait = 0;
     int64_t n = 0;
     // What fitting the threads to the CPUs surely gives back on a rank: the time it spent
-    // waiting for a CPU, in its compute and in the transfer part of its calls (a call that polls
-    // stays runnable: on a starved host most of a "transfer" is waiting for a core, which no
-    // overlap of communication with computation removes). Not T x (1 - CPUs / busy) on every
-    // rank: that let the finding claim compute done on a CPU, which no placement removes (4
-    // LAMMPS ranks on 2 cores: the findings claimed the whole run). Nor the wait for late
-    // partners the wait states measured: that part is the straggler's or the imbalance's.
+    // waiting for a CPU, in its compute and in the transfer part of its calls
+    // (transferWaitClaims). Not T x (1 - CPUs / busy) on every rank: that let the finding claim
+    // compute done on a CPU, which no placement removes (4 LAMMPS ranks on 2 cores: the
+    // findings claimed the whole run).
     std::map<int64_t, double> computeWait, callsWait;
     for (const auto& r : a.counters.ranks)
         if (r.host == worst->host) {
@@ -53,10 +72,7 @@ std::optional<Judgement> oversubscription(const Analysis& a) {
             if (r.callsWaitFraction >= 0) callsWait[r.rank] = r.callsWaitFraction;
         }
     j.rankComputeClaimNs = computeShareClaims(a, computeWait, j.gainNs);
-    for (const auto& r : a.ranks) {
-        auto it = callsWait.find(r.rank);
-        j.rankClaimNs.push_back(it == callsWait.end() ? 0 : std::min(j.gainNs, int64_t(it->second * double(r.transferNs))));
-    }
+    j.rankClaimNs = transferWaitClaims(a, callsWait, j.gainNs);
     j.evidence = {{"busy_threads", double(worst->busyThreads), "count"},
                   {"cpus", double(worst->cpus), "count"},
                   {"ranks_on_host", double(worst->ranks), "count"}};
@@ -88,7 +104,8 @@ std::optional<Judgement> lowIpc(const Analysis& a) {
 
 std::optional<Judgement> sharedCores(const Analysis& a) {
     Judgement j;
-    std::map<int64_t, double> saved; // rank -> share of its compute spent waiting for a CPU
+    std::map<int64_t, double> saved;     // rank -> share of its compute spent waiting for a CPU
+    std::map<int64_t, double> callsWait; // rank -> share of its calls spent waiting for a CPU
     double worstWait = 0;
     for (const auto& r : a.counters.ranks) {
         bool hostOversubscribed = false;
@@ -103,11 +120,15 @@ std::optional<Judgement> sharedCores(const Analysis& a) {
         j.ranks.push_back(r.rank);
         double lost = wait >= 0 ? wait : 1.0 - r.computeUtilization;
         worstWait = std::max(worstWait, lost);
-        j.gainNs = std::max(j.gainNs, int64_t(double(r.computeNs) * std::min(1.0, lost)));
+        const RankBreakdown* b = rankOf(a, r.rank);
+        const double calls = r.callsWaitFraction >= 0 && b ? r.callsWaitFraction * double(b->transferNs) : 0;
+        j.gainNs = std::max(j.gainNs, int64_t(double(r.computeNs) * std::min(1.0, lost) + calls));
         saved[r.rank] = lost;
+        if (r.callsWaitFraction >= 0) callsWait[r.rank] = r.callsWaitFraction;
     }
     if (j.ranks.empty()) return std::nullopt;
-    j.rankClaimNs = computeShareClaims(a, saved, j.gainNs);
+    j.rankComputeClaimNs = computeShareClaims(a, saved, j.gainNs);
+    j.rankClaimNs = transferWaitClaims(a, callsWait, j.gainNs);
     j.evidence = {{"max_compute_cpu_wait_pct", 100.0 * worstWait, "pct"},
                   {"ranks", double(j.ranks.size()), "count"}};
     return j;
@@ -170,8 +191,11 @@ RuleSpec sharedCoresRule() {
         "on a host that is not oversubscribed, a rank's compute phase waits ≥ "
         "{starved_wait_share} for a CPU (or uses < {starved_utilization} of one while preempted "
         "≥ {starved_involuntary_per_s} times/s)",
-        "max over ranks of compute time × wait share",
-        "Hosts that are oversubscribed are left to the oversubscription rule.",
+        "max over ranks of compute time × its wait share + the transfer part of its "
+        "communication × its calls' wait share",
+        "Hosts that are oversubscribed are left to the oversubscription rule. A call that polls "
+        "(MPI in shared memory) stays runnable: the share of it spent waiting for a core is this "
+        "rule's, not exposed-communication's.",
         "Something else runs on these ranks' cores: other ranks bound to the same core, "
         "helper threads, or other jobs/daemons. Check the binding (mpirun "
         "--report-bindings, taskset -p), give each rank its own cores, and move "
@@ -181,7 +205,11 @@ RuleSpec sharedCoresRule() {
          {"starved_utilization", kStarvedUtilization, "share"},
          {"starved_involuntary_per_s", kStarvedInvoluntaryPerS, "per_s"}}};
     shared.judge = sharedCores;
-    shared.claims = {TimeClass::Compute};
+    // The compute part is claimed through Judgement::rankComputeClaimNs, the rest here.
+    shared.claims = {TimeClass::Communication};
+    shared.claimsCompute = true;
+    shared.commPart = RuleSpec::CommPart::Transfer;
+    shared.rootCause = true; // like oversubscription: waiting for a core stretches all the rest
     return shared;
 }
 

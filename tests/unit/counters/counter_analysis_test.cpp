@@ -166,8 +166,34 @@ TEST_CASE("a rank waiting for its core in compute fires shared-cores", "[counter
     REQUIRE(f);
     CHECK(f->ranks == std::vector<int64_t>{1});
     CHECK(evidence(*f, "max_compute_cpu_wait_pct") == Approx(40));
-    CHECK(f->estimatedGainNs == Approx(0.4 * 750 * kMs).epsilon(0.001));
+    // Its wait in the call (40 % of the 250 ms transfer) is the shared core's too.
+    CHECK(r1.callsWaitFraction == Approx(0.4));
+    CHECK(f->estimatedGainNs == Approx(0.4 * 750 * kMs + 0.4 * 250 * kMs).epsilon(0.001));
     CHECK_FALSE(find(a, "oversubscription"));
+}
+
+TEST_CASE("on an oversubscribed host a polling call's wait for a core is oversubscription's, not "
+          "exposed communication's", "[counters][analyzer][advice]") {
+    test::TempDir dir;
+    // 4 ranks on 2 CPUs, each half the time waiting for one, in compute and in the Allreduce
+    // they all enter at 500 ms and leave at 750 ms (no wait for a late partner: 250 ms transfer).
+    auto path = buildTrace(
+        dir, 4, 2, [](int r) { return evenly(r, 0.5, 0.5, 300); },
+        [](test::TraceBuilder& b, int t, int) {
+            b.event(t, Category::MpiCollective, "MPI_Allreduce", 500 * kMs, 250 * kMs).collective("w", 4, 0);
+        });
+    Analysis a = analyse(path);
+    REQUIRE(a.counters.ranks.size() == 4);
+    CHECK(a.counters.ranks[2].callsWaitFraction == Approx(0.5));
+    CHECK(a.counters.ranks[2].computeWaitFraction == Approx(0.5));
+    const Finding* over = find(a, "oversubscription");
+    const Finding* exposed = find(a, "exposed-communication");
+    REQUIRE(over);
+    REQUIRE(exposed);
+    // Half of the 750 ms compute and half of the 250 ms transfer were waits for a core.
+    CHECK(over->exclusiveGainNs == Approx(0.5 * 750 * kMs + 0.5 * 250 * kMs).epsilon(0.01));
+    // Overlap could hide only the transfer that ran on a CPU.
+    CHECK(exposed->exclusiveGainNs == Approx(0.5 * 250 * kMs).epsilon(0.01));
 }
 
 TEST_CASE("low instructions per cycle in compute fires low-ipc", "[counters][analyzer][advice]") {
