@@ -47,10 +47,11 @@ int openTemporary() {
     return fd;
 }
 
-bool writeAll(int fd, const void* data, size_t n, off_t at) {
-    const char* p = static_cast<const char*>(data);
+/// All `n` bytes at `at` through `io` (pread or pwrite), retrying short and interrupted calls.
+template <typename Io, typename Byte>
+bool allAt(Io io, int fd, Byte* p, size_t n, off_t at) {
     while (n > 0) {
-        const ssize_t k = pwrite(fd, p, n, at);
+        const ssize_t k = io(fd, p, n, at);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) return false;
         p += k;
@@ -60,18 +61,11 @@ bool writeAll(int fd, const void* data, size_t n, off_t at) {
     return true;
 }
 
-bool readAll(int fd, void* data, size_t n, off_t at) {
-    char* p = static_cast<char*>(data);
-    while (n > 0) {
-        const ssize_t k = pread(fd, p, n, at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        p += k;
-        n -= size_t(k);
-        at += k;
-    }
-    return true;
+bool writeAll(int fd, const void* data, size_t n, off_t at) {
+    return allAt(pwrite, fd, static_cast<const char*>(data), n, at);
 }
+
+bool readAll(int fd, void* data, size_t n, off_t at) { return allAt(pread, fd, static_cast<char*>(data), n, at); }
 
 } // namespace
 
