@@ -102,23 +102,30 @@ std::optional<Judgement> lowIpc(const Analysis& a) {
     return j;
 }
 
+bool onOversubscribedHost(const Analysis& a, const RankCounters& r) {
+    for (const auto& h : a.counters.hosts)
+        if (h.host == r.host && oversubscribed(h)) return true;
+    return false;
+}
+
+/// A rank whose compute waits for its core: measured run-queue wait, or (without it) little of
+/// a CPU while often preempted.
+bool starved(const RankCounters& r) {
+    return r.computeWaitFraction >= kStarvedWaitShare ||
+           (r.computeUtilization >= 0 && r.computeUtilization < kStarvedUtilization &&
+            r.involuntaryPerS >= kStarvedInvoluntaryPerS);
+}
+
 std::optional<Judgement> sharedCores(const Analysis& a) {
     Judgement j;
     std::map<int64_t, double> saved;     // rank -> share of its compute spent waiting for a CPU
     std::map<int64_t, double> callsWait; // rank -> share of its calls spent waiting for a CPU
     double worstWait = 0;
     for (const auto& r : a.counters.ranks) {
-        bool hostOversubscribed = false;
-        for (const auto& h : a.counters.hosts)
-            if (h.host == r.host && oversubscribed(h)) hostOversubscribed = true;
-        if (hostOversubscribed || r.computeNs <= 0) continue; // the oversubscription rule says it
-        double wait = r.computeWaitFraction;
-        bool starved = wait >= kStarvedWaitShare ||
-                       (r.computeUtilization >= 0 && r.computeUtilization < kStarvedUtilization &&
-                        r.involuntaryPerS >= kStarvedInvoluntaryPerS);
-        if (!starved) continue;
+        // An oversubscribed host is the oversubscription rule's.
+        if (onOversubscribedHost(a, r) || r.computeNs <= 0 || !starved(r)) continue;
         j.ranks.push_back(r.rank);
-        double lost = wait >= 0 ? wait : 1.0 - r.computeUtilization;
+        const double lost = r.computeWaitFraction >= 0 ? r.computeWaitFraction : 1.0 - r.computeUtilization;
         worstWait = std::max(worstWait, lost);
         const RankBreakdown* b = rankOf(a, r.rank);
         const double calls = r.callsWaitFraction >= 0 && b ? r.callsWaitFraction * double(b->transferNs) : 0;
