@@ -30,9 +30,11 @@ def test_report_names_the_straggler_and_findings(demo):
     assert "ranks=4 steps=12 straggler=3" in out  # the program's own line
     stragglers = out.split("Stragglers (others waited for them)\n", 1)[1].split("\n\n", 1)[0]
     # Rank 3 computes three times as long before each of the 12 step collectives: it is last
-    # in them. It leads the list unless a loaded disk made another rank's O_DSYNC checkpoint,
-    # before the final barrier, cost the others more than rank 3's 12 steps did.
-    assert re.search(r"^\s+rank 3\s+last in 1[12] of 13 collectives", stragglers, re.M), stragglers
+    # in them (a busy host may let another rank be last in one). Who is last in the 13th, the
+    # final barrier, depends on whose O_DSYNC checkpoint took longest: any rank, rank 3 too.
+    # Rank 3 leads the list unless a loaded disk made another rank's checkpoint cost the
+    # others more than rank 3's 12 steps did.
+    assert re.search(r"^\s+rank 3\s+last in 1[123] of 13 collectives", stragglers, re.M), stragglers
     first = re.match(r"\s+rank (\d+)\s+last in", stragglers).group(1)
     findings = out.split("\nFindings\n", 1)[1]
     # The straggler finding names the rank the list puts first (always there when it is rank 3;
