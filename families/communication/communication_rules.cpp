@@ -130,7 +130,8 @@ std::optional<Judgement> straggler(const Analysis& a) {
     Judgement j;
     j.gainNs = std::min(maxWait, s.inflictedWaitNs);
     // The others stop waiting; the straggler stops doing what made it late, at most its compute
-    // beyond the others' median (so the floor of unclaimed compute falls with it).
+    // beyond the others' median. That work moves to the others (rebalancing), so it stays in
+    // the floor of compute the findings together leave (RuleSpec::computeMoves).
     const int64_t excess = std::max<int64_t>(0, usefulOf(a, s.rank) - medianUsefulOfOthers(a, s.rank));
     for (const auto& r : a.ranks) {
         j.rankClaimNs.push_back(r.rank == s.rank ? 0 : std::min(r.waitNs, s.inflictedWaitNs));
@@ -292,7 +293,8 @@ RuleSpec stragglerRule() {
     late.judge = straggler;
     late.claims = {TimeClass::Communication, TimeClass::Sync, TimeClass::Idle};
     late.commPart = RuleSpec::CommPart::Wait;
-    late.claimsCompute = true; // the straggler's own excess compute
+    late.claimsCompute = true; // the straggler's own excess compute,
+    late.computeMoves = true;  // which rebalancing moves to the others rather than removes
     return late;
 }
 

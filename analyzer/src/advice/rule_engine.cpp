@@ -147,6 +147,7 @@ void assignExclusiveGains(std::vector<Evaluated>& found, const Analysis& a) {
     std::vector<RankPools> left;
     for (const auto& r : a.ranks) left.push_back(poolsOf(r, whole));
     std::vector<int64_t> most(found.size(), 0);
+    int64_t movedCompute = 0; // claimed by findings whose change moves it to other ranks
     for (size_t k = 0; k < found.size(); ++k) {
         const Evaluated& e = found[k];
         for (size_t i = 0; i < a.ranks.size() && i < e.rankClaimNs.size(); ++i) {
@@ -157,14 +158,16 @@ void assignExclusiveGains(std::vector<Evaluated>& found, const Analysis& a) {
                 const int64_t t = std::clamp<int64_t>(e.rankComputeClaimNs[i], 0, compute);
                 compute -= t;
                 taken += t;
+                if (e.spec->computeMoves) movedCompute += t;
             }
             most[k] = std::max(most[k], std::min(taken, e.finding.estimatedGainNs));
         }
     }
-    // The compute no finding claimed stays: even spread evenly over the ranks it takes its
+    // The compute no finding removes stays: even spread evenly over the ranks it takes its
     // average, so the findings together leave at least that of T (without this floor, findings
-    // that each save most on a different rank added up to the whole run).
-    int64_t computeLeft = 0;
+    // that each save most on a different rank added up to the whole run). Work a finding moves
+    // (a straggler's excess, rebalanced) is still done somewhere: it stays in the floor.
+    int64_t computeLeft = movedCompute;
     for (const RankPools& p : left) computeLeft += p[size_t(TimeClass::Compute)];
     if (!left.empty()) computeLeft /= int64_t(left.size());
     int64_t runtimeLeft = std::max<int64_t>(0, a.pop.runtimeNs - computeLeft);

@@ -77,8 +77,10 @@ measured breakdown, wait states and per-rank facts and may produce one **finding
   straggler wait at once), so the estimated gains do not add up. Findings are taken in order;
   on each rank a finding claims its blamed time (at most its estimated gain) from what is left
   of the time classes the rule names below ("claims"), its exclusive gain is the most it claims
-  on one rank, and never more than the findings above it left of `T`. The exclusive gains thus
-  sum to at most `T` (`summary.findings_gain_ns`), and reports show them;
+  on one rank, and never more than the findings above it left of `T` less the compute no
+  finding removes (averaged over the ranks; a straggler's excess compute is moved to the other
+  ranks by rebalancing, not removed, so it stays in that floor). The exclusive gains thus sum
+  to at most `T` (`summary.findings_gain_ns`), and reports show them;
 - `suggestion`: what to change, in plain words, worded for the kind of program
   (`summary.program_kind`): `mpi` when it calls MPI, `data_parallel` when its ranks come from
   torchrun (`RANK`) or a PyTorch trace or it calls NCCL without MPI, else `processes`. Rules

@@ -30,8 +30,9 @@ struct Judgement {
     /// Time the change would save on each rank, by index of Analysis::ranks (for the exclusive
     /// gain); empty = gainNs on every rank.
     std::vector<int64_t> rankClaimNs;
-    /// Compute the change removes on some ranks, by index of Analysis::ranks (a straggler's work
-    /// beyond the others'), claimed from Compute whatever the rule's classes; empty = none.
+    /// Compute the change takes off some ranks, by index of Analysis::ranks (the CPU time
+    /// oversubscribed ranks wait for a core, a straggler's work beyond the others'), claimed from
+    /// Compute whatever the rule's classes; empty = none.
     std::vector<int64_t> rankComputeClaimNs;
 };
 
@@ -54,6 +55,10 @@ struct RuleSpec {
     /// The judgement also claims compute (Judgement::rankComputeClaimNs), whatever `claims` says:
     /// listed first in the reference's claims.
     bool claimsCompute = false;
+    /// The compute claimed is work moved to other ranks (rebalancing a straggler's excess), not
+    /// work removed: no other finding claims it again, but it stays in the floor of compute the
+    /// findings together cannot save (rule_engine.cpp).
+    bool computeMoves = false;
     /// Which part of a rank's communication a Communication claim draws from: the wait for late
     /// partners the wait-state analysis measured (imbalance, stragglers), the rest of it
     /// (transfer: what overlapping or bigger messages remove), or both.

@@ -405,12 +405,16 @@ TEST_CASE("exclusive gains: time two rules blame is counted once, and they sum t
     CHECK(comm->estimatedGainNs + late->estimatedGainNs + imbalance->estimatedGainNs == 1235);
     // exposed-communication comes first but claims only what overlap removes, communication
     // less wait: 10 ns on each rank, exclusive 10. The straggler then claims rank 1's wait,
-    // min(490, 490), from its 490 ns of communication left: 490. Nothing of rank 1's
-    // communication, sync or idle time is left for the imbalance's min(245, 990 - 500): 0.
+    // min(490, 490), from its 490 ns of communication left, and rank 0's 490 ns of compute
+    // beyond rank 1's. Nothing of rank 1's communication, sync or idle time is left for the
+    // imbalance's min(245, 990 - 500): 0. The straggler's excess is moved to rank 1 by
+    // rebalancing, not removed: the two ranks still compute 745 ns each on average, which
+    // leaves 255 ns of T, 10 for exposed-communication and 245 for the straggler (the run of
+    // the rebalanced job: 745 + 10 ns).
     CHECK(comm->exclusiveGainNs == 10);
-    CHECK(late->exclusiveGainNs == 490);
+    CHECK(late->exclusiveGainNs == 245);
     CHECK(imbalance->exclusiveGainNs == 0);
-    CHECK(a.findingsGainNs == 500);
+    CHECK(a.findingsGainNs == 255);
     int64_t sum = 0;
     for (const auto& f : a.findings) sum += f.exclusiveGainNs;
     CHECK(sum == a.findingsGainNs);
