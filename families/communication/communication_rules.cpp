@@ -106,9 +106,8 @@ int64_t typicalInflictedWait(const Analysis& a, int64_t straggler) {
 }
 
 int64_t usefulOf(const Analysis& a, int64_t rank) {
-    for (const auto& r : a.ranks)
-        if (r.rank == rank) return usefulNs(r, a);
-    return 0;
+    const RankBreakdown* r = rankBreakdownOf(a, rank);
+    return r ? usefulNs(*r, a) : 0;
 }
 
 int64_t medianUsefulOfOthers(const Analysis& a, int64_t rank) {

@@ -36,12 +36,6 @@ std::vector<int64_t> transferWaitClaims(const Analysis& a, const std::map<int64_
     return claims;
 }
 
-const RankBreakdown* rankOf(const Analysis& a, int64_t rank) {
-    for (const auto& r : a.ranks)
-        if (r.rank == rank) return &r;
-    return nullptr;
-}
-
 std::optional<Judgement> oversubscription(const Analysis& a) {
     const HostCounters* worst = nullptr;
     for (const auto& h : a.counters.hosts)
@@ -127,7 +121,7 @@ std::optional<Judgement> sharedCores(const Analysis& a) {
         j.ranks.push_back(r.rank);
         const double lost = r.computeWaitFraction >= 0 ? r.computeWaitFraction : 1.0 - r.computeUtilization;
         worstWait = std::max(worstWait, lost);
-        const RankBreakdown* b = rankOf(a, r.rank);
+        const RankBreakdown* b = rankBreakdownOf(a, r.rank);
         const double calls = r.callsWaitFraction >= 0 && b ? r.callsWaitFraction * double(b->transferNs) : 0;
         j.gainNs = std::max(j.gainNs, int64_t(double(r.computeNs) * std::min(1.0, lost) + calls));
         saved[r.rank] = lost;

@@ -191,6 +191,12 @@ int64_t usefulNs(const RankBreakdown& r, const Analysis& a) {
     return a.pop.region == "window" ? r.ns(TimeClass::Compute) : r.regionExclusive[int(TimeClass::Compute)];
 }
 
+const RankBreakdown* rankBreakdownOf(const Analysis& a, int64_t rank) {
+    for (const auto& r : a.ranks)
+        if (r.rank == rank) return &r;
+    return nullptr;
+}
+
 std::vector<int64_t> computeShareClaims(const Analysis& a, const std::map<int64_t, double>& shareByRank,
                                         int64_t capNs) {
     std::vector<int64_t> claims;

@@ -87,6 +87,8 @@ int64_t maxOver(const Analysis& a, const std::function<int64_t(const RankBreakdo
 /// A rank's compute in the part of the window T is measured on (POP metrics), the compute the
 /// exclusive gains draw from.
 int64_t usefulNs(const RankBreakdown& r, const Analysis& a);
+/// The breakdown of rank `rank`; nullptr when the analysis has none.
+const RankBreakdown* rankBreakdownOf(const Analysis& a, int64_t rank);
 /// Claims of a rule that saves a share of some ranks' compute (rank -> share): per rank, by
 /// index of Analysis::ranks, that share of its useful compute, at most `capNs`; 0 elsewhere.
 std::vector<int64_t> computeShareClaims(const Analysis& a, const std::map<int64_t, double>& shareByRank,
