@@ -8,6 +8,7 @@ namespace hpcprof::store {
 void ProcessStrings::beginProcess(const schema::raw::ProcessHeader& h,
                                   std::vector<ThreadRecords>& threads, int64_t& incomplete) {
     m_objects.clear();
+    m_lastId = 0;
     StringMap& own = m_byProcess[ProcessKey{h.pid, h.start.monotonicNs}];
     for (auto& t : threads) {
         for (auto& s : t.strings) own[s.id] = {m_w.internString(s.text), std::move(s.text)};
@@ -36,16 +37,19 @@ const std::string* ProcessStrings::text(uint32_t id) const {
 
 std::optional<int64_t> ProcessStrings::object(uint32_t localId, std::string_view& kind) {
     // A process uses few objects for many events: classify and intern each id once.
-    if (auto it = m_objects.find(localId); it != m_objects.end()) {
-        kind = it->second.kind;
-        return it->second.objectId;
+    if (localId != m_lastId || localId == 0) {
+        if (auto it = m_objects.find(localId); it != m_objects.end()) {
+            m_last = it->second;
+        } else {
+            const KnownString* s = find(localId);
+            if (!s) return std::nullopt;
+            m_last = {m_w.internObject(s->id, s->text), schema::objectKindOf(s->text)};
+            m_objects.emplace(localId, m_last);
+        }
+        m_lastId = localId;
     }
-    const KnownString* s = find(localId);
-    if (!s) return std::nullopt;
-    kind = schema::objectKindOf(s->text);
-    int64_t objectId = m_w.internObject(s->id, s->text);
-    m_objects.emplace(localId, ResolvedObject{objectId, kind});
-    return objectId;
+    kind = m_last.kind;
+    return m_last.objectId;
 }
 
 } // namespace hpcprof::store

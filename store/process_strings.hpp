@@ -61,6 +61,10 @@ private:
     const StringMap* m_parent = nullptr;
     /// object()'s answers for the current process (its string ids are its own).
     std::unordered_map<uint32_t, ResolvedObject> m_objects;
+    /// The last answer: runs of calls on one descriptor name one object (a hash look-up per
+    /// event was 6 % of a 1 M pwrite conversion). Id 0 names no object.
+    uint32_t m_lastId = 0;
+    ResolvedObject m_last{};
 };
 
 } // namespace hpcprof::store

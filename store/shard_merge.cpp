@@ -34,6 +34,7 @@
 #include "shard_metadata.hpp"
 #include "shard_page_plan.hpp"
 #include "shard_placement.hpp"
+#include "table_statistics.hpp"
 
 namespace hpcprof::store {
 
@@ -407,22 +408,13 @@ Status recountRealtimeAlignment(sqlite3* db) {
 }
 
 /// The indexes one conversion builds after its load; the merge's own go.
-/// `counted`: tables whose rows the merge counted as it wrote them (step 3): ANALYZE would only
-/// count them again, reading all their pages, so their statistics row is written as it would.
+/// `counted`: tables whose rows the merge counted as it wrote them (step 3): their statistics
+/// are written from those counts rather than by reading all their pages again.
 Status finishTrace(sqlite3* db, const std::map<std::string, int64_t>& counted = {}) {
     HPCPROF_RETURN_IF_ERROR(schema::exec(db, "DROP INDEX _merge_object_name; DROP INDEX _merge_communicator_key;"
                                              "CREATE INDEX track_process ON track(process_id);"
                                              "CREATE INDEX counter_track_ts ON counter(counter_track_id, ts);"));
-    if (counted.empty()) return schema::exec(db, "ANALYZE;");
-    std::vector<std::string> tables;
-    schema::Statement list(db, "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
-    while (list.step()) tables.push_back(list.text(0));
-    for (const auto& t : tables) // first: it makes sqlite_stat1
-        if (!counted.count(t)) HPCPROF_RETURN_IF_ERROR(schema::exec(db, "ANALYZE main." + t));
-    for (const auto& [t, rows] : counted) // tables without index: one row, their row count (as ANALYZE writes)
-        if (rows > 0)
-            HPCPROF_RETURN_IF_ERROR(schema::exec(db, fmt::format("INSERT INTO sqlite_stat1 VALUES ('{}', NULL, '{}')", t, rows)));
-    return {};
+    return writeStatistics(db, counted);
 }
 
 /// The trace reopened after step 3 wrote below SQL.

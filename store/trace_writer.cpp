@@ -2,6 +2,7 @@
 #include "hpcprof/store/trace_writer.hpp"
 
 #include "event_pages.hpp"
+#include "table_statistics.hpp"
 #include "hpcprof/schema/object_kind.hpp"
 #include "hpcprof/schema/tables.hpp"
 
@@ -267,6 +268,7 @@ int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threa
 
 int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
+    if (d.any()) ++m_detailRows;
     m_io.add(e.trackId, e.categoryId, e.nameId, e.objectId.value_or(0), e.dur, e.bytes.value_or(0),
              e.depth == 0);
     if (m_pages) { // packed into pages as it comes (the same row the INSERT below makes)
@@ -657,8 +659,10 @@ Status TraceWriter::finish() {
     HPCPROF_RETURN_IF_ERROR(schema::exec(
         m_db.get(), "CREATE INDEX track_process ON track(process_id);"
                     "CREATE UNIQUE INDEX string_value ON string(value);"
-                    "CREATE INDEX counter_track_ts ON counter(counter_track_id, ts);"
-                    "ANALYZE;"));
+                    "CREATE INDEX counter_track_ts ON counter(counter_track_id, ts);"));
+    // Only this writer adds event and event_detail rows, and neither has an index: their
+    // statistics are the rows it wrote (ANALYZE would read every event page again).
+    HPCPROF_RETURN_IF_ERROR(writeStatistics(m_db.get(), {{"event", m_nextEvent - 1}, {"event_detail", m_detailRows}}));
     m_db.reset();
     return {};
 }

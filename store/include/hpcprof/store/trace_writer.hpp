@@ -249,6 +249,7 @@ private:
     schema::Statement m_setCommunicatorSize;
     int64_t m_nextString = 1, m_nextObject = 1, m_nextCommunicator = 1, m_nextThread = 1,
             m_nextTrack = 1, m_nextEvent = 1;
+    int64_t m_detailRows = 0; ///< event_detail rows written (the statistics; event's: m_nextEvent - 1)
     Status m_error;
 };
 
