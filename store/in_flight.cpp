@@ -29,7 +29,7 @@ InFlightState readInFlight(const char* header, raw::InFlightCall& out) {
     return InFlightState::Torn;
 }
 
-RawEvent unfinishedEvent(const raw::InFlightCall& c, int64_t lastSeenTs) {
+RawEvent unfinishedEvent(const raw::InFlightCall& c) {
     RawEvent e{};
     e.flags = uint8_t(c.flags & ~raw::kInFlightPolling); // no event flag
     e.op = c.op;
@@ -44,8 +44,6 @@ RawEvent unfinishedEvent(const raw::InFlightCall& c, int64_t lastSeenTs) {
     e.seq = c.instance;
     e.aux = c.aux;
     e.unfinished = true;
-    e.requestedBytes = c.bytes;
-    e.lastSeenTs = lastSeenTs;
     return e;
 }
 
@@ -54,7 +52,8 @@ int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, int64_t lastSeen
     for (ThreadRecords& t : threads) {
         if (t.inFlightTorn) ++torn;
         if (t.inFlight.op == 0) continue;
-        t.events.push_back(unfinishedEvent(t.inFlight, lastSeenTs));
+        t.events.push_back(unfinishedEvent(t.inFlight));
+        t.unfinishedUntilTs = lastSeenTs;
         ++added;
     }
     return added;

@@ -31,7 +31,7 @@ enum class InFlightState {
 InFlightState readInFlight(const char* header, schema::raw::InFlightCall& out);
 
 /// The unfinished event of a published call (start = end = its entry; see RawEvent::unfinished).
-RawEvent unfinishedEvent(const schema::raw::InFlightCall& call, int64_t lastSeenTs);
+RawEvent unfinishedEvent(const schema::raw::InFlightCall& call);
 
 /// Trace ns of when process `h` was last seen (file comment), from its threads' records (raw
 /// ticks through `ticksToTrace`), its header (monotonic ns through `monoToTrace`) and
@@ -52,7 +52,8 @@ int64_t lastSeenTs(const schema::raw::ProcessHeader& h, const std::vector<Thread
 }
 
 /// Adds each thread's published call to its events as an unfinished event ending at
-/// `lastSeenTs`; returns how many (torn lines are counted in `torn`).
+/// `lastSeenTs` (ThreadRecords::unfinishedUntilTs); returns how many (torn lines are counted in
+/// `torn`).
 int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, int64_t lastSeenTs, int64_t& torn);
 
 /// Writes the event_unfinished row of event `eventId` (requested bytes -1: NULL).

@@ -5,6 +5,7 @@
 // threads' events, what it could not record, its process row. The loop never names a family.
 #include "hpcprof/store/merge.hpp"
 
+#include <algorithm>
 #include <future>
 #include <map>
 
@@ -140,7 +141,10 @@ private:
     template <typename AddStat>
     void addUnfinished(const raw::ProcessHeader& h, const ProcessClock& clock,
                        std::vector<ThreadRecords>& threads, const AddStat& addStat) {
-        const int64_t seen = lastSeenTs(
+        // Most processes end with no call in flight: no pass over their events then.
+        const bool inFlight = std::any_of(threads.begin(), threads.end(),
+                                          [](const ThreadRecords& t) { return t.inFlight.op != 0; });
+        const int64_t seen = !inFlight ? 0 : lastSeenTs(
             h, threads, [&clock](uint64_t ticks) { return clock.ticksToTrace(ticks); },
             [&clock](int64_t ns) { return clock.toTrace(ns); }, m_opt.stoppedRealtimeNs);
         int64_t torn = 0;

@@ -355,7 +355,7 @@ private:
     }
 
     void takeEvent(const raw::EventRecord& r) {
-        m_out.events.push_back(RawEvent{r.flags, r.op, r.status, r.start, r.end, r.bytes,
+        m_out.events.push_back(RawEvent{r.flags, 0, r.op, r.status, r.start, r.end, r.bytes,
                                         r.objectId, r.fd, r.peer, r.tag, r.commId, r.seq, r.aux});
     }
 

@@ -26,9 +26,14 @@ struct RawProblems {
     std::vector<std::string> messages; ///< one line per unreadable file
 };
 
-/// An event record decoded out of the file (plain copy of EventRecord without its atomic).
+/// An event record decoded out of the file (plain copy of EventRecord without its atomic). A
+/// thread's events are decoded whole before they are written, so its size is the conversion's
+/// memory per event (72 bytes; 96 when the in-flight call's facts were carried by every event).
 struct RawEvent {
     uint8_t flags;
+    /// The data family that owns this event (its slot + 1, family.hpp), 0 = none: only owned
+    /// events reach a family's decorate/inserted hooks.
+    uint8_t family = 0;
     uint16_t op;
     int32_t status;
     uint64_t start;
@@ -41,16 +46,12 @@ struct RawEvent {
     uint32_t commId;
     uint32_t seq;
     int64_t aux;
-    /// The data family that owns this event (its slot + 1, family.hpp), 0 = none: only owned
-    /// events reach a family's decorate/inserted hooks.
-    uint8_t family = 0;
     uint32_t familyIndex = 0; ///< the owning family's own reference (its facts about the event)
-    /// A call its thread was still inside when the process was last seen (in_flight.hpp):
-    /// `end` is its start, and the event ends at `lastSeenTs` (trace ns).
+    /// The call its thread was still inside when the process was last seen (in_flight.hpp):
+    /// `end` is its start; ThreadRecords::unfinishedUntilTs says until when it lasted.
     bool unfinished = false;
-    int64_t requestedBytes = -1; ///< unfinished calls: the bytes asked for, -1 = unknown
-    int64_t lastSeenTs = 0;
 };
+static_assert(sizeof(RawEvent) == 72, "the conversion holds a thread's events in memory");
 
 /// An event of `op` from `start` to `end` with nothing else known (no bytes, descriptor, peer or
 /// offset): where the converters of the GPU and RDMA sections start their events.
@@ -129,6 +130,9 @@ struct ThreadRecords {
     /// and whether the line was caught torn (killed while writing it).
     schema::raw::InFlightCall inFlight{};
     bool inFlightTorn = false;
+    /// When the thread was last seen inside that call (trace ns): the end of its unfinished
+    /// event (RawEvent::unfinished; in_flight.hpp).
+    int64_t unfinishedUntilTs = 0;
     std::vector<RawEvent> events;
     std::vector<RawString> strings;
     int64_t incompleteStrings = 0; ///< strings whose last piece never arrived

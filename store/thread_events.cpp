@@ -18,8 +18,8 @@ int64_t ThreadEvents::opName(uint16_t op, const schema::OpInfo& info) {
     return id;
 }
 
-bool ThreadEvents::row(const Process& p, const RawEvent& e, EventRow& row, EventDetail& d,
-                       std::vector<PendingArg>& args) {
+bool ThreadEvents::row(const Process& p, const ThreadRecords& t, const RawEvent& e, EventRow& row,
+                       EventDetail& d, std::vector<PendingArg>& args) {
     const schema::OpInfo* info = schema::findOp(e.op);
     if (!info) {
         p.addStat(Stat::UnknownOps, 1);
@@ -27,7 +27,7 @@ bool ThreadEvents::row(const Process& p, const RawEvent& e, EventRow& row, Event
     }
     row.ts = p.clock->ticksToTrace(e.start);
     row.dur = p.clock->converter().toDurationNs(e.start, e.end);
-    if (e.unfinished) row.dur = std::max<int64_t>(0, e.lastSeenTs - row.ts); // until last seen
+    if (e.unfinished) row.dur = std::max<int64_t>(0, t.unfinishedUntilTs - row.ts); // until last seen
     if (row.dur < 0) {
         p.addStat(Stat::NegativeDurations, 1);
         row.dur = 0;
@@ -86,12 +86,12 @@ Status ThreadEvents::write(const Process& p, ThreadRecords& t, const ThreadRecor
         EventDetail d;
         args.clear();
         r.trackId = trackId;
-        if (!row(p, e, r, d, args)) continue;
+        if (!row(p, t, e, r, d, args)) continue;
         ProcessConverter* owner = e.family ? p.owners[e.family - 1] : nullptr;
         if (owner) owner->decorate(e, r);
         int64_t id = m_w.insertEvent(r, d);
         if (e.unfinished)
-            HPCPROF_RETURN_IF_ERROR(insertUnfinishedRow(m_w.db(), id, e.requestedBytes));
+            HPCPROF_RETURN_IF_ERROR(insertUnfinishedRow(m_w.db(), id, t.inFlight.bytes));
         if (owner) owner->inserted(e, id);
         for (const auto& a : args) {
             if (a.text.empty()) m_w.insertEventArg(id, a.key, a.value);

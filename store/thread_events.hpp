@@ -42,8 +42,8 @@ private:
     int64_t opName(uint16_t op, const schema::OpInfo& info);
     /// The row of generic event `e` (without its owner's decoration); false when it must be
     /// skipped (an op this build does not know).
-    bool row(const Process& p, const RawEvent& e, EventRow& row, EventDetail& d,
-             std::vector<PendingArg>& args);
+    bool row(const Process& p, const ThreadRecords& t, const RawEvent& e, EventRow& row,
+             EventDetail& d, std::vector<PendingArg>& args);
 
     TraceWriter& m_w;
     NestingDepth m_depth;
