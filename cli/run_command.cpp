@@ -230,7 +230,11 @@ std::string checkCommandAndAgent(const RunOptions& o) {
 /// measured here (0: none), which the merge falls back on.
 uint64_t prepareAgentEnvironment(const RunOptions& o, const std::string& agent,
                                  const ClaimedOutput& claimed) {
-    uint64_t tscHz = agent::measureTscHz(20'000'000);
+    // 2 ms of spinning: the merge uses this rate only for processes that lived under 10 ms
+    // (their own start and last clock pairs give the rest theirs, clock_mapping.cpp), where
+    // clock-reading errors of some 30 ns over 2 ms (15 ppm) come to under a nanosecond. The
+    // 20 ms it spun before were CPU and latency every run (every rank's wrapper) paid.
+    uint64_t tscHz = agent::measureTscHz(2'000'000);
     setPreload(agent, o.sources);
     setenv("HPCPROF_RAW_DIR", claimed.rawDir.c_str(), 1);
     setenv("HPCPROF_SOURCES", o.sources.c_str(), 1);
