@@ -298,6 +298,7 @@ public:
             previousEnd = std::max(previousEnd, last);
         }
         m_out.incompleteStrings += int64_t(m_pending.size());
+        if (m_ordered) m_out.eventsInStartOrder = m_out.events.size();
     }
 
 private:
@@ -355,6 +356,13 @@ private:
     }
 
     void takeEvent(const raw::EventRecord& r) {
+        // In start order until an event starts before the one decoded last (ThreadRecords::
+        // eventsInStartOrder, set when the reading ends).
+        if (r.start < m_lastStart && m_ordered) {
+            m_ordered = false;
+            m_out.eventsInStartOrder = m_out.events.size();
+        }
+        m_lastStart = r.start;
         m_out.events.push_back(RawEvent{r.flags, 0, r.op, r.status, r.start, r.end, r.bytes,
                                         r.objectId, r.fd, r.peer, r.tag, r.commId, r.seq, r.aux});
     }
@@ -387,6 +395,8 @@ private:
     RawProblems& m_problems;
     const RecordRouting& m_routing;
     std::vector<RawString> m_pending; ///< strings whose pieces are still arriving (rarely > 1)
+    uint64_t m_lastStart = 0; ///< the start of the event decoded last
+    bool m_ordered = true;    ///< every event so far started no earlier than the one before
     /// The last two calls read (m_runCalls[1] the latest), as full records, while the slots
     /// since them are a run a Repeat record may continue (repeatLayout() of each is non-null);
     /// empty (kind 0) otherwise.

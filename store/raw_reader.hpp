@@ -134,6 +134,10 @@ struct ThreadRecords {
     /// event (RawEvent::unfinished; in_flight.hpp).
     int64_t unfinishedUntilTs = 0;
     std::vector<RawEvent> events;
+    /// How many of the first events the reader saw in start order as it decoded them, so that
+    /// the writer need not read them all again to know (ThreadEvents::startOrder). Families add
+    /// events after these and never move a decoded event's start.
+    size_t eventsInStartOrder = 0;
     std::vector<RawString> strings;
     int64_t incompleteStrings = 0; ///< strings whose last piece never arrived
     /// Every other record, by the family that converts it (RecordRouting; family.hpp).

@@ -55,13 +55,16 @@ bool ThreadEvents::row(const Process& p, const ThreadRecords& t, const RawEvent&
     return true;
 }
 
-std::vector<uint32_t> ThreadEvents::startOrder(const std::vector<RawEvent>& events) {
+std::vector<uint32_t> ThreadEvents::startOrder(const ThreadRecords& t) {
+    const std::vector<RawEvent>& events = t.events;
     // Records are written when calls end; the track wants start order (stable for ties).
     // Usually already in order (empty: as they are); nested calls (signal handlers, an MPI
-    // call's inner calls) are not. The positions are sorted, not the 96-byte events: moving
+    // call's inner calls) are not. The positions are sorted, not the 72-byte events: moving
     // those was a quarter of an MPI loop's conversion.
     auto byStart = [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; };
-    if (std::is_sorted(events.begin(), events.end(), byStart)) return {};
+    // The reader knows its decoded events' order already: only what follows them is checked.
+    const size_t known = std::min(t.eventsInStartOrder, events.size());
+    if (std::is_sorted(events.begin() + ptrdiff_t(known > 0 ? known - 1 : 0), events.end(), byStart)) return {};
     std::vector<std::pair<uint64_t, uint32_t>> keys(events.size());
     for (size_t i = 0; i < events.size(); ++i) keys[i] = {events[i].start, uint32_t(i)};
     std::sort(keys.begin(), keys.end()); // (start, position): unique, so stable for ties
@@ -76,7 +79,7 @@ Status ThreadEvents::write(const Process& p, ThreadRecords& t, const ThreadRecor
     std::string trackName = t.name.empty() ? "thread " + std::to_string(t.tid)
                                            : t.name + " (" + std::to_string(t.tid) + ")";
     int64_t trackId = m_w.insertTrack(p.processId, threadId, "cpu_thread", trackName, {}, {});
-    const std::vector<uint32_t> order = startOrder(t.events);
+    const std::vector<uint32_t> order = startOrder(t);
     m_depth.clear();
     int64_t first = 0, last = 0, count = 0;
     std::vector<PendingArg> args;

@@ -36,8 +36,9 @@ public:
                  int64_t& lastEnd, int64_t& events);
 
 private:
-    /// The positions of `events` in start order (ties in position order); empty when they are.
-    static std::vector<uint32_t> startOrder(const std::vector<RawEvent>& events);
+    /// The positions of `t`'s events in start order (ties in position order); empty when they
+    /// are.
+    static std::vector<uint32_t> startOrder(const ThreadRecords& t);
     /// The string id of an op's name, interned on first use (by raw op id: every event needs it).
     int64_t opName(uint16_t op, const schema::OpInfo& info);
     /// The row of generic event `e` (without its owner's decoration); false when it must be
