@@ -120,21 +120,88 @@ struct TempPath {
     }
 };
 
-/// The trace `in` without its event rows (a copy, emptied and vacuumed) in `tmp`.
+/// The quoted SQL name of `name` (names come from the trace's own schema).
+std::string quoted(const std::string& name) {
+    std::string q = "\"";
+    for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+/// Runs `sql` once with `text` bound to its one parameter.
+Status execWith(sqlite3* db, const std::string& sql, const std::string& text) {
+    Statement s(db, sql);
+    if (!s.valid()) return s.error();
+    s.bind(1, std::string_view(text));
+    return s.run();
+}
+
+/// Copies the rows of table `t` from `src` into `main`, rowids included (a rowid table
+/// without an INTEGER PRIMARY KEY would otherwise be numbered again).
+Status copyRows(sqlite3* db, const std::string& t) {
+    std::string columns;
+    Statement info(db, "SELECT name FROM pragma_table_info(?, 'src')");
+    info.bind(1, std::string_view(t));
+    while (info.step()) columns += (columns.empty() ? "" : ", ") + quoted(info.text(0));
+    HPCPROF_RETURN_IF_ERROR(info.error());
+    const bool hasRowid = Statement(db, "SELECT rowid FROM src." + quoted(t) + " LIMIT 0").valid();
+    const std::string list = hasRowid ? "rowid, " + columns : columns;
+    return exec(db, "INSERT INTO main." + quoted(t) + " (" + list + ") SELECT " + list + " FROM src." + quoted(t));
+}
+
+/// Replays `src`'s schema entries of the given kinds into `main`, in their order.
+Status replaySchema(sqlite3* db, const std::string& kinds) {
+    Statement s(db, "SELECT sql FROM src.sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+                    " AND type IN (" + kinds + ") ORDER BY rowid");
+    std::vector<std::string> sql;
+    while (s.step()) sql.push_back(s.text(0));
+    HPCPROF_RETURN_IF_ERROR(s.error());
+    for (const std::string& q : sql) HPCPROF_RETURN_IF_ERROR(exec(db, q));
+    return {};
+}
+
+/// Copies the rows of SQLite's own tables (statistics, AUTOINCREMENT counters) that `src` has.
+Status copyInternalRows(sqlite3* db) {
+    Statement s(db, "SELECT name FROM src.sqlite_schema WHERE type = 'table' AND name LIKE 'sqlite\\_%' ESCAPE '\\'");
+    std::vector<std::string> tables;
+    while (s.step()) tables.push_back(s.text(0));
+    HPCPROF_RETURN_IF_ERROR(s.error());
+    for (const std::string& t : tables) {
+        // ANALYZE creates the statistics tables; AUTOINCREMENT tables created sqlite_sequence.
+        if (t.rfind("sqlite_stat", 0) == 0 && !Statement(db, "SELECT 1 FROM main." + t).valid())
+            HPCPROF_RETURN_IF_ERROR(exec(db, "ANALYZE main.sqlite_schema"));
+        if (!Statement(db, "SELECT 1 FROM main." + t).valid()) continue; // not made by this SQLite
+        HPCPROF_RETURN_IF_ERROR(exec(db, "DELETE FROM main." + t + "; INSERT INTO main." + t + " SELECT * FROM src." + t));
+    }
+    return {};
+}
+
+/// The trace `in` without its event rows in `tmp`: its schema replayed and every other table's
+/// rows copied, so the event pages are neither copied nor read (a packed 45 GB trace needs
+/// only its small rest in TMPDIR, not a second copy of the whole).
 Status writeRest(const std::string& in, TempPath& tmp) {
     if (tmp.fd < 0) return Status::error(std::string("TMPDIR: ") + std::strerror(errno));
-    std::FILE* src = std::fopen(in.c_str(), "rb");
-    if (!src) return Status::error(in + ": " + std::strerror(errno));
-    std::vector<char> buf(1 << 20);
-    bool ok = true;
-    while (size_t got = std::fread(buf.data(), 1, buf.size(), src))
-        if (!(ok = zstdfile::writeAll(tmp.fd, buf.data(), got))) break;
-    std::fclose(src);
-    if (!ok) return Status::error(std::string("TMPDIR: ") + std::strerror(errno));
     Db db;
     HPCPROF_RETURN_IF_ERROR(db.open(tmp.path, SQLITE_OPEN_READWRITE));
-    return exec(db.h.get(), "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                            " DELETE FROM main.event; VACUUM;");
+    sqlite3* h = db.h.get();
+    HPCPROF_RETURN_IF_ERROR(execWith(h, "ATTACH ? AS src", in));
+    std::string pragmas = "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;";
+    for (const char* p : {"page_size", "application_id", "user_version"}) {
+        Statement v(h, std::string("PRAGMA src.") + p);
+        if (!v.step()) return v.error().ok() ? Status::error(in + ": no " + p) : v.error();
+        pragmas += std::string(" PRAGMA main.") + p + " = " + std::to_string(v.int64(0)) + ";";
+    }
+    HPCPROF_RETURN_IF_ERROR(exec(h, pragmas + " BEGIN"));
+    HPCPROF_RETURN_IF_ERROR(replaySchema(h, "'table'"));
+    Statement tables(h, "SELECT name FROM src.sqlite_schema WHERE type = 'table' AND name <> 'event'"
+                        " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid");
+    std::vector<std::string> names;
+    while (tables.step()) names.push_back(tables.text(0));
+    HPCPROF_RETURN_IF_ERROR(tables.error());
+    for (const std::string& t : names) HPCPROF_RETURN_IF_ERROR(copyRows(h, t));
+    HPCPROF_RETURN_IF_ERROR(replaySchema(h, "'index', 'view', 'trigger'"));
+    HPCPROF_RETURN_IF_ERROR(copyInternalRows(h));
+    Status s = exec(h, "COMMIT");
+    return s.ok() ? exec(h, "DETACH src") : s;
 }
 
 /// The event table's columns, in table order.

@@ -204,6 +204,31 @@ TEST_CASE("a truncated or damaged packed trace is refused with exit code 2", "[i
     CHECK_THAT(magic.err, Catch::Contains("damaged packed trace"));
 }
 
+TEST_CASE("packing needs room for the trace without its events, not for a second copy",
+          "[integration][pack]") {
+    TempDir dir;
+    const std::string plain = dir / "t.hpcprof", packed = dir / "p.hpcprof";
+    auto run = cli({"run", "-q", "-o", plain, "--", sampleBinary("bulk_sample"), dir.path().string(), "100000", "1"});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    // No file pack writes (its output, its temporary files in TMPDIR) may grow past half the
+    // trace: the event rows, most of it, go straight from the trace into compressed columns.
+    const uintmax_t limitKiB = fs::file_size(plain) / 2 / 1024;
+    auto pack = runProcess({"bash", "-c", "ulimit -f " + std::to_string(limitKiB) + " && exec \"$0\" pack \"$1\" -o \"$2\"",
+                            hpcprofBinary(), plain, packed},
+                           {"TMPDIR=" + dir.path().string()});
+    INFO(pack.err);
+    REQUIRE(pack.exitCode == 0);
+    auto unpack = cli({"pack", "--unpack", packed, "-o", dir / "unpacked.hpcprof"});
+    INFO(unpack.err);
+    REQUIRE(unpack.exitCode == 0);
+    TraceQuery qa(plain), qb(dir / "unpacked.hpcprof");
+    CHECK(qa.scalar("SELECT COUNT(*) FROM event") >= 100000);
+    for (const char* sql : {"SELECT COUNT(*) FROM event", "SELECT SUM(bytes) FROM event", "SELECT SUM(ts) FROM event",
+                            "SELECT COUNT(*) FROM string", "SELECT COUNT(*) FROM sqlite_stat1"})
+        CHECK(qb.scalar(sql) == qa.scalar(sql));
+}
+
 namespace {
 
 /// What `hpcprof ARGS` gives: exit code, stdout and the file `-o` names (if any), with every
