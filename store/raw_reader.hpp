@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hpcprof/schema/raw_format.hpp"
+#include "huge_page_allocator.hpp"
 #include "hpcprof/status.hpp"
 
 namespace hpcprof::store {
@@ -133,7 +134,7 @@ struct ThreadRecords {
     /// When the thread was last seen inside that call (trace ns): the end of its unfinished
     /// event (RawEvent::unfinished; in_flight.hpp).
     int64_t unfinishedUntilTs = 0;
-    std::vector<RawEvent> events;
+    std::vector<RawEvent, HugePageAllocator<RawEvent>> events;
     /// How many of the first events the reader saw in start order as it decoded them, so that
     /// the writer need not read them all again to know (ThreadEvents::startOrder). Families add
     /// events after these and never move a decoded event's start.

@@ -56,7 +56,7 @@ bool ThreadEvents::row(const Process& p, const ThreadRecords& t, const RawEvent&
 }
 
 std::vector<uint32_t> ThreadEvents::startOrder(const ThreadRecords& t) {
-    const std::vector<RawEvent>& events = t.events;
+    const auto& events = t.events;
     // Records are written when calls end; the track wants start order (stable for ties).
     // Usually already in order (empty: as they are); nested calls (signal handlers, an MPI
     // call's inner calls) are not. The positions are sorted, not the 72-byte events: moving
