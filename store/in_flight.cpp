@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "hpcprof/schema/sqlite.hpp"
@@ -47,13 +48,16 @@ RawEvent unfinishedEvent(const raw::InFlightCall& c) {
     return e;
 }
 
-int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, int64_t lastSeenTs, int64_t& torn) {
+int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, const std::function<int64_t()>& lastSeenTs,
+                           int64_t& torn) {
     int64_t added = 0;
+    std::optional<int64_t> seen;
     for (ThreadRecords& t : threads) {
         if (t.inFlightTorn) ++torn;
         if (t.inFlight.op == 0) continue;
+        if (!seen) seen = lastSeenTs(); // before this thread's unfinished event is added
         t.events.push_back(unfinishedEvent(t.inFlight));
-        t.unfinishedUntilTs = lastSeenTs;
+        t.unfinishedUntilTs = *seen;
         ++added;
     }
     return added;

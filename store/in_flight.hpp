@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 struct sqlite3;
@@ -51,10 +52,12 @@ int64_t lastSeenTs(const schema::raw::ProcessHeader& h, const std::vector<Thread
     return ts;
 }
 
-/// Adds each thread's published call to its events as an unfinished event ending at
-/// `lastSeenTs` (ThreadRecords::unfinishedUntilTs); returns how many (torn lines are counted in
-/// `torn`).
-int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, int64_t lastSeenTs, int64_t& torn);
+/// Adds each thread's published call to its events as an unfinished event ending when the
+/// process was last seen (ThreadRecords::unfinishedUntilTs), which `lastSeenTs` computes, once
+/// and only if some thread has a call (it reads every event); returns how many (torn lines are
+/// counted in `torn`).
+int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, const std::function<int64_t()>& lastSeenTs,
+                           int64_t& torn);
 
 /// Writes the event_unfinished row of event `eventId` (requested bytes -1: NULL).
 Status insertUnfinishedRow(sqlite3* db, int64_t eventId, int64_t requestedBytes);

@@ -142,11 +142,11 @@ private:
     void addUnfinished(const raw::ProcessHeader& h, const ProcessClock& clock,
                        std::vector<ThreadRecords>& threads, const AddStat& addStat) {
         // Most processes end with no call in flight: no pass over their events then.
-        const bool inFlight = std::any_of(threads.begin(), threads.end(),
-                                          [](const ThreadRecords& t) { return t.inFlight.op != 0; });
-        const int64_t seen = !inFlight ? 0 : lastSeenTs(
-            h, threads, [&clock](uint64_t ticks) { return clock.ticksToTrace(ticks); },
-            [&clock](int64_t ns) { return clock.toTrace(ns); }, m_opt.stoppedRealtimeNs);
+        auto seen = [&] {
+            return lastSeenTs(
+                h, threads, [&clock](uint64_t ticks) { return clock.ticksToTrace(ticks); },
+                [&clock](int64_t ns) { return clock.toTrace(ns); }, m_opt.stoppedRealtimeNs);
+        };
         int64_t torn = 0;
         addStat(Stat::CallsUnfinished, addUnfinishedCalls(threads, seen, torn));
         addStat(Stat::InFlightLinesTorn, torn);

@@ -2,6 +2,7 @@
 #include "thread_events.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 
 #include "in_flight.hpp"
@@ -64,6 +65,8 @@ std::vector<uint32_t> ThreadEvents::startOrder(const ThreadRecords& t) {
     auto byStart = [](const RawEvent& a, const RawEvent& b) { return a.start < b.start; };
     // The reader knows its decoded events' order already: only what follows them is checked.
     const size_t known = std::min(t.eventsInStartOrder, events.size());
+    // The reader's count holds only while families append and never move a decoded event's start.
+    assert(std::is_sorted(events.begin(), events.begin() + ptrdiff_t(known), byStart));
     if (std::is_sorted(events.begin() + ptrdiff_t(known > 0 ? known - 1 : 0), events.end(), byStart)) return {};
     std::vector<std::pair<uint64_t, uint32_t>> keys(events.size());
     for (size_t i = 0; i < events.size(); ++i) keys[i] = {events[i].start, uint32_t(i)};
