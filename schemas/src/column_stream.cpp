@@ -5,15 +5,17 @@
 #include <cerrno>
 #include <cstring>
 
+#include "temp_file.hpp"
+
 namespace hpcprof::schema::columns {
 
 ColumnWriter::ColumnWriter(bool delta, int level, int threads)
-    : m_delta(delta), m_ctx(ZSTD_createCCtx()), m_tmp(std::tmpfile()) {
+    : m_delta(delta), m_ctx(ZSTD_createCCtx()), m_tmp(tempfile::anonymous()) {
     m_buf.reserve(kBuffer);
     ZSTD_CCtx_setParameter(m_ctx, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(m_ctx, ZSTD_c_checksumFlag, 1);
     if (threads > 0) ZSTD_CCtx_setParameter(m_ctx, ZSTD_c_nbWorkers, threads);
-    if (!m_tmp) m_error = Status::error(std::string("temporary file: ") + std::strerror(errno));
+    if (!m_tmp) m_error = Status::error(std::string("TMPDIR: ") + std::strerror(errno));
 }
 
 ColumnWriter::~ColumnWriter() {
@@ -38,7 +40,7 @@ Status ColumnWriter::flush(bool end) {
             break;
         }
         if (std::fwrite(out.data(), 1, ob.pos, m_tmp) != ob.pos) {
-            m_error = Status::error(std::string("temporary file: ") + std::strerror(errno));
+            m_error = Status::error(std::string("TMPDIR: ") + std::strerror(errno));
             break;
         }
         m_compressed += ob.pos;

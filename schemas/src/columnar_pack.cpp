@@ -15,6 +15,7 @@
 
 #include "column_stream.hpp"
 #include "hpcprof/schema/sqlite.hpp"
+#include "temp_file.hpp"
 #include "zstd_file.hpp"
 
 namespace hpcprof::schema::columnar {
@@ -103,15 +104,7 @@ struct Db {
 /// A temporary file in TMPDIR, removed with this object.
 struct TempPath {
     std::string path;
-    int fd = -1;
-    TempPath() {
-        const char* dir = std::getenv("TMPDIR");
-        std::string name = std::string(dir && *dir ? dir : "/tmp") + "/hpcprof-pack-XXXXXX";
-        std::vector<char> buf(name.begin(), name.end());
-        buf.push_back('\0');
-        fd = ::mkostemp(buf.data(), O_CLOEXEC);
-        if (fd >= 0) path.assign(buf.data());
-    }
+    int fd = tempfile::named("hpcprof-pack", path);
     ~TempPath() {
         if (fd >= 0) {
             ::close(fd);
@@ -308,8 +301,8 @@ Status pack(const std::string& in, const std::string& out, int level, int thread
     std::vector<std::unique_ptr<columns::ColumnWriter>> writers;
     HPCPROF_RETURN_IF_ERROR(encodeEvents(db.h.get(), l, writers, level, threads, applicable));
     if (!applicable) return {};
-    FileHandle restFrame(std::tmpfile());
-    if (!restFrame.f) return Status::error(std::string("temporary file: ") + std::strerror(errno));
+    FileHandle restFrame(tempfile::anonymous());
+    if (!restFrame.f) return Status::error(std::string("TMPDIR: ") + std::strerror(errno));
     HPCPROF_RETURN_IF_ERROR(compressRest(in, level, threads, restFrame.f, l.restSize));
     FileHandle o(std::fopen(out.c_str(), "wb"));
     if (!o.f) return Status::error(out + ": " + std::strerror(errno));

@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "columnar_pack.hpp"
+#include "temp_file.hpp"
 #include "zstd_file.hpp"
 
 namespace hpcprof::schema {
@@ -35,19 +36,6 @@ struct File {
     }
 };
 
-
-/// A new private file in TMPDIR for an unpacked copy; its name in `path`; -1 on error. (SQLite
-/// resolves symbolic links when it opens a file, so an anonymous file reached through
-/// /proc/self/fd cannot serve: the copy needs a name while it is open.)
-int privateFile(std::string& path) {
-    const char* dir = std::getenv("TMPDIR");
-    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/hpcprof-unpacked-XXXXXX";
-    std::vector<char> buf(name.begin(), name.end());
-    buf.push_back('\0');
-    int fd = ::mkostemp(buf.data(), O_CLOEXEC); // mode 0600
-    if (fd >= 0) path.assign(buf.data());
-    return fd;
-}
 
 using Key = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>; // device, inode, size, mtime
 
@@ -86,7 +74,9 @@ Result<std::shared_ptr<const UnpackedTrace>> unpackIfPacked(const std::string& p
         if (auto held = it->second.lock()) return held;
     std::rewind(in.f);
     std::string copyPath;
-    int fd = privateFile(copyPath);
+    // (SQLite resolves symbolic links when it opens a file, so an anonymous file reached through
+    // /proc/self/fd cannot serve: the copy needs a name while it is open.)
+    int fd = tempfile::named("hpcprof-unpacked", copyPath);
     if (fd < 0) return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
     auto copy = std::make_shared<const UnpackedTrace>(fd, copyPath); // removes it on every path
     HPCPROF_RETURN_IF_ERROR(columns ? columnar::unpack(in.f, path, fd, copyPath)
