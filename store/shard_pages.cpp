@@ -86,6 +86,8 @@ int64_t rewriteRecord(const uint8_t* rec, int64_t size, const std::vector<Column
     std::array<const uint8_t*, kMaxColumns> was;  // where each changed value's old bytes are
     size_t n = 0;
     bool sameTypes = true;
+    const ColumnOp* op = ops.data();
+    const size_t opCount = ops.size();
     for (int64_t b = 0; h < int64_t(headerSize); ++n) {
         if (n == kMaxColumns) return -1;
         Value& c = values[n];
@@ -97,7 +99,7 @@ int64_t rewriteRecord(const uint8_t* rec, int64_t size, const std::vector<Column
         c.bytes = was[n] = rec + headerSize + b;
         b += len;
         const uint64_t before = c.type;
-        if (n < ops.size() && !apply(ops[n], c)) return -1;
+        if (n < opCount && !apply(op[n], c)) return -1;
         sameTypes &= c.type == before;
     }
     if (!sameTypes) return writeRecord(values.data(), n, out);

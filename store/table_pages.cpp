@@ -42,7 +42,7 @@ int putVarintSlow(uint8_t* p, uint64_t v) {
     return n;
 }
 
-int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+int getVarintInSlow(const uint8_t* p, const uint8_t* end, uint64_t* v) {
     if (p >= end) return 0;
     if (end - p >= 9) return getVarint(p, v);
     uint8_t tmp[9] = {};
@@ -56,15 +56,6 @@ int varintLen(uint64_t v) {
     int n = 1;
     while (n < 9 && (v >> (7 * n))) ++n;
     return v >> 56 ? 9 : n;
-}
-
-int64_t readInteger(uint64_t t, const uint8_t* p) {
-    if (t == 8) return 0;
-    if (t == 9) return 1;
-    const int64_t n = serialLen(t);
-    int64_t v = int8_t(p[0]); // sign from the first byte
-    for (int64_t i = 1; i < n; ++i) v = int64_t(uint64_t(v) << 8 | p[i]);
-    return v;
 }
 
 int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uint8_t* out) {

@@ -67,7 +67,15 @@ inline int putVarint(uint8_t* p, uint64_t v) {
     return putVarintSlow(p, v);
 }
 /// A varint that must end before `end` (a damaged page's last cell): its length, 0 when not.
-int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v);
+int getVarintInSlow(const uint8_t* p, const uint8_t* end, uint64_t* v);
+// One byte inline: the shard merge reads every serial type, size and rowid through it.
+inline int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+    if (p < end && p[0] < 0x80) {
+        *v = p[0];
+        return 1;
+    }
+    return getVarintInSlow(p, end, v);
+}
 int varintLen(uint64_t v);
 
 /// Bytes of a record body value of serial type t; -1 for the reserved types.
@@ -76,7 +84,14 @@ inline int64_t serialLen(uint64_t t) {
     return t < 12 ? kFixed[t] : int64_t((t - 12) / 2);
 }
 inline bool isInteger(uint64_t t) { return (t >= 1 && t <= 6) || t == 8 || t == 9; }
-int64_t readInteger(uint64_t t, const uint8_t* p);
+/// The integer of serial type t (isInteger) at p.
+inline int64_t readInteger(uint64_t t, const uint8_t* p) {
+    if (t == 8 || t == 9) return int64_t(t - 8); // 0 and 1 have no body
+    const int64_t n = serialLen(t);
+    int64_t v = int8_t(p[0]); // sign from the first byte
+    for (int64_t i = 1; i < n; ++i) v = int64_t(uint64_t(v) << 8 | p[i]);
+    return v;
+}
 
 /// The serial type SQLite writes for an integer (schema format 4: 0 and 1 take no body).
 inline uint64_t integerType(int64_t v) {
