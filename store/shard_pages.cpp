@@ -76,37 +76,48 @@ int64_t writeRecord(const Value* values, size_t n, uint8_t* out) {
     return w;
 }
 
-/// The usual record: one-byte header size and serial types, and every changed value as wide as
-/// the old (a time shifted, an id offset within its width). Copied to `out` with the changed
-/// values written over the old: its length; 0 when it is not such a record; -1 for damage.
-int64_t rewriteSameWidths(const uint8_t* rec, int64_t size, const std::vector<ColumnOp>& ops, uint8_t* out) {
+/// The usual record: a one-byte header size and one-byte serial types (integers, NULLs, short
+/// text), which the rewritten record keeps (integer and NULL types are one byte), so its header
+/// is as long. Its body is copied in stretches of unchanged values, the changed values written
+/// between them (a shifted time, an offset or mapped id, at its new width). Its length; 0 when
+/// the record is not such a record; -1 for damage or a value an op cannot apply to.
+int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const std::vector<ColumnOp>& ops, uint8_t* out) {
     const int64_t headerSize = rec[0];
     if (headerSize >= 0x80 || headerSize > size) return 0;
-    std::memcpy(out, rec, size_t(size));
+    for (int64_t h = 1; h < headerSize; ++h)
+        if (rec[h] >= 0x80) return 0;
+    out[0] = uint8_t(headerSize);
     const ColumnOp* op = ops.data();
     const size_t opCount = ops.size();
-    int64_t b = headerSize;
+    int64_t r = headerSize, w = headerSize, stretch = headerSize; // read, write, unchanged since
     for (int64_t h = 1; h < headerSize; ++h) {
         const uint8_t t = rec[h];
-        if (t >= 0x80) return 0;
         const int64_t len = serialLen(t);
-        if (len < 0 || len > size - b) return -1;
+        if (len < 0 || len > size - r) return -1;
+        out[h] = t;
         const size_t n = size_t(h - 1);
         if (t != 0 && n < opCount && op[n].kind != ColumnOp::Kind::Copy) {
-            Value c{t, rec + b, 0};
+            Value c{t, rec + r, 0};
             if (!apply(op[n], c)) return -1;
-            if (c.type != t) return 0;
-            if (!c.bytes) writeInteger(out + b, t, c.v);
+            if (!c.bytes || c.type != t) { // a new value, or NULL for an id the map lacks
+                std::memcpy(out + w, rec + stretch, size_t(r - stretch));
+                w += r - stretch;
+                out[h] = uint8_t(c.type);
+                if (!c.bytes) writeInteger(out + w, c.type, c.v);
+                w += c.bytes ? 0 : serialLen(c.type);
+                stretch = r + len;
+            }
         }
-        b += len;
+        r += len;
     }
-    return size;
+    std::memcpy(out + w, rec + stretch, size_t(size - stretch));
+    return w + (size - stretch);
 }
 
 /// One record rewritten through `ops` into `out` (the new record's length), -1 for a record
 /// this code does not handle.
 int64_t rewriteRecord(const uint8_t* rec, int64_t size, const std::vector<ColumnOp>& ops, uint8_t* out) {
-    if (const int64_t n = rewriteSameWidths(rec, size, ops, out)) return n;
+    if (const int64_t n = rewriteOneByteHeader(rec, size, ops, out)) return n;
     uint64_t headerSize = 0;
     int64_t h = getVarintIn(rec, rec + size, &headerSize);
     if (!h || headerSize > uint64_t(size)) return -1;

@@ -50,7 +50,7 @@ inline int getVarint(const uint8_t* p, uint64_t* v) {
     }
     return getVarintSlow(p, v);
 }
-// Up to three bytes inline: serial types, payload sizes and rowids below 2^21.
+// Up to four bytes inline: serial types, payload sizes and rowids below 2^28.
 inline int putVarint(uint8_t* p, uint64_t v) {
     if (v < 0x80) {
         p[0] = uint8_t(v);
@@ -63,6 +63,11 @@ inline int putVarint(uint8_t* p, uint64_t v) {
     if (v < 0x200000) {
         p[0] = uint8_t(0x80 | (v >> 14)), p[1] = uint8_t(0x80 | ((v >> 7) & 0x7f)), p[2] = uint8_t(v & 0x7f);
         return 3;
+    }
+    if (v < 0x10000000) {
+        p[0] = uint8_t(0x80 | (v >> 21)), p[1] = uint8_t(0x80 | ((v >> 14) & 0x7f));
+        p[2] = uint8_t(0x80 | ((v >> 7) & 0x7f)), p[3] = uint8_t(v & 0x7f);
+        return 4;
     }
     return putVarintSlow(p, v);
 }

@@ -14,6 +14,7 @@
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
 #include "store/shard_pages.hpp"
+#include "store/table_pages.hpp"
 
 using namespace hpcprof;
 using namespace hpcprof::test;
@@ -197,6 +198,27 @@ TEST_CASE("a damaged shard page is an error or rows, never a crash or a broken t
             if (appender->append(shard, root, 1, 300, 0, ops).ok()) REQUIRE(appender->finish().ok());
             else appender->abandon();
             CHECK(text(out, "PRAGMA integrity_check") == "ok");
+        }
+    }
+}
+
+TEST_CASE("varints written and read inline are SQLite's, at every length", "[store][shards]") {
+    namespace pages = hpcprof::store::pages;
+    for (int bits = 0; bits <= 64; ++bits) {
+        for (uint64_t delta : {uint64_t(0), uint64_t(1)}) {
+            const uint64_t v = bits == 64 ? ~uint64_t(0) - delta : (uint64_t(1) << bits) - 1 + delta;
+            uint8_t fast[9] = {}, slow[9] = {};
+            const int n = pages::putVarint(fast, v), m = pages::putVarintSlow(slow, v);
+            INFO(v);
+            CHECK(n == m);
+            CHECK(n == pages::varintLen(v));
+            CHECK(std::equal(fast, fast + 9, slow));
+            uint64_t back = 0, within = 0;
+            CHECK(pages::getVarint(fast, &back) == n);
+            CHECK(back == v);
+            CHECK(pages::getVarintIn(fast, fast + n, &within) == n);
+            CHECK(within == v);
+            CHECK(pages::getVarintIn(fast, fast + n - 1, &within) == 0); // cut short: not a varint
         }
     }
 }
