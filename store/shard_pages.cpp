@@ -76,6 +76,15 @@ int64_t writeRecord(const Value* values, size_t n, uint8_t* out) {
     return w;
 }
 
+/// Whether the record's header size and every serial type in it are one byte each.
+bool oneByteHeader(const uint8_t* rec, int64_t size) {
+    const int64_t headerSize = rec[0];
+    if (headerSize >= 0x80 || headerSize > size) return false;
+    for (int64_t h = 1; h < headerSize; ++h)
+        if (rec[h] >= 0x80) return false;
+    return true;
+}
+
 /// The usual record: a one-byte header size and one-byte serial types (integers, NULLs, short
 /// text), which the rewritten record keeps (integer and NULL types are one byte), so its header
 /// is as long. Its body is copied in stretches of unchanged values, the changed values written
@@ -83,9 +92,7 @@ int64_t writeRecord(const Value* values, size_t n, uint8_t* out) {
 /// the record is not such a record; -1 for damage or a value an op cannot apply to.
 int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const std::vector<ColumnOp>& ops, uint8_t* out) {
     const int64_t headerSize = rec[0];
-    if (headerSize >= 0x80 || headerSize > size) return 0;
-    for (int64_t h = 1; h < headerSize; ++h)
-        if (rec[h] >= 0x80) return 0;
+    if (!oneByteHeader(rec, size)) return 0;
     out[0] = uint8_t(headerSize);
     const ColumnOp* op = ops.data();
     const size_t opCount = ops.size();
