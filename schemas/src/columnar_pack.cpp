@@ -113,29 +113,28 @@ struct TempPath {
     }
 };
 
-/// The quoted SQL name of `name` (names come from the trace's own schema).
-std::string quoted(const std::string& name) {
-    std::string q = "\"";
-    for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
+/// `name` as an SQL name ("...") or string ('...'), its quotes doubled (names come from the
+/// trace's own schema).
+std::string quoted(const std::string& name, char quote = '"') {
+    std::string q(1, quote);
+    for (char c : name) q += c == quote ? std::string(2, c) : std::string(1, c);
+    return q + quote;
 }
 
-/// Runs `sql` once with `text` bound to its one parameter.
-Status execWith(sqlite3* db, const std::string& sql, const std::string& text) {
+/// The first column of every row `sql` gives, as text.
+Status firstColumn(sqlite3* db, const std::string& sql, std::vector<std::string>& out) {
     Statement s(db, sql);
-    if (!s.valid()) return s.error();
-    s.bind(1, std::string_view(text));
-    return s.run();
+    while (s.step()) out.push_back(s.text(0));
+    return s.error();
 }
 
 /// Copies the rows of table `t` from `src` into `main`, rowids included (a rowid table
 /// without an INTEGER PRIMARY KEY would otherwise be numbered again).
 Status copyRows(sqlite3* db, const std::string& t) {
+    std::vector<std::string> names;
+    HPCPROF_RETURN_IF_ERROR(firstColumn(db, "SELECT name FROM pragma_table_info(" + quoted(t, '\'') + ", 'src')", names));
     std::string columns;
-    Statement info(db, "SELECT name FROM pragma_table_info(?, 'src')");
-    info.bind(1, std::string_view(t));
-    while (info.step()) columns += (columns.empty() ? "" : ", ") + quoted(info.text(0));
-    HPCPROF_RETURN_IF_ERROR(info.error());
+    for (const std::string& n : names) columns += (columns.empty() ? "" : ", ") + quoted(n);
     const bool hasRowid = Statement(db, "SELECT rowid FROM src." + quoted(t) + " LIMIT 0").valid();
     const std::string list = hasRowid ? "rowid, " + columns : columns;
     return exec(db, "INSERT INTO main." + quoted(t) + " (" + list + ") SELECT " + list + " FROM src." + quoted(t));
@@ -143,21 +142,18 @@ Status copyRows(sqlite3* db, const std::string& t) {
 
 /// Replays `src`'s schema entries of the given kinds into `main`, in their order.
 Status replaySchema(sqlite3* db, const std::string& kinds) {
-    Statement s(db, "SELECT sql FROM src.sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-                    " AND type IN (" + kinds + ") ORDER BY rowid");
     std::vector<std::string> sql;
-    while (s.step()) sql.push_back(s.text(0));
-    HPCPROF_RETURN_IF_ERROR(s.error());
+    HPCPROF_RETURN_IF_ERROR(firstColumn(db, "SELECT sql FROM src.sqlite_schema WHERE sql IS NOT NULL"
+                                            " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND type IN (" + kinds + ") ORDER BY rowid", sql));
     for (const std::string& q : sql) HPCPROF_RETURN_IF_ERROR(exec(db, q));
     return {};
 }
 
 /// Copies the rows of SQLite's own tables (statistics, AUTOINCREMENT counters) that `src` has.
 Status copyInternalRows(sqlite3* db) {
-    Statement s(db, "SELECT name FROM src.sqlite_schema WHERE type = 'table' AND name LIKE 'sqlite\\_%' ESCAPE '\\'");
     std::vector<std::string> tables;
-    while (s.step()) tables.push_back(s.text(0));
-    HPCPROF_RETURN_IF_ERROR(s.error());
+    HPCPROF_RETURN_IF_ERROR(firstColumn(
+        db, "SELECT name FROM src.sqlite_schema WHERE type = 'table' AND name LIKE 'sqlite\\_%' ESCAPE '\\'", tables));
     for (const std::string& t : tables) {
         // ANALYZE creates the statistics tables; AUTOINCREMENT tables created sqlite_sequence.
         if (t.rfind("sqlite_stat", 0) == 0 && !Statement(db, "SELECT 1 FROM main." + t).valid())
@@ -176,7 +172,7 @@ Status writeRest(const std::string& in, TempPath& tmp) {
     Db db;
     HPCPROF_RETURN_IF_ERROR(db.open(tmp.path, SQLITE_OPEN_READWRITE));
     sqlite3* h = db.h.get();
-    HPCPROF_RETURN_IF_ERROR(execWith(h, "ATTACH ? AS src", in));
+    HPCPROF_RETURN_IF_ERROR(exec(h, "ATTACH " + quoted(in, '\'') + " AS src"));
     std::string pragmas = "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;";
     for (const char* p : {"page_size", "application_id", "user_version"}) {
         Statement v(h, std::string("PRAGMA src.") + p);
@@ -185,11 +181,9 @@ Status writeRest(const std::string& in, TempPath& tmp) {
     }
     HPCPROF_RETURN_IF_ERROR(exec(h, pragmas + " BEGIN"));
     HPCPROF_RETURN_IF_ERROR(replaySchema(h, "'table'"));
-    Statement tables(h, "SELECT name FROM src.sqlite_schema WHERE type = 'table' AND name <> 'event'"
-                        " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid");
     std::vector<std::string> names;
-    while (tables.step()) names.push_back(tables.text(0));
-    HPCPROF_RETURN_IF_ERROR(tables.error());
+    HPCPROF_RETURN_IF_ERROR(firstColumn(h, "SELECT name FROM src.sqlite_schema WHERE type = 'table' AND name <> 'event'"
+                                           " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid", names));
     for (const std::string& t : names) HPCPROF_RETURN_IF_ERROR(copyRows(h, t));
     HPCPROF_RETURN_IF_ERROR(replaySchema(h, "'index', 'view', 'trigger'"));
     HPCPROF_RETURN_IF_ERROR(copyInternalRows(h));
