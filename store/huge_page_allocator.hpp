@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <memory>
 #include <new>
 
 namespace hpcprof::store {
