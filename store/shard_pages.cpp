@@ -125,15 +125,13 @@ int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const std::vector
 /// this code does not handle.
 int64_t rewriteRecord(const uint8_t* rec, int64_t size, const std::vector<ColumnOp>& ops, uint8_t* out) {
     if (const int64_t n = rewriteOneByteHeader(rec, size, ops, out)) return n;
+    // The rare rest (a multi-byte header or serial type: long text, a blob): decoded and written
+    // again whole.
     uint64_t headerSize = 0;
     int64_t h = getVarintIn(rec, rec + size, &headerSize);
     if (!h || headerSize > uint64_t(size)) return -1;
-    std::array<Value, kMaxColumns> values; // not value-initialised: filled up to n (zeroing cost more than the row)
-    std::array<const uint8_t*, kMaxColumns> was;  // where each changed value's old bytes are
+    std::array<Value, kMaxColumns> values; // not value-initialised: filled up to n
     size_t n = 0;
-    bool sameTypes = true;
-    const ColumnOp* op = ops.data();
-    const size_t opCount = ops.size();
     for (int64_t b = 0; h < int64_t(headerSize); ++n) {
         if (n == kMaxColumns) return -1;
         Value& c = values[n];
@@ -142,19 +140,11 @@ int64_t rewriteRecord(const uint8_t* rec, int64_t size, const std::vector<Column
         h += used;
         const int64_t len = serialLen(c.type);
         if (len < 0 || len > size - int64_t(headerSize) - b) return -1;
-        c.bytes = was[n] = rec + headerSize + b;
+        c.bytes = rec + headerSize + b;
         b += len;
-        const uint64_t before = c.type;
-        if (n < opCount && !apply(op[n], c)) return -1;
-        sameTypes &= c.type == before;
+        if (n < ops.size() && !apply(ops[n], c)) return -1;
     }
-    if (!sameTypes) return writeRecord(values.data(), n, out);
-    // Every new value as wide as the old (the usual case: a time shifted, an id offset within its
-    // width): the record as it is, the changed values written over the old.
-    std::memcpy(out, rec, size_t(size));
-    for (size_t i = 0; i < n; ++i)
-        if (!values[i].bytes) writeInteger(out + (was[i] - rec), values[i].type, values[i].v);
-    return size;
+    return writeRecord(values.data(), n, out);
 }
 
 /// The rows [first, last] of a table b-tree in rowid order, to `emit(rowid, record, size)`.
