@@ -31,7 +31,7 @@ __attribute__((visibility("default"))) void hpcprof_counters_thread_starting();
 namespace hpcprof::agent::counters {
 /// True on the counter sampler thread once it has a descriptor table of its own: the descriptor
 /// numbers its calls use (PAPI's, through hooked libc calls) are not the program's.
-extern thread_local bool t_ownDescriptorTable __attribute__((tls_model("initial-exec")));
+extern constinit thread_local bool t_ownDescriptorTable __attribute__((tls_model("initial-exec")));
 
 constexpr uint32_t kCounterBoundaryMpi = 1u << 0;
 constexpr uint32_t kCounterBoundaryIo = 1u << 1;

@@ -63,7 +63,7 @@ struct WorkQueue {
 
 namespace detail {
 extern uint32_t g_perBucket; // full requests per bucket and QP; 0 = folding off
-extern thread_local WorkQueue* t_last __attribute__((tls_model("initial-exec")));
+extern constinit thread_local WorkQueue* t_last __attribute__((tls_model("initial-exec")));
 inline uint64_t keyOf(uint16_t device, uint32_t qpNum, bool receives) {
     return (uint64_t(device) + 1) << 32 | qpNum | (receives ? schema::raw::kRdmaAggregateReceives : 0);
 }

@@ -10,45 +10,31 @@ namespace raw = schema::raw;
 thread_local int t_depth = 0;
 thread_local bool t_counted = false;
 thread_local uint64_t t_lastSampled = 0;
+thread_local PendingPoll t_poll;
 const hpcprof_agent_hot_fields* g_hot = nullptr;
 
 namespace {
 
-struct PendingPoll {
-    bool active;
-    uint16_t op;       // the loop's first polling function
-    uint16_t also[2];  // up to two other polling functions seen in the same loop (0 = none)
-    uint32_t commId;   // the polled communicator, 0 once the loop polled several
-    uint64_t start;
-    uint64_t end;
-    int64_t count;     // polls of every function in the loop
-};
-thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
-
 RealMpi<int (*)(MPI_Datatype, int*)> g_typeSize("PMPI_Type_size");
 uint32_t g_typeEpoch = 0;
 
-void write(const MpiEvent& e, uint64_t t0, uint64_t t1) {
-    const raw::EventWords r = raw::packEvent(uint8_t(e.flags | (e.count >= 0 ? raw::kFlagFolded : 0)),
-                                             uint16_t(e.op), 0, t0, t1, e.bytes, e.objectId, -1,
-                                             e.peer, e.tag, e.commId, e.seq, e.count);
-    hpcprof_agent_append(&r);
-}
-
 } // namespace
 
-void flushPoll() {
+bool boundarySampleNow(uint32_t trigger, uint64_t ticks) {
+    if (!hpcprof_counters_sample_at(trigger, ticks)) return false;
+    t_lastSampled = ticks;
+    return true;
+}
+
+void writePendingPoll() {
     PendingPoll& p = t_poll;
-    if (!p.active) return;
     p.active = false;
     MpiEvent e{Op(p.op)};
     e.commId = p.commId;
     e.count = p.count;
     e.seq = uint32_t(p.also[0]) | uint32_t(p.also[1]) << 16; // raw_format.hpp: kFlagFolded
-    write(e, p.start, p.end);
+    record(e, p.start, p.end);
 }
-
-void record(const MpiEvent& e, uint64_t t0, uint64_t t1) { write(e, t0, t1); }
 
 void recordCompletion(bool isRecv, uint32_t request, int32_t peer, int32_t tag, int64_t bytes) {
     auto* r = reinterpret_cast<raw::MpiCompletionRecord*>(hpcprof_agent_reserve());

@@ -24,6 +24,7 @@
 #include "counters/boundary.hpp"
 #include "hpcprof/launch/config.hpp"
 #include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/raw_format.hpp"
 #include "mpi_abi.hpp"
 #include "real_mpi.hpp"
 #include "runtime/agent_abi.hpp"
@@ -55,12 +56,12 @@ struct MpiEvent {
 /// Gap between two unsuccessful polls above which they are not folded together.
 constexpr uint64_t kPollGapTicks = 20'000; // ~10 us at 2 GHz; ticks are close enough for this
 
-extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
+extern constinit thread_local int t_depth __attribute__((tls_model("initial-exec")));
 /// The outermost call of the thread took a counters sample at its entry (and owes one at exit).
-extern thread_local bool t_counted __attribute__((tls_model("initial-exec")));
+extern constinit thread_local bool t_counted __attribute__((tls_model("initial-exec")));
 /// When this thread's MPI calls last had the counters take a boundary sample (raw ticks, 0 =
 /// never): the inline check of the minimum gap between samples (boundarySample()).
-extern thread_local uint64_t t_lastSampled __attribute__((tls_model("initial-exec")));
+extern constinit thread_local uint64_t t_lastSampled __attribute__((tls_model("initial-exec")));
 
 /// libhpcprof.so's variables this module reads inline (agent_abi.hpp), asked for once: a
 /// recorded call thus makes two calls into libhpcprof.so (its in-flight line, its append)
@@ -94,21 +95,40 @@ extern const hpcprof_agent_hot_fields* g_hot;
     return (__atomic_load_n(h.sources, __ATOMIC_RELAXED) & uint32_t(agent::SourceBit::Mpi)) != 0;
 }
 
+/// Takes a counters boundary sample at `ticks` unless libhpcprof.so finds one too recent (its
+/// samples of other sources count too); true when it sampled.
+bool boundarySampleNow(uint32_t trigger, uint64_t ticks);
+
 /// A counters boundary sample at `ticks` (trigger kCounterEnter / kCounterExit), unless this
-/// thread's MPI calls had one less than the minimum gap ago: that check is made here, so that
-/// most calls skip the call into libhpcprof.so, which checks again (its samples of other
-/// sources count too). True when it sampled.
-inline bool boundarySample(uint32_t trigger, uint64_t ticks) {
+/// thread's MPI calls had one less than the minimum gap ago: that check is made inline, so that
+/// most calls skip the call into libhpcprof.so. True when it sampled.
+[[gnu::always_inline]] inline bool boundarySample(uint32_t trigger, uint64_t ticks) {
     uint64_t gap = __atomic_load_n(hot().counterGapTicks, __ATOMIC_RELAXED);
     if (gap != 0 && t_lastSampled != 0 && ticks - t_lastSampled < gap) [[likely]]
         return false;
-    if (!hpcprof_counters_sample_at(trigger, ticks)) return false;
-    t_lastSampled = ticks;
-    return true;
+    return boundarySampleNow(trigger, ticks);
 }
 
+/// A polling loop being folded into one event (recordUnsuccessfulPoll()), not yet written.
+struct PendingPoll {
+    bool active;
+    uint16_t op;       ///< the loop's first polling function
+    uint16_t also[2];  ///< up to two other polling functions seen in the same loop (0 = none)
+    uint32_t commId;   ///< the polled communicator, 0 once the loop polled several
+    uint64_t start;
+    uint64_t end;
+    int64_t count;     ///< polls of every function in the loop
+};
+extern constinit thread_local PendingPoll t_poll __attribute__((tls_model("initial-exec")));
+
+/// Writes the thread's pending poll (t_poll.active).
+void writePendingPoll();
+
 /// Writes a pending folded poll, if any (called at the start of every recorded MPI call).
-void flushPoll();
+[[gnu::always_inline]] inline void flushPoll() {
+    if (t_poll.active) [[unlikely]]
+        writePendingPoll();
+}
 
 /// Counts the call in; true when it is the thread's outermost MPI call and MPI is being
 /// recorded. Every enter() is paired with a leave(). A poll does not end a pending fold here:
@@ -116,7 +136,7 @@ void flushPoll();
 ///
 /// CPU counters are sampled at the entry and exit of every recorded call (HPCPROF_COUNTER_
 /// BOUNDARIES, MPI by default), except polls: a polling loop would pay a sample per iteration.
-inline bool enter(bool isPoll = false) {
+[[gnu::always_inline]] inline bool enter(bool isPoll = false) {
     if (t_depth++ != 0) return false;
     if (!isPoll) flushPoll();
     if (!recordingMpi()) return false;
@@ -136,7 +156,7 @@ inline bool enter(bool isPoll = false) {
 
 /// Ends what enter() began; `endTicks` (the call's end time, 0 = read it now) serves the exit
 /// sample's rate check.
-inline void leave(uint64_t endTicks = 0) {
+[[gnu::always_inline]] inline void leave(uint64_t endTicks = 0) {
     if (--t_depth == 0 && t_counted) [[unlikely]] {
         t_counted = false;
         boundarySample(agent::counters::kCounterExit, endTicks ? endTicks : ticksNow());
@@ -144,7 +164,13 @@ inline void leave(uint64_t endTicks = 0) {
 }
 
 /// Writes one event.
-void record(const MpiEvent& e, uint64_t t0, uint64_t t1);
+[[gnu::always_inline]] inline void record(const MpiEvent& e, uint64_t t0, uint64_t t1) {
+    const schema::raw::EventWords r =
+        schema::raw::packEvent(uint8_t(e.flags | (e.count >= 0 ? schema::raw::kFlagFolded : 0)),
+                               uint16_t(e.op), 0, t0, t1, e.bytes, e.objectId, -1, e.peer, e.tag,
+                               e.commId, e.seq, e.count);
+    hpcprof_agent_append(&r);
+}
 
 /// Writes one completed send/receive request of the wait or test being recorded; must come
 /// before that call's record() on the same thread (the store attaches it to the next wait/test).

@@ -18,7 +18,7 @@ namespace hpcprof::agent {
 
 namespace detail {
 /// The thread's in-flight line while it shows a polling state, nullptr when it does not.
-extern thread_local schema::raw::InFlightCall* t_pollingLine __attribute__((tls_model("initial-exec")));
+extern constinit thread_local schema::raw::InFlightCall* t_pollingLine __attribute__((tls_model("initial-exec")));
 } // namespace detail
 
 /// An unsuccessful poll through `op` at `t0`: shows the thread as polling since `t0`, unless it

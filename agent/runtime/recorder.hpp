@@ -75,7 +75,7 @@ struct alignas(64) ThreadState {
     provision::Lane* lane; // how the file grows (shared with the provisioning helper)
     int32_t tid;
 };
-extern thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
+extern constinit thread_local ThreadState t_thread __attribute__((tls_model("initial-exec")));
 
 constexpr uint64_t kNoSlot = ~0ull;
 /// Slow path of reserveSlot(): thread start (slot == kNoSlot) or the next chunk.
