@@ -27,10 +27,7 @@ std::optional<std::string> placedColumn(const std::string& column, const CopyOff
 std::vector<std::string> ColumnCatalog::columns(const std::string& schema, const std::string& table) {
     auto [it, fresh] = m_cache.try_emplace({schema, table});
     if (!fresh) return it->second;
-    schema::Statement s(m_db, fmt::format("SELECT name FROM pragma_table_info(?, ?)"));
-    s.bind(1, std::string_view(table));
-    s.bind(2, std::string_view(schema));
-    while (s.step()) it->second.push_back(s.text(0));
+    if (auto names = schema::columnNames(m_db, schema, table)) it->second = std::move(names.value());
     return it->second;
 }
 

@@ -15,7 +15,7 @@ ColumnWriter::ColumnWriter(bool delta, int level, int threads)
     ZSTD_CCtx_setParameter(m_ctx, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(m_ctx, ZSTD_c_checksumFlag, 1);
     if (threads > 0) ZSTD_CCtx_setParameter(m_ctx, ZSTD_c_nbWorkers, threads);
-    if (!m_tmp) m_error = Status::error(std::string("TMPDIR: ") + std::strerror(errno));
+    if (!m_tmp) m_error = Status::error(tempfile::failure(errno));
 }
 
 ColumnWriter::~ColumnWriter() {
@@ -40,7 +40,7 @@ Status ColumnWriter::flush(bool end) {
             break;
         }
         if (std::fwrite(out.data(), 1, ob.pos, m_tmp) != ob.pos) {
-            m_error = Status::error(std::string("TMPDIR: ") + std::strerror(errno));
+            m_error = Status::error(tempfile::failure(errno));
             break;
         }
         m_compressed += ob.pos;
@@ -56,7 +56,7 @@ Status ColumnWriter::copyTo(std::FILE* out) {
     while (size_t got = std::fread(buf.data(), 1, buf.size(), m_tmp))
         if (std::fwrite(buf.data(), 1, got, out) != got)
             return Status::error(std::string("write: ") + std::strerror(errno));
-    if (std::ferror(m_tmp)) return Status::error(std::string("temporary file: ") + std::strerror(errno));
+    if (std::ferror(m_tmp)) return Status::error(tempfile::failure(errno));
     return {};
 }
 

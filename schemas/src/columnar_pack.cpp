@@ -131,10 +131,10 @@ Status firstColumn(sqlite3* db, const std::string& sql, std::vector<std::string>
 /// Copies the rows of table `t` from `src` into `main`, rowids included (a rowid table
 /// without an INTEGER PRIMARY KEY would otherwise be numbered again).
 Status copyRows(sqlite3* db, const std::string& t) {
-    std::vector<std::string> names;
-    HPCPROF_RETURN_IF_ERROR(firstColumn(db, "SELECT name FROM pragma_table_info(" + quoted(t, '\'') + ", 'src')", names));
+    auto names = columnNames(db, "src", t);
+    if (!names) return names.status();
     std::string columns;
-    for (const std::string& n : names) columns += (columns.empty() ? "" : ", ") + quoted(n);
+    for (const std::string& n : names.value()) columns += (columns.empty() ? "" : ", ") + quoted(n);
     const bool hasRowid = Statement(db, "SELECT rowid FROM src." + quoted(t) + " LIMIT 0").valid();
     const std::string list = hasRowid ? "rowid, " + columns : columns;
     return exec(db, "INSERT INTO main." + quoted(t) + " (" + list + ") SELECT " + list + " FROM src." + quoted(t));
@@ -168,7 +168,7 @@ Status copyInternalRows(sqlite3* db) {
 /// rows copied, so the event pages are neither copied nor read (a packed 45 GB trace needs
 /// only its small rest in TMPDIR, not a second copy of the whole).
 Status writeRest(const std::string& in, TempPath& tmp) {
-    if (tmp.fd < 0) return Status::error(std::string("TMPDIR: ") + std::strerror(errno));
+    if (tmp.fd < 0) return Status::error(tempfile::failure(errno));
     Db db;
     HPCPROF_RETURN_IF_ERROR(db.open(tmp.path, SQLITE_OPEN_READWRITE));
     sqlite3* h = db.h.get();
@@ -194,10 +194,11 @@ Status writeRest(const std::string& in, TempPath& tmp) {
 /// The event table's columns, in table order.
 std::vector<Column> eventColumns(sqlite3* db) {
     std::vector<Column> out;
-    Statement s(db, "SELECT name FROM pragma_table_info('event', 'main')");
-    while (s.step()) {
+    auto names = columnNames(db, "main", "event");
+    if (!names) return out;
+    for (std::string& name : names.value()) {
         Column c;
-        c.name = s.text(0);
+        c.name = std::move(name);
         for (std::string_view d : kDeltaColumns) c.delta |= c.name == d;
         out.push_back(std::move(c));
     }
@@ -261,7 +262,7 @@ Status compressRest(const std::string& in, int level, int threads, std::FILE* fr
     TempPath rest;
     HPCPROF_RETURN_IF_ERROR(writeRest(in, rest));
     FileHandle restFile(std::fopen(rest.path.c_str(), "rb"));
-    if (!restFile.f) return Status::error(std::string("TMPDIR: ") + std::strerror(errno));
+    if (!restFile.f) return Status::error(tempfile::failure(errno));
     struct stat st {};
     ::fstat(rest.fd, &st);
     return zstdfile::compress(restFile.f, frame, level, threads, uint64_t(st.st_size), size);
@@ -296,7 +297,7 @@ Status pack(const std::string& in, const std::string& out, int level, int thread
     HPCPROF_RETURN_IF_ERROR(encodeEvents(db.h.get(), l, writers, level, threads, applicable));
     if (!applicable) return {};
     FileHandle restFrame(tempfile::anonymous());
-    if (!restFrame.f) return Status::error(std::string("TMPDIR: ") + std::strerror(errno));
+    if (!restFrame.f) return Status::error(tempfile::failure(errno));
     HPCPROF_RETURN_IF_ERROR(compressRest(in, level, threads, restFrame.f, l.restSize));
     FileHandle o(std::fopen(out.c_str(), "wb"));
     if (!o.f) return Status::error(out + ": " + std::strerror(errno));

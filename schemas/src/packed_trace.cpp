@@ -77,7 +77,7 @@ Result<std::shared_ptr<const UnpackedTrace>> unpackIfPacked(const std::string& p
     // (SQLite resolves symbolic links when it opens a file, so an anonymous file reached through
     // /proc/self/fd cannot serve: the copy needs a name while it is open.)
     int fd = tempfile::named("hpcprof-unpacked", copyPath);
-    if (fd < 0) return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
+    if (fd < 0) return Status::error(path + ": cannot unpack: " + tempfile::failure(errno));
     auto copy = std::make_shared<const UnpackedTrace>(fd, copyPath); // removes it on every path
     HPCPROF_RETURN_IF_ERROR(columns ? columnar::unpack(in.f, path, fd, copyPath)
                                     : zstdfile::decompress(in.f, UINT64_MAX, fd, path));
@@ -174,7 +174,7 @@ Status decompress(std::FILE* in, uint64_t limit, int fd, const std::string& path
                                      ZSTD_getErrorName(pending) + ")");
             frames = true;
             if (!writeAll(fd, outBuf.data(), ob.pos))
-                return Status::error(path + ": cannot unpack into TMPDIR: " + std::strerror(errno));
+                return Status::error(path + ": cannot unpack: " + tempfile::failure(errno));
         }
     }
     if (std::ferror(in)) return Status::error(path + ": cannot read: " + std::strerror(errno));

@@ -71,6 +71,18 @@ bool hasTable(sqlite3* db, std::string_view name) {
     return st.step();
 }
 
+Result<std::vector<std::string>> columnNames(sqlite3* db, std::string_view schema,
+                                             std::string_view table) {
+    Statement s(db, schema.empty() ? "SELECT name FROM pragma_table_info(?)"
+                                   : "SELECT name FROM pragma_table_info(?, ?)");
+    s.bind(1, table);
+    if (!schema.empty()) s.bind(2, schema);
+    std::vector<std::string> names;
+    while (s.step()) names.push_back(s.text(0));
+    if (!s.error().ok()) return s.error();
+    return names;
+}
+
 Result<DbHandle> createTrace(const std::string& path) {
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw,
@@ -106,15 +118,11 @@ using TableColumns = std::vector<std::pair<std::string, std::vector<std::string>
 /// read, e.g. a view over a table that is gone).
 Result<TableColumns> tableColumns(sqlite3* db, const std::vector<std::string>& names) {
     TableColumns out;
-    Statement columns(db, "SELECT name FROM pragma_table_info(?)");
-    if (!columns.valid()) return columns.error();
     for (const std::string& name : names) {
-        columns.reset();
-        columns.bind(1, name);
-        auto& entry = out.emplace_back(name, std::vector<std::string>());
-        while (columns.step()) entry.second.push_back(columns.text(0));
-        if (!columns.error().ok())
-            return Status::error("'" + name + "' cannot be read: " + columns.error().message());
+        // "": an older trace's adapted tables are temp views shadowing its own (adaptOlderTrace).
+        auto columns = columnNames(db, "", name);
+        if (!columns) return Status::error("'" + name + "' cannot be read: " + columns.status().message());
+        out.emplace_back(name, std::move(columns.value()));
     }
     return out;
 }

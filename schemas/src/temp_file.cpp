@@ -6,13 +6,22 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace hpcprof::schema::tempfile {
 
-int named(const char* prefix, std::string& path) {
+std::string directory() {
     const char* dir = std::getenv("TMPDIR");
-    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/" + prefix + "-XXXXXX";
+    return dir && *dir ? dir : "/tmp";
+}
+
+std::string failure(int err) {
+    return "temporary file in " + directory() + " (TMPDIR): " + std::strerror(err);
+}
+
+int named(const char* prefix, std::string& path) {
+    std::string name = directory() + "/" + prefix + "-XXXXXX";
     std::vector<char> buf(name.begin(), name.end());
     buf.push_back('\0');
     const int fd = ::mkostemp(buf.data(), O_CLOEXEC); // mode 0600

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/schema/sqlite.hpp"
@@ -23,13 +24,28 @@ DbHandle memoryDbWithDdl() {
 }
 
 std::set<std::string> columnsOf(sqlite3* db, std::string_view table) {
-    Statement s(db, "SELECT name FROM pragma_table_info(?)");
-    s.bind(1, table);
-    std::set<std::string> out;
-    while (s.step()) out.insert(s.text(0));
-    return out;
+    auto names = columnNames(db, "main", table);
+    REQUIRE(names.ok());
+    return {names.value().begin(), names.value().end()};
 }
 } // namespace
+
+TEST_CASE("columnNames lists a table's columns in order, in the schema it is asked for", "[schema]") {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(":memory:", &raw) == SQLITE_OK);
+    DbHandle db(raw);
+    REQUIRE(exec(db.get(), "CREATE TABLE t (b INTEGER, a TEXT, \"odd name\" REAL);"
+                           "ATTACH ':memory:' AS other; CREATE TABLE other.t (z INTEGER)").ok());
+    auto main = columnNames(db.get(), "main", "t");
+    REQUIRE(main.ok());
+    CHECK(main.value() == std::vector<std::string>{"b", "a", "odd name"});
+    auto other = columnNames(db.get(), "other", "t");
+    REQUIRE(other.ok());
+    CHECK(other.value() == std::vector<std::string>{"z"});
+    auto missing = columnNames(db.get(), "main", "no_such_table");
+    REQUIRE(missing.ok());
+    CHECK(missing.value().empty());
+}
 
 TEST_CASE("the DDL applies to an empty database and sets version and application id", "[schema]") {
     auto db = memoryDbWithDdl();

@@ -5,17 +5,24 @@
 // hold a value that is not an integer is packed whole instead.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "hpcprof/schema/packed_trace.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 #include "hpcprof/store/trace_writer.hpp"
 #include "process_runner.hpp"
+#include "schemas/src/temp_file.hpp"
 #include "trace_query.hpp"
 
 using namespace hpcprof;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -118,4 +125,53 @@ TEST_CASE("a trace whose events hold a non-integer value is packed whole", "[sto
     REQUIRE(unpacked.ok());
     REQUIRE(unpacked.value());
     CHECK(allEvents(unpacked.value()->path()) == allEvents(plain));
+}
+
+namespace {
+/// Sets TMPDIR for one scope and puts back what it was.
+struct ScopedTmpdir {
+    std::optional<std::string> before;
+    explicit ScopedTmpdir(const std::string& dir) {
+        if (const char* b = std::getenv("TMPDIR")) before = b;
+        ::setenv("TMPDIR", dir.c_str(), 1);
+    }
+    ~ScopedTmpdir() {
+        if (before) ::setenv("TMPDIR", before->c_str(), 1);
+        else ::unsetenv("TMPDIR");
+    }
+};
+
+/// The folder the file open as `fd` is (or was, before it was removed) in.
+std::string folderOf(int fd) {
+    std::error_code ec;
+    std::string target = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), ec).string();
+    return target.substr(0, target.rfind('/'));
+}
+} // namespace
+
+TEST_CASE("pack's temporary files, named or not, are made in TMPDIR", "[store][pack]") {
+    test::TempDir dir;
+    ScopedTmpdir tmpdir(dir.path().string());
+    std::string path;
+    const int fd = schema::tempfile::named("hpcprof-test", path);
+    REQUIRE(fd >= 0);
+    CHECK(fs::path(path).parent_path() == dir.path());
+    CHECK(folderOf(fd) == dir.path().string());
+    ::close(fd);
+    std::FILE* f = schema::tempfile::anonymous(); // std::tmpfile() would be in /tmp
+    REQUIRE(f);
+    CHECK(folderOf(::fileno(f)) == dir.path().string());
+    std::fclose(f);
+}
+
+TEST_CASE("a TMPDIR that cannot hold pack's temporary files is named in the error", "[store][pack]") {
+    test::TempDir dir;
+    const std::string plain = dir / "t.hpcprof", packed = dir / "t.hpcprof.zst";
+    writeTrace(plain, 100);
+    const std::string missing = dir / "no-such-folder";
+    ScopedTmpdir tmpdir(missing);
+    auto form = schema::packTraceFile(plain, packed, 3, 0);
+    REQUIRE_FALSE(form.ok());
+    CHECK_THAT(form.status().message(), Catch::Contains("temporary file in " + missing + " (TMPDIR)"));
+    CHECK_FALSE(fs::exists(packed));
 }

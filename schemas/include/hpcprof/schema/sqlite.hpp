@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hpcprof/status.hpp"
 
@@ -76,6 +77,12 @@ Status exec(sqlite3* db, std::string_view sql);
 /// Whether the database has table `name` (tables a later schema version added are absent from
 /// older traces, which readers still open).
 bool hasTable(sqlite3* db, std::string_view name);
+
+/// The column names of `table` in the attached database `schema` ("main", "temp" or an ATTACH
+/// name; "" = the first that has it, in SQLite's search order: temp, main, then attached ones),
+/// in table order; empty when there is no such table.
+Result<std::vector<std::string>> columnNames(sqlite3* db, std::string_view schema,
+                                             std::string_view table);
 
 /// Creates a new, empty trace at `path` (which must not exist) with the current schema.
 Result<DbHandle> createTrace(const std::string& path);
