@@ -156,6 +156,25 @@ ClaimRequest claimRequest(const RunOptions& o, ClaimedOutput& c, bool force) {
     return request;
 }
 
+/// The agent keeps the raw folder's path in a fixed buffer (settings.def: HPCPROF_RAW_DIR).
+Status checkRawDirLength(const fs::path& rawDir) {
+    const auto& rule = agent::settingSpec(agent::Setting::RawDir);
+    if (double(rawDir.string().size()) <= rule.max) return {};
+    return Status::error(fmt::format("the raw folder path {} is longer than the agent accepts ({} "
+                                     "characters): choose a shorter -o",
+                                     rawDir.string(), rule.max));
+}
+
+/// Creates `dir` (and its parents) if needed; an error unless this process may write into it.
+Status makeWritableFolder(const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || ::access(dir.c_str(), W_OK) != 0)
+        return Status::error(fmt::format("cannot write raw data into {}: {}", dir.string(),
+                                         ec ? ec.message() : std::strerror(errno)));
+    return {};
+}
+
 ClaimedOutput claimOutput(const RunOptions& o) {
     ClaimedOutput c;
     auto fail = [&](const std::string& message) {
@@ -174,12 +193,7 @@ ClaimedOutput claimOutput(const RunOptions& o) {
         if (!chosen && fs::exists(c.output, ec)) continue;
         if (Status s = schema::checkOutputPath(c.output, o.force); !s.ok()) return fail(s.message());
         ClaimRequest request = claimRequest(o, c, chosen && o.force);
-        // The agent keeps the folder's path in a fixed buffer (settings.def: HPCPROF_RAW_DIR).
-        const auto& rawDirRule = agent::settingSpec(agent::Setting::RawDir);
-        if (double(c.rawDir.string().size()) > rawDirRule.max)
-            return fail(fmt::format("the raw folder path {} is longer than the agent accepts ({} "
-                                    "characters): choose a shorter -o",
-                                    c.rawDir.string(), rawDirRule.max));
+        if (Status s = checkRawDirLength(c.rawDir); !s.ok()) return fail(s.message());
         ClaimResult claimed = claimRawDir(request);
         if (claimed.outcome == ClaimOutcome::Claimed) {
             if (!claimed.note.empty()) printMessage("run", "note: " + claimed.note);
@@ -188,13 +202,8 @@ ClaimedOutput claimOutput(const RunOptions& o) {
         }
         if (chosen || claimed.outcome == ClaimOutcome::Failed) return fail(claimed.message);
     }
-    if (c.perRank) {
-        std::error_code ec;
-        fs::create_directories(c.rawDir, ec);
-        if (ec || ::access(c.rawDir.c_str(), W_OK) != 0)
-            return fail(fmt::format("cannot write raw data into {}: {}", c.rawDir.string(),
-                                    ec ? ec.message() : std::strerror(errno)));
-    }
+    if (c.perRank)
+        if (Status s = makeWritableFolder(c.rawDir); !s.ok()) return fail(s.message());
     return c;
 }
 

@@ -207,6 +207,46 @@ private:
 
 } // namespace
 
+namespace {
+
+/// Why a raw folder with no process folder cannot be merged.
+Status noProcessesError(const MergeOptions& options, const RawProblems& problems) {
+    if (problems.unreadableFiles > 0)
+        return Status::error(options.rawDir.string() + ": no readable process folder (" +
+                             std::to_string(problems.unreadableFiles) +
+                             " proc-* folders without a valid process.bin: " +
+                             problems.messages.front() + ")");
+    return Status::error(options.rawDir.string() +
+                         ": not a raw capture (no proc-* process folders; a capture is the "
+                         "TRACE.raw folder of `hpcprof run --keep-raw`)");
+}
+
+/// Adds what listing the raw folder found wrong to the result: counted, and said.
+void addListingProblems(RawProblems& problems, MergeResult& result) {
+    result.stats[size_t(Stat::RawFilesUnreadable)] += problems.unreadableFiles;
+    result.stats[size_t(Stat::AgentDisabled)] += problems.processesWithoutHeader;
+    for (auto& m : problems.messages) result.warnings.push_back(std::move(m));
+}
+
+/// The trace's metadata and data-quality counters, once every process is in; a trace with a
+/// counter above the info level is marked partial.
+Status writeSummary(const MergeOptions& options, Merger& merger, TraceWriter& w,
+                    MergeResult& result) {
+    for (size_t i = 0; i < result.stats.size(); ++i)
+        if (result.stats[i] > 0 && schema::kStats[i].severity != schema::Severity::Info)
+            result.partial = true;
+    w.setMetadata(schema::meta::kSchemaVersion, std::to_string(schema::kSchemaVersion));
+    w.setMetadata(schema::meta::kHpcprofVersion, HPCPROF_VERSION);
+    w.setMetadata(schema::meta::kCreatedBy, "hpcprof merge");
+    w.setMetadata(schema::meta::kCommand, options.command);
+    w.setMetadata(schema::meta::kPartial, result.partial ? "true" : "false");
+    Status s = w.writeStats(result.stats, merger.perProcessStats());
+    result.io = w.ioGroups();
+    return s;
+}
+
+} // namespace
+
 Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
     // Checked before the raw data is read; the pending output removes its temporary file on
     // every failure below (disk full included), so `hpcprof merge` can be retried.
@@ -215,16 +255,7 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
     RawProblems problems;
     auto procs = listProcesses(options.rawDir, problems);
     if (!procs) return procs.status();
-    if (procs->empty() && options.requireProcesses) {
-        if (problems.unreadableFiles > 0)
-            return Status::error(options.rawDir.string() + ": no readable process folder (" +
-                                 std::to_string(problems.unreadableFiles) +
-                                 " proc-* folders without a valid process.bin: " +
-                                 problems.messages.front() + ")");
-        return Status::error(options.rawDir.string() +
-                             ": not a raw capture (no proc-* process folders; a capture is the "
-                             "TRACE.raw folder of `hpcprof run --keep-raw`)");
-    }
+    if (procs->empty() && options.requireProcesses) return noProcessesError(options, problems);
 
     MergeResult result;
     {
@@ -235,21 +266,8 @@ Result<MergeResult> mergeRawDirectory(const MergeOptions& options) {
         if (!families) return families.status();
         Merger merger(options, w, result, std::move(families.value()));
         Status s = merger.run(procs.value());
-        result.stats[size_t(Stat::RawFilesUnreadable)] += problems.unreadableFiles;
-        result.stats[size_t(Stat::AgentDisabled)] += problems.processesWithoutHeader;
-        for (auto& m : problems.messages) result.warnings.push_back(std::move(m));
-        if (s.ok()) {
-            for (size_t i = 0; i < result.stats.size(); ++i)
-                if (result.stats[i] > 0 && schema::kStats[i].severity != schema::Severity::Info)
-                    result.partial = true;
-            w.setMetadata(schema::meta::kSchemaVersion, std::to_string(schema::kSchemaVersion));
-            w.setMetadata(schema::meta::kHpcprofVersion, HPCPROF_VERSION);
-            w.setMetadata(schema::meta::kCreatedBy, "hpcprof merge");
-            w.setMetadata(schema::meta::kCommand, options.command);
-            w.setMetadata(schema::meta::kPartial, result.partial ? "true" : "false");
-            s = w.writeStats(result.stats, merger.perProcessStats());
-            result.io = w.ioGroups();
-        }
+        addListingProblems(problems, result);
+        if (s.ok()) s = writeSummary(options, merger, w, result);
         if (s.ok() && options.onProgress) options.onProgress("indexes", 0, 0);
         if (s.ok()) s = w.finish();
         if (!s.ok())
