@@ -69,6 +69,7 @@ HangCall callOf(const schema::Statement& st) {
     c.requestedBytes = optional(st, 11);
     c.sinceNs = st.int64(12);
     c.waitedNs = st.int64(13);
+    c.requests = optional(st, 14);
     return c;
 }
 
@@ -76,7 +77,8 @@ Status readUnfinished(sqlite3* db, std::map<int64_t, HangRank*>& byRank, HangSec
     schema::Statement st(
         db, "SELECT v.event_id, v.rank, v.tid, v.name, v.class, v.communicator,"
             " (SELECT size FROM communicator WHERE key = v.communicator LIMIT 1), v.seq, v.peer,"
-            " d.tag, v.object, u.requested_bytes, v.ts_ns, v.dur_ns"
+            " d.tag, v.object, u.requested_bytes, v.ts_ns, v.dur_ns,"
+            " (SELECT value FROM event_arg a WHERE a.event_id = u.event_id AND a.key = 'requests')"
             " FROM event_unfinished u JOIN event_view v ON v.event_id = u.event_id"
             " LEFT JOIN event_detail d ON d.event_id = u.event_id"
             " WHERE v.rank IS NOT NULL ORDER BY v.rank, v.event_id");

@@ -31,6 +31,7 @@ nlohmann::json callJson(const HangCall& c) {
             {"instance", orNull(c.instance)}, {"peer", orNull(c.peer)},
             {"tag", orNull(c.tag)},    {"object", name(c.object)},
             {"requested_bytes", orNull(c.requestedBytes)},
+            {"requests", orNull(c.requests)},
             {"since_ns", c.sinceNs},   {"waited_ns", c.waitedNs}};
 }
 

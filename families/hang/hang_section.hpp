@@ -31,6 +31,7 @@ struct HangCall {
     std::optional<int64_t> tag;
     std::string object;              ///< file, pipe, socket
     std::optional<int64_t> requestedBytes;
+    std::optional<int64_t> requests; ///< how many requests a wait was given (MPI_Waitall of N)
     int64_t sinceNs = 0;  ///< entry, trace ns
     int64_t waitedNs = 0; ///< until the process was last seen
     bool collective() const { return instance.has_value() && !communicator.empty(); }

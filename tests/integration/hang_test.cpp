@@ -240,6 +240,8 @@ TEST_CASE("waits on non-blocking receives whose sends never come: status shows e
     INFO(h.doc["hang"].dump(2));
     checkWaitsFor(h, 0, "MPI_Wait", 1, 17);
     checkWaitsFor(h, 1, "MPI_Waitall", 2, 18);
+    CHECK(callOf(h, 0)["requests"] == 1); // what the waits were given, as `hpcprof status` said
+    CHECK(callOf(h, 1)["requests"] == 8);
     checkChainEndsComputing(h);
 }
 
