@@ -63,13 +63,15 @@ int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, const std::funct
     return added;
 }
 
-Status insertUnfinishedRow(sqlite3* db, int64_t eventId, int64_t requestedBytes) {
+Status writeUnfinished(TraceWriter& w, int64_t eventId, const raw::InFlightCall& c) {
     // Rare (a thread's call in flight at the end): a statement each is cheap enough.
-    schema::Statement s(db, "INSERT INTO " + std::string(schema::table::kEventUnfinished) +
-                                "(event_id, requested_bytes) VALUES (?, ?)");
+    schema::Statement s(w.db(), "INSERT INTO " + std::string(schema::table::kEventUnfinished) +
+                                    "(event_id, requested_bytes) VALUES (?, ?)");
     s.bind(1, eventId);
-    s.bindOrNull(2, requestedBytes, -1);
-    return s.run();
+    s.bindOrNull(2, c.bytes, -1);
+    HPCPROF_RETURN_IF_ERROR(s.run());
+    if (c.requests > 0) w.insertEventArg(eventId, "requests", int64_t(c.requests));
+    return {};
 }
 
 } // namespace hpcprof::store

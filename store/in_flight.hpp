@@ -12,10 +12,9 @@
 #include <functional>
 #include <vector>
 
-struct sqlite3;
-
 #include "hpcprof/schema/raw_format.hpp"
 #include "hpcprof/status.hpp"
+#include "hpcprof/store/trace_writer.hpp"
 #include "raw_reader.hpp"
 
 namespace hpcprof::store {
@@ -59,7 +58,9 @@ int64_t lastSeenTs(const schema::raw::ProcessHeader& h, const std::vector<Thread
 int64_t addUnfinishedCalls(std::vector<ThreadRecords>& threads, const std::function<int64_t()>& lastSeenTs,
                            int64_t& torn);
 
-/// Writes the event_unfinished row of event `eventId` (requested bytes -1: NULL).
-Status insertUnfinishedRow(sqlite3* db, int64_t eventId, int64_t requestedBytes);
+/// Writes what the in-flight line `c` adds to its unfinished event `eventId`: the
+/// event_unfinished row (requested bytes, -1: NULL) and a wait's request count (event_arg key
+/// `requests`, InFlightCall::requests, when not 0).
+Status writeUnfinished(TraceWriter& w, int64_t eventId, const schema::raw::InFlightCall& c);
 
 } // namespace hpcprof::store

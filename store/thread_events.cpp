@@ -96,11 +96,7 @@ Status ThreadEvents::write(const Process& p, ThreadRecords& t, const ThreadRecor
         ProcessConverter* owner = e.family ? p.owners[e.family - 1] : nullptr;
         if (owner) owner->decorate(e, r);
         int64_t id = m_w.insertEvent(r, d);
-        if (e.unfinished) {
-            HPCPROF_RETURN_IF_ERROR(insertUnfinishedRow(m_w.db(), id, t.inFlight.bytes));
-            // A wait's request count, published at its entry (InFlightCall::requests).
-            if (t.inFlight.requests > 0) m_w.insertEventArg(id, "requests", int64_t(t.inFlight.requests));
-        }
+        if (e.unfinished) HPCPROF_RETURN_IF_ERROR(writeUnfinished(m_w, id, t.inFlight));
         if (owner) owner->inserted(e, id);
         for (const auto& a : args) {
             if (a.text.empty()) m_w.insertEventArg(id, a.key, a.value);
