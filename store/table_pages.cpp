@@ -11,19 +11,6 @@
 
 namespace hpcprof::store::pages {
 
-int getVarintSlow(const uint8_t* p, uint64_t* v) {
-    uint64_t x = 0;
-    for (int i = 0; i < 8; ++i) {
-        x = x << 7 | (p[i] & 0x7f);
-        if (!(p[i] & 0x80)) {
-            *v = x;
-            return i + 1;
-        }
-    }
-    *v = x << 8 | p[8];
-    return 9;
-}
-
 int putVarintSlow(uint8_t* p, uint64_t v) {
     if (v >> 56) {
         p[8] = uint8_t(v);
@@ -40,15 +27,6 @@ int putVarintSlow(uint8_t* p, uint64_t v) {
     buf[0] &= 0x7f;
     for (int i = 0; i < n; ++i) p[i] = buf[n - 1 - i];
     return n;
-}
-
-int getVarintInSlow(const uint8_t* p, const uint8_t* end, uint64_t* v) {
-    if (p >= end) return 0;
-    if (end - p >= 9) return getVarint(p, v);
-    uint8_t tmp[9] = {};
-    std::memcpy(tmp, p, size_t(end - p));
-    const int n = getVarint(tmp, v);
-    return n <= end - p ? n : 0;
 }
 
 int varintLen(uint64_t v) {
@@ -79,45 +57,6 @@ int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uin
         w += len;
     }
     return w;
-}
-
-// ---- PageFile
-
-PageFile::~PageFile() {
-    if (mapped) munmap(const_cast<uint8_t*>(mapped), size_t(mappedPages) * pageSize);
-    if (fd >= 0) ::close(fd);
-}
-
-Status PageFile::open(const std::filesystem::path& path, int flags) {
-    fd = ::open(path.c_str(), flags | O_CLOEXEC);
-    if (fd < 0) return Status::error(path.string() + ": cannot open");
-    uint8_t h[100];
-    if (pread(fd, h, sizeof h, 0) != ssize_t(sizeof h) || std::memcmp(h, "SQLite format 3", 16) != 0)
-        return Status::error(path.string() + ": not a SQLite file");
-    pageSize = get16(h + 16) == 1 ? 65536 : get16(h + 16);
-    usable = pageSize - h[20];
-    return {};
-}
-
-Status PageFile::map() {
-    struct stat st{};
-    if (fstat(fd, &st) != 0 || st.st_size < off_t(pageSize)) return Status::error("cannot map a shard");
-    void* p = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) return Status::error("cannot map a shard");
-    madvise(p, size_t(st.st_size), MADV_SEQUENTIAL);
-    mapped = static_cast<const uint8_t*>(p);
-    mappedPages = uint32_t(uint64_t(st.st_size) / pageSize);
-    return {};
-}
-
-void PageFile::release(const uint8_t* page) const {
-    const uintptr_t system = uintptr_t(sysconf(_SC_PAGESIZE));
-    const uintptr_t from = uintptr_t(page) & ~(system - 1), to = (uintptr_t(page) + pageSize) & ~(system - 1);
-    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-}
-
-bool PageFile::read(uint32_t pgno, uint8_t* buf) const {
-    return pread(fd, buf, pageSize, off_t(pgno - 1) * pageSize) == ssize_t(pageSize);
 }
 
 // ---- LeafPacker

@@ -11,6 +11,9 @@
 //   cell     = payload-size varint, rowid varint, record (never overflowing here)
 //   interior = 12-byte header (right-most child) | (child, largest rowid) cells
 //
+// The reading side (varints, serial types, PageFile, RangeScan) is the schema library's
+// (hpcprof/schema/sqlite_pages.hpp): the analysis reads event records with it too.
+//
 // File format: https://www.sqlite.org/fileformat2.html (b-tree pages, record format, the lock-
 // byte page, the in-header database size).
 #pragma once
@@ -23,33 +26,21 @@
 #include <optional>
 #include <vector>
 
+#include "hpcprof/schema/sqlite_pages.hpp"
 #include "hpcprof/status.hpp"
 
 namespace hpcprof::store::pages {
 
-/// b-tree page types (the first byte of a page's header).
-constexpr uint8_t kLeafTable = 0x0D, kInteriorTable = 0x05;
+// The reading side: varints, serial types, PageFile, RangeScan.
+using namespace hpcprof::schema::pages;
 
-inline uint32_t get16(const uint8_t* p) { return uint32_t(p[0]) << 8 | p[1]; }
-inline uint32_t get32(const uint8_t* p) {
-    return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
-}
 inline void put16(uint8_t* p, uint32_t v) { p[0] = uint8_t(v >> 8), p[1] = uint8_t(v); }
 inline void put32(uint8_t* p, uint32_t v) {
     p[0] = uint8_t(v >> 24), p[1] = uint8_t(v >> 16), p[2] = uint8_t(v >> 8), p[3] = uint8_t(v);
 }
 
-/// SQLite's varint: 7 bits a byte, high bit set on all but the last; a 9th byte holds 8 bits.
-int getVarintSlow(const uint8_t* p, uint64_t* v);
+/// SQLite's varint written (the reading side is schema/sqlite_pages.hpp).
 int putVarintSlow(uint8_t* p, uint64_t v);
-// One byte: most serial types and header sizes (the per-row path).
-inline int getVarint(const uint8_t* p, uint64_t* v) {
-    if (p[0] < 0x80) {
-        *v = p[0];
-        return 1;
-    }
-    return getVarintSlow(p, v);
-}
 // Up to four bytes inline: serial types, payload sizes and rowids below 2^28.
 inline int putVarint(uint8_t* p, uint64_t v) {
     if (v < 0x80) {
@@ -71,32 +62,7 @@ inline int putVarint(uint8_t* p, uint64_t v) {
     }
     return putVarintSlow(p, v);
 }
-/// A varint that must end before `end` (a damaged page's last cell): its length, 0 when not.
-int getVarintInSlow(const uint8_t* p, const uint8_t* end, uint64_t* v);
-// One byte inline: the shard merge reads every serial type, size and rowid through it.
-inline int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v) {
-    if (p < end && p[0] < 0x80) {
-        *v = p[0];
-        return 1;
-    }
-    return getVarintInSlow(p, end, v);
-}
 int varintLen(uint64_t v);
-
-/// Bytes of a record body value of serial type t; -1 for the reserved types.
-inline int64_t serialLen(uint64_t t) {
-    static constexpr int8_t kFixed[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1};
-    return t < 12 ? kFixed[t] : int64_t((t - 12) / 2);
-}
-inline bool isInteger(uint64_t t) { return (t >= 1 && t <= 6) || t == 8 || t == 9; }
-/// The integer of serial type t (isInteger) at p.
-inline int64_t readInteger(uint64_t t, const uint8_t* p) {
-    if (t == 8 || t == 9) return int64_t(t - 8); // 0 and 1 have no body
-    const int64_t n = serialLen(t);
-    int64_t v = int8_t(p[0]); // sign from the first byte
-    for (int64_t i = 1; i < n; ++i) v = int64_t(uint64_t(v) << 8 | p[i]);
-    return v;
-}
 
 /// The serial type SQLite writes for an integer (schema format 4: 0 and 1 take no body).
 inline uint64_t integerType(int64_t v) {
@@ -118,35 +84,6 @@ inline void writeInteger(uint8_t* p, uint64_t t, int64_t v) {
 /// (values are stored 8 bytes at a time). Bytes equal to what SQLite writes for an INSERT of the
 /// same values into INTEGER columns.
 int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uint8_t* out);
-
-/// The largest record a cell of a page with `usable` bytes holds without overflow pages (with
-/// room for the cell's two varints).
-inline int64_t maxLocalRecord(uint32_t usable) { return int64_t(usable) - 35; }
-
-/// A SQLite file read page by page: a shard mapped whole, or the trace an appender writes to.
-struct PageFile {
-    int fd = -1;
-    uint32_t pageSize = 0, usable = 0;
-    const uint8_t* mapped = nullptr;
-    uint32_t mappedPages = 0;
-
-    PageFile() = default;
-    PageFile(const PageFile&) = delete;
-    PageFile& operator=(const PageFile&) = delete;
-    ~PageFile();
-    /// Opens `path` (open(2) flags) and reads the page size and usable bytes from its header.
-    Status open(const std::filesystem::path& path, int flags);
-    /// The whole file mapped read-only (shards: their pages read in place, not copied out).
-    Status map();
-    /// A page read: its memory no longer counted to this process (the file's pages stay in the
-    /// page cache). Without it a merge's resident size grows with the shards it read.
-    void release(const uint8_t* page) const;
-    /// Page `pgno` of a mapped file, nullptr past its end.
-    const uint8_t* at(uint32_t pgno) const {
-        return pgno >= 1 && pgno <= mappedPages ? mapped + uint64_t(pgno - 1) * pageSize : nullptr;
-    }
-    bool read(uint32_t pgno, uint8_t* buf) const;
-};
 
 /// Packs (rowid, record) cells into table-leaf pages, rowids increasing; each full leaf goes to
 /// the sink with its largest rowid. Leaf pages hold no page numbers: where a leaf ends up in a

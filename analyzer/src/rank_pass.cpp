@@ -32,7 +32,7 @@ constexpr unsigned kMaxWorkers = 8;
 class RankScanner {
 public:
     RankScanner(const Trace& trace, const PassContext& ctx)
-        : m_trace(trace), m_ix(*ctx.index), m_ctx(ctx), m_names(*ctx.index) {
+        : m_trace(trace), m_ix(*ctx.index), m_ctx(ctx), m_names(*ctx.index), m_pages(EventPageReader::open(trace)) {
         const auto& families = *ctx.families;
         for (size_t f = 0; f < families.size(); ++f)
             for (Category c : families[f]->categories()) {
@@ -69,6 +69,8 @@ private:
     const TraceIndex& m_ix;
     const PassContext& m_ctx;
     NameFlags m_names;
+    /// The events read below SQL where the trace allows it (null: all through SQL).
+    std::unique_ptr<EventPageReader> m_pages;
     std::vector<std::vector<int>> m_byCategory; ///< category id -> families taking it
     std::vector<uint8_t> m_detailsOf;           ///< category id -> a family reads its details
     TimelineSets m_sets;
@@ -134,7 +136,7 @@ Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Windo
         if (e.categoryId < 0 || size_t(e.categoryId) >= m_byCategory.size()) return;
         const EventContext ctx{t, gpuTrack, ref, m_names.of(e.nameId)};
         for (int f : m_byCategory[size_t(e.categoryId)]) out.scans[size_t(f)]->onEvent(e, ctx);
-    }, &m_detailsOf);
+    }, &m_detailsOf, m_pages.get());
 }
 
 /// The breakdown inside the region between MPI_Init and MPI_Finalize (the whole window when the

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "event_page_reader.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "steps.hpp"
 #include "trace_access.hpp"
@@ -34,27 +35,36 @@ struct TrackFamily {
 
 using PerTrack = std::map<std::string, std::map<int64_t, TrackFamily>>; // family -> track -> ranges
 
-Status scanTrackRanges(const Trace& trace, const TraceIndex& ix, const TrackInfo& t, PerTrack& out,
-                       int64_t& count) {
+/// The user and NVTX ranges of one track, with `pages` (may be null) below SQL as far as it gets.
+Status scanTrackRanges(const Trace& trace, const TraceIndex& ix, const TrackInfo& t, const EventPageReader* pages,
+                       PerTrack& out, int64_t& count) {
+    const int64_t userRange = int64_t(schema::Category::UserRange), nvtx = int64_t(schema::Category::Nvtx);
+    auto add = [&](int64_t ts, int64_t dur, int64_t depth, int64_t nameId) {
+        ++count;
+        out[stepFamilyName(ix.string(nameId))][t.id].add(depth, {ts, ts + std::max<int64_t>(0, dur)});
+    };
     const bool byId = t.firstEventId && t.lastEventId;
+    int64_t from = byId ? *t.firstEventId : 0;
+    if (byId && pages) {
+        EventRecord e;
+        from = pages->scan(from, *t.lastEventId, t.id, e, [&](const EventRecord& r) {
+            if (r.categoryId == userRange || r.categoryId == nvtx) add(r.ts, r.dur, r.depth, r.nameId);
+        });
+        if (from > *t.lastEventId) return {};
+    }
     schema::Statement s(detail::db(trace),
                         byId ? "SELECT ts, dur, depth, name_id FROM event WHERE id BETWEEN ?1 AND ?2"
-                               " AND category_id IN (?3, ?4) ORDER BY id"
-                             : "SELECT ts, dur, depth, name_id FROM event WHERE track_id = ?1"
+                               " AND track_id = ?5 AND category_id IN (?3, ?4) ORDER BY id"
+                             : "SELECT ts, dur, depth, name_id FROM event WHERE track_id = ?5"
                                " AND category_id IN (?3, ?4) ORDER BY ts");
     if (byId) {
-        s.bind(1, *t.firstEventId);
+        s.bind(1, from);
         s.bind(2, *t.lastEventId);
-    } else {
-        s.bind(1, t.id);
     }
-    s.bind(3, int64_t(schema::Category::UserRange));
-    s.bind(4, int64_t(schema::Category::Nvtx));
-    while (s.step()) {
-        ++count;
-        const int64_t b = s.int64(0), e = b + std::max<int64_t>(0, s.int64(1));
-        out[stepFamilyName(ix.string(s.int64(3)))][t.id].add(s.int64(2), {b, e});
-    }
+    s.bind(3, userRange);
+    s.bind(4, nvtx);
+    s.bind(5, t.id);
+    while (s.step()) add(s.int64(0), s.int64(1), s.int64(2), s.int64(3));
     return s.error();
 }
 
@@ -180,11 +190,12 @@ bool stepOptionMatches(const std::string& option, const std::string& family) {
 Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix, const RankUnits& ranks) {
     RangeFamilies out;
     PerTrack perTrack;
+    const auto pages = EventPageReader::open(trace);
     for (const auto& [r, u] : ranks.units) {
         for (const TrackInfo* t : u.tracks) {
             if (t->kind != TrackKind::CpuThread) continue; // GPU copies of a range are no steps
             int64_t count = 0;
-            HPCPROF_RETURN_IF_ERROR(scanTrackRanges(trace, ix, *t, perTrack, count));
+            HPCPROF_RETURN_IF_ERROR(scanTrackRanges(trace, ix, *t, pages.get(), perTrack, count));
             if (count > 0 && count == t->eventCount) out.rangeOnlyTracks.insert(t->id);
         }
         for (auto& [family, byTrack] : perTrack) {

@@ -20,6 +20,7 @@ Result<Trace> Trace::open(const std::string& path) {
     Trace t;
     t.m_db = std::move(db.value());
     t.m_path = path;
+    t.m_file = file;
     t.m_unpacked = std::move(unpacked.value());
     // The checked handle is replaced by one tuned for long read-only scans: a Trace is used by
     // one thread at a time (no SQLite mutex), and pages are read through a small cache (8 MiB per

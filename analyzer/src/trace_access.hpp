@@ -9,9 +9,12 @@ namespace hpcprof::analyzer::detail {
 
 struct TraceAccess {
     static sqlite3* db(const Trace& t) { return t.db(); }
+    static const std::string& file(const Trace& t) { return t.file(); }
 };
 
 /// The connection of `t`, for the analyzer's own queries.
 inline sqlite3* db(const Trace& t) { return TraceAccess::db(t); }
+/// The file its connection reads (a packed trace's unpacked copy), for reads below SQL.
+inline const std::string& file(const Trace& t) { return TraceAccess::file(t); }
 
 } // namespace hpcprof::analyzer::detail

@@ -223,14 +223,14 @@ int64_t TraceIndex::eventCount() const {
 
 namespace detail {
 
-schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, bool& byRange) {
+schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, int64_t from) {
     // Only the columns the analyses read; absent values are mapped in SQL (-1, count 1) so a row
     // costs one column call per value instead of a type test and a read.
     static constexpr const char* kColumns =
         "SELECT id, ts, dur, category_id, name_id, depth, IFNULL(bytes, -1), IFNULL(object_id, -1),"
         " IFNULL(peer, -1), IFNULL(communicator_id, -1), IFNULL(seq, -1), IFNULL(count, 1),"
         " IFNULL(correlation_id, -1) FROM event ";
-    byRange = track.firstEventId && track.lastEventId;
+    const bool byRange = track.firstEventId && track.lastEventId;
     std::string sql = kColumns;
     // The id range bounds the track (rowid range scan); the track_id test guards against a
     // trace whose ranges overlap.
@@ -238,7 +238,7 @@ schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, b
     schema::Statement s(detail::db(trace), sql);
     if (!s.valid()) return s;
     if (byRange) {
-        s.bind(1, *track.firstEventId);
+        s.bind(1, from);
         s.bind(2, *track.lastEventId);
         s.bind(3, track.id);
     } else {

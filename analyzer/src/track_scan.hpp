@@ -7,44 +7,17 @@
 #include <cstdint>
 #include <vector>
 
+#include "event_page_reader.hpp"
+#include "event_record.hpp"
 #include "hpcprof/analyzer/trace_index.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 
 namespace hpcprof::analyzer {
 
-/// One event as the analyses see it. Absent optional columns are -1 (bytes, peer, seq,
-/// correlation id, ...).
-struct EventRecord {
-    int64_t id = 0;
-    int64_t ts = 0;
-    int64_t dur = 0;
-    int64_t bytes = -1;
-    int64_t seq = -1;
-    int64_t communicatorId = -1;
-    int64_t objectId = -1;
-    int64_t correlationId = -1; ///< joins a CUDA API call to the GPU work it launched
-    int64_t nameId = 0;
-    int32_t peer = -1;
-    int32_t depth = 0;
-    int32_t categoryId = 0;
-    int32_t count = 1;
-    EventClass cls = EventClass::Annotation;
-    int64_t end() const { return ts + dur; }
-};
-
-/// Problems found while scanning events: counted, reported as data-quality warnings.
-struct ScanQuality {
-    int64_t negativeDurations = 0; ///< stored dur < 0: read as 0
-    int64_t unsortedEvents = 0;    ///< ts smaller than the previous event's on the same track
-    int64_t tracksWithoutIdRange = 0;
-    int64_t unknownCategories = 0;
-    int64_t timesOutOfRange = 0;   ///< |ts| or |dur| >= kTimeLimitNs: skipped, not passed on
-    int64_t outsideRun = 0;        ///< counted by the caller, which knows the run's span
-};
-
 namespace detail {
-/// Prepares the event scan of a track (by id range when known, by track id otherwise).
-schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, bool& byRange);
+/// Prepares the event scan of a track: by its id range from id `from` on when the range is
+/// known, by track id otherwise.
+schema::Statement prepareTrackScan(const Trace& trace, const TrackInfo& track, int64_t from);
 /// Reads the columns of the current row every event needs (id, ts, dur, category, name, depth).
 void readEventRow(const schema::Statement& s, EventRecord& e);
 /// Reads the rest (bytes, object, peer, communicator, seq, count, correlation id).
@@ -60,24 +33,22 @@ struct TrackScan {
 /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
 /// durations are read as 0 and counted in `quality`; events with times out of range
 /// (timeInRange) are skipped and counted there. For compute and annotation events bytes,
-/// objectId, peer, communicatorId, seq, count and correlationId are not read (left -1, count 1) unless
-/// `detailsOf` (by category id, may be null) asks for them: skipping them is a measurable part
-/// of the scan.
+/// objectId, peer, communicatorId, seq, count and correlationId are left -1 (count 1) unless
+/// `detailsOf` (by category id, may be null) asks for them: through SQL, skipping their column
+/// reads is a measurable part of the scan. With `pages` (may be null) the track's id range is
+/// read below SQL as far as that reader gets, the rest through SQL: the events are the same.
 template <typename Fn>
 Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& track,
-                 ScanQuality& quality, Fn&& fn, const std::vector<uint8_t>* detailsOf = nullptr) {
+                 ScanQuality& quality, Fn&& fn, const std::vector<uint8_t>* detailsOf = nullptr,
+                 const detail::EventPageReader* pages = nullptr) {
     const std::vector<int8_t>& classById = detail::TrackScan::classById(index);
-    bool byRange = true;
-    schema::Statement s = detail::prepareTrackScan(trace, track, byRange);
-    if (!s.valid()) return s.error();
-    if (!byRange && track.eventCount > 0) ++quality.tracksWithoutIdRange;
-    EventRecord e;
     int64_t prevTs = INT64_MIN;
-    while (s.step()) {
-        detail::readEventRow(s, e);
+    // One event read (its detail columns by `readDetails`, when the analyses use them): checked,
+    // classified, passed on.
+    auto process = [&](EventRecord& e, auto&& readDetails) {
         if (!timeInRange(e.ts) || !timeInRange(e.dur)) {
             ++quality.timesOutOfRange;
-            continue;
+            return;
         }
         if (e.dur < 0) {
             ++quality.negativeDurations;
@@ -94,19 +65,31 @@ Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& t
         } else {
             e.cls = EventClass(cls);
         }
-        // Each column read is a library call; the analyses use these fields for the classes
-        // below, and for the categories a data family asks them for, so other compute and
-        // annotation events skip them (about a third of a scan).
+        // The analyses use these fields for the classes below, and for the categories a data
+        // family asks them for.
         const bool asked = detailsOf && e.categoryId >= 0 && size_t(e.categoryId) < detailsOf->size() &&
                            (*detailsOf)[size_t(e.categoryId)];
         if ((e.cls == EventClass::Compute || e.cls == EventClass::Annotation) && !asked)
             detail::clearEventDetails(e);
         else
-            detail::readEventDetails(s, e);
+            readDetails(e);
         fn(e);
+    };
+    EventRecord e;
+    const bool byRange = track.firstEventId && track.lastEventId;
+    int64_t from = byRange ? *track.firstEventId : 0;
+    if (byRange && pages) {
+        from = pages->scan(from, *track.lastEventId, track.id, e, [&](EventRecord& r) { process(r, [](EventRecord&) {}); });
+        if (from > *track.lastEventId) return {};
+    }
+    schema::Statement s = detail::prepareTrackScan(trace, track, from);
+    if (!s.valid()) return s.error();
+    if (!byRange && track.eventCount > 0) ++quality.tracksWithoutIdRange;
+    while (s.step()) {
+        detail::readEventRow(s, e);
+        process(e, [&](EventRecord& r) { detail::readEventDetails(s, r); });
     }
     return s.error();
 }
-
 
 } // namespace hpcprof::analyzer

@@ -79,7 +79,9 @@ Status readUnfinished(sqlite3* db, std::map<int64_t, HangRank*>& byRank, HangSec
             " (SELECT size FROM communicator WHERE key = v.communicator LIMIT 1), v.seq, v.peer,"
             " d.tag, v.object, u.requested_bytes, v.ts_ns, v.dur_ns,"
             " (SELECT value FROM event_arg a WHERE a.event_id = u.event_id AND a.key = 'requests')"
-            " FROM event_unfinished u JOIN event_view v ON v.event_id = u.event_id"
+            // CROSS JOIN keeps the (few) unfinished events the outer loop: without statistics
+            // the planner scanned every event of the trace and looked each one up here.
+            " FROM event_unfinished u CROSS JOIN event_view v ON v.event_id = u.event_id"
             " LEFT JOIN event_detail d ON d.event_id = u.event_id"
             " WHERE v.rank IS NOT NULL ORDER BY v.rank, v.event_id");
     if (!st.valid()) return st.error();

@@ -39,9 +39,11 @@ private:
     friend struct detail::TraceAccess;
     Trace() = default;
     sqlite3* db() const { return m_db.get(); }
+    const std::string& file() const { return m_file; }
     std::shared_ptr<const schema::UnpackedTrace> m_unpacked; ///< kept while the trace is open
     schema::DbHandle m_db;
     std::string m_path;
+    std::string m_file; ///< the file SQLite reads: the path, or a packed trace's unpacked copy
 };
 
 } // namespace hpcprof::analyzer

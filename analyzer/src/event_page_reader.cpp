@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+#include "event_page_reader.hpp"
+
+#include <fcntl.h>
+
+#include <cmath>
+#include <string_view>
+
+#include "trace_access.hpp"
+
+namespace hpcprof::analyzer::detail {
+
+namespace {
+
+using namespace schema::pages;
+
+constexpr const char* kFieldNames[EventPageReader::FieldCount] = {
+    "track_id", "ts", "dur", "category_id", "name_id", "depth", "bytes", "object_id", "peer",
+    "communicator_id", "seq", "count", "correlation_id"};
+
+/// A real as sqlite3_column_int64 converts it (clamped to the int64 range, truncated); false for
+/// NaN, which SQLite never stores.
+bool realToInteger(double r, int64_t& v) {
+    if (std::isnan(r)) return false;
+    if (r <= double(INT64_MIN)) v = INT64_MIN;
+    else if (r >= double(INT64_MAX)) v = INT64_MAX;
+    else v = int64_t(r);
+    return true;
+}
+
+/// Whether the trace's `event` table is the current schema's rowid table: the id column an alias
+/// of the rowid (a record holds NULL there), and every field's column found (`column`).
+bool mapColumns(sqlite3* db, std::array<uint8_t, EventPageReader::FieldCount>& column) {
+    schema::Statement info(db, "SELECT cid, name, type, pk FROM pragma_table_info('event', 'main')");
+    std::array<bool, EventPageReader::FieldCount> found{};
+    bool rowidAlias = false;
+    int pks = 0;
+    while (info.step()) {
+        const int64_t cid = info.int64(0);
+        const std::string name = info.text(1);
+        pks += info.int64(3) > 0;
+        if (name == "id") rowidAlias = cid == 0 && info.int64(3) == 1 && info.text(2) == "INTEGER";
+        for (size_t f = 0; f < found.size(); ++f)
+            if (name == kFieldNames[f] && cid > 0 && cid < 64) column[f] = uint8_t(cid), found[f] = true;
+    }
+    if (!info.error().ok() || !rowidAlias || pks != 1) return false;
+    for (bool f : found)
+        if (!f) return false;
+    return true;
+}
+
+} // namespace
+
+std::unique_ptr<EventPageReader> EventPageReader::open(const Trace& trace) {
+    sqlite3* db = detail::db(trace);
+    // An older trace's tables are read through temporary views of the same names.
+    schema::Statement adapted(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'event'");
+    if (!adapted.valid() || adapted.step() || !adapted.error().ok()) return nullptr;
+    std::unique_ptr<EventPageReader> r(new EventPageReader);
+    if (!mapColumns(db, r->m_column)) return nullptr;
+    for (uint8_t c : r->m_column) {
+        r->m_read[c] = true;
+        r->m_columns = std::max<size_t>(r->m_columns, size_t(c) + 1);
+    }
+    // The lookup of the table's root stays stepped: the read lock it takes is held until the
+    // reader goes, so the file holds the pages SQL would read.
+    r->m_lock = schema::Statement(db, "SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = 'event'");
+    if (!r->m_lock.valid() || !r->m_lock.step() || r->m_lock.int64(0) <= 0 || r->m_lock.int64(0) > UINT32_MAX)
+        return nullptr;
+    r->m_root = uint32_t(r->m_lock.int64(0));
+    if (!r->m_file.open(detail::file(trace), O_RDONLY).ok()) return nullptr;
+    // A WAL file's newest pages may be in the WAL, which only SQLite reads.
+    if (r->m_file.writeVersion != 1 || r->m_file.readVersion != 1) return nullptr;
+    return r;
+}
+
+bool EventPageReader::decode(int64_t rowid, const uint8_t* rec, int64_t size, int64_t trackId, EventRecord& e,
+                             bool& ofTrack) const {
+    // One-byte header size and serial types: integers, NULLs, reals and short text or blobs
+    // (those only where no field is read).
+    const int64_t headerSize = size > 0 ? rec[0] : 0;
+    if (headerSize >= 0x80 || headerSize > size || size_t(headerSize - 1) < m_columns) return false;
+    int64_t value[kMaxColumns];
+    bool null[kMaxColumns];
+    int64_t at = headerSize;
+    for (size_t c = 0; c < m_columns; ++c) {
+        const uint8_t t = rec[1 + c];
+        const int64_t len = serialLen(t);
+        if (t >= 0x80 || len < 0 || len > size - at) return false;
+        if (m_read[c]) {
+            null[c] = t == 0;
+            if (isInteger(t)) value[c] = readInteger(t, rec + at);
+            else if (t == 7 && c != m_column[TrackId]) {
+                if (!realToInteger(readReal(rec + at), value[c])) return false;
+            } else if (t != 0) {
+                return false; // text or a blob: SQL's conversion
+            }
+        }
+        at += len;
+    }
+    auto get = [&](Field f, int64_t ifNull) {
+        const size_t c = m_column[f];
+        return null[c] ? ifNull : value[c];
+    };
+    ofTrack = !null[m_column[TrackId]] && value[m_column[TrackId]] == trackId;
+    if (!ofTrack) return true;
+    e.id = rowid;
+    e.ts = get(Ts, 0);
+    e.dur = get(Dur, 0);
+    e.categoryId = int32_t(get(CategoryId, 0));
+    e.nameId = get(NameId, 0);
+    e.depth = int32_t(get(Depth, 0));
+    e.bytes = get(Bytes, -1);
+    e.objectId = get(ObjectId, -1);
+    e.peer = int32_t(get(Peer, -1));
+    e.communicatorId = get(CommunicatorId, -1);
+    e.seq = get(Seq, -1);
+    const int64_t count = get(Count, 1);
+    e.count = count < 1 ? 1 : int32_t(std::min<int64_t>(count, INT32_MAX));
+    e.correlationId = get(CorrelationId, -1);
+    return true;
+}
+
+} // namespace hpcprof::analyzer::detail

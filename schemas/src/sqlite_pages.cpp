@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include "hpcprof/schema/sqlite_pages.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace hpcprof::schema::pages {
+
+int getVarintSlow(const uint8_t* p, uint64_t* v) {
+    uint64_t x = 0;
+    for (int i = 0; i < 8; ++i) {
+        x = x << 7 | (p[i] & 0x7f);
+        if (!(p[i] & 0x80)) {
+            *v = x;
+            return i + 1;
+        }
+    }
+    *v = x << 8 | p[8];
+    return 9;
+}
+
+int getVarintInSlow(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+    if (p >= end) return 0;
+    if (end - p >= 9) return getVarint(p, v);
+    uint8_t tmp[9] = {};
+    std::memcpy(tmp, p, size_t(end - p));
+    const int n = getVarint(tmp, v);
+    return n <= end - p ? n : 0;
+}
+
+PageFile::~PageFile() {
+    if (mapped) munmap(const_cast<uint8_t*>(mapped), size_t(mappedPages) * pageSize);
+    if (fd >= 0) ::close(fd);
+}
+
+Status PageFile::open(const std::filesystem::path& path, int flags) {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd < 0) return Status::error(path.string() + ": cannot open");
+    uint8_t h[100];
+    struct stat st{};
+    if (pread(fd, h, sizeof h, 0) != ssize_t(sizeof h) || std::memcmp(h, "SQLite format 3", 16) != 0 ||
+        fstat(fd, &st) != 0)
+        return Status::error(path.string() + ": not a SQLite file");
+    pageSize = get16(h + 16) == 1 ? 65536 : get16(h + 16);
+    if (pageSize < 512 || (pageSize & (pageSize - 1)) || h[20] > pageSize - 480)
+        return Status::error(path.string() + ": not a SQLite file");
+    usable = pageSize - h[20];
+    writeVersion = h[18], readVersion = h[19];
+    pageCount = uint32_t(std::min<uint64_t>(uint64_t(st.st_size) / pageSize, UINT32_MAX));
+    // The header's page count holds when its change counter is the one it was written with.
+    if (get32(h + 24) == get32(h + 92) && get32(h + 28) != 0) pageCount = std::min(pageCount, get32(h + 28));
+    return {};
+}
+
+Status PageFile::map() {
+    struct stat st{};
+    if (fstat(fd, &st) != 0 || st.st_size < off_t(pageSize)) return Status::error("cannot map a shard");
+    void* p = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return Status::error("cannot map a shard");
+    madvise(p, size_t(st.st_size), MADV_SEQUENTIAL);
+    mapped = static_cast<const uint8_t*>(p);
+    mappedPages = uint32_t(uint64_t(st.st_size) / pageSize);
+    pageCount = std::min(pageCount, mappedPages);
+    return {};
+}
+
+void PageFile::release(const uint8_t* page) const {
+    const uintptr_t system = uintptr_t(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = uintptr_t(page) & ~(system - 1), to = (uintptr_t(page) + pageSize) & ~(system - 1);
+    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+bool PageFile::read(uint32_t pgno, uint8_t* buf) const {
+    return pread(fd, buf, pageSize, off_t(pgno - 1) * pageSize) == ssize_t(pageSize);
+}
+
+const uint8_t* PageFile::page(uint32_t pgno, int depth) const {
+    if (pgno < 1 || pgno > pageCount || depth < 0 || depth >= kMaxDepth) return nullptr;
+    if (mapped) return at(pgno);
+    if (m_buffers.empty()) m_buffers.resize(size_t(kMaxDepth) * pageSize);
+    uint8_t* buf = m_buffers.data() + size_t(depth) * pageSize;
+    return read(pgno, buf) ? buf : nullptr;
+}
+
+} // namespace hpcprof::schema::pages
