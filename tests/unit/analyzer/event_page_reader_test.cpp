@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// The analysis's event records read below SQL (analyzer/src/event_page_reader.hpp) against the
+// same tracks read through SQL: every field and every data-quality count equal, on built traces
+// with every kind of value, on the real Kineto traces, and on traces holding what the reader
+// leaves to SQL (text, reals, overflowing records, a WAL file, a damaged page).
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+#include <vector>
+
+#include "analyzer/src/event_page_reader.hpp"
+#include "analyzer/src/track_scan.hpp"
+#include "hpcprof/analyzer/trace_index.hpp"
+#include "hpcprof/schema/sqlite.hpp"
+#include "hpcprof/schema/sqlite_pages.hpp"
+#include "process_runner.hpp"
+#include "tests/unit/analyzer/trace_builder.hpp"
+#include "tests/unit/import/real_kineto.hpp"
+
+using namespace hpcprof;
+using namespace hpcprof::analyzer;
+using detail::EventPageReader;
+using schema::Category;
+
+namespace {
+
+using Row = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int32_t,
+                       int32_t, int32_t, int32_t, int>;
+
+struct Scanned {
+    std::vector<Row> rows;
+    std::vector<int64_t> quality;
+    bool ok = true;
+};
+
+/// Every track of `path`, read with `pages` (or through SQL only), all fields of each event.
+Scanned scanAll(const std::string& path, bool withPages, const std::vector<uint8_t>* detailsOf = nullptr) {
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    auto index = TraceIndex::load(*trace);
+    REQUIRE(index.ok());
+    const auto pages = withPages ? EventPageReader::open(*trace) : nullptr;
+    if (withPages) REQUIRE(pages);
+    Scanned out;
+    ScanQuality q;
+    for (const TrackInfo& t : index->tracks()) {
+        Status st = scanTrack(*trace, *index, t, q, [&](const EventRecord& e) {
+            out.rows.emplace_back(e.id, e.ts, e.dur, e.bytes, e.seq, e.communicatorId, e.objectId, e.correlationId,
+                                  e.nameId, e.peer, e.depth, e.categoryId, e.count, int(e.cls));
+        }, detailsOf, pages.get());
+        out.ok = out.ok && st.ok();
+    }
+    out.quality = {q.negativeDurations, q.unsortedEvents, q.tracksWithoutIdRange, q.unknownCategories,
+                   q.timesOutOfRange};
+    return out;
+}
+
+void requireSame(const std::string& path, const std::vector<uint8_t>* detailsOf = nullptr) {
+    const Scanned sql = scanAll(path, false, detailsOf), below = scanAll(path, true, detailsOf);
+    REQUIRE(sql.ok);
+    REQUIRE(below.ok);
+    REQUIRE(below.rows.size() == sql.rows.size());
+    for (size_t i = 0; i < sql.rows.size(); ++i) REQUIRE(below.rows[i] == sql.rows[i]);
+    CHECK(below.quality == sql.quality);
+}
+
+void exec(const std::string& path, const char* sql) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+    INFO((err ? err : ""));
+    sqlite3_free(err);
+    sqlite3_close(db);
+    REQUIRE(rc == SQLITE_OK);
+}
+
+/// One rank with a few thousand events of every kind of value the scan reads: optional columns
+/// set and NULL, negative durations, times out of range, counts of 0 and beyond int32, 64-bit ids.
+std::string buildVaried(const test::TempDir& dir) {
+    test::TraceBuilder b;
+    const int main = b.rank(0, 0, 1'000'000'000, 2);
+    const int gpu = b.gpuStream(main, 0, 7);
+    b.rank(1, 0, 1'000'000'000, 2);
+    b.keepInsertionOrder(); // some events out of order: the unsorted count must agree
+    for (int64_t i = 0; i < 4000; ++i) {
+        const int64_t ts = 1000 + i * 997 - (i % 50 == 7 ? 5000 : 0);
+        switch (i % 6) {
+        case 0: b.event(main, Category::ComputeRange, "work", ts, 500).withDepth(i % 3); break;
+        case 1: b.event(main, Category::MpiCollective, "MPI_Allreduce", ts, 300)
+                    .collective("world", 2, i).withBytes(i * 1'000'003); break;
+        case 2: b.event(main, Category::MpiP2p, "MPI_Send", ts, i % 7 == 0 ? -40 : 200)
+                    .withPeer(1).withTag(i).withBytes(int64_t(1) << 40); break;
+        case 3: b.event(main, Category::MpiWait, "MPI_Test", ts, 10).withCount(i % 4 == 0 ? 0 : 5'000'000'000); break;
+        case 4: b.event(main, Category::PosixIo, "pwrite", ts, 90).withObject("/data/out").withBytes(4096); break;
+        default: b.event(gpu, Category::GpuKernel, "k", ts, 250).correlationId = i * 1'000'000'007; break;
+        }
+        if (i % 400 == 9) b.event(main, Category::Nvtx, "step", ts, 300'000);
+    }
+    b.event(main, Category::Nvtx, "far", int64_t(1) << 62, 5); // out of range: skipped by both
+    const std::string path = dir / "varied.hpcprof";
+    b.write(path);
+    return path;
+}
+
+/// A leaf of `table` after its first (a b-tree of two levels).
+uint32_t secondLeafOf(const std::string& path, const char* table) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    uint32_t root = 0;
+    {
+        schema::Statement s(db, std::string("SELECT rootpage FROM sqlite_master WHERE name = '") + table + "'");
+        REQUIRE(s.step());
+        root = uint32_t(s.int64(0));
+    }
+    sqlite3_close(db);
+    schema::pages::PageFile f;
+    REQUIRE(f.open(path, O_RDONLY).ok());
+    const uint8_t* p = f.page(root, 0);
+    REQUIRE(p);
+    REQUIRE(p[0] == schema::pages::kInteriorTable);
+    REQUIRE(schema::pages::get16(p + 3) >= 1);
+    return schema::pages::get32(p + 8); // the right-most child: a leaf after the first
+
+}
+
+} // namespace
+
+TEST_CASE("events read below SQL equal those SQL gives", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    requireSame(path);
+    // With the detail columns asked for every category (a data family's view).
+    const std::vector<uint8_t> all(256, 1);
+    requireSame(path, &all);
+    // The reader got through every track's range itself.
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    auto index = TraceIndex::load(*trace);
+    REQUIRE(index.ok());
+    const auto pages = EventPageReader::open(*trace);
+    REQUIRE(pages);
+    int64_t events = 0;
+    for (const TrackInfo& t : index->tracks()) {
+        if (!t.firstEventId) continue;
+        EventRecord e;
+        CHECK(pages->scan(*t.firstEventId, *t.lastEventId, t.id, e, [&](const EventRecord&) { ++events; }) ==
+              *t.lastEventId + 1);
+    }
+    CHECK(events == index->eventCount());
+}
+
+TEST_CASE("events of the real Kineto traces read below SQL equal those SQL gives", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    auto path = test::importRealKineto(dir);
+    if (!path) return;
+    requireSame(*path);
+}
+
+TEST_CASE("records the reader does not handle are read through SQL from there on", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    // A real where an integer belongs (read as SQLite converts it), text, and a record that
+    // overflows its page (a long value in a column the scan does not read).
+    exec(path, "UPDATE event SET dur = 2.75 WHERE id = 101;"
+               "UPDATE event SET ts = -7.5e30 WHERE id = 102;"
+               "UPDATE event SET bytes = 'many' WHERE id = 1500;"
+               "UPDATE event SET offset = zeroblob(200000) WHERE id = 2500;");
+    requireSame(path);
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    auto index = TraceIndex::load(*trace);
+    REQUIRE(index.ok());
+    const TrackInfo* main = nullptr;
+    for (const TrackInfo& t : index->tracks())
+        if (t.firstEventId && *t.firstEventId <= 1500 && *t.lastEventId >= 2500) main = &t;
+    REQUIRE(main);
+    const auto pages = EventPageReader::open(*trace);
+    REQUIRE(pages);
+    EventRecord e;
+    std::vector<int64_t> seen;
+    const int64_t stop = pages->scan(*main->firstEventId, *main->lastEventId, main->id, e,
+                                     [&](const EventRecord& r) {
+                                         if (r.id == 101) CHECK(r.dur == 2);
+                                         if (r.id == 102) CHECK(r.ts == INT64_MIN);
+                                         seen.push_back(r.id);
+                                     });
+    CHECK(stop == 1500); // the reals were read, the text was not
+    REQUIRE_FALSE(seen.empty());
+    CHECK(seen.back() < 1500);
+    const int64_t after = pages->scan(1501, *main->lastEventId, main->id, e, [](const EventRecord&) {});
+    CHECK(after == 2500); // the overflowing record
+}
+
+TEST_CASE("a WAL trace is read through SQL only", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    const Scanned before = scanAll(path, false);
+    exec(path, "PRAGMA journal_mode=WAL; UPDATE event SET dur = dur + 1 WHERE id = 3;");
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    CHECK_FALSE(EventPageReader::open(*trace)); // its newest pages may be in the WAL
+    const Scanned after = scanAll(path, false);
+    REQUIRE(after.rows.size() == before.rows.size());
+    CHECK(std::get<2>(after.rows[2]) == std::get<2>(before.rows[2]) + 1);
+}
+
+TEST_CASE("a damaged event page is an error through both ways, never a crash", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    const uint32_t leaf = secondLeafOf(path, "event");
+    uint32_t pageSize = 0;
+    {
+        schema::pages::PageFile f;
+        REQUIRE(f.open(path, O_RDONLY).ok());
+        pageSize = f.pageSize;
+    }
+    {
+        // The cell pointers of the leaf point past the page.
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(std::streamoff(leaf - 1) * pageSize + 8);
+        const std::string junk(64, '\xff');
+        f.write(junk.data(), std::streamsize(junk.size()));
+    }
+    const Scanned sql = scanAll(path, false), below = scanAll(path, true);
+    CHECK_FALSE(sql.ok);
+    CHECK_FALSE(below.ok);
+    // What was read before the damaged page is the same.
+    const size_t n = std::min(sql.rows.size(), below.rows.size());
+    REQUIRE(n > 0);
+    for (size_t i = 0; i < n; ++i) REQUIRE(below.rows[i] == sql.rows[i]);
+}
