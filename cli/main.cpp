@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The hpcprof command line: one table registers every subcommand (run, merge, report, diff,
 // import, export, view, rules) and runs the one chosen.
+#include <malloc.h>
 #include <signal.h>
 
 #include <functional>
@@ -242,6 +243,16 @@ std::optional<int> parseArguments(CLI::App& app, int argc, char** argv) {
     return std::nullopt;
 }
 
+/// The analyses build and drop large vectors rank after rank (interval sets, a rank's calls).
+/// With glibc's defaults each one over a few MiB is a fresh mapping, returned on free and
+/// faulted in again, zeroed, for the next rank: 20 % of a report's CPU time was the kernel's.
+/// Freed memory up to these sizes stays with the process for reuse instead (peak memory is
+/// still the largest rank's; issue 22 measured both).
+void keepFreedMemory() {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
 int runChosen(const std::vector<Subcommand>& subcommands) {
     for (const Subcommand& s : subcommands) {
         if (!s.cmd->parsed()) continue;
@@ -263,6 +274,7 @@ int main(int argc, char** argv) {
     if (std::optional<int> done = parseArguments(app, argc, argv)) return *done;
     // The commands report failures as Status; an exception escaping one (out of memory on a
     // hostile input, a library that throws) still ends in one line and exit 2, not in abort().
+    keepFreedMemory();
     try {
         return runChosen(subcommands);
     } catch (const std::bad_alloc&) {

@@ -56,6 +56,11 @@ private:
     /// One record into `e` (and whether it is of `trackId`); false for a record SQL must read.
     bool decode(int64_t rowid, const uint8_t* record, int64_t size, int64_t trackId, EventRecord& e,
                 bool& ofTrack) const;
+    /// The fields' values of a record holding only integers and NULLs where they are (the
+    /// usual record); false for any other.
+    bool integerColumns(const uint8_t* record, int64_t size, int64_t* value, bool* null) const;
+    /// The same for records with reals and short text or blobs (false where a field is one).
+    bool anyColumns(const uint8_t* record, int64_t size, int64_t* value, bool* null) const;
 
     static constexpr size_t kMaxColumns = 64;
     schema::pages::PageFile m_file;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "family_analysis.hpp"
+#include "forward_search.hpp"
 #include "hpcprof/schema/raw/common.hpp"
 #include "name_flags.hpp"
 #include "step_kernels.hpp"
@@ -107,10 +108,12 @@ public:
         const int64_t rank = end.breakdown.rank;
         smallCallRank = rank;
         std::sort(m_tags.begin(), m_tags.end());
+        auto byEvent = [](const std::pair<int64_t, int64_t>& tag, int64_t id) { return tag.first < id; };
+        ForwardSearch<std::pair<int64_t, int64_t>, decltype(byEvent)> tags(m_tags, byEvent);
         for (P2pCall& m : messages) {
             m.rank = rank;
-            auto it = std::lower_bound(m_tags.begin(), m_tags.end(), std::make_pair(m.eventId, INT64_MIN));
-            m.tag = it != m_tags.end() && it->first == m.eventId ? it->second : -2;
+            const size_t i = tags.lowerBound(m.eventId);
+            m.tag = i < m_tags.size() && m_tags[i].first == m.eventId ? m_tags[i].second : -2;
         }
         addCompletions(end.window);
         markUnknownCommunicators();
@@ -200,13 +203,19 @@ private:
     /// completed in one); the ids are not needed after that.
     void markSmallCalls() {
         std::sort(m_smallCallIds.begin(), m_smallCallIds.end());
-        auto small = [&](int64_t id) { return std::binary_search(m_smallCallIds.begin(), m_smallCallIds.end(), id); };
+        const std::vector<int64_t>& ids = m_smallCallIds;
+        // One search per sequence of ids, each mostly increasing (scan order).
+        ForwardSearch<int64_t> calls(ids), waits(ids), collectiveCalls(ids);
+        auto small = [&](ForwardSearch<int64_t>& in, int64_t id) {
+            const size_t i = in.lowerBound(id);
+            return i < ids.size() && ids[i] == id;
+        };
         for (P2pCall& m : messages) {
-            m.small = small(m.eventId);
-            m.waitSmall = m.waitEventId && small(m.waitEventId);
+            m.small = small(calls, m.eventId);
+            m.waitSmall = m.waitEventId && small(waits, m.waitEventId);
         }
         smallCollectives.resize(collectives.size());
-        for (size_t i = 0; i < collectives.size(); ++i) smallCollectives[i] = small(collectives[i].eventId);
+        for (size_t i = 0; i < collectives.size(); ++i) smallCollectives[i] = small(collectiveCalls, collectives[i].eventId);
         release(m_smallCallIds);
     }
 

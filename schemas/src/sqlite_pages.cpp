@@ -81,7 +81,7 @@ bool PageFile::read(uint32_t pgno, uint8_t* buf) const {
 const uint8_t* PageFile::page(uint32_t pgno, int depth) const {
     if (pgno < 1 || pgno > pageCount || depth < 0 || depth >= kMaxDepth) return nullptr;
     if (mapped) return at(pgno);
-    if (m_buffers.empty()) m_buffers.resize(size_t(kMaxDepth) * pageSize);
+    if (m_buffers.empty()) m_buffers.resize(size_t(kMaxDepth) * pageSize + kSlack);
     uint8_t* buf = m_buffers.data() + size_t(depth) * pageSize;
     return read(pgno, buf) ? buf : nullptr;
 }

@@ -10,6 +10,8 @@
 #include <sqlite3.h>
 
 #include <cstdio>
+#include <set>
+#include <vector>
 
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
@@ -223,4 +225,26 @@ TEST_CASE("varints written and read inline are SQLite's, at every length", "[sto
             CHECK(pages::getVarintIn(fast, fast + n - 1, &within) == 0); // cut short: not a varint
         }
     }
+}
+
+TEST_CASE("integers of every serial type read back as written", "[store][shard_pages]") {
+    using namespace hpcprof::store::pages;
+    std::vector<int64_t> values = {INT64_MIN, INT64_MAX, 0, 1, -1, 2};
+    for (int bits : {7, 15, 23, 31, 47}) {
+        const int64_t top = (int64_t(1) << bits) - 1;
+        for (int64_t v : {top, top + 1, -top - 1, -top - 2, top - 5, -top + 3}) values.push_back(v);
+    }
+    std::set<uint64_t> types;
+    for (int64_t v : values) {
+        uint8_t buf[16] = {};
+        const uint64_t t = integerType(v);
+        types.insert(t);
+        writeInteger(buf, t, v);
+        INFO(v << " as type " << t);
+        CHECK(readInteger(t, buf) == v);
+        CHECK(serialLen(t) <= 8);
+    }
+    CHECK(types == std::set<uint64_t>{1, 2, 3, 4, 5, 6, 8, 9}); // every integer type was tried
+    const uint8_t oneAndAHalf[8] = {0x3f, 0xf8, 0, 0, 0, 0, 0, 0}; // big-endian 1.5
+    CHECK(readReal(oneAndAHalf) == 1.5);
 }

@@ -63,11 +63,17 @@ inline int64_t serialLen(uint64_t t) {
 inline bool isInteger(uint64_t t) { return (t >= 1 && t <= 6) || t == 8 || t == 9; }
 /// The integer of serial type t (isInteger) at p.
 inline int64_t readInteger(uint64_t t, const uint8_t* p) {
-    if (t == 8 || t == 9) return int64_t(t - 8); // 0 and 1 have no body
-    const int64_t n = serialLen(t);
-    int64_t v = int8_t(p[0]); // sign from the first byte
-    for (int64_t i = 1; i < n; ++i) v = int64_t(uint64_t(v) << 8 | p[i]);
-    return v;
+    // Big-endian, sign from the first byte; one case per width (a byte loop was most of a scan's
+    // decoding).
+    switch (t) {
+    case 1: return int8_t(p[0]);
+    case 2: return int16_t(uint16_t(p[0] << 8 | p[1]));
+    case 3: return int64_t(int8_t(p[0])) << 16 | int64_t(p[1]) << 8 | p[2];
+    case 4: return int32_t(get32(p));
+    case 5: return int64_t(int16_t(uint16_t(p[0] << 8 | p[1]))) << 32 | int64_t(get32(p + 2));
+    case 6: return int64_t(uint64_t(get32(p)) << 32 | get32(p + 4));
+    default: return int64_t(t - 8); // 8 and 9: 0 and 1, no body
+    }
 }
 /// The double of serial type 7 at p (big-endian IEEE 754).
 inline double readReal(const uint8_t* p) {
@@ -113,8 +119,9 @@ struct PageFile {
     }
     bool read(uint32_t pgno, uint8_t* buf) const;
     /// Page `pgno` for a b-tree walk at `depth` (< kMaxDepth): in place when mapped, otherwise
-    /// read into that depth's buffer (valid until the next page of the same depth); nullptr
-    /// past the end or for a failed read.
+    /// read into that depth's buffer (valid until the next page of the same depth; at least
+    /// kSlack readable bytes follow it, for decoders that load 8 bytes at a time); nullptr past
+    /// the end or for a failed read.
     const uint8_t* page(uint32_t pgno, int depth) const;
     /// Done with a page of page(): its mapping released (mapped files only).
     void done(const uint8_t* page) const {
@@ -122,6 +129,7 @@ struct PageFile {
     }
 
     static constexpr int kMaxDepth = 20;
+    static constexpr size_t kSlack = 8;
 
 private:
     mutable std::vector<uint8_t> m_buffers; ///< kMaxDepth pages, for unmapped reads
