@@ -70,9 +70,18 @@ std::unique_ptr<EventPageReader> EventPageReader::open(const Trace& trace) {
         return nullptr;
     r->m_root = uint32_t(r->m_lock.int64(0));
     if (!r->m_file.open(detail::file(trace), O_RDONLY).ok()) return nullptr;
+    r->m_path = trace.path();
     // A WAL file's newest pages may be in the WAL, which only SQLite reads.
     if (r->m_file.writeVersion != 1 || r->m_file.readVersion != 1) return nullptr;
+    // A table b-tree (a WITHOUT ROWID table's is an index b-tree).
+    const uint8_t* root = r->m_file.page(r->m_root, 0);
+    const uint8_t type = root ? root[r->m_root == 1 ? 100 : 0] : 0;
+    if (type != kLeafTable && type != kInteriorTable) return nullptr;
     return r;
+}
+
+Status EventPageReader::damaged(const std::string& why, int64_t at) const {
+    return Status::error(m_path + ": damaged trace: the event table (at event " + std::to_string(at) + "): " + why);
 }
 
 bool EventPageReader::integerColumns(const uint8_t* rec, int64_t size, int64_t* value, bool* null) const {

@@ -31,11 +31,18 @@ public:
     /// The reader of `trace`'s event table, or null when its rows must be read through SQL.
     static std::unique_ptr<EventPageReader> open(const Trace& trace);
 
+    /// How far a scan got: the first id it did not read (last + 1 when it got through the
+    /// range; the caller reads the rest through SQL), or the damage it met (an error: not
+    /// to be read on through SQL, whose look-ups may step over damaged cells).
+    struct Stop {
+        int64_t resumeFrom = 0;
+        Status damage;
+    };
+
     /// The events of track `trackId` among ids [first, last], each decoded into `e` and given to
-    /// fn(e), in id order. Returns the first id it did not get to (last + 1 when it got through
-    /// the range): the caller reads the rest through SQL.
+    /// fn(e), in id order.
     template <class Fn>
-    int64_t scan(int64_t first, int64_t last, int64_t trackId, EventRecord& e, Fn&& fn) const {
+    Stop scan(int64_t first, int64_t last, int64_t trackId, EventRecord& e, Fn&& fn) const {
         auto emit = [&](int64_t rowid, const uint8_t* record, int64_t size) {
             bool ofTrack = false;
             if (!decode(rowid, record, size, trackId, e, ofTrack)) return false;
@@ -44,7 +51,7 @@ public:
         };
         schema::pages::RangeScan<decltype(emit)> s(m_file, first, last, emit);
         s.page(m_root, 0);
-        return s.resumeFrom();
+        return {s.resumeFrom(), s.damaged ? damaged(s.error, s.resumeFrom()) : Status()};
     }
 
     /// The columns the scan reads, in EventRecord's terms.
@@ -53,6 +60,8 @@ public:
 
 private:
     EventPageReader() = default;
+    /// The error for damage met by a scan at or after id `at`.
+    Status damaged(const std::string& why, int64_t at) const;
     /// One record into `e` (and whether it is of `trackId`); false for a record SQL must read.
     bool decode(int64_t rowid, const uint8_t* record, int64_t size, int64_t trackId, EventRecord& e,
                 bool& ofTrack) const;
@@ -64,6 +73,7 @@ private:
 
     static constexpr size_t kMaxColumns = 64;
     schema::pages::PageFile m_file;
+    std::string m_path; ///< the trace's path, for messages
     uint32_t m_root = 0;
     std::array<uint8_t, FieldCount> m_column{}; ///< the record column of each field
     std::array<bool, kMaxColumns> m_read{};     ///< columns whose values are decoded

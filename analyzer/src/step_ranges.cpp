@@ -47,9 +47,11 @@ Status scanTrackRanges(const Trace& trace, const TraceIndex& ix, const TrackInfo
     int64_t from = byId ? *t.firstEventId : 0;
     if (byId && pages) {
         EventRecord e;
-        from = pages->scan(from, *t.lastEventId, t.id, e, [&](const EventRecord& r) {
+        const auto stop = pages->scan(from, *t.lastEventId, t.id, e, [&](const EventRecord& r) {
             if (r.categoryId == userRange || r.categoryId == nvtx) add(r.ts, r.dur, r.depth, r.nameId);
         });
+        if (!stop.damage.ok()) return stop.damage;
+        from = stop.resumeFrom;
         if (from > *t.lastEventId) return {};
     }
     schema::Statement s(detail::db(trace),

@@ -79,7 +79,10 @@ Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& t
     const bool byRange = track.firstEventId && track.lastEventId;
     int64_t from = byRange ? *track.firstEventId : 0;
     if (byRange && pages) {
-        from = pages->scan(from, *track.lastEventId, track.id, e, [&](EventRecord& r) { process(r, [](EventRecord&) {}); });
+        const auto stop =
+            pages->scan(from, *track.lastEventId, track.id, e, [&](EventRecord& r) { process(r, [](EventRecord&) {}); });
+        if (!stop.damage.ok()) return stop.damage;
+        from = stop.resumeFrom;
         if (from > *track.lastEventId) return {};
     }
     schema::Statement s = detail::prepareTrackScan(trace, track, from);

@@ -138,7 +138,10 @@ private:
 /// The rows [first, last] of a table b-tree in rowid order, to `emit(rowid, record, size)`
 /// (false: stop, the record is one the caller does not handle). Records that overflow their
 /// page stop the scan too. After page(root, 0): `error` says why it stopped early (empty when
-/// it reached `last` or the end), `resumeFrom()` the first rowid not given to `emit`.
+/// it reached `last` or the end), `damaged` whether that was damage (not a record the caller
+/// or this scan does not handle), `resumeFrom()` the first rowid not given to `emit`. After
+/// damage, do not go on through SQL: SQLite's look-up of a rowid may step over damaged cells
+/// that a scan from the start reports.
 template <class Emit>
 class RangeScan {
 public:
@@ -176,10 +179,12 @@ public:
     int64_t resumeFrom() const { return error.empty() ? m_last + (m_last < INT64_MAX) : m_next; }
 
     std::string error;
+    bool damaged = false;
 
 private:
-    bool fail(const char* why) {
+    bool fail(const char* why, bool damage = true) {
         error = why;
+        damaged = damage;
         return false;
     }
 
@@ -203,9 +208,9 @@ private:
             if (int64_t(rowid) > m_last) return false;
             if (int64_t(rowid) < m_next) return fail("rowids out of order");
             m_next = int64_t(rowid);
-            if (size > m_f.usable - 35) return fail("a record overflows its page");
+            if (size > m_f.usable - 35) return fail("a record overflows its page", false);
             if (c + size > p + m_f.usable) return fail("damaged b-tree page");
-            if (!m_emit(int64_t(rowid), c, int64_t(size))) return fail("a record this reader does not handle");
+            if (!m_emit(int64_t(rowid), c, int64_t(size))) return fail("a record this reader does not handle", false);
             m_next = int64_t(rowid) + 1;
         }
         return true;
