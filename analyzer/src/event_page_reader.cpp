@@ -66,18 +66,20 @@ std::unique_ptr<EventPageReader> EventPageReader::open(const Trace& trace) {
     // The lookup of the table's root stays stepped: the read lock it takes is held until the
     // reader goes, so the file holds the pages SQL would read.
     r->m_lock = schema::Statement(db, "SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = 'event'");
-    if (!r->m_lock.valid() || !r->m_lock.step() || r->m_lock.int64(0) <= 0 || r->m_lock.int64(0) > UINT32_MAX)
-        return nullptr;
-    r->m_root = uint32_t(r->m_lock.int64(0));
-    if (!r->m_file.open(detail::file(trace), O_RDONLY).ok()) return nullptr;
+    if (!r->m_lock.valid() || !r->m_lock.step()) return nullptr;
     r->m_path = trace.path();
+    return r->openFile(detail::file(trace), r->m_lock.int64(0)) ? std::move(r) : nullptr;
+}
+
+bool EventPageReader::openFile(const std::string& file, int64_t root) {
+    if (root <= 0 || root > UINT32_MAX || !m_file.open(file, O_RDONLY).ok()) return false;
+    m_root = uint32_t(root);
     // A WAL file's newest pages may be in the WAL, which only SQLite reads.
-    if (r->m_file.writeVersion != 1 || r->m_file.readVersion != 1) return nullptr;
+    if (m_file.writeVersion != 1 || m_file.readVersion != 1) return false;
     // A table b-tree (a WITHOUT ROWID table's is an index b-tree).
-    const uint8_t* root = r->m_file.page(r->m_root, 0);
-    const uint8_t type = root ? root[r->m_root == 1 ? 100 : 0] : 0;
-    if (type != kLeafTable && type != kInteriorTable) return nullptr;
-    return r;
+    const uint8_t* page = m_file.page(m_root, 0);
+    const uint8_t type = page ? page[m_root == 1 ? 100 : 0] : 0;
+    return type == kLeafTable || type == kInteriorTable;
 }
 
 Status EventPageReader::damaged(const std::string& why, int64_t at) const {

@@ -60,6 +60,8 @@ public:
 
 private:
     EventPageReader() = default;
+    /// The trace's file, its event table rooted at page `root`: false where SQL must read it.
+    bool openFile(const std::string& file, int64_t root);
     /// The error for damage met by a scan at or after id `at`.
     Status damaged(const std::string& why, int64_t at) const;
     /// One record into `e` (and whether it is of `trackId`); false for a record SQL must read.

@@ -28,6 +28,50 @@ void clearEventDetails(EventRecord& e);
 struct TrackScan {
     static const std::vector<int8_t>& classById(const TraceIndex& ix) { return ix.m_classById; }
 };
+
+/// What every event read goes through, whichever way it was read: the checks of its times
+/// (counted in the quality) and its class.
+class EventAdmission {
+public:
+    EventAdmission(const TraceIndex& index, ScanQuality& quality, const std::vector<uint8_t>* detailsOf)
+        : m_classById(TrackScan::classById(index)), m_quality(quality), m_detailsOf(detailsOf) {}
+
+    /// false: the event is skipped (times out of range). Otherwise a negative duration is read
+    /// as 0 and the class is set; both counted where the data is wrong.
+    bool admit(EventRecord& e) {
+        if (!timeInRange(e.ts) || !timeInRange(e.dur)) {
+            ++m_quality.timesOutOfRange;
+            return false;
+        }
+        if (e.dur < 0) {
+            ++m_quality.negativeDurations;
+            e.dur = 0;
+        }
+        if (e.ts < m_prevTs) ++m_quality.unsortedEvents;
+        m_prevTs = e.ts;
+        const int8_t cls = e.categoryId >= 0 && size_t(e.categoryId) < m_classById.size()
+                               ? m_classById[size_t(e.categoryId)]
+                               : int8_t(-1);
+        if (cls < 0) ++m_quality.unknownCategories;
+        e.cls = cls < 0 ? EventClass::Annotation : EventClass(cls);
+        return true;
+    }
+
+    /// Whether the analyses use the event's detail columns: for every class but compute and
+    /// annotation, and for the categories a data family asks them for. Through SQL, skipping
+    /// the others' column reads is a measurable part of the scan.
+    bool needsDetails(const EventRecord& e) const {
+        if (e.cls != EventClass::Compute && e.cls != EventClass::Annotation) return true;
+        return m_detailsOf && e.categoryId >= 0 && size_t(e.categoryId) < m_detailsOf->size() &&
+               (*m_detailsOf)[size_t(e.categoryId)];
+    }
+
+private:
+    const std::vector<int8_t>& m_classById;
+    ScanQuality& m_quality;
+    const std::vector<uint8_t>* m_detailsOf;
+    int64_t m_prevTs = INT64_MIN;
+};
 } // namespace detail
 
 /// Calls fn(const EventRecord&) for each event of the track, in stored order. Negative
@@ -41,46 +85,16 @@ template <typename Fn>
 Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& track,
                  ScanQuality& quality, Fn&& fn, const std::vector<uint8_t>* detailsOf = nullptr,
                  const detail::EventPageReader* pages = nullptr) {
-    const std::vector<int8_t>& classById = detail::TrackScan::classById(index);
-    int64_t prevTs = INT64_MIN;
-    // One event read (its detail columns by `readDetails`, when the analyses use them): checked,
-    // classified, passed on.
-    auto process = [&](EventRecord& e, auto&& readDetails) {
-        if (!timeInRange(e.ts) || !timeInRange(e.dur)) {
-            ++quality.timesOutOfRange;
-            return;
-        }
-        if (e.dur < 0) {
-            ++quality.negativeDurations;
-            e.dur = 0;
-        }
-        if (e.ts < prevTs) ++quality.unsortedEvents;
-        prevTs = e.ts;
-        const int8_t cls = e.categoryId >= 0 && size_t(e.categoryId) < classById.size()
-                               ? classById[size_t(e.categoryId)]
-                               : int8_t(-1);
-        if (cls < 0) {
-            ++quality.unknownCategories;
-            e.cls = EventClass::Annotation;
-        } else {
-            e.cls = EventClass(cls);
-        }
-        // The analyses use these fields for the classes below, and for the categories a data
-        // family asks them for.
-        const bool asked = detailsOf && e.categoryId >= 0 && size_t(e.categoryId) < detailsOf->size() &&
-                           (*detailsOf)[size_t(e.categoryId)];
-        if ((e.cls == EventClass::Compute || e.cls == EventClass::Annotation) && !asked)
-            detail::clearEventDetails(e);
-        else
-            readDetails(e);
-        fn(e);
-    };
+    detail::EventAdmission admission(index, quality, detailsOf);
     EventRecord e;
     const bool byRange = track.firstEventId && track.lastEventId;
     int64_t from = byRange ? *track.firstEventId : 0;
     if (byRange && pages) {
-        const auto stop =
-            pages->scan(from, *track.lastEventId, track.id, e, [&](EventRecord& r) { process(r, [](EventRecord&) {}); });
+        const auto stop = pages->scan(from, *track.lastEventId, track.id, e, [&](EventRecord& r) {
+            if (!admission.admit(r)) return;
+            if (!admission.needsDetails(r)) detail::clearEventDetails(r);
+            fn(r);
+        });
         if (!stop.damage.ok()) return stop.damage;
         from = stop.resumeFrom;
         if (from > *track.lastEventId) return {};
@@ -90,7 +104,12 @@ Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& t
     if (!byRange && track.eventCount > 0) ++quality.tracksWithoutIdRange;
     while (s.step()) {
         detail::readEventRow(s, e);
-        process(e, [&](EventRecord& r) { detail::readEventDetails(s, r); });
+        if (!admission.admit(e)) continue;
+        if (admission.needsDetails(e))
+            detail::readEventDetails(s, e);
+        else
+            detail::clearEventDetails(e);
+        fn(e);
     }
     return s.error();
 }
