@@ -68,11 +68,13 @@ Status PageFile::map() {
     return {};
 }
 
-void PageFile::release(const uint8_t* page) const {
+void releaseMapped(const uint8_t* p, size_t bytes) {
     const uintptr_t system = uintptr_t(sysconf(_SC_PAGESIZE));
-    const uintptr_t from = uintptr_t(page) & ~(system - 1), to = (uintptr_t(page) + pageSize) & ~(system - 1);
+    const uintptr_t from = uintptr_t(p) & ~(system - 1), to = (uintptr_t(p) + bytes) & ~(system - 1);
     if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
+
+void PageFile::release(const uint8_t* page) const { releaseMapped(page, pageSize); }
 
 bool PageFile::read(uint32_t pgno, uint8_t* buf) const {
     return pread(fd, buf, pageSize, off_t(pgno - 1) * pageSize) == ssize_t(pageSize);

@@ -88,6 +88,11 @@ inline double readReal(const uint8_t* p) {
 /// room for the cell's two varints).
 inline int64_t maxLocalRecord(uint32_t usable) { return int64_t(usable) - 35; }
 
+/// Done with `bytes` of a shared file mapping at `p`: the whole system pages among them no longer
+/// count to this process (the file's pages stay in the page cache). Without it a process's
+/// resident size grows by every page of a file it maps and reads once.
+void releaseMapped(const uint8_t* p, size_t bytes);
+
 /// A SQLite file read page by page: mapped whole (the shard merge: pages read in place), or read
 /// a page at a time into buffers (the analysis: nothing of the file stays resident, and a file
 /// cut short under the reader is a short read, not a SIGBUS).
