@@ -180,7 +180,7 @@ StepStats stepsInWindows(const StepStats& chosen, const detail::RangeFamilies& r
 Result<IntervalSet> stepsAndWindows(const Trace& trace, const TraceIndex& ix, const AnalysisOptions& options,
                                     detail::RankUnits& ranks, StepStats& steps, WindowChoice& choice,
                                     int64_t& ranksStopped) {
-    auto families = detail::scanRangeFamilies(trace, ix, ranks);
+    auto families = detail::scanRangeFamilies(trace, ix, ranks, options.threads);
     if (!families) return families.status();
     HPCPROF_RETURN_IF_ERROR(detail::setActivity(trace, ranks, *families));
     auto chosen = detail::chooseRangeSteps(*families, ranks, options.steps);

@@ -214,13 +214,10 @@ void RankScanner::run(const RankUnit& u, RankPass& out) {
 
 } // namespace
 
-void runRankPasses(const Trace& trace, const PassContext& ctx, const std::vector<const RankUnit*>& units,
-                   int threads, std::vector<RankPass>& out) {
-    out.clear();
-    out.resize(units.size());
+void onWorkers(const Trace& trace, size_t items, int threads,
+               const std::function<void(const Trace& conn, std::atomic<size_t>& next)>& worker) {
     unsigned want = threads > 0 ? unsigned(threads) : std::min(kMaxWorkers, std::thread::hardware_concurrency());
-    want = std::max(1u, std::min<unsigned>(want, unsigned(units.size())));
-
+    want = std::max(1u, std::min<unsigned>(want, unsigned(std::max<size_t>(items, 1))));
     // The caller's connection serves the first worker; the others get their own (a Trace is
     // used by one thread at a time).
     std::vector<Trace> extra;
@@ -230,8 +227,25 @@ void runRankPasses(const Trace& trace, const PassContext& ctx, const std::vector
         extra.push_back(std::move(t.value()));
     }
     std::atomic<size_t> next{0};
+    std::vector<std::thread> workers;
+    workers.reserve(extra.size());
+    for (const Trace& conn : extra) {
+        try {
+            workers.emplace_back(worker, std::cref(conn), std::ref(next));
+        } catch (const std::system_error&) {
+            break; // no thread to be had: the remaining workers take its share
+        }
+    }
+    worker(trace, next);
+    for (auto& w : workers) w.join();
+}
+
+void runRankPasses(const Trace& trace, const PassContext& ctx, const std::vector<const RankUnit*>& units,
+                   int threads, std::vector<RankPass>& out) {
+    out.clear();
+    out.resize(units.size());
     std::mutex doneLock;
-    auto work = [&](const Trace& conn) {
+    onWorkers(trace, units.size(), threads, [&](const Trace& conn, std::atomic<size_t>& next) {
         RankScanner scanner(conn, ctx);
         for (size_t i = next.fetch_add(1); i < units.size(); i = next.fetch_add(1)) {
             scanner.run(*units[i], out[i]);
@@ -239,18 +253,7 @@ void runRankPasses(const Trace& trace, const PassContext& ctx, const std::vector
             std::lock_guard<std::mutex> hold(doneLock);
             ctx.rankDone(out[i]);
         }
-    };
-    std::vector<std::thread> workers;
-    workers.reserve(extra.size());
-    for (const Trace& conn : extra) {
-        try {
-            workers.emplace_back(work, std::cref(conn));
-        } catch (const std::system_error&) {
-            break; // no thread to be had: the remaining workers take its share
-        }
-    }
-    work(trace);
-    for (auto& w : workers) w.join();
+    });
 }
 
 } // namespace hpcprof::analyzer::detail

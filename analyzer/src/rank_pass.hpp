@@ -5,6 +5,7 @@
 // order and the outcome does not depend on the number of workers.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <optional>
@@ -59,6 +60,14 @@ struct PassContext {
     /// that ran it, one call at a time): the families' folds take what they keep from the scans.
     std::function<void(RankPass&)> rankDone;
 };
+
+/// Runs worker(conn, next) on up to `threads` threads (0: the hardware's concurrency, capped),
+/// at most one per item: the caller's thread with `trace`, the others each with their own
+/// read-only connection (when one cannot be opened the thread is simply not used). Each worker
+/// takes items by `next.fetch_add(1)` until it reaches `items`, so a big item does not stall
+/// the others.
+void onWorkers(const Trace& trace, size_t items, int threads,
+               const std::function<void(const Trace& conn, std::atomic<size_t>& next)>& worker);
 
 /// Runs the pass of every unit, with up to `threads` workers (0: the hardware's concurrency,
 /// capped). Workers other than the caller's open their own read-only connection to the trace;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "event_page_reader.hpp"
+#include "rank_pass.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "steps.hpp"
 #include "trace_access.hpp"
@@ -189,22 +190,43 @@ bool stepOptionMatches(const std::string& option, const std::string& family) {
     return option == family || option == displayName(family) || stepFamilyName(option) == family;
 }
 
-Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix, const RankUnits& ranks) {
+Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix, const RankUnits& ranks, int threads) {
+    // Ranks on the pass's workers (one full read of the CPU threads' events: serial, it was a
+    // fifth of a report's time), each rank's result kept apart and joined in rank order.
+    struct RankRanges {
+        std::map<std::string, std::vector<Interval>> families;
+        std::vector<int64_t> rangeOnlyTracks;
+        Status status;
+    };
+    std::vector<const RankUnit*> units;
+    for (const auto& [r, u] : ranks.units) units.push_back(&u);
+    std::vector<RankRanges> perRank(units.size());
+    onWorkers(trace, units.size(), threads, [&](const Trace& conn, std::atomic<size_t>& next) {
+        const auto pages = EventPageReader::open(conn);
+        PerTrack perTrack;
+        for (size_t i = next.fetch_add(1); i < units.size(); i = next.fetch_add(1)) {
+            RankRanges& out = perRank[i];
+            for (const TrackInfo* t : units[i]->tracks) {
+                if (t->kind != TrackKind::CpuThread) continue; // GPU copies of a range are no steps
+                int64_t count = 0;
+                out.status = scanTrackRanges(conn, ix, *t, pages.get(), perTrack, count);
+                if (!out.status.ok()) break;
+                if (count > 0 && count == t->eventCount) out.rangeOnlyTracks.push_back(t->id);
+            }
+            for (auto& [family, byTrack] : perTrack) {
+                auto v = busiestTrack(byTrack);
+                if (!v.empty()) out.families[family] = std::move(v);
+            }
+            perTrack.clear();
+        }
+    });
     RangeFamilies out;
-    PerTrack perTrack;
-    const auto pages = EventPageReader::open(trace);
+    size_t i = 0;
     for (const auto& [r, u] : ranks.units) {
-        for (const TrackInfo* t : u.tracks) {
-            if (t->kind != TrackKind::CpuThread) continue; // GPU copies of a range are no steps
-            int64_t count = 0;
-            HPCPROF_RETURN_IF_ERROR(scanTrackRanges(trace, ix, *t, pages.get(), perTrack, count));
-            if (count > 0 && count == t->eventCount) out.rangeOnlyTracks.insert(t->id);
-        }
-        for (auto& [family, byTrack] : perTrack) {
-            auto v = busiestTrack(byTrack);
-            if (!v.empty()) out.families[family][r] = std::move(v);
-        }
-        perTrack.clear();
+        RankRanges& rr = perRank[i++];
+        HPCPROF_RETURN_IF_ERROR(rr.status);
+        for (auto& [family, v] : rr.families) out.families[family][r] = std::move(v);
+        out.rangeOnlyTracks.insert(rr.rangeOnlyTracks.begin(), rr.rangeOnlyTracks.end());
     }
     return out;
 }

@@ -26,8 +26,10 @@ struct RangeFamilies {
     std::set<int64_t> rangeOnlyTracks; ///< tracks with nothing but ranges (a profiler's span)
 };
 
-/// One query per CPU thread track of the ranks (its id range, ranges only).
-Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix, const RankUnits& ranks);
+/// One read per CPU thread track of the ranks (its id range, ranges kept), ranks on up to
+/// `threads` workers (0: the hardware's concurrency, capped; the result is the same).
+Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix, const RankUnits& ranks,
+                                        int threads);
 
 /// Sets the activity of imported ranks: first to last event of their tracks, range-only tracks
 /// left out (Kineto's "PyTorch Profiler" span covers the profiler's warm-up and stop too).
