@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "hpcprof/schema/sqlite_pages.hpp"
 #include "event_record.hpp"
@@ -52,6 +53,19 @@ public:
         schema::pages::RangeScan<decltype(emit)> s(m_file, first, last, emit);
         s.page(m_root, 0);
         return {s.resumeFrom(), s.damaged ? damaged(s.error, s.resumeFrom()) : Status()};
+    }
+
+    /// Track `t`'s id range read below SQL as far as `pages` (may be null) gets, each event to
+    /// fn(e): the id SQL goes on from (past the range's end when nothing is left; the range's
+    /// first id, or 0 for a track without one, when nothing was read here), or the damage met.
+    template <class Fn>
+    static Result<int64_t> readAsFarAsItGets(const EventPageReader* pages, const TrackInfo& t, EventRecord& e,
+                                             Fn&& fn) {
+        if (!t.firstEventId || !t.lastEventId) return int64_t(0);
+        if (!pages) return *t.firstEventId;
+        Stop stop = pages->scan(*t.firstEventId, *t.lastEventId, t.id, e, std::forward<Fn>(fn));
+        if (!stop.damage.ok()) return stop.damage;
+        return stop.resumeFrom;
     }
 
     /// The columns the scan reads, in EventRecord's terms.

@@ -45,23 +45,19 @@ Status scanTrackRanges(const Trace& trace, const TraceIndex& ix, const TrackInfo
         out[stepFamilyName(ix.string(nameId))][t.id].add(depth, {ts, ts + std::max<int64_t>(0, dur)});
     };
     const bool byId = t.firstEventId && t.lastEventId;
-    int64_t from = byId ? *t.firstEventId : 0;
-    if (byId && pages) {
-        EventRecord e;
-        const auto stop = pages->scan(from, *t.lastEventId, t.id, e, [&](const EventRecord& r) {
-            if (r.categoryId == userRange || r.categoryId == nvtx) add(r.ts, r.dur, r.depth, r.nameId);
-        });
-        if (!stop.damage.ok()) return stop.damage;
-        from = stop.resumeFrom;
-        if (from > *t.lastEventId) return {};
-    }
+    EventRecord e;
+    const auto from = EventPageReader::readAsFarAsItGets(pages, t, e, [&](const EventRecord& r) {
+        if (r.categoryId == userRange || r.categoryId == nvtx) add(r.ts, r.dur, r.depth, r.nameId);
+    });
+    if (!from) return from.status();
+    if (byId && *from > *t.lastEventId) return {};
     schema::Statement s(detail::db(trace),
                         byId ? "SELECT ts, dur, depth, name_id FROM event WHERE id BETWEEN ?1 AND ?2"
                                " AND track_id = ?5 AND category_id IN (?3, ?4) ORDER BY id"
                              : "SELECT ts, dur, depth, name_id FROM event WHERE track_id = ?5"
                                " AND category_id IN (?3, ?4) ORDER BY ts");
     if (byId) {
-        s.bind(1, from);
+        s.bind(1, *from);
         s.bind(2, *t.lastEventId);
     }
     s.bind(3, userRange);

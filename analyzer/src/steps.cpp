@@ -200,16 +200,8 @@ size_t patternPeriod(const std::vector<CollectiveCall>& lead) {
 class Boundaries {
 public:
     using Instance = std::pair<int64_t, int64_t>;
-    /// The leader's boundary calls in step order; of two calls of one instance the later counts.
-    explicit Boundaries(std::vector<std::pair<Instance, size_t>> byStep) : m_sorted(std::move(byStep)) {
-        std::stable_sort(m_sorted.begin(), m_sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        auto last = m_sorted.begin();
-        for (auto it = m_sorted.begin(); it != m_sorted.end(); ++it) {
-            if (last != it && last->first == it->first) *last = *it; // the later step of an instance
-            else if (last != it) *++last = *it;
-        }
-        if (!m_sorted.empty()) m_sorted.erase(last + 1, m_sorted.end());
-    }
+    /// Each boundary instance's step (of two calls of one instance, the later step).
+    explicit Boundaries(const std::map<Instance, size_t>& steps) : m_sorted(steps.begin(), steps.end()) {}
     /// A search for keys that mostly increase (one per sequence of calls).
     auto search() const {
         auto less = [](const std::pair<Instance, size_t>& e, const Instance& key) { return e.first < key; };
@@ -266,10 +258,10 @@ Result<StepStats> stepsFromCollectives(const detail::CollectiveRuns& runs, const
     const size_t period = patternPeriod(*lead);
     if (period == 0) return StepStats{};
     // Step boundaries: instances (communicator, seq) of the leader's calls 0, p, 2p, ...
-    std::vector<std::pair<Boundaries::Instance, size_t>> byStep;
+    std::map<Boundaries::Instance, size_t> byInstance;
     for (size_t k = 0; k * period < lead->size(); ++k)
-        byStep.push_back({{(*lead)[k * period].communicatorId, (*lead)[k * period].seq}, k});
-    const Boundaries boundary(std::move(byStep));
+        byInstance[{(*lead)[k * period].communicatorId, (*lead)[k * period].seq}] = k;
+    const Boundaries boundary(byInstance);
     std::vector<CollectiveCall>().swap(*lead); // O(steps) from here on
     StepBuilder b(maxRankStepItems, slowestRankSteps);
     std::vector<detail::RunCall> run;

@@ -88,18 +88,14 @@ Status scanTrack(const Trace& trace, const TraceIndex& index, const TrackInfo& t
     detail::EventAdmission admission(index, quality, detailsOf);
     EventRecord e;
     const bool byRange = track.firstEventId && track.lastEventId;
-    int64_t from = byRange ? *track.firstEventId : 0;
-    if (byRange && pages) {
-        const auto stop = pages->scan(from, *track.lastEventId, track.id, e, [&](EventRecord& r) {
-            if (!admission.admit(r)) return;
-            if (!admission.needsDetails(r)) detail::clearEventDetails(r);
-            fn(r);
-        });
-        if (!stop.damage.ok()) return stop.damage;
-        from = stop.resumeFrom;
-        if (from > *track.lastEventId) return {};
-    }
-    schema::Statement s = detail::prepareTrackScan(trace, track, from);
+    const auto from = detail::EventPageReader::readAsFarAsItGets(pages, track, e, [&](EventRecord& r) {
+        if (!admission.admit(r)) return;
+        if (!admission.needsDetails(r)) detail::clearEventDetails(r);
+        fn(r);
+    });
+    if (!from) return from.status();
+    if (byRange && *from > *track.lastEventId) return {};
+    schema::Statement s = detail::prepareTrackScan(trace, track, *from);
     if (!s.valid()) return s.error();
     if (!byRange && track.eventCount > 0) ++quality.tracksWithoutIdRange;
     while (s.step()) {
