@@ -45,6 +45,7 @@ struct MergeCommandOptions {
     bool force = false;
     std::string node; ///< write a shard of this node (node-local raw data -> shard)
     bool lanes = false; ///< also build the GUI's class summary (TRACE.lanes)
+    int threads = 0;    ///< of a shard merge (0: the machine's cores)
 };
 
 CLI::App* addMergeCommand(CLI::App& app, MergeCommandOptions& o) {
@@ -58,6 +59,8 @@ CLI::App* addMergeCommand(CLI::App& app, MergeCommandOptions& o) {
     cmd->add_option("-o,--output", o.output, "Trace file to write")->required();
     cmd->add_flag("--force", o.force, "Replace an existing trace");
     cmd->add_flag("--lanes", o.lanes, cli::kLanesFlagHelp);
+    cmd->add_option("-j,--threads", o.threads, "Threads of a shard merge (0: the machine's cores)")
+        ->check(CLI::NonNegativeNumber);
     return cmd;
 }
 
@@ -68,6 +71,7 @@ int mergeShardsCommand(const MergeCommandOptions& o, std::vector<fs::path> shard
     so.shards = std::move(shards);
     so.output = o.output;
     so.force = o.force;
+    so.threads = o.threads;
     auto r = store::mergeShards(so);
     if (!r) {
         cli::printMessage("merge", r.status().message());

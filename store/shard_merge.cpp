@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -180,14 +181,17 @@ private:
             const auto& maps = m_plan->maps(k);
             const auto* map = c == "name_id" ? maps[0] : c == "object_id" ? maps[1] : c == "communicator_id" ? maps[2] : nullptr;
             if (map) return {ColumnOp::Kind::Map, 0, map};
-            if (c == "track_id") return {ColumnOp::Kind::Add, o.track, nullptr};
+            if (c == "track_id") return added(o.track);
             if (c == "id") return {};
         } else if (c == "event_id") {
             return {};
         }
-        if (placedColumn(c, o)) return {ColumnOp::Kind::Add, isTime(c) ? o.shift : o.event, nullptr};
+        if (placedColumn(c, o)) return added(isTime(c) ? o.shift : o.event);
         return {};
     }
+
+    /// Adding 0 is copying: the reference shard's rows (no offset, no shift) are copied as they are.
+    static ColumnOp added(int64_t n) { return n == 0 ? ColumnOp{} : ColumnOp{ColumnOp::Kind::Add, n, nullptr}; }
 
     /// Step 1 for shard k: interned rows, their maps (temp.smap<k>, omap<k>, cmap<k>),
     /// categories, stats totals, and the metadata of the first shard.
@@ -450,7 +454,8 @@ Status mergeInto(const std::string& path, const std::vector<ShardInfo>& shards, 
     std::vector<fs::path> files;
     for (const auto& s : shards) files.push_back(s.file);
     std::map<std::string, int64_t> counted;
-    if (Status s = plan.write(path, files, counted); !s.ok()) {
+    const unsigned threads = options.threads > 0 ? unsigned(options.threads) : std::max(1u, std::thread::hardware_concurrency());
+    if (Status s = plan.write(path, files, counted, threads); !s.ok()) {
         pageFailed = true;
         return s;
     }

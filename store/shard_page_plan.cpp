@@ -79,13 +79,13 @@ void PagePlan::readRoots(sqlite3* db) {
 }
 
 Status PagePlan::write(const std::string& path, const std::vector<std::filesystem::path>& shardFiles,
-                       std::map<std::string, int64_t>& rows) const {
+                       std::map<std::string, int64_t>& rows, unsigned threads) const {
     for (const auto& name : m_order) {
         const Table& t = m_tables.at(name);
         auto appender = TableAppender::open(path, t.root);
         if (!appender) return appender.status();
         for (const auto& r : t.runs) {
-            Status s = appender->append(shardFiles[r.shard], t.shardRoots[r.shard], r.first, r.last, r.offset, r.ops);
+            Status s = appender->append(shardFiles[r.shard], t.shardRoots[r.shard], r.first, r.last, r.offset, r.ops, threads);
             if (!s.ok()) {
                 appender->abandon();
                 return Status::error(name + ": " + s.message());

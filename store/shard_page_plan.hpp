@@ -53,10 +53,10 @@ public:
 
     bool empty() const { return m_tables.empty(); }
 
-    /// Writes the planned rows into the closed trace `path`, table by table; `rows`: how many
-    /// each table got.
+    /// Writes the planned rows into the closed trace `path`, table by table, with `threads`
+    /// rewriting and packing rows side by side; `rows`: how many each table got.
     Status write(const std::string& path, const std::vector<std::filesystem::path>& shardFiles,
-                 std::map<std::string, int64_t>& rows) const;
+                 std::map<std::string, int64_t>& rows, unsigned threads) const;
 
 private:
     struct Run {

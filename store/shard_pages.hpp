@@ -43,18 +43,20 @@ class TableAppender {
 public:
     /// `trace`: a closed SQLite file without auto-vacuum; `rootPage`: the table's root, an empty
     /// leaf. `pendingByte`: SQLite's lock-byte offset, whose page no b-tree uses (tests move it,
-    /// as SQLITE_TESTCTRL_PENDING_BYTE does, to cross it with a small file).
+    /// as SQLITE_TESTCTRL_PENDING_BYTE does, to cross it with a small file). `windowRows`: rows
+    /// one thread rewrites and packs on its own (0: the default; tests make many small ones).
     static Result<TableAppender> open(const std::filesystem::path& trace, uint32_t rootPage,
-                                      uint64_t pendingByte = 0x40000000);
+                                      uint64_t pendingByte = 0x40000000, int64_t windowRows = 0);
     TableAppender(TableAppender&&) noexcept;
     TableAppender& operator=(TableAppender&&) noexcept;
     ~TableAppender();
 
     /// Rows [first, last] of the rowid table rooted at `shardRoot` in `shard`, with rowid + offset
     /// and their columns through `ops` (ops[i] for column i; the INTEGER PRIMARY KEY column, NULL
-    /// in the record, is ops' Copy).
+    /// in the record, is ops' Copy). `threads` rewrite and pack windows of rows side by side;
+    /// the file is the same whatever their number.
     Status append(const std::filesystem::path& shard, uint32_t shardRoot, int64_t first, int64_t last,
-                  int64_t rowidOffset, const std::vector<ColumnOp>& ops);
+                  int64_t rowidOffset, const std::vector<ColumnOp>& ops, unsigned threads = 1);
 
     /// The interior pages, the root, and the header: the rows become the table's.
     Status finish();

@@ -118,10 +118,28 @@ struct TreeAppender::State {
         return next;
     }
 
-    Status write(uint32_t pgno, const uint8_t* page) {
-        if (pwrite(file.fd, page, file.pageSize, off_t(pgno - 1) * file.pageSize) != ssize_t(file.pageSize))
-            return Status::error(path.string() + ": write failed (disk full?)");
-        return {};
+    Status write(uint32_t pgno, const uint8_t* page) { return writeAll(pgno, page, file.pageSize); }
+
+    std::vector<uint8_t> queued; ///< leaves for the pages from queuedFirst on, not written yet
+    uint32_t queuedFirst = 0;
+    /// Leaves are written 4 MiB at a time: at every smaller write to a new part of the file, ext4
+    /// zeroed the rest of its page-cache folio (a third of a node's conversion).
+    static constexpr size_t kQueueBytes = size_t(4) << 20;
+
+    /// Leaf `page` for page `pgno`, written with the queued ones when they are consecutive.
+    Status queue(uint32_t pgno, const uint8_t* page) {
+        if (!queued.empty() && pgno != queuedFirst + queued.size() / file.pageSize)
+            HPCPROF_RETURN_IF_ERROR(flushQueue());
+        if (queued.empty()) queuedFirst = pgno;
+        queued.insert(queued.end(), page, page + file.pageSize);
+        return queued.size() >= kQueueBytes ? flushQueue() : Status{};
+    }
+
+    Status flushQueue() {
+        if (queued.empty()) return {};
+        const Status s = writeAll(queuedFirst, queued.data(), queued.size());
+        queued.clear();
+        return s;
     }
 
     /// A leaf: held while it may be the only one (then it is the root), written after.
@@ -136,11 +154,44 @@ struct TreeAppender::State {
         }
         if (holding) {
             level[0].first = allocate();
-            HPCPROF_RETURN_IF_ERROR(write(level[0].first, held.data()));
+            HPCPROF_RETURN_IF_ERROR(queue(level[0].first, held.data()));
             holding = false;
         }
         level.emplace_back(allocate(), lastRowid);
-        return write(level.back().first, page);
+        return queue(level.back().first, page);
+    }
+
+    /// `n` full leaves laid end to end: the first two as addLeaf takes them, the rest on
+    /// consecutive pages where it can, one write per stretch.
+    Status addLeaves(const uint8_t* leaves, const int64_t* lastRowids, size_t n) {
+        size_t i = 0;
+        for (; i < n && (level.empty() || holding); ++i)
+            HPCPROF_RETURN_IF_ERROR(addLeaf(leaves + i * file.pageSize, lastRowids[i]));
+        HPCPROF_RETURN_IF_ERROR(flushQueue());
+        const size_t from = level.size();
+        for (size_t k = i; k < n; ++k) {
+            if (lastRowids[k] <= level.back().second) return Status::error(path.string() + ": leaves out of rowid order");
+            level.emplace_back(allocate(), lastRowids[k]);
+        }
+        for (size_t k = from; k < level.size();) {
+            size_t end = k + 1;
+            while (end < level.size() && level[end].first == level[end - 1].first + 1) ++end;
+            const uint8_t* data = leaves + (i + k - from) * file.pageSize;
+            HPCPROF_RETURN_IF_ERROR(writeAll(level[k].first, data, (end - k) * file.pageSize));
+            k = end;
+        }
+        return {};
+    }
+
+    /// `bytes` from page `pgno` on, through short writes.
+    Status writeAll(uint32_t pgno, const uint8_t* data, size_t bytes) {
+        off_t at = off_t(pgno - 1) * file.pageSize;
+        while (bytes > 0) {
+            const ssize_t w = pwrite(file.fd, data, bytes, at);
+            if (w <= 0) return Status::error(path.string() + ": write failed (disk full?)");
+            data += w, at += w, bytes -= size_t(w);
+        }
+        return {};
     }
 
     /// Groups of children for one level of interior pages (each with at least two).
@@ -226,8 +277,13 @@ Result<TreeAppender> TreeAppender::open(const std::filesystem::path& trace, uint
 
 Status TreeAppender::addLeaf(const uint8_t* page, int64_t lastRowid) { return m_state->addLeaf(page, lastRowid); }
 
+Status TreeAppender::addLeaves(const uint8_t* leaves, const int64_t* lastRowids, size_t n) {
+    return m_state->addLeaves(leaves, lastRowids, n);
+}
+
 Status TreeAppender::finish() {
     State& s = *m_state;
+    HPCPROF_RETURN_IF_ERROR(s.flushQueue());
     if (s.holding) { // one leaf: it is the root
         HPCPROF_RETURN_IF_ERROR(s.write(s.root, s.held.data()));
         return s.writeHeader();
@@ -246,6 +302,7 @@ Status TreeAppender::finish() {
 }
 
 void TreeAppender::abandon() {
+    m_state->queued.clear();
     if (ftruncate(m_state->file.fd, off_t(m_state->pages) * m_state->file.pageSize) != 0) {
         // The header still gives the old page count: SQLite ignores the pages past it.
     }

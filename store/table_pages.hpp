@@ -128,6 +128,9 @@ public:
     uint32_t usable() const;
     /// A full leaf page (LeafPacker's), its largest rowid above the previous leaf's.
     Status addLeaf(const uint8_t* page, int64_t lastRowid);
+    /// `n` full leaves laid end to end in `leaves`, each with its largest rowid: addLeaf's, with
+    /// one write per stretch of consecutive pages.
+    Status addLeaves(const uint8_t* leaves, const int64_t* lastRowids, size_t n);
     /// The interior pages, the root, and the header: the leaves become the table's rows.
     Status finish();
     /// Truncates the file back to what it was.

@@ -10,6 +10,8 @@
 #include <sqlite3.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <vector>
 
@@ -95,6 +97,10 @@ struct PendingByte {
 TEST_CASE("event rows written below SQL are the rows INSERT ... SELECT gives", "[store][shards]") {
     // SQLite's default, or 512-byte page 150 + 1: past the first shard's pages, among the appended.
     const uint64_t pending = GENERATE(uint64_t(0x40000000), uint64_t(512 * 150));
+    // One window per run, or windows of 1,000 rows packed by one or three threads.
+    const auto [windowRows, threads] = GENERATE(std::pair<int64_t, unsigned>{0, 1}, std::pair<int64_t, unsigned>{1'000, 1},
+                                                std::pair<int64_t, unsigned>{777, 3});
+    INFO("window rows " << windowRows << ", threads " << threads);
     const PendingByte moved(pending);
     TempDir dir;
     const fs::path a = dir.path() / "a.db", b = dir.path() / "b.db", pages = dir.path() / "pages.db",
@@ -129,11 +135,11 @@ TEST_CASE("event rows written below SQL are the rows INSERT ... SELECT gives", "
             REQUIRE(schema::exec(db.get(), "DETACH s").ok());
         }
     }
-    auto appender = store::TableAppender::open(pages, rootOf(pages), pending);
+    auto appender = store::TableAppender::open(pages, rootOf(pages), pending, windowRows);
     INFO(appender.status().message());
     REQUIRE(appender.ok());
     for (const auto& r : runs) {
-        Status s = appender->append(r.shard, rootOf(r.shard), r.first, r.last, r.offset, ops);
+        Status s = appender->append(r.shard, rootOf(r.shard), r.first, r.last, r.offset, ops, threads);
         INFO(s.message());
         REQUIRE(s.ok());
     }
@@ -149,6 +155,54 @@ TEST_CASE("event rows written below SQL are the rows INSERT ... SELECT gives", "
     // SQLite reads and writes it further.
     REQUIRE(schema::exec(openDb(pages).get(), "INSERT INTO ev(track) VALUES (5); DELETE FROM ev WHERE id % 2 = 0;").ok());
     CHECK(text(pages, "PRAGMA integrity_check") == "ok");
+}
+
+TEST_CASE("the rows written below SQL make the same file whatever the number of threads", "[store][shards]") {
+    TempDir dir;
+    const fs::path a = dir.path() / "a.db";
+    makeShard(a, 20'000, 3);
+    const std::vector<int64_t> map = {5, 4, 3, 2, 1, 0, 9, 8, 7};
+    using Op = store::ColumnOp;
+    const std::vector<Op> ops = {{}, {Op::Kind::Add, 70'000, nullptr}, {}, {Op::Kind::Map, 0, &map}, {}, {}};
+    auto merged = [&](unsigned threads) {
+        const fs::path out = dir.path() / ("out" + std::to_string(threads) + ".db");
+        REQUIRE(schema::exec(openDb(out).get(), kTable).ok());
+        auto appender = store::TableAppender::open(out, rootOf(out), 0x40000000, 500);
+        REQUIRE(appender.ok());
+        REQUIRE(appender->append(a, rootOf(a), 1, 9'000, 0, ops, threads).ok());
+        REQUIRE(appender->append(a, rootOf(a), 9'001, 20'000, 100, ops, threads).ok());
+        REQUIRE(appender->finish().ok());
+        CHECK(appender->rows() == 20'000);
+        CHECK(text(out, "PRAGMA integrity_check") == "ok");
+        std::ifstream in(out, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string one = merged(1);
+    CHECK(merged(2) == one);
+    CHECK(merged(5) == one);
+}
+
+TEST_CASE("leaves appended one at a time step over the lock-byte page", "[store][shards]") {
+    const PendingByte moved(512 * 40);
+    TempDir dir;
+    const fs::path out = dir.path() / "out.db";
+    REQUIRE(schema::exec(openDb(out).get(), kTable).ok());
+    auto tree = store::pages::TreeAppender::open(out, rootOf(out), 512 * 40);
+    REQUIRE(tree.ok());
+    store::pages::LeafPacker packer(tree->pageSize(), tree->usable(),
+                                    [&](const uint8_t* page, int64_t last) { return tree->addLeaf(page, last); });
+    int64_t sum = 0;
+    for (int64_t id = 1; id <= 5'000; ++id) {
+        const std::optional<int64_t> columns[] = {std::nullopt, id % 300, id * 1'000, id % 9, id, std::nullopt};
+        uint8_t record[1 + 9 * 6 + 8];
+        const int64_t n = store::pages::encodeIntegerRecord(columns, 6, record);
+        REQUIRE(packer.add(id, record, n).ok());
+        sum += id * 1'000;
+    }
+    REQUIRE(packer.flush().ok());
+    REQUIRE(tree->finish().ok());
+    CHECK(text(out, "PRAGMA integrity_check") == "ok");
+    CHECK(text(out, "SELECT COUNT(*), SUM(ts) FROM ev") == "5000|" + std::to_string(sum));
 }
 
 TEST_CASE("a row the page copy does not handle is an error, and the file is left as it was", "[store][shards]") {

@@ -55,11 +55,10 @@ inline int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v) {
     return getVarintInSlow(p, end, v);
 }
 
+/// Body lengths of serial types 0-11 (10 and 11 are reserved).
+inline constexpr int8_t kFixedSerialLen[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1};
 /// Bytes of a record body value of serial type t; -1 for the reserved types.
-inline int64_t serialLen(uint64_t t) {
-    static constexpr int8_t kFixed[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1};
-    return t < 12 ? kFixed[t] : int64_t((t - 12) / 2);
-}
+constexpr int64_t serialLen(uint64_t t) { return t < 12 ? kFixedSerialLen[t] : int64_t((t - 12) / 2); }
 inline bool isInteger(uint64_t t) { return (t >= 1 && t <= 6) || t == 8 || t == 9; }
 /// The integer of serial type t (isInteger) at p.
 inline int64_t readInteger(uint64_t t, const uint8_t* p) {

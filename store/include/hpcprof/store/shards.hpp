@@ -61,6 +61,9 @@ struct ShardMergeOptions {
     /// Event rows written below SQL (shard_pages.hpp); false: copied with INSERT ... SELECT like
     /// the other tables (tests compare the two).
     bool pageCopy = true;
+    /// Threads that rewrite and pack the event rows written below SQL (0: the machine's cores);
+    /// the trace is the same file whatever their number.
+    int threads = 0;
 };
 
 struct ShardMergeResult {
