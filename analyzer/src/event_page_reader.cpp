@@ -114,6 +114,23 @@ bool EventPageReader::integerColumns(const uint8_t* rec, int64_t size, int64_t* 
     return true;
 }
 
+bool EventPageReader::mayBeOf(const uint8_t* rec, int64_t size, const Categories& categories) const {
+    const int64_t headerSize = rec[0];
+    const size_t c = m_column[CategoryId];
+    if (headerSize >= 0x80 || headerSize > size || size_t(headerSize - 1) < m_columns) return true;
+    int64_t at = headerSize;
+    for (size_t i = 0; i < c; ++i) {
+        const uint8_t t = rec[1 + i];
+        const int64_t len = serialLen(t);
+        if (t >= 0x80 || len < 0) return true;
+        at += len;
+    }
+    const uint8_t t = rec[1 + c];
+    if (!isInteger(t) || at + serialLen(t) > size) return true; // decoded, or sent to SQL, as before
+    const int64_t category = readInteger(t, rec + at);
+    return category < 0 || category >= 256 || categories.test(size_t(category));
+}
+
 bool EventPageReader::anyColumns(const uint8_t* rec, int64_t size, int64_t* value, bool* null) const {
     int64_t at = rec[0];
     for (size_t c = 0; c < m_columns; ++c) {

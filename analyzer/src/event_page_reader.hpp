@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -44,10 +45,23 @@ public:
     /// fn(e), in id order.
     template <class Fn>
     Stop scan(int64_t first, int64_t last, int64_t trackId, EventRecord& e, Fn&& fn) const {
+        return scan(first, last, trackId, nullptr, e, std::forward<Fn>(fn));
+    }
+
+    /// Categories by id (0-255).
+    using Categories = std::bitset<256>;
+
+    /// scan's, but only the events of `categories` (all when null) go to fn; the others are
+    /// passed over, most of them without being decoded.
+    template <class Fn>
+    Stop scan(int64_t first, int64_t last, int64_t trackId, const Categories* categories, EventRecord& e,
+              Fn&& fn) const {
         auto emit = [&](int64_t rowid, const uint8_t* record, int64_t size) {
+            if (categories && !mayBeOf(record, size, *categories)) return true;
             bool ofTrack = false;
             if (!decode(rowid, record, size, trackId, e, ofTrack)) return false;
-            if (ofTrack) fn(e);
+            if (ofTrack && (!categories || (e.categoryId >= 0 && e.categoryId < 256 && categories->test(size_t(e.categoryId)))))
+                fn(e);
             return true;
         };
         schema::pages::RangeScan<decltype(emit)> s(m_file, first, last, emit);
@@ -58,12 +72,13 @@ public:
     /// Track `t`'s id range read below SQL as far as `pages` (may be null) gets, each event to
     /// fn(e): the id SQL goes on from (past the range's end when nothing is left; the range's
     /// first id, or 0 for a track without one, when nothing was read here), or the damage met.
+    /// With `categories` (may be null), only their events go to fn.
     template <class Fn>
     static Result<int64_t> readAsFarAsItGets(const EventPageReader* pages, const TrackInfo& t, EventRecord& e,
-                                             Fn&& fn) {
+                                             Fn&& fn, const Categories* categories = nullptr) {
         if (!t.firstEventId || !t.lastEventId) return int64_t(0);
         if (!pages) return *t.firstEventId;
-        Stop stop = pages->scan(*t.firstEventId, *t.lastEventId, t.id, e, std::forward<Fn>(fn));
+        Stop stop = pages->scan(*t.firstEventId, *t.lastEventId, t.id, categories, e, std::forward<Fn>(fn));
         if (!stop.damage.ok()) return stop.damage;
         return stop.resumeFrom;
     }
@@ -81,6 +96,9 @@ private:
     /// One record into `e` (and whether it is of `trackId`); false for a record SQL must read.
     bool decode(int64_t rowid, const uint8_t* record, int64_t size, int64_t trackId, EventRecord& e,
                 bool& ofTrack) const;
+    /// False only for a record whose category is an integer not in `categories` (the header
+    /// and the values before it read as integerColumns would); true for any other.
+    bool mayBeOf(const uint8_t* record, int64_t size, const Categories& categories) const;
     /// The fields' values of a record holding only integers and NULLs where they are (the
     /// usual record); false for any other.
     bool integerColumns(const uint8_t* record, int64_t size, int64_t* value, bool* null) const;

@@ -46,9 +46,11 @@ Status scanTrackRanges(const Trace& trace, const TraceIndex& ix, const TrackInfo
     };
     const bool byId = t.firstEventId && t.lastEventId;
     EventRecord e;
+    EventPageReader::Categories ranges;
+    ranges.set(size_t(userRange)).set(size_t(nvtx));
     const auto from = EventPageReader::readAsFarAsItGets(pages, t, e, [&](const EventRecord& r) {
-        if (r.categoryId == userRange || r.categoryId == nvtx) add(r.ts, r.dur, r.depth, r.nameId);
-    });
+        add(r.ts, r.dur, r.depth, r.nameId);
+    }, &ranges);
     if (!from) return from.status();
     if (byId && *from > *t.lastEventId) return {};
     schema::Statement s(detail::db(trace),

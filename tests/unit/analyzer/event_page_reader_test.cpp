@@ -205,6 +205,63 @@ TEST_CASE("records the reader does not handle are read through SQL from there on
     CHECK(after.damage.ok());
 }
 
+TEST_CASE("a scan of some categories gives the full scan's events of those categories", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    const int64_t nvtx = int64_t(Category::Nvtx), compute = int64_t(Category::ComputeRange);
+    // A category stored as a real (decoded as SQLite converts it), one past 255, and a real
+    // depth in an event the filter keeps.
+    exec(path, ("UPDATE event SET category_id = " + std::to_string(nvtx) + ".0 WHERE id = 7;"
+               "UPDATE event SET category_id = 300 WHERE id = 8;"
+               "UPDATE event SET depth = 2.5 WHERE id = 13;").c_str());
+    EventPageReader::Categories wanted;
+    wanted.set(size_t(nvtx)).set(size_t(compute));
+    int64_t firstLast = 0; // the last id of the track holding event 1
+    { // the reader of this trace closed before it is changed again
+        auto trace = Trace::open(path);
+        REQUIRE(trace.ok());
+        auto index = TraceIndex::load(*trace);
+        REQUIRE(index.ok());
+        const auto pages = EventPageReader::open(*trace);
+        REQUIRE(pages);
+        size_t kept = 0;
+        for (const TrackInfo& t : index->tracks()) {
+            if (!t.firstEventId) continue;
+            EventRecord e;
+            std::vector<Row> all, some;
+            auto row = [](const EventRecord& r) {
+                return Row(r.id, r.ts, r.dur, r.bytes, r.seq, r.communicatorId, r.objectId, r.correlationId, r.nameId,
+                           r.peer, r.depth, r.categoryId, r.count, int(r.cls));
+            };
+            const auto full = pages->scan(*t.firstEventId, *t.lastEventId, t.id, e, [&](const EventRecord& r) {
+                if (r.categoryId == nvtx || r.categoryId == compute) all.push_back(row(r));
+            });
+            const auto filtered = pages->scan(*t.firstEventId, *t.lastEventId, t.id, &wanted, e,
+                                              [&](const EventRecord& r) { some.push_back(row(r)); });
+            CHECK(filtered.resumeFrom == full.resumeFrom);
+            CHECK(some == all);
+            kept += some.size();
+            if (*t.firstEventId == 1) firstLast = *t.lastEventId;
+        }
+        CHECK(kept > 600);
+    }
+    REQUIRE(firstLast > 3);
+    // Text in an event the filter passes over does not stop it; one it keeps does.
+    exec(path, ("UPDATE event SET ts = 'soon' WHERE id = 3 AND category_id NOT IN (" + std::to_string(nvtx) + ", " +
+                   std::to_string(compute) + ");"
+               "UPDATE event SET ts = 'later' WHERE id = 1;").c_str());
+    auto again = Trace::open(path);
+    REQUIRE(again.ok());
+    const auto pagesAgain = EventPageReader::open(*again);
+    REQUIRE(pagesAgain);
+    auto indexAgain = TraceIndex::load(*again);
+    REQUIRE(indexAgain.ok());
+    const int64_t track = indexAgain->tracks().front().id;
+    EventRecord e;
+    CHECK(pagesAgain->scan(1, firstLast, track, &wanted, e, [](const EventRecord&) {}).resumeFrom == 1);
+    CHECK(pagesAgain->scan(2, firstLast, track, &wanted, e, [](const EventRecord&) {}).resumeFrom == firstLast + 1);
+}
+
 TEST_CASE("a WAL trace is read through SQL only", "[analyzer][event_pages]") {
     test::TempDir dir;
     const std::string path = buildVaried(dir);
