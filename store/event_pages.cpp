@@ -15,10 +15,6 @@ using namespace pages;
 
 namespace {
 
-/// Leaves are spilled 4 MiB at a time: ext4 zeroes the rest of a new page-cache folio at every
-/// smaller write.
-constexpr size_t kSpillWriteBytes = size_t(4) << 20;
-
 /// An unlinked read-write file in `dir`: O_TMPFILE where the file system has it, else a named
 /// temporary file removed at once.
 int anonymousFile(const std::filesystem::path& dir) {
@@ -53,20 +49,9 @@ Result<std::unique_ptr<EventPages>> EventPages::create(const std::filesystem::pa
 }
 
 Status EventPages::spill(Table t, const uint8_t* page, int64_t lastRowid) {
-    m_unwritten.insert(m_unwritten.end(), page, page + m_pageSize);
+    if (pwrite(m_fd, page, m_pageSize, off_t(m_spilled) * m_pageSize) != ssize_t(m_pageSize))
+        return Status::error("cannot write the event rows' spill file (disk full?)");
     m_leaves[t].emplace_back(m_spilled++, lastRowid);
-    return m_unwritten.size() >= kSpillWriteBytes ? writeSpilled() : Status{};
-}
-
-Status EventPages::writeSpilled() {
-    const size_t pages = m_unwritten.size() / m_pageSize;
-    off_t at = off_t(m_spilled - pages) * m_pageSize;
-    for (size_t done = 0; done < m_unwritten.size();) {
-        const ssize_t w = pwrite(m_fd, m_unwritten.data() + done, m_unwritten.size() - done, at + off_t(done));
-        if (w <= 0) return Status::error("cannot write the event rows' spill file (disk full?)");
-        done += size_t(w);
-    }
-    m_unwritten.clear();
     return {};
 }
 
@@ -86,13 +71,12 @@ Status EventPages::addDetail(int64_t id, const EventDetail& d) {
 
 Status EventPages::flush() {
     for (auto& p : m_packers) HPCPROF_RETURN_IF_ERROR(p->flush());
-    return writeSpilled();
+    return {};
 }
 
 int64_t EventPages::rows(Table t) const { return m_packers[t]->rows(); }
 
 Result<const uint8_t*> EventPages::mapSpill() const {
-    if (!m_unwritten.empty()) return Status::error("the event rows' spill file is read before flush()");
     if (m_map || m_spilled == 0) return m_map;
     m_mapBytes = size_t(m_spilled) * m_pageSize;
     void* p = mmap(nullptr, m_mapBytes, PROT_READ, MAP_SHARED, m_fd, 0);

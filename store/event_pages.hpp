@@ -66,10 +66,7 @@ private:
 
     int m_fd = -1;
     uint32_t m_pageSize = 0, m_usable = 0;
-    uint32_t m_spilled = 0; ///< pages in the spill file, m_unwritten's among them
-    /// The last leaves spilled, not written yet (the spill file is written 4 MiB at a time).
-    std::vector<uint8_t> m_unwritten;
-    Status writeSpilled();
+    uint32_t m_spilled = 0; ///< pages in the spill file
     /// Per table: (page index in the spill file, largest rowid) of each leaf.
     std::vector<std::pair<uint32_t, int64_t>> m_leaves[TableCount_];
     std::unique_ptr<pages::LeafPacker> m_packers[TableCount_];

@@ -120,28 +120,6 @@ struct TreeAppender::State {
 
     Status write(uint32_t pgno, const uint8_t* page) { return writeAll(pgno, page, file.pageSize); }
 
-    std::vector<uint8_t> queued; ///< leaves for the pages from queuedFirst on, not written yet
-    uint32_t queuedFirst = 0;
-    /// Leaves are written 4 MiB at a time: at every smaller write to a new part of the file, ext4
-    /// zeroed the rest of its page-cache folio (a third of a node's conversion).
-    static constexpr size_t kQueueBytes = size_t(4) << 20;
-
-    /// Leaf `page` for page `pgno`, written with the queued ones when they are consecutive.
-    Status queue(uint32_t pgno, const uint8_t* page) {
-        if (!queued.empty() && pgno != queuedFirst + queued.size() / file.pageSize)
-            HPCPROF_RETURN_IF_ERROR(flushQueue());
-        if (queued.empty()) queuedFirst = pgno;
-        queued.insert(queued.end(), page, page + file.pageSize);
-        return queued.size() >= kQueueBytes ? flushQueue() : Status{};
-    }
-
-    Status flushQueue() {
-        if (queued.empty()) return {};
-        const Status s = writeAll(queuedFirst, queued.data(), queued.size());
-        queued.clear();
-        return s;
-    }
-
     /// A leaf: held while it may be the only one (then it is the root), written after.
     Status addLeaf(const uint8_t* page, int64_t lastRowid) {
         if (!level.empty() && lastRowid <= level.back().second)
@@ -154,11 +132,11 @@ struct TreeAppender::State {
         }
         if (holding) {
             level[0].first = allocate();
-            HPCPROF_RETURN_IF_ERROR(queue(level[0].first, held.data()));
+            HPCPROF_RETURN_IF_ERROR(write(level[0].first, held.data()));
             holding = false;
         }
         level.emplace_back(allocate(), lastRowid);
-        return queue(level.back().first, page);
+        return write(level.back().first, page);
     }
 
     /// `n` full leaves laid end to end: the first two as addLeaf takes them, the rest on
@@ -167,7 +145,6 @@ struct TreeAppender::State {
         size_t i = 0;
         for (; i < n && (level.empty() || holding); ++i)
             HPCPROF_RETURN_IF_ERROR(addLeaf(leaves + i * file.pageSize, lastRowids[i]));
-        HPCPROF_RETURN_IF_ERROR(flushQueue());
         const size_t from = level.size();
         for (size_t k = i; k < n; ++k) {
             if (lastRowids[k] <= level.back().second) return Status::error(path.string() + ": leaves out of rowid order");
@@ -283,7 +260,6 @@ Status TreeAppender::addLeaves(const uint8_t* leaves, const int64_t* lastRowids,
 
 Status TreeAppender::finish() {
     State& s = *m_state;
-    HPCPROF_RETURN_IF_ERROR(s.flushQueue());
     if (s.holding) { // one leaf: it is the root
         HPCPROF_RETURN_IF_ERROR(s.write(s.root, s.held.data()));
         return s.writeHeader();
@@ -302,7 +278,6 @@ Status TreeAppender::finish() {
 }
 
 void TreeAppender::abandon() {
-    m_state->queued.clear();
     if (ftruncate(m_state->file.fd, off_t(m_state->pages) * m_state->file.pageSize) != 0) {
         // The header still gives the old page count: SQLite ignores the pages past it.
     }
