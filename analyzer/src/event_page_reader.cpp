@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "event_page_reader.hpp"
 
-#include <fcntl.h>
-
-#include <cmath>
+#include <algorithm>
 #include <cstring>
-#include <string_view>
-
-#include "trace_access.hpp"
+#include <iterator>
 
 namespace hpcprof::analyzer::detail {
 
@@ -19,71 +15,20 @@ constexpr const char* kFieldNames[EventPageReader::FieldCount] = {
     "track_id", "ts", "dur", "category_id", "name_id", "depth", "bytes", "object_id", "peer",
     "communicator_id", "seq", "count", "correlation_id"};
 
-/// A real as sqlite3_column_int64 converts it (clamped to the int64 range, truncated); false for
-/// NaN, which SQLite never stores.
-bool realToInteger(double r, int64_t& v) {
-    if (std::isnan(r)) return false;
-    if (r <= double(INT64_MIN)) v = INT64_MIN;
-    else if (r >= double(INT64_MAX)) v = INT64_MAX;
-    else v = int64_t(r);
-    return true;
-}
-
-/// Whether the trace's `event` table is the current schema's rowid table: the id column an alias
-/// of the rowid (a record holds NULL there), and every field's column found (`column`).
-bool mapColumns(sqlite3* db, std::array<uint8_t, EventPageReader::FieldCount>& column) {
-    schema::Statement info(db, "SELECT cid, name, type, pk FROM pragma_table_info('event', 'main')");
-    std::array<bool, EventPageReader::FieldCount> found{};
-    bool rowidAlias = false;
-    int pks = 0;
-    while (info.step()) {
-        const int64_t cid = info.int64(0);
-        const std::string name = info.text(1);
-        pks += info.int64(3) > 0;
-        if (name == "id") rowidAlias = cid == 0 && info.int64(3) == 1 && info.text(2) == "INTEGER";
-        for (size_t f = 0; f < found.size(); ++f)
-            if (name == kFieldNames[f] && cid > 0 && cid < 64) column[f] = uint8_t(cid), found[f] = true;
-    }
-    if (!info.error().ok() || !rowidAlias || pks != 1) return false;
-    for (bool f : found)
-        if (!f) return false;
-    return true;
-}
-
 } // namespace
 
 std::unique_ptr<EventPageReader> EventPageReader::open(const Trace& trace) {
-    sqlite3* db = detail::db(trace);
-    // An older trace's tables are read through temporary views of the same names.
-    schema::Statement adapted(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'event'");
-    if (!adapted.valid() || adapted.step() || !adapted.error().ok()) return nullptr;
     std::unique_ptr<EventPageReader> r(new EventPageReader);
-    if (!mapColumns(db, r->m_column)) return nullptr;
-    for (uint8_t c : r->m_column) {
+    std::vector<uint8_t> columns;
+    r->m_table = RowidTablePages::open(trace, "event", "id", {std::begin(kFieldNames), std::end(kFieldNames)}, columns);
+    if (!r->m_table) return nullptr;
+    for (size_t f = 0; f < columns.size(); ++f) {
+        const uint8_t c = columns[f];
+        r->m_column[f] = c;
         r->m_read[c] = true;
         r->m_columns = std::max<size_t>(r->m_columns, size_t(c) + 1);
     }
-    // The lookup of the table's root stays stepped: the read lock it takes is held until the
-    // reader goes, so the file holds the pages SQL would read.
-    r->m_lock = schema::Statement(db, "SELECT rootpage FROM main.sqlite_master WHERE type = 'table' AND name = 'event'");
-    if (!r->m_lock.valid() || !r->m_lock.step()) return nullptr;
-    r->m_path = trace.path();
-    return r->openFile(detail::file(trace), r->m_lock.int64(0)) ? std::move(r) : nullptr;
-}
-
-bool EventPageReader::openFile(const std::string& file, int64_t root) {
-    if (root <= 0 || root > UINT32_MAX || !m_file.open(file, O_RDONLY).ok()) return false;
-    m_root = uint32_t(root);
-    // A WAL file's newest pages may be in the WAL, which only SQLite reads.
-    if (m_file.writeVersion != 1 || m_file.readVersion != 1) return false;
-    // A table b-tree (a WITHOUT ROWID table's is an index b-tree).
-    const uint8_t* page = m_file.page(m_root, 0);
-    const uint8_t type = page ? page[m_root == 1 ? 100 : 0] : 0;
-    return type == kLeafTable || type == kInteriorTable;
-}
-
-Status EventPageReader::damaged(const std::string& why, int64_t at) const {
-    return Status::error(m_path + ": damaged trace: the event table (at event " + std::to_string(at) + "): " + why);
+    return r;
 }
 
 bool EventPageReader::integerColumns(const uint8_t* rec, int64_t size, int64_t* value, bool* null) const {

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "hpcprof/schema/sqlite_pages.hpp"
+#include "rowid_table_pages.hpp"
 #include "event_record.hpp"
 #include "hpcprof/analyzer/trace.hpp"
 #include "hpcprof/schema/sqlite.hpp"
@@ -33,13 +34,7 @@ public:
     /// The reader of `trace`'s event table, or null when its rows must be read through SQL.
     static std::unique_ptr<EventPageReader> open(const Trace& trace);
 
-    /// How far a scan got: the first id it did not read (last + 1 when it got through the
-    /// range; the caller reads the rest through SQL), or the damage it met (an error: not
-    /// to be read on through SQL, whose look-ups may step over damaged cells).
-    struct Stop {
-        int64_t resumeFrom = 0;
-        Status damage;
-    };
+    using Stop = PageScanStop;
 
     /// The events of track `trackId` among ids [first, last], each decoded into `e` and given to
     /// fn(e), in id order.
@@ -64,9 +59,7 @@ public:
                 fn(e);
             return true;
         };
-        schema::pages::RangeScan<decltype(emit)> s(m_file, first, last, emit);
-        s.page(m_root, 0);
-        return {s.resumeFrom(), s.damaged ? damaged(s.error, s.resumeFrom()) : Status()};
+        return m_table->scan(first, last, emit);
     }
 
     /// Track `t`'s id range read below SQL as far as `pages` (may be null) gets, each event to
@@ -89,10 +82,6 @@ public:
 
 private:
     EventPageReader() = default;
-    /// The trace's file, its event table rooted at page `root`: false where SQL must read it.
-    bool openFile(const std::string& file, int64_t root);
-    /// The error for damage met by a scan at or after id `at`.
-    Status damaged(const std::string& why, int64_t at) const;
     /// One record into `e` (and whether it is of `trackId`); false for a record SQL must read.
     bool decode(int64_t rowid, const uint8_t* record, int64_t size, int64_t trackId, EventRecord& e,
                 bool& ofTrack) const;
@@ -106,13 +95,10 @@ private:
     bool anyColumns(const uint8_t* record, int64_t size, int64_t* value, bool* null) const;
 
     static constexpr size_t kMaxColumns = 64;
-    schema::pages::PageFile m_file;
-    std::string m_path; ///< the trace's path, for messages
-    uint32_t m_root = 0;
+    std::unique_ptr<RowidTablePages> m_table;
     std::array<uint8_t, FieldCount> m_column{}; ///< the record column of each field
     std::array<bool, kMaxColumns> m_read{};     ///< columns whose values are decoded
     size_t m_columns = 0;                       ///< record columns the fields need (largest + 1)
-    schema::Statement m_lock;                   ///< stepped, not reset: the read lock
 };
 
 } // namespace hpcprof::analyzer::detail

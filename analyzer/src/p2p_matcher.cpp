@@ -2,6 +2,7 @@
 #include "p2p_matcher.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -153,18 +154,47 @@ std::pair<size_t, size_t> nextRuns(const Direction& d, size_t i, size_t j, const
 
 } // namespace
 
+namespace detail {
+
+/// Calls come in time order from the pass, with few keys (tags) between a pair of ranks: then
+/// they are dealt out by key, each key's in the order they came (a stable sort moved every call
+/// about log2(n) times: 6 % of a report).
+void sortForMatching(std::vector<P2pCall>& calls, bool byCommunicator) {
+    const MatchKey key{byCommunicator};
+    using Key = std::pair<int64_t, int64_t>;
+    auto before = [&](const P2pCall& a, const P2pCall& b) {
+        return std::make_pair(key(a), a.ts) < std::make_pair(key(b), b.ts);
+    };
+    const bool inTimeOrder = std::is_sorted(calls.begin(), calls.end(),
+                                            [](const P2pCall& a, const P2pCall& b) { return a.ts < b.ts; });
+    std::map<Key, size_t> counts; // then: where each key's calls start
+    if (inTimeOrder) {
+        for (const P2pCall& c : calls)
+            if (++counts[key(c)] == 1 && counts.size() > 64) break; // many keys: the sort is as good
+    }
+    if (!inTimeOrder || counts.size() > 64) {
+        std::stable_sort(calls.begin(), calls.end(), before);
+        return;
+    }
+    if (counts.size() == 1) return;
+    size_t at = 0;
+    for (auto& [k, n] : counts) at += std::exchange(n, at);
+    std::vector<P2pCall> out(calls.size());
+    for (const P2pCall& c : calls) out[counts[key(c)]++] = c;
+    calls.swap(out);
+}
+
+} // namespace detail
+
 /// Matches the messages from `sender` to `receiver` by (communicator, tag) in posting order
 /// (MPI's non-overtaking rule).
 void P2pMatcher::Impl::match(int64_t sender, int64_t receiver, Direction& d) {
     MatchKey key;
     for (const auto* list : {&d.sends, &d.recvs})
         for (const P2pCall& m : *list) key.byCommunicator = key.byCommunicator && m.communicatorId >= 0;
-    auto before = [&](const P2pCall& a, const P2pCall& b) {
-        return std::make_pair(key(a), a.ts) < std::make_pair(key(b), b.ts);
-    };
     // Stable: of two posts at one time, the rank's first is matched first.
-    std::stable_sort(d.sends.begin(), d.sends.end(), before);
-    std::stable_sort(d.recvs.begin(), d.recvs.end(), before);
+    detail::sortForMatching(d.sends, key.byCommunicator);
+    detail::sortForMatching(d.recvs, key.byCommunicator);
     for (size_t i = 0, j = 0; i < d.sends.size() || j < d.recvs.size();) {
         const auto [si, rj] = nextRuns(d, i, j, key); // sends [i, si), receives [j, rj): one key
         const size_t pairs = std::min(si - i, rj - j);

@@ -20,7 +20,10 @@ namespace hpcprof::analyzer {
 
 namespace detail {
 struct WaitTables;
-}
+/// `calls` (of one direction) in the order they are matched in: by (communicator when
+/// `byCommunicator`, tag), then time; of equal ones the first first, as a stable sort gives.
+void sortForMatching(std::vector<P2pCall>& calls, bool byCommunicator);
+} // namespace detail
 
 class P2pMatcher {
 public:

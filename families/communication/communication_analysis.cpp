@@ -15,6 +15,7 @@
 #include "forward_search.hpp"
 #include "hpcprof/schema/raw/common.hpp"
 #include "name_flags.hpp"
+#include "rowid_table_pages.hpp"
 #include "step_kernels.hpp"
 #include "thresholds.hpp"
 #include "small_call_floor.hpp"
@@ -56,8 +57,9 @@ class CommunicationScan final : public RankScan {
 public:
     CommunicationScan(const Trace& trace, const TraceIndex& index)
         // Message tags live in event_detail (event_id is its primary key): one range read per
-        // CPU track instead of a lookup per message.
-        : m_tagRange(detail::db(trace), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
+        // CPU track instead of a lookup per message, below SQL as far as it gets.
+        : m_trace(trace),
+          m_tagRange(detail::db(trace), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ? AND ?"
                                         " AND tag IS NOT NULL"),
           m_completionRange(trackCompletionsQuery(trace)),
           m_index(index) {}
@@ -67,8 +69,24 @@ public:
         if (gpuTrack) return;
         readCompletions(t);
         if (!t.firstEventId || !t.lastEventId) return;
+        int64_t from = *t.firstEventId;
+        if (!m_tagPagesTried) { // opened by the pass, and closed when it ends (finish)
+            m_tagPages = detail::IntegerColumnPages::open(m_trace, "event_detail", "event_id", {"tag"});
+            m_tagPagesTried = true;
+        }
+        if (m_tagPages) {
+            const auto stop = m_tagPages->scan(from, *t.lastEventId, [&](int64_t id, const int64_t* v, const bool* null) {
+                if (!null[0]) m_tags.emplace_back(id, v[0]);
+            });
+            if (!stop.damage.ok()) {
+                if (status.ok()) status = stop.damage;
+                return;
+            }
+            from = stop.resumeFrom;
+            if (from > *t.lastEventId) return;
+        }
         m_tagRange.reset();
-        m_tagRange.bind(1, *t.firstEventId);
+        m_tagRange.bind(1, from);
         m_tagRange.bind(2, *t.lastEventId);
         while (m_tagRange.step()) m_tags.emplace_back(m_tagRange.int64(0), m_tagRange.int64(1));
     }
@@ -98,6 +116,7 @@ public:
     }
 
     void finish(const RankEnd& end) override {
+        m_tagPages.reset(); // its file, read lock and page buffers (1.3 MB) go with the pass
         RankFacts& f = end.breakdown.facts;
         f.commCalls += m_commCalls;
         f.smallCommCalls += m_smallCalls;
@@ -276,6 +295,9 @@ private:
         return known == 1;
     }
 
+    const Trace& m_trace;
+    std::unique_ptr<detail::IntegerColumnPages> m_tagPages; ///< null: tags through SQL only
+    bool m_tagPagesTried = false;
     schema::Statement m_tagRange;
     schema::Statement m_completionRange;
     std::vector<P2pCompletion> m_completions; ///< of the rank's waits, until finish()

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "analyzer/src/event_page_reader.hpp"
+#include "analyzer/src/rowid_table_pages.hpp"
+#include "analyzer/src/trace_access.hpp"
 #include "analyzer/src/track_scan.hpp"
 #include "hpcprof/analyzer/trace_index.hpp"
 #include "hpcprof/schema/sqlite.hpp"
@@ -329,4 +331,99 @@ TEST_CASE("cell pointers past the page are an error below SQL, never read on thr
     // cells.
     CHECK_THAT(s.below.error, Catch::Contains("damaged trace: the event table"));
     requireSamePrefix(s);
+}
+
+namespace {
+
+/// The (event id, tag) rows of event_detail with a tag in [first, last]: below SQL as far as the
+/// reader gets, then through SQL, as the communication pass reads them; "" or the error.
+std::string tagsBothWays(const std::string& path, int64_t first, int64_t last,
+                         std::vector<std::pair<int64_t, int64_t>>& tags, bool& usedPages) {
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    const auto pages = detail::IntegerColumnPages::open(*trace, "event_detail", "event_id", {"tag"});
+    usedPages = pages != nullptr;
+    int64_t from = first;
+    if (pages) {
+        const auto stop = pages->scan(first, last, [&](int64_t id, const int64_t* v, const bool* null) {
+            if (!null[0]) tags.emplace_back(id, v[0]);
+        });
+        if (!stop.damage.ok()) return stop.damage.message();
+        from = stop.resumeFrom;
+    }
+    schema::Statement s(detail::db(*trace), "SELECT event_id, tag FROM event_detail WHERE event_id BETWEEN ?1 AND ?2"
+                                            " AND tag IS NOT NULL");
+    s.bind(1, from);
+    s.bind(2, last);
+    while (s.step()) tags.emplace_back(s.int64(0), s.int64(1));
+    return s.error().ok() ? std::string() : s.error().message();
+}
+
+std::vector<std::pair<int64_t, int64_t>> tagsBySql(const std::string& path) {
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    schema::Statement s(detail::db(*trace), "SELECT event_id, tag FROM event_detail WHERE tag IS NOT NULL ORDER BY event_id");
+    std::vector<std::pair<int64_t, int64_t>> out;
+    while (s.step()) out.emplace_back(s.int64(0), s.int64(1));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("message tags read below SQL equal those SQL gives", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    // A NULL tag (skipped), a real one (truncated as SQLite converts it), a negative one.
+    exec(path, "UPDATE event_detail SET tag = NULL WHERE event_id = (SELECT MIN(event_id) FROM event_detail);"
+               "UPDATE event_detail SET tag = 41.75 WHERE event_id = (SELECT MAX(event_id) FROM event_detail);"
+               "INSERT OR REPLACE INTO event_detail(event_id, tag) VALUES (5, -3);");
+    const auto expected = tagsBySql(path);
+    REQUIRE(expected.size() > 500);
+    CHECK(expected.back().second == 41);
+    std::vector<std::pair<int64_t, int64_t>> tags;
+    bool usedPages = false;
+    CHECK(tagsBothWays(path, 1, INT64_MAX, tags, usedPages).empty());
+    CHECK(usedPages);
+    CHECK(tags == expected);
+    // Text in a tag: the reader stops there and SQL reads on, with the same rows.
+    const int64_t middle = expected[expected.size() / 2].first;
+    exec(path, ("UPDATE event_detail SET tag = 'x' WHERE event_id = " + std::to_string(middle)).c_str());
+    const auto withText = tagsBySql(path);
+    tags.clear();
+    CHECK(tagsBothWays(path, 1, INT64_MAX, tags, usedPages).empty());
+    CHECK(tags == withText);
+}
+
+TEST_CASE("a damaged event_detail page is an error naming the table", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    // Rows enough for a b-tree of two levels.
+    exec(path, "WITH RECURSIVE n(i) AS (SELECT 100000 UNION ALL SELECT i + 1 FROM n WHERE i < 130000)"
+               " INSERT INTO event_detail(event_id, tag) SELECT i, i % 97 FROM n;");
+    const uint32_t leaf = secondLeafOf(path, "event_detail");
+    uint32_t pageSize = 0;
+    {
+        schema::pages::PageFile f;
+        REQUIRE(f.open(path, O_RDONLY).ok());
+        pageSize = f.pageSize;
+    }
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(std::streamoff(leaf - 1) * pageSize);
+        f.put('\x42'); // no b-tree page has this type
+    }
+    std::vector<std::pair<int64_t, int64_t>> tags;
+    bool usedPages = false;
+    CHECK_THAT(tagsBothWays(path, 1, INT64_MAX, tags, usedPages), Catch::Contains("damaged trace: the event_detail table"));
+}
+
+TEST_CASE("event_detail is read through SQL only where its layout is not the expected one", "[analyzer][event_pages]") {
+    test::TempDir dir;
+    const std::string path = buildVaried(dir);
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    CHECK(detail::IntegerColumnPages::open(*trace, "event_detail", "event_id", {"tag"}));
+    CHECK_FALSE(detail::IntegerColumnPages::open(*trace, "event_detail", "event_id", {"message_tag"}));
+    CHECK_FALSE(detail::IntegerColumnPages::open(*trace, "event_detail", "fd", {"tag"})); // not the rowid
+    CHECK_FALSE(detail::IntegerColumnPages::open(*trace, "no_such_table", "event_id", {"tag"}));
 }

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
+#include <tuple>
 
+#include "analyzer/src/p2p_matcher.hpp"
 #include "analyzer/src/wait_states.hpp"
 
 using namespace hpcprof::analyzer;
@@ -99,5 +102,33 @@ TEST_CASE("the point-to-point waits do not depend on the order the ranks finish 
         CHECK(w.stragglers[0].rank == 1);
         CHECK(w.stragglers[0].exampleEventId == 11);
         CHECK(m.pendingMessages() == 0);
+    }
+}
+
+TEST_CASE("messages are put in matching order as a stable sort by key and time would", "[analyzer][p2p]") {
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 300; ++round) {
+        const size_t n = rng() % 400;
+        const int tags = 1 + int(rng() % (round % 3 == 0 ? 100 : 5)); // past 64 keys: the sort
+        const bool timeOrder = round % 4 != 1, byCommunicator = round % 2 == 0;
+        std::vector<P2pCall> calls(n);
+        int64_t ts = 0;
+        for (size_t i = 0; i < n; ++i) {
+            ts += int64_t(rng() % 3); // equal times: the first stays first
+            calls[i].ts = timeOrder ? ts : int64_t(rng() % 50);
+            calls[i].tag = int64_t(rng() % uint64_t(tags));
+            calls[i].communicatorId = int64_t(rng() % 3) - 1;
+            calls[i].eventId = int64_t(i);
+        }
+        auto expected = calls;
+        std::stable_sort(expected.begin(), expected.end(), [&](const P2pCall& a, const P2pCall& b) {
+            const int64_t ca = byCommunicator ? a.communicatorId : -1, cb = byCommunicator ? b.communicatorId : -1;
+            return std::tuple(ca, a.tag, a.ts) < std::tuple(cb, b.tag, b.ts);
+        });
+        detail::sortForMatching(calls, byCommunicator);
+        std::vector<int64_t> got, want;
+        for (size_t i = 0; i < n; ++i) got.push_back(calls[i].eventId), want.push_back(expected[i].eventId);
+        INFO("round " << round << ", " << n << " calls, " << tags << " tags");
+        REQUIRE(got == want);
     }
 }
