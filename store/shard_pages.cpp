@@ -101,6 +101,32 @@ struct RecordRewrite {
     bool wide = false; ///< a changed column past the 64th: only the general path
 };
 
+/// A record's body copied in stretches of unchanged values, the changed values written between
+/// them.
+struct BodyWriter {
+    const uint8_t* rec;
+    uint8_t* out;
+    int64_t w, stretch; ///< written so far; where the unchanged values not copied yet begin
+
+    /// The value at rec + r (`len` bytes, serial type at header byte h) becomes `c`.
+    void change(int64_t h, int64_t r, int64_t len, const Value& c) {
+        std::memcpy(out + w, rec + stretch, size_t(r - stretch));
+        w += r - stretch;
+        out[h] = uint8_t(c.type);
+        if (!c.bytes) {
+            writeInteger(out + w, c.type, c.v);
+            w += serialLen(c.type);
+        }
+        stretch = r + len;
+    }
+
+    /// The rest of the record's `size` bytes; the new record's length.
+    int64_t finish(int64_t size) {
+        std::memcpy(out + w, rec + stretch, size_t(size - stretch));
+        return w + (size - stretch);
+    }
+};
+
 /// The usual record: a one-byte header size and one-byte serial types (integers, NULLs, short
 /// text), which the rewritten record keeps (integer and NULL types are one byte), so its header
 /// is as long. Its body is copied in stretches of unchanged values, the changed values written
@@ -110,8 +136,8 @@ int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewri
     const int64_t headerSize = rec[0];
     if (headerSize >= 0x80 || headerSize > size || rw.wide) return 0;
     std::memcpy(out, rec, size_t(headerSize));
-    int64_t r = headerSize, w = headerSize, stretch = headerSize; // read, write, unchanged since
-    for (int64_t h = 1; h < headerSize; ++h) {
+    BodyWriter body{rec, out, headerSize, headerSize};
+    for (int64_t h = 1, r = headerSize; h < headerSize; ++h) { // r: where the value is read
         const uint8_t t = rec[h];
         if (t >= 0x80) return 0;
         const int64_t len = kOneByteLen[t];
@@ -120,19 +146,11 @@ int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewri
         if (t != 0 && column < 64 && (rw.changed >> column & 1)) {
             Value c{t, rec + r, 0};
             if (!apply(rw.ops[column], c)) return -1;
-            if (!c.bytes || c.type != t) { // a new value, or NULL for an id the map lacks
-                std::memcpy(out + w, rec + stretch, size_t(r - stretch));
-                w += r - stretch;
-                out[h] = uint8_t(c.type);
-                if (!c.bytes) writeInteger(out + w, c.type, c.v);
-                w += c.bytes ? 0 : serialLen(c.type);
-                stretch = r + len;
-            }
+            if (!c.bytes || c.type != t) body.change(h, r, len, c); // a new value, or NULL
         }
         r += len;
     }
-    std::memcpy(out + w, rec + stretch, size_t(size - stretch));
-    return w + (size - stretch);
+    return body.finish(size);
 }
 
 /// One record rewritten through `ops` into `out` (the new record's length), -1 for a record
@@ -235,6 +253,73 @@ Status packWindow(const PageFile& in, const RunSource& run, PackedWindow& w) {
     return {};
 }
 
+/// The windows of one run and their hand-over: worker threads claim them in order, at most two
+/// each ahead of the one the file waits for (the memory bound), and the writing thread takes
+/// them packed, in order. A written window's buffer goes to the next claim (its capacity kept).
+struct WindowQueue {
+    WindowQueue(std::vector<PackedWindow> w, unsigned wanted)
+        : windows(std::move(w)), threads(std::clamp(wanted, 1u, unsigned(std::clamp<size_t>(windows.size(), 1, 64)))),
+          ahead(2 * size_t(threads)) {}
+
+    /// The next window for a worker, false when there is none left (or the writing stopped).
+    bool claim(size_t& i) {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return stop || next == windows.size() || next < writtenUpTo + ahead; });
+        if (stop || next == windows.size()) return false;
+        i = next++;
+        if (!spare.empty()) {
+            windows[i].leaves = std::move(spare.back());
+            spare.pop_back();
+        }
+        return true;
+    }
+
+    void packed(size_t i, Status st) {
+        {
+            std::lock_guard lock(mu);
+            windows[i].status = std::move(st);
+            windows[i].ready = true;
+        }
+        cv.notify_all();
+    }
+
+    void waitPacked(size_t i) {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return windows[i].ready; });
+    }
+
+    /// Window i is in the file (or failed: `ok` false stops the workers).
+    void written(size_t i, bool ok) {
+        windows[i].leaves.clear();
+        {
+            std::lock_guard lock(mu);
+            spare.push_back(std::move(windows[i].leaves));
+            writtenUpTo = i + 1;
+            stop = !ok;
+        }
+        cv.notify_all();
+    }
+
+    void stopAll() {
+        {
+            std::lock_guard lock(mu);
+            stop = true;
+        }
+        cv.notify_all();
+    }
+
+    std::vector<PackedWindow> windows;
+    const unsigned threads;
+
+private:
+    const size_t ahead;
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t next = 0, writtenUpTo = 0;
+    bool stop = false;
+    std::vector<std::vector<uint8_t>> spare;
+};
+
 } // namespace
 
 struct TableAppender::State {
@@ -272,67 +357,25 @@ Result<TableAppender> TableAppender::open(const std::filesystem::path& trace, ui
 Status TableAppender::append(const std::filesystem::path& shard, uint32_t shardRoot, int64_t first, int64_t last,
                              int64_t rowidOffset, const std::vector<ColumnOp>& ops, unsigned threads) {
     State& s = *m_state;
-    std::vector<PackedWindow> windows = windowsOf(first, last, s.windowRows);
-    if (windows.empty()) return {};
+    WindowQueue q(windowsOf(first, last, s.windowRows), threads);
+    if (q.windows.empty()) return {};
     const RunSource run{shard, shardRoot, rowidOffset, ops, s.tree.pageSize(), s.tree.usable()};
-    threads = std::clamp(threads, 1u, unsigned(std::min<size_t>(windows.size(), 64)));
-    // Workers take windows in order, at most two each ahead of the one the file waits for (the
-    // memory bound); this thread writes the packed windows to the file in order.
-    const size_t ahead = 2 * size_t(threads);
-    std::mutex mu;
-    std::condition_variable cv;
-    size_t next = 0, written = 0;
-    bool stop = false;
-    std::vector<std::vector<uint8_t>> spare; // written windows' buffers, their capacity kept
     auto worker = [&] {
         // Read, not mapped: a mapping's pages released by one thread cost every other a TLB
         // shoot-down, and a shard cut short is then a short read rather than a SIGBUS.
         PageFile in;
         const Status opened = in.open(shard, O_RDONLY);
-        for (;;) {
-            size_t i = 0;
-            {
-                std::unique_lock lock(mu);
-                cv.wait(lock, [&] { return stop || next == windows.size() || next < written + ahead; });
-                if (stop || next == windows.size()) return;
-                i = next++;
-                if (!spare.empty()) {
-                    windows[i].leaves = std::move(spare.back());
-                    spare.pop_back();
-                }
-            }
-            Status st = opened.ok() ? packWindow(in, run, windows[i]) : opened;
-            {
-                std::lock_guard lock(mu);
-                windows[i].status = std::move(st);
-                windows[i].ready = true;
-            }
-            cv.notify_all();
-        }
+        for (size_t i = 0; q.claim(i);) q.packed(i, opened.ok() ? packWindow(in, run, q.windows[i]) : opened);
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (unsigned t = 0; t < q.threads; ++t) pool.emplace_back(worker);
     Status result;
-    for (size_t i = 0; i < windows.size() && result.ok(); ++i) {
-        {
-            std::unique_lock lock(mu);
-            cv.wait(lock, [&] { return windows[i].ready; });
-        }
-        result = s.take(windows[i]);
-        windows[i].leaves.clear();
-        {
-            std::lock_guard lock(mu);
-            spare.push_back(std::move(windows[i].leaves));
-            written = i + 1;
-            stop = !result.ok();
-        }
-        cv.notify_all();
+    for (size_t i = 0; i < q.windows.size() && result.ok(); ++i) {
+        q.waitPacked(i);
+        result = s.take(q.windows[i]);
+        q.written(i, result.ok());
     }
-    {
-        std::lock_guard lock(mu);
-        stop = true;
-    }
-    cv.notify_all();
+    q.stopAll();
     for (auto& t : pool) t.join();
     return result;
 }

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -115,6 +116,26 @@ std::string buildVaried(const test::TempDir& dir) {
     return path;
 }
 
+/// A trace opened with its index and its event reader (required).
+struct Opened {
+    std::unique_ptr<Trace> trace;
+    std::unique_ptr<TraceIndex> index;
+    std::unique_ptr<EventPageReader> pages;
+};
+
+Opened openWithPages(const std::string& path) {
+    auto trace = Trace::open(path);
+    REQUIRE(trace.ok());
+    Opened o;
+    o.trace = std::make_unique<Trace>(std::move(*trace));
+    auto index = TraceIndex::load(*o.trace);
+    REQUIRE(index.ok());
+    o.index = std::make_unique<TraceIndex>(std::move(*index));
+    o.pages = EventPageReader::open(*o.trace);
+    REQUIRE(o.pages);
+    return o;
+}
+
 /// A leaf of `table` after its first (a b-tree of two levels).
 uint32_t secondLeafOf(const std::string& path, const char* table) {
     sqlite3* db = nullptr;
@@ -146,12 +167,9 @@ TEST_CASE("events read below SQL equal those SQL gives", "[analyzer][event_pages
     const std::vector<uint8_t> all(256, 1);
     requireSame(path, &all);
     // The reader got through every track's range itself.
-    auto trace = Trace::open(path);
-    REQUIRE(trace.ok());
-    auto index = TraceIndex::load(*trace);
-    REQUIRE(index.ok());
-    const auto pages = EventPageReader::open(*trace);
-    REQUIRE(pages);
+    const Opened o = openWithPages(path);
+    const auto& index = o.index;
+    const auto& pages = o.pages;
     int64_t events = 0;
     for (const TrackInfo& t : index->tracks()) {
         if (!t.firstEventId) continue;
@@ -220,12 +238,9 @@ TEST_CASE("a scan of some categories gives the full scan's events of those categ
     wanted.set(size_t(nvtx)).set(size_t(compute));
     int64_t firstLast = 0; // the last id of the track holding event 1
     { // the reader of this trace closed before it is changed again
-        auto trace = Trace::open(path);
-        REQUIRE(trace.ok());
-        auto index = TraceIndex::load(*trace);
-        REQUIRE(index.ok());
-        const auto pages = EventPageReader::open(*trace);
-        REQUIRE(pages);
+        const Opened o = openWithPages(path);
+        const auto& index = o.index;
+        const auto& pages = o.pages;
         size_t kept = 0;
         for (const TrackInfo& t : index->tracks()) {
             if (!t.firstEventId) continue;
