@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -296,6 +297,7 @@ namespace {
 
 struct DamagedScans {
     Scanned sql, below;
+    std::string what; ///< both results in words
 };
 
 /// Both ways of reading a copy of the varied trace whose second event leaf has `junk` written at
@@ -315,7 +317,13 @@ DamagedScans scanDamaged(const std::string& junk, uint32_t offset) {
         f.seekp(std::streamoff(leaf - 1) * pageSize + offset);
         f.write(junk.data(), std::streamsize(junk.size()));
     }
-    return {scanAll(path, false), scanAll(path, true)};
+    DamagedScans s{scanAll(path, false), scanAll(path, true), {}};
+    std::ostringstream what; // said with any failure (one was seen in a full parallel run, never again)
+    what << "leaf " << leaf << " of pages of " << pageSize << " bytes; SQL: " << s.sql.rows.size() << " rows, "
+         << (s.sql.ok ? "no error" : s.sql.error) << "; below SQL: " << s.below.rows.size() << " rows ("
+         << s.below.rowsBeforeError << " before the error), " << (s.below.ok ? "no error" : s.below.error);
+    s.what = what.str();
+    return s;
 }
 
 /// What the reader gave up to the damaged page is what SQL gave.
@@ -331,6 +339,7 @@ void requireSamePrefix(const DamagedScans& s) {
 TEST_CASE("a damaged event page is an error through both ways, never a crash", "[analyzer][event_pages]") {
     // A page type no b-tree has: SQLite checks it whenever it loads the page.
     const DamagedScans s = scanDamaged(std::string(1, '\x42'), 0);
+    INFO(s.what);
     CHECK_FALSE(s.sql.ok);
     CHECK_FALSE(s.below.ok);
     CHECK_THAT(s.below.error, Catch::Contains("damaged trace: the event table"));
@@ -341,6 +350,7 @@ TEST_CASE("cell pointers past the page are an error below SQL, never read on thr
     // SQLite masks a cell offset into the page, so what its scan makes of these pointers depends on
     // the bytes past the page in its cache: only "no crash" is asked of it here.
     const DamagedScans s = scanDamaged(std::string(64, '\xff'), 8);
+    INFO(s.what);
     CHECK_FALSE(s.below.ok);
     // Not read on through SQL past the damage: a look-up of the next id steps over the damaged
     // cells.
