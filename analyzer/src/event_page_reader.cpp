@@ -84,12 +84,9 @@ bool EventPageReader::anyColumns(const uint8_t* rec, int64_t size, int64_t* valu
         if (t >= 0x80 || len < 0 || len > size - at) return false;
         if (m_read[c]) {
             null[c] = t == 0;
-            if (isInteger(t)) value[c] = readInteger(t, rec + at);
-            else if (t == 7 && c != m_column[TrackId]) {
-                if (!realToInteger(readReal(rec + at), value[c])) return false;
-            } else if (t != 0) {
-                return false; // text or a blob: SQL's conversion
-            }
+            // A real track id: SQL reads that record (as it did before this reader).
+            if (t == 7 && c == m_column[TrackId]) return false;
+            if (t != 0 && !integerValue(t, rec + at, value[c])) return false;
         }
         at += len;
     }

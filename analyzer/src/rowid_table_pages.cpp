@@ -48,6 +48,14 @@ bool realToInteger(double r, int64_t& v) {
     return true;
 }
 
+bool integerValue(uint64_t t, const uint8_t* p, int64_t& v) {
+    if (isInteger(t)) {
+        v = readInteger(t, p);
+        return true;
+    }
+    return t == 7 && realToInteger(readReal(p), v);
+}
+
 std::unique_ptr<RowidTablePages> RowidTablePages::open(const Trace& trace, const std::string& table,
                                                        const std::string& rowidColumn,
                                                        const std::vector<std::string>& names,
@@ -114,12 +122,7 @@ bool IntegerColumnPages::decode(const uint8_t* rec, int64_t size, int64_t* value
             if (m_columns[k] != c) continue;
             nulls[k] = t == 0;
             values[k] = 0;
-            if (isInteger(t)) values[k] = readInteger(t, rec + at);
-            else if (t == 7) {
-                if (!realToInteger(readReal(rec + at), values[k])) return false;
-            } else if (t != 0) {
-                return false; // text or a blob: SQL's conversion
-            }
+            if (t != 0 && !integerValue(t, rec + at, values[k])) return false;
         }
         at += len;
     }

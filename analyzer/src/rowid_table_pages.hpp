@@ -31,6 +31,9 @@ struct PageScanStop {
 /// A real as sqlite3_column_int64 converts it (clamped to the int64 range, truncated); false for
 /// NaN, which SQLite never stores.
 bool realToInteger(double r, int64_t& v);
+/// The value of serial type t (not NULL) at p as sqlite3_column_int64 gives it: an integer, or
+/// a real converted; false for text or a blob (SQL's conversion: SQL reads those).
+bool integerValue(uint64_t t, const uint8_t* p, int64_t& v);
 
 class RowidTablePages {
 public:

@@ -83,8 +83,10 @@ bool PageFile::read(uint32_t pgno, uint8_t* buf) const {
 const uint8_t* PageFile::page(uint32_t pgno, int depth) const {
     if (pgno < 1 || pgno > pageCount || depth < 0 || depth >= kMaxDepth) return nullptr;
     if (mapped) return at(pgno);
-    if (m_buffers.empty()) m_buffers.resize(size_t(kMaxDepth) * pageSize + kSlack);
-    uint8_t* buf = m_buffers.data() + size_t(depth) * pageSize;
+    if (m_buffers.empty()) m_buffers.resize(kMaxDepth);
+    std::vector<uint8_t>& buffer = m_buffers[size_t(depth)];
+    if (buffer.empty()) buffer.resize(size_t(pageSize) + kSlack);
+    uint8_t* buf = buffer.data();
     return read(pgno, buf) ? buf : nullptr;
 }
 

@@ -158,6 +158,22 @@ uint32_t secondLeafOf(const std::string& path, const char* table) {
 
 }
 
+/// `junk` written at `offset` into the second leaf of `table` (secondLeafOf): that leaf's page
+/// number; `pageSize` set to the file's.
+uint32_t damageSecondLeaf(const std::string& path, const char* table, const std::string& junk, uint32_t offset,
+                          uint32_t& pageSize) {
+    const uint32_t leaf = secondLeafOf(path, table);
+    {
+        schema::pages::PageFile f;
+        REQUIRE(f.open(path, O_RDONLY).ok());
+        pageSize = f.pageSize;
+    }
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(leaf - 1) * pageSize + offset);
+    f.write(junk.data(), std::streamsize(junk.size()));
+    return leaf;
+}
+
 } // namespace
 
 TEST_CASE("events read below SQL equal those SQL gives", "[analyzer][event_pages]") {
@@ -305,18 +321,8 @@ struct DamagedScans {
 DamagedScans scanDamaged(const std::string& junk, uint32_t offset) {
     test::TempDir dir;
     const std::string path = buildVaried(dir);
-    const uint32_t leaf = secondLeafOf(path, "event");
     uint32_t pageSize = 0;
-    {
-        schema::pages::PageFile f;
-        REQUIRE(f.open(path, O_RDONLY).ok());
-        pageSize = f.pageSize;
-    }
-    {
-        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-        f.seekp(std::streamoff(leaf - 1) * pageSize + offset);
-        f.write(junk.data(), std::streamsize(junk.size()));
-    }
+    const uint32_t leaf = damageSecondLeaf(path, "event", junk, offset, pageSize);
     DamagedScans s{scanAll(path, false), scanAll(path, true), {}};
     std::ostringstream what; // said with any failure (one was seen in a full parallel run, never again)
     what << "leaf " << leaf << " of pages of " << pageSize << " bytes; SQL: " << s.sql.rows.size() << " rows, "
@@ -425,18 +431,8 @@ TEST_CASE("a damaged event_detail page is an error naming the table", "[analyzer
     // Rows enough for a b-tree of two levels.
     exec(path, "WITH RECURSIVE n(i) AS (SELECT 100000 UNION ALL SELECT i + 1 FROM n WHERE i < 130000)"
                " INSERT INTO event_detail(event_id, tag) SELECT i, i % 97 FROM n;");
-    const uint32_t leaf = secondLeafOf(path, "event_detail");
     uint32_t pageSize = 0;
-    {
-        schema::pages::PageFile f;
-        REQUIRE(f.open(path, O_RDONLY).ok());
-        pageSize = f.pageSize;
-    }
-    {
-        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-        f.seekp(std::streamoff(leaf - 1) * pageSize);
-        f.put('\x42'); // no b-tree page has this type
-    }
+    damageSecondLeaf(path, "event_detail", std::string(1, '\x42'), 0, pageSize); // no b-tree page has this type
     std::vector<std::pair<int64_t, int64_t>> tags;
     bool usedPages = false;
     CHECK_THAT(tagsBothWays(path, 1, INT64_MAX, tags, usedPages), Catch::Contains("damaged trace: the event_detail table"));

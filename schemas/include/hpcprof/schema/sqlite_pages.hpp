@@ -136,7 +136,9 @@ struct PageFile {
     static constexpr size_t kSlack = 8;
 
 private:
-    mutable std::vector<uint8_t> m_buffers; ///< kMaxDepth pages, for unmapped reads
+    /// One page (and kSlack) per depth, for unmapped reads: made at the first read at that
+    /// depth, so a reader costs the depths its table has (3 or 4), not kMaxDepth pages.
+    mutable std::vector<std::vector<uint8_t>> m_buffers;
 };
 
 /// The rows [first, last] of a table b-tree in rowid order, to `emit(rowid, record, size)`
