@@ -14,6 +14,7 @@
 #include "hpcprof/analyzer/trace.hpp"
 #include "hpcprof/report/report_json.hpp"
 #include "hpcprof/report/writers.hpp"
+#include "hpcprof/schema/catalog.hpp"
 #include "hpcprof/store/live_status.hpp"
 #include "messages.hpp"
 
@@ -30,10 +31,10 @@ int64_t realtimeNs() {
 }
 
 /// How a call names its partner: a wait waits "for" the peer of the request it waits on.
-const char* peerWord(const store::LiveCall& c) {
+std::string_view peerWord(const store::LiveCall& c) {
     if (c.requests) return "for";
-    if (c.name.find("Send") != std::string::npos) return "to";
-    return c.instance ? "root" : "from";
+    const std::string_view word = schema::inFlightPartnerWord(c.name);
+    return word == "from" && c.instance ? "root" : word;
 }
 
 /// A thread that polls (kInFlightPolling): what it polls, with no success since `since`.

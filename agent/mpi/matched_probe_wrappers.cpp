@@ -55,12 +55,15 @@ HPCPROF_MPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Messag
     if (!fn) return kNoMpi;
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    return tracedCall(Op::MpiMprobe, [&] { return fn(source, tag, comm, message, st); },
-                      [&](MpiEvent& e, int rc) {
-                          CommInfo* c = lookupComm(comm);
-                          if (describeStatus(e, c, rc, *st) && message)
-                              rememberMatched(*message, c, e.peer, e.tag);
-                      });
+    CommInfo* c = nullptr;
+    return tracedCallAt(
+        Op::MpiMprobe, [&](MpiEvent& e) { c = awaitSource(e, comm, source, tag); },
+        [&] { return fn(source, tag, comm, message, st); },
+        [&](MpiEvent& e, int rc) {
+            e.peer = -1; // what the status says, or nothing
+            e.tag = 0;
+            if (describeStatus(e, c, rc, *st) && message) rememberMatched(*message, c, e.peer, e.tag);
+        });
 }
 HPCPROF_PMPI_ALIAS(MPI_Mprobe)
 

@@ -239,6 +239,17 @@ inline int tracedCall(Op op, Call&& call, Describe&& describe) {
     return tracedCallAt(op, [](MpiEvent&) {}, call, describe);
 }
 
+/// At the entry of a call that waits to hear from `source` (a receive, a blocking probe, a
+/// send-receive): the source and tag asked for (-1: any source) and the communicator, what a hang
+/// diagnosis and `hpcprof status` name while the call has not returned. Its communicator.
+inline CommInfo* awaitSource(MpiEvent& e, MPI_Comm comm, int source, int tag) {
+    CommInfo* c = lookupComm(comm);
+    e.commId = c ? c->keyId : 0;
+    e.peer = source >= 0 ? worldRankOf(c, source) : -1;
+    e.tag = tag;
+    return c;
+}
+
 /// Fills the communicator of a call that reports a status (receive, probe) and, when the call
 /// succeeded, the partner and tag the status names. True when it succeeded.
 inline bool describeStatus(MpiEvent& e, const CommInfo* c, int rc, const MPI_Status& st) {

@@ -163,10 +163,7 @@ HPCPROF_MPI_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int sou
     CommInfo* c = nullptr;
     // At entry: the source and tag asked for (-1: any) and the size of the buffer.
     auto atEntry = [&](MpiEvent& e) {
-        c = lookupComm(comm);
-        e.commId = c ? c->keyId : 0;
-        e.peer = source >= 0 ? worldRankOf(c, source) : -1;
-        e.tag = tag;
+        c = awaitSource(e, comm, source, tag);
         e.bytes = typeBytes(type, count);
     };
     return tracedCallAt(Op::MpiRecv, atEntry,
@@ -210,8 +207,14 @@ HPCPROF_MPI_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype s
     if (!fn) return kNoMpi;
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    return tracedCall(
+    // While it runs, the call names its receive (what it waits to hear from); once returned, its
+    // send half (describeSendrecv).
+    return tracedCallAt(
         Op::MpiSendrecv,
+        [&](MpiEvent& e) {
+            awaitSource(e, comm, source, rtag);
+            e.bytes = typeBytes(rtype, rcount);
+        },
         [&] {
             return fn(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
                       st);
@@ -229,8 +232,12 @@ HPCPROF_MPI_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t
     if (!fn) return kNoMpi;
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    return tracedCall(
+    return tracedCallAt(
         Op::MpiSendrecvReplace,
+        [&](MpiEvent& e) {
+            awaitSource(e, comm, source, rtag);
+            e.bytes = typeBytes(type, count);
+        },
         [&] { return fn(buf, count, type, dest, stag, source, rtag, comm, st); },
         [&](MpiEvent& e, int rc) {
             describeSendrecv(e, comm, rc, {dest, stag, typeBytes(type, count)}, *st, type);
@@ -243,8 +250,15 @@ HPCPROF_MPI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status*
     if (!fn) return kNoMpi;
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
-    return tracedCall(Op::MpiProbe, [&] { return fn(source, tag, comm, st); },
-                      [&](MpiEvent& e, int rc) { describeStatus(e, lookupComm(comm), rc, *st); });
+    CommInfo* c = nullptr;
+    return tracedCallAt(
+        Op::MpiProbe, [&](MpiEvent& e) { c = awaitSource(e, comm, source, tag); },
+        [&] { return fn(source, tag, comm, st); },
+        [&](MpiEvent& e, int rc) {
+            e.peer = -1; // what the status says, or nothing
+            e.tag = 0;
+            describeStatus(e, c, rc, *st);
+        });
 }
 HPCPROF_PMPI_ALIAS(MPI_Probe)
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "hang_section.hpp"
+#include "hpcprof/schema/catalog.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -221,9 +222,9 @@ static std::string pollingText(const HangCall& c) {
 }
 
 /// How a point-to-point call names its partner: a wait (on a request) waits "for" the peer.
-static const char* peerWord(const std::string& call) {
+static std::string_view peerWord(const std::string& call) {
     if (call.rfind("MPI_Wait", 0) == 0) return "for";
-    return call.find("Send") != std::string::npos ? "to" : "from";
+    return schema::inFlightPartnerWord(call);
 }
 
 std::string describeRank(const HangRank& r) {

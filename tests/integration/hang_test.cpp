@@ -203,6 +203,25 @@ TEST_CASE("a receive whose send never comes: the wait chain 0 -> 1 -> 2, rank 2 
     checkChainEndsComputing(h);
 }
 
+TEST_CASE("a send-receive whose receive never comes and a synchronous send nobody receives: "
+          "each names its partner (from rank 1, to rank 2), and the chain is 0 -> 1 -> 2",
+          "[integration][mpi][hang]") {
+    if (!haveMpirun()) {
+        WARN("SKIPPED: mpirun not found");
+        return;
+    }
+    TempDir dir;
+    Hang h = runHang(dir, "sendrecv");
+    INFO(h.doc["hang"].dump(2));
+    // While it waits, the send-receive names its receive (source 1, tag 6, 4 doubles), not its
+    // send to rank 2, which completed eagerly.
+    checkWaitsFor(h, 0, "MPI_Sendrecv", 1, 6, 4 * 8);
+    checkWaitsFor(h, 1, "MPI_Ssend", 2, 9, 2 * 8);
+    CHECK(h.ranks[0]["state"] == "in MPI_Sendrecv from rank 1 (tag 6) on world (32 bytes requested)");
+    CHECK(h.ranks[1]["state"] == "in MPI_Ssend to rank 2 (tag 9) on world (16 bytes requested)");
+    checkChainEndsComputing(h);
+}
+
 TEST_CASE("waits on non-blocking receives whose sends never come: status shows each wait's peer, "
           "and the report's chain is 0 -> 1 -> 2 with the tags", "[integration][mpi][hang]") {
     if (!haveMpirun()) {

@@ -21,6 +21,10 @@
  *             five. The sends (1 double each, never received) complete eagerly; the in-flight
  *             lines name the receives: rank 0 waits for 1 (tag 27), rank 1 for 2 (tag 21), not
  *             the sends' peers 2 and 0. Rank 2 computes.
+ *   sendrecv  3 ranks: rank 0 calls MPI_Sendrecv, sending 1 double to rank 2 (tag 5, eager: it
+ *             completes) and receiving 4 doubles from rank 1 (tag 6); rank 1 calls MPI_Ssend of 2
+ *             doubles to rank 2 (tag 9), which waits for a receive that never comes; rank 2
+ *             computes: the chain 0 -> 1 -> 2, "from rank 1" and "to rank 2".
  *   fifo      3 ranks: rank 1 reads 4096 bytes from the FIFO argv[2] that nobody writes; ranks
  *             0 and 2 wait for it in MPI_Barrier instance 0 of MPI_COMM_WORLD.
  * Each rank prints "rank R ready" before it starts to hang (the test waits for it). */
@@ -103,6 +107,13 @@ int main(int argc, char** argv) {
                 MPI_Isend(&small[i], 1, MPI_DOUBLE, 0, 99, MPI_COMM_WORLD, &reqs[i + 1]);
             MPI_Waitall(5, reqs, MPI_STATUSES_IGNORE);
         }
+        if (rank == 2) computeForever();
+    } else if (strcmp(mode, "sendrecv") == 0) {
+        double out[2] = {0}, in[4];
+        ready(rank);
+        if (rank == 0)
+            MPI_Sendrecv(out, 1, MPI_DOUBLE, 2, 5, in, 4, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == 1) MPI_Ssend(out, 2, MPI_DOUBLE, 2, 9, MPI_COMM_WORLD);
         if (rank == 2) computeForever();
     } else if (strcmp(mode, "fifo") == 0) {
         ready(rank);

@@ -130,4 +130,22 @@ constexpr const CategoryInfo& categoryInfo(Category c) {
 
 constexpr const StatInfo& statInfo(Stat s) { return kStats[static_cast<size_t>(s)]; }
 
+/// How the partner of a point-to-point call that has not returned is named: the peer its
+/// in-flight record carries is the rank a send sends to ("to"), or the rank a receive, a probe or
+/// a send-receive (its receive) waits to hear from ("from"). Any spelling of send: MPI_Ssend,
+/// MPI_Bsend, ncclSend, ibv_post_send.
+constexpr std::string_view inFlightPartnerWord(std::string_view call) {
+    auto has = [call](std::string_view word) {
+        for (size_t i = 0; i + word.size() <= call.size(); ++i) {
+            size_t k = 0;
+            while (k < word.size() && (call[i + k] | 0x20) == word[k]) ++k;
+            if (k == word.size()) return true;
+        }
+        return false;
+    };
+    return has("send") && !has("sendrecv") ? "to" : "from";
+}
+static_assert(inFlightPartnerWord("MPI_Ssend") == "to" && inFlightPartnerWord("ncclSend") == "to" &&
+              inFlightPartnerWord("MPI_Sendrecv_replace") == "from" && inFlightPartnerWord("MPI_Recv") == "from");
+
 } // namespace hpcprof::schema
