@@ -216,21 +216,39 @@ void P2pMatcher::Impl::match(int64_t sender, int64_t receiver, Direction& d) {
 void P2pMatcher::Impl::addRank(int64_t rank, std::vector<P2pCall> messages) {
     for (const P2pCall& m : messages)
         if (m.waitEventId) ++completions[m.waitEventId].unresolved;
-    std::set<std::pair<int64_t, int64_t>> touched;
-    for (P2pCall& m : messages) {
-        const std::pair<int64_t, int64_t> dir = m.send ? std::make_pair(rank, m.peer) : std::make_pair(m.peer, rank);
-        Direction& d = pending[dir];
-        (m.send ? d.sends : d.recvs).push_back(m);
-        touched.insert(dir);
+    // The rank's directions (one per peer and way: few), counted first so that each one's lists
+    // are sized once; a message's direction is tried against the previous message's first (they
+    // come in runs). Per message, a look-up among all pending directions and a growing list
+    // were ~5 % of a report with many messages.
+    struct Touched {
+        size_t sends = 0, recvs = 0;
+        Direction* d = nullptr;
+    };
+    std::map<std::pair<int64_t, int64_t>, Touched> touched;
+    auto directionOf = [rank](const P2pCall& m) { return m.send ? std::make_pair(rank, m.peer) : std::make_pair(m.peer, rank); };
+    auto each = [&](auto&& fn) {
+        std::pair<int64_t, int64_t> lastDir{INT64_MIN, INT64_MIN};
+        Touched* last = nullptr;
+        for (P2pCall& m : messages) {
+            const auto dir = directionOf(m);
+            if (!last || dir != lastDir) last = &touched[dir], lastDir = dir;
+            fn(m, *last);
+        }
+    };
+    each([](const P2pCall& m, Touched& t) { ++(m.send ? t.sends : t.recvs); });
+    for (auto& [dir, t] : touched) {
+        t.d = &pending[dir];
+        t.d->sends.reserve(t.d->sends.size() + t.sends);
+        t.d->recvs.reserve(t.d->recvs.size() + t.recvs);
     }
+    each([](const P2pCall& m, Touched& t) { (m.send ? t.d->sends : t.d->recvs).push_back(m); });
     std::vector<P2pCall>().swap(messages);
     done.insert(rank);
-    for (const auto& dir : touched) {
+    for (const auto& [dir, t] : touched) {
         const int64_t other = dir.first == rank ? dir.second : dir.first;
         if (!done.count(other)) continue;
-        auto it = pending.find(dir);
-        match(dir.first, dir.second, it->second);
-        pending.erase(it);
+        match(dir.first, dir.second, *t.d);
+        pending.erase(dir);
     }
 }
 

@@ -126,7 +126,7 @@ public:
         if (!m_examples.empty()) f.examples["small_comm"] = std::move(m_examples);
         const int64_t rank = end.breakdown.rank;
         smallCallRank = rank;
-        std::sort(m_tags.begin(), m_tags.end());
+        sortUnlessSorted(m_tags);
         auto byEvent = [](const std::pair<int64_t, int64_t>& tag, int64_t id) { return tag.first < id; };
         ForwardSearch<std::pair<int64_t, int64_t>, decltype(byEvent)> tags(m_tags, byEvent);
         for (P2pCall& m : messages) {
@@ -221,7 +221,7 @@ private:
     /// Marks the messages and the collective calls that are small calls (or, for a message,
     /// completed in one); the ids are not needed after that.
     void markSmallCalls() {
-        std::sort(m_smallCallIds.begin(), m_smallCallIds.end());
+        sortUnlessSorted(m_smallCallIds);
         const std::vector<int64_t>& ids = m_smallCallIds;
         // One search per sequence of ids, each mostly increasing (scan order).
         ForwardSearch<int64_t> calls(ids), waits(ids), collectiveCalls(ids);

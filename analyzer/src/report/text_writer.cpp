@@ -46,7 +46,7 @@ std::string evidenceText(const Finding& f) {
         else if (e.unit == "bytes_per_s")
             out += fmt::format("{}={:.3g} GB/s", e.key, e.value / 1e9);
         else
-            out += fmt::format("{}={:.4g}", e.key, e.value);
+            out += fmt::format("{}={}", e.key, formatNumber(e.value));
     }
     return out;
 }

@@ -66,3 +66,20 @@ TEST_CASE("every report and diff format ends its last line", "[report]") {
         }
     }
 }
+
+TEST_CASE("durations and counts of a 1,024-rank job read as numbers, not in e-notation", "[report]") {
+    using hpcprof::report::formatDuration;
+    using hpcprof::report::formatNumber;
+    CHECK(formatDuration(2.62e12) == "2620 s"); // the sum of 1,024 ranks' waits
+    CHECK(formatDuration(-1.5e12) == "-1500 s");
+    CHECK(formatDuration(999.6e9) == "1000 s");
+    CHECK(formatDuration(999.4e9) == "999 s");
+    CHECK(formatDuration(8.08e9) == "8.08 s");
+    CHECK(formatDuration(45.6e6) == "45.6 ms");
+    CHECK(formatDuration(12) == "12 ns");
+    CHECK(formatNumber(12499) == "12499"); // times last in a collective
+    CHECK(formatNumber(1436000000) == "1436000000");
+    CHECK(formatNumber(0.6937) == "0.6937");
+    CHECK(formatNumber(-3) == "-3");
+    CHECK(formatNumber(2.5e20) == "2.5e+20");
+}

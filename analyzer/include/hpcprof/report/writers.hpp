@@ -49,7 +49,9 @@ std::string xmlEscape(const std::string& s);
 /// Escapes text for a markdown table cell (HTML-escaped, '|' and backticks escaped).
 std::string markdownEscape(const std::string& s);
 
-/// Human form of ns: "1.23 s", "45.6 ms", "789 us", "12 ns".
+/// Human form of ns: "2620 s", "1.23 s", "45.6 ms", "789 us", "12 ns".
 std::string formatDuration(double ns);
+/// A finding's evidence value without a unit: "12499" (an integer), "0.6937".
+std::string formatNumber(double v);
 
 } // namespace hpcprof::report
