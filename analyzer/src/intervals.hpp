@@ -7,6 +7,7 @@
 /// result vector.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,8 +32,17 @@ public:
     void add(int64_t begin, int64_t end) {
         if (end > begin) m_items.push_back({begin, end});
     }
+    /// Adds [begin, end) at the end of a normalized set (begin at or past its last end): the set
+    /// stays normalized, an interval touching the last one joins it.
+    void append(int64_t begin, int64_t end) {
+        if (end <= begin) return;
+        if (!m_items.empty() && m_items.back().end == begin) m_items.back().end = end;
+        else m_items.push_back({begin, end});
+    }
     /// Sorts and merges the intervals added since the last normalization.
     void normalize();
+    /// Room for `n` intervals without growing.
+    void reserve(size_t n) { m_items.reserve(n); }
     /// Empties the set, keeping its memory for reuse.
     void clear() { m_items.clear(); }
 
