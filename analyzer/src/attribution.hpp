@@ -3,8 +3,9 @@
 /// timeline. The reference timeline is the GPU (union of the rank's GPU streams) for GPU ranks,
 /// and the main CPU thread for CPU-only ranks. Definitions: docs/analysis.md, "Attribution".
 ///
-/// Complexity: each set is built in O(n log n) by IntervalSet; the partition is a constant number
-/// of linear merges, so one rank costs O(n log n) in its own event count and nothing else.
+/// Complexity: each set is built in O(n log n) by IntervalSet; the partition is one sweep over the
+/// boundaries of all of them (O(n k), k <= 18 sets), so one rank costs O(n log n) in its own event
+/// count and nothing else.
 #pragma once
 
 #include "hpcprof/analyzer/analysis_types.hpp"
