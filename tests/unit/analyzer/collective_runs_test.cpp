@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <tuple>
 
 #include "analyzer/src/collective_runs.hpp"
@@ -101,6 +102,33 @@ TEST_CASE("collective runs are swept in instance order, from a file or from memo
                          {5, 0, 4}, {5, 0, 5}, {5, 1, 3}, {7, 0, 1}, {7, 1, 2}, {7, 2, 0}});
         REQUIRE(runs.readRank(9, run).ok());
         CHECK(run.empty());
+    }
+}
+
+TEST_CASE("collective runs of 1 to 70 ranks, some empty, are swept in the order of one sort of all "
+          "their calls", "[analyzer][waits]") {
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 60; ++round) {
+        INFO("round " << round);
+        const int ranks = 1 + int(rng() % 70);
+        std::map<int64_t, std::vector<CollectiveCall>> byRank;
+        int64_t id = 1;
+        for (int64_t r = 0; r < ranks; ++r) {
+            if (rng() % 6 == 0) continue; // a rank without collectives: no run
+            auto& calls = byRank[r * 3]; // ranks need not be consecutive
+            const int n = int(rng() % 40);
+            for (int i = 0; i < n; ++i) // a few communicators, repeated instances
+                calls.push_back({r * 3, int64_t(rng() % 3), int64_t(rng() % 12), i, i + 1, 8, 1, id++});
+        }
+        std::vector<CollectiveCall> extra;
+        for (int i = 0, n = int(rng() % 10); i < n && !byRank.empty(); ++i)
+            extra.push_back({std::next(byRank.begin(), ptrdiff_t(rng() % byRank.size()))->first, int64_t(rng() % 3),
+                             int64_t(rng() % 12), 0, 1, 8, 1, id++});
+        CollectiveRuns runs(true);
+        for (const auto& [r, calls] : byRank) REQUIRE(runs.addRank(r, calls, {}).ok());
+        std::vector<int64_t> ids;
+        REQUIRE(runs.sweep(extra, [&](const CollectiveCall& c, bool) { ids.push_back(c.eventId); }).ok());
+        CHECK(ids == expectedIds(byRank, extra));
     }
 }
 
