@@ -161,7 +161,59 @@ struct Cursor {
     const std::vector<CollectiveCall>* extra = nullptr;
     std::vector<uint32_t> order; ///< extra's indices in instance order
     RunCall current;
+    bool done = false; ///< past its last call
+
+    /// To the next call (`read(first, n, out)` reads n records of the runs), or done.
+    template <typename Read>
+    Status advance(const Read& read) {
+        if (next == count) {
+            done = true;
+            return {};
+        }
+        if (source == 1) {
+            current.call = (*extra)[order[next++]];
+            current.small = false;
+            return {};
+        }
+        if (at == filled) {
+            filled = std::min(buffer.size(), count - next);
+            HPCPROF_RETURN_IF_ERROR(read(first + next, filled, buffer.data()));
+            at = 0;
+        }
+        current = fromRecord(buffer[at++], rank);
+        ++next;
+        return {};
+    }
 };
+
+/// A cursor per run, in rank order, sharing the sweep's buffer.
+std::vector<Cursor> runCursors(const std::map<int64_t, std::pair<size_t, size_t>>& runs, size_t cursors) {
+    std::vector<Cursor> out(runs.size());
+    const size_t share = std::max<size_t>(16, kSweepBufferRecords / std::max<size_t>(1, cursors));
+    size_t k = 0;
+    for (const auto& [rank, run] : runs) {
+        Cursor& c = out[k++];
+        c.rank = rank;
+        std::tie(c.first, c.count) = run;
+        c.buffer.resize(std::min(share, c.count));
+    }
+    return out;
+}
+
+/// The cursor of the calls outside the runs, in instance order (rank among equals).
+Cursor extraCursor(const std::vector<CollectiveCall>& extra) {
+    Cursor c;
+    c.source = 1;
+    c.extra = &extra;
+    c.count = extra.size();
+    c.order.resize(extra.size());
+    for (size_t i = 0; i < extra.size(); ++i) c.order[i] = uint32_t(i);
+    std::stable_sort(c.order.begin(), c.order.end(), [&](uint32_t a, uint32_t b) {
+        return std::tie(extra[a].communicatorId, extra[a].seq, extra[a].rank) <
+               std::tie(extra[b].communicatorId, extra[b].seq, extra[b].rank);
+    });
+    return c;
+}
 
 /// A tournament of k sorted sources that keeps each match's loser: the winner (the source
 /// whose head comes first) after one source's head changed costs the log2(k) matches on that
@@ -200,66 +252,24 @@ private:
 
 Status CollectiveRuns::sweep(const std::vector<CollectiveCall>& extra,
                              const std::function<void(const CollectiveCall&, bool small)>& each) const {
-    std::vector<Cursor> cursors(m->runs.size() + (extra.empty() ? 0 : 1));
-    const size_t share = std::max<size_t>(16, kSweepBufferRecords / std::max<size_t>(1, cursors.size()));
-    size_t k = 0;
-    for (const auto& [rank, run] : m->runs) {
-        Cursor& c = cursors[k++];
-        c.rank = rank;
-        std::tie(c.first, c.count) = run;
-        c.buffer.resize(std::min(share, c.count));
-    }
-    if (!extra.empty()) {
-        Cursor& c = cursors[k];
-        c.source = 1;
-        c.extra = &extra;
-        c.count = extra.size();
-        c.order.resize(extra.size());
-        for (size_t i = 0; i < extra.size(); ++i) c.order[i] = uint32_t(i);
-        std::stable_sort(c.order.begin(), c.order.end(), [&](uint32_t a, uint32_t b) {
-            return std::tie(extra[a].communicatorId, extra[a].seq, extra[a].rank) <
-                   std::tie(extra[b].communicatorId, extra[b].seq, extra[b].rank);
-        });
-    }
-    // Moves a cursor to its next call; false at its end.
-    auto advance = [&](Cursor& c) -> Result<bool> {
-        if (c.next == c.count) return false;
-        if (c.source == 1) {
-            c.current.call = (*c.extra)[c.order[c.next++]];
-            c.current.small = false;
-            return true;
-        }
-        if (c.at == c.filled) {
-            c.filled = std::min(c.buffer.size(), c.count - c.next);
-            HPCPROF_RETURN_IF_ERROR(m->read(c.first + c.next, c.filled, c.buffer.data()));
-            c.at = 0;
-        }
-        c.current = fromRecord(c.buffer[c.at++], c.rank);
-        ++c.next;
-        return true;
-    };
+    std::vector<Cursor> cursors = runCursors(m->runs, m->runs.size() + (extra.empty() ? 0 : 1));
+    if (!extra.empty()) cursors.push_back(extraCursor(extra));
+    if (cursors.empty()) return {};
+    auto read = [this](size_t first, size_t n, Record* out) { return m->read(first, n, out); };
+    for (Cursor& c : cursors) HPCPROF_RETURN_IF_ERROR(c.advance(read));
     // The cursors merged by (communicator, seq, rank, source, cursor) in a loser tree: log2(k)
     // comparisons a call where a binary heap's pop and push made about twice as many (the
-    // sweep is serial: it was 8 % of a report's samples at 256 ranks).
-    if (cursors.empty()) return {};
-    std::vector<char> done(cursors.size(), 0);
-    for (size_t i = 0; i < cursors.size(); ++i) {
-        auto more = advance(cursors[i]);
-        if (!more) return more.status();
-        done[i] = !*more;
-    }
+    // sweep is serial: it was 4 % of a report's samples at 256 ranks).
     auto before = [&](size_t a, size_t b) {
-        if (done[a] || done[b]) return !done[a] && done[b] ? true : done[a] == done[b] && a < b;
-        const CollectiveCall &x = cursors[a].current.call, &y = cursors[b].current.call;
-        return std::tie(x.communicatorId, x.seq, x.rank, cursors[a].source, a) <
-               std::tie(y.communicatorId, y.seq, y.rank, cursors[b].source, b);
+        const Cursor &ca = cursors[a], &cb = cursors[b];
+        if (ca.done || cb.done) return ca.done == cb.done ? a < b : cb.done;
+        const CollectiveCall &x = ca.current.call, &y = cb.current.call;
+        return std::tie(x.communicatorId, x.seq, x.rank, ca.source, a) < std::tie(y.communicatorId, y.seq, y.rank, cb.source, b);
     };
     LoserTree tree(cursors.size(), before);
-    for (size_t w = tree.winner(); !done[w]; w = tree.winner()) {
+    for (size_t w = tree.winner(); !cursors[w].done; w = tree.winner()) {
         each(cursors[w].current.call, cursors[w].current.small);
-        auto more = advance(cursors[w]);
-        if (!more) return more.status();
-        done[w] = !*more;
+        HPCPROF_RETURN_IF_ERROR(cursors[w].advance(read));
         tree.replay(w);
     }
     return {};
