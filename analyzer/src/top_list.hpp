@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "hpcprof/analyzer/analysis_types.hpp"
+#include "recent_entries.hpp"
 
 namespace hpcprof::analyzer {
 
@@ -30,29 +30,7 @@ struct TopAccumulator {
     std::vector<TopItem> top(size_t n, const std::function<std::string(int64_t)>& name) const;
 
 private:
-    /// The entries `add` found last (a rank's events cycle through a few names): their hash
-    /// look-up was 2.6 % of a report. They point into this accumulator's map, so a copy or a
-    /// move of it starts without them; nothing erases from the map.
-    struct Recent {
-        std::array<int64_t, 4> keys{};
-        std::array<TopItem*, 4> entries{};
-        size_t next = 0;
-        Recent() = default;
-        Recent(const Recent&) {}
-        Recent& operator=(const Recent&) {
-            entries = {};
-            return *this;
-        }
-        TopItem& find(int64_t key, std::unordered_map<int64_t, TopItem>& items) {
-            for (size_t i = 0; i < entries.size(); ++i)
-                if (entries[i] && keys[i] == key) return *entries[i];
-            TopItem& t = items[key];
-            keys[next] = key;
-            entries[next] = &t;
-            next = (next + 1) % entries.size();
-            return t;
-        }
-    } m_recent;
+    RecentEntries<std::unordered_map<int64_t, TopItem>> m_recent;
 };
 
 } // namespace hpcprof::analyzer
