@@ -60,8 +60,6 @@ HPCPROF_MPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Messag
         Op::MpiMprobe, [&](MpiEvent& e) { c = awaitSource(e, comm, source, tag); },
         [&] { return fn(source, tag, comm, message, st); },
         [&](MpiEvent& e, int rc) {
-            e.peer = -1; // what the status says, or nothing
-            e.tag = 0;
             if (describeStatus(e, c, rc, *st) && message) rememberMatched(*message, c, e.peer, e.tag);
         });
 }

@@ -250,10 +250,13 @@ inline CommInfo* awaitSource(MpiEvent& e, MPI_Comm comm, int source, int tag) {
     return c;
 }
 
-/// Fills the communicator of a call that reports a status (receive, probe) and, when the call
-/// succeeded, the partner and tag the status names. True when it succeeded.
+/// Fills the communicator of a call that reports a status (receive, probe) and the partner and
+/// tag the status names: none when the call failed (what awaitSource published at the entry is
+/// replaced either way). True when it succeeded.
 inline bool describeStatus(MpiEvent& e, const CommInfo* c, int rc, const MPI_Status& st) {
     e.commId = c ? c->keyId : 0;
+    e.peer = -1;
+    e.tag = 0;
     if (rc != MPI_SUCCESS) return false;
     e.peer = worldRankOf(c, st.MPI_SOURCE); // MPI_PROC_NULL (negative): no peer
     e.tag = st.MPI_TAG;

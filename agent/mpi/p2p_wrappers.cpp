@@ -88,9 +88,8 @@ struct SendHalf {
 /// so that the analysis matches each half with its partner like a request posted at the call's
 /// entry and completed at its end (the call waits for both). A half whose partner is
 /// MPI_PROC_NULL moves nothing and is not written.
-void describeSendrecv(MpiEvent& e, MPI_Comm comm, int rc, const SendHalf& send,
+void describeSendrecv(MpiEvent& e, const CommInfo* c, int rc, const SendHalf& send,
                       const MPI_Status& st, MPI_Datatype rtype) {
-    CommInfo* c = lookupComm(comm);
     e.peer = worldRankOf(c, send.dest);
     e.tag = send.tag;
     e.commId = c ? c->keyId : 0;
@@ -169,9 +168,7 @@ HPCPROF_MPI_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int sou
     return tracedCallAt(Op::MpiRecv, atEntry,
                         [&] { return fn(buf, count, type, source, tag, comm, st); },
                         [&](MpiEvent& e, int rc) {
-                            e.peer = -1; // what the status says, or nothing
-                            e.tag = 0;
-                            e.bytes = -1;
+                            e.bytes = -1; // what the status says, or nothing
                             if (describeStatus(e, c ? c : lookupComm(comm), rc, *st))
                                 e.bytes = receivedBytes(st, type);
                         });
@@ -208,11 +205,12 @@ HPCPROF_MPI_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype s
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
     // While it runs, the call names its receive (what it waits to hear from); once returned, its
-    // send half (describeSendrecv).
+    // send half (describeSendrecv). The communicator is looked up once, at the entry.
+    CommInfo* c = nullptr;
     return tracedCallAt(
         Op::MpiSendrecv,
         [&](MpiEvent& e) {
-            awaitSource(e, comm, source, rtag);
+            c = awaitSource(e, comm, source, rtag);
             e.bytes = typeBytes(rtype, rcount);
         },
         [&] {
@@ -220,7 +218,7 @@ HPCPROF_MPI_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype s
                       st);
         },
         [&](MpiEvent& e, int rc) {
-            describeSendrecv(e, comm, rc, {dest, stag, typeBytes(stype, scount)}, *st, rtype);
+            describeSendrecv(e, c, rc, {dest, stag, typeBytes(stype, scount)}, *st, rtype);
         });
 }
 HPCPROF_PMPI_ALIAS(MPI_Sendrecv)
@@ -232,15 +230,16 @@ HPCPROF_MPI_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t
     if (!fn) return kNoMpi;
     MPI_Status local;
     MPI_Status* st = status == statusIgnore() ? &local : status;
+    CommInfo* c = nullptr;
     return tracedCallAt(
         Op::MpiSendrecvReplace,
         [&](MpiEvent& e) {
-            awaitSource(e, comm, source, rtag);
+            c = awaitSource(e, comm, source, rtag);
             e.bytes = typeBytes(type, count);
         },
         [&] { return fn(buf, count, type, dest, stag, source, rtag, comm, st); },
         [&](MpiEvent& e, int rc) {
-            describeSendrecv(e, comm, rc, {dest, stag, typeBytes(type, count)}, *st, type);
+            describeSendrecv(e, c, rc, {dest, stag, typeBytes(type, count)}, *st, type);
         });
 }
 HPCPROF_PMPI_ALIAS(MPI_Sendrecv_replace)
@@ -254,11 +253,7 @@ HPCPROF_MPI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status*
     return tracedCallAt(
         Op::MpiProbe, [&](MpiEvent& e) { c = awaitSource(e, comm, source, tag); },
         [&] { return fn(source, tag, comm, st); },
-        [&](MpiEvent& e, int rc) {
-            e.peer = -1; // what the status says, or nothing
-            e.tag = 0;
-            describeStatus(e, c, rc, *st);
-        });
+        [&](MpiEvent& e, int rc) { describeStatus(e, c, rc, *st); });
 }
 HPCPROF_PMPI_ALIAS(MPI_Probe)
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "collective_runs.hpp"
 
+#include "sort_unless_sorted.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -119,12 +121,9 @@ Status CollectiveRuns::addRank(int64_t rank, const std::vector<CollectiveCall>& 
     std::vector<Record> rs;
     rs.reserve(calls.size());
     for (size_t i = 0; i < calls.size(); ++i) rs.push_back(toRecord(calls[i], i, !small.empty() && small[i]));
-    auto byInstance = [](const Record& a, const Record& b) {
+    sortUnlessSorted(rs, [](const Record& a, const Record& b) {
         return std::tie(a.communicatorId, a.seq) < std::tie(b.communicatorId, b.seq);
-    };
-    // Calls on one communicator come in instance order already: checked first, since a stable
-    // sort does its full work on sorted input.
-    if (!std::is_sorted(rs.begin(), rs.end(), byInstance)) std::stable_sort(rs.begin(), rs.end(), byInstance);
+    });
     m->runs[rank] = {m->records, rs.size()};
     return m->append(rs);
 }

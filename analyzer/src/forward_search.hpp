@@ -14,13 +14,6 @@
 
 namespace hpcprof::analyzer {
 
-/// `v` sorted; a vector already in order (a rank's ids and tags come in event id order when its
-/// tracks do) is only checked: introsort does its full work on sorted input (~3.5 % of a report).
-template <class T>
-void sortUnlessSorted(std::vector<T>& v) {
-    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
-}
-
 template <class T, class Less = std::less<>>
 class ForwardSearch {
 public:

@@ -2,6 +2,7 @@
 #include "steps.hpp"
 
 #include "forward_search.hpp"
+#include "sort_unless_sorted.hpp"
 
 #include <climits>
 #include <cstdint>
@@ -230,10 +231,7 @@ std::vector<Interval> rankCollectiveSteps(const std::vector<detail::RunCall>& ru
     auto inRun = boundary.search(), inExtra = boundary.search();
     for (const auto& c : run) add(inRun, c.call);
     for (const auto* c : extra) add(inExtra, *c);
-    // A rank's run is in instance order, so its starts mostly come by step already: checked
-    // first, since a stable sort does its full work on sorted input.
-    auto byStep = [](const auto& a, const auto& b) { return a.first < b.first; };
-    if (!std::is_sorted(starts.begin(), starts.end(), byStep)) std::stable_sort(starts.begin(), starts.end(), byStep);
+    sortUnlessSorted(starts, [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::pair<size_t, int64_t>> steps;
     for (const auto& st : starts) {
         if (!steps.empty() && steps.back().first == st.first) steps.back().second = st.second;

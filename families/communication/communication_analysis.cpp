@@ -16,6 +16,7 @@
 #include "hpcprof/schema/raw/common.hpp"
 #include "name_flags.hpp"
 #include "rowid_table_pages.hpp"
+#include "sort_unless_sorted.hpp"
 #include "step_kernels.hpp"
 #include "thresholds.hpp"
 #include "small_call_floor.hpp"
