@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "hpcprof/schema/event_categories.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 #include "hpcprof/schema/tables.hpp"
 
@@ -121,6 +123,20 @@ std::vector<std::string> mergedWarnings(const std::vector<ShardInfo>& shards) {
     return order;
 }
 
+/// The categories of every shard's events (metadata event_categories), or none when a shard
+/// does not say (a shard of an older build): the row may only name too many, never too few.
+std::optional<std::string> mergedEventCategories(const std::vector<ShardInfo>& shards) {
+    schema::CategorySet all;
+    for (const auto& s : shards) {
+        auto it = s.meta.find(std::string(schema::kEventCategoriesKey));
+        if (it == s.meta.end()) return std::nullopt;
+        auto set = schema::parseEventCategories(it->second);
+        if (!set) return std::nullopt;
+        all |= *set;
+    }
+    return schema::eventCategoriesText(all);
+}
+
 } // namespace
 
 std::string mergeCountersSummaries(const std::vector<std::string>& docs) {
@@ -175,7 +191,11 @@ Status writeMergedMetadata(sqlite3* db, const std::vector<ShardInfo>& shards,
     if (!counters.empty()) rows["counters"] = mergeCountersSummaries(counters);
     if (!result.missingNodes.empty()) rows[shard_meta::kNodesMissing] = joined(result.missingNodes);
     if (!result.missingRanks.empty()) rows[shard_meta::kRanksMissing] = joined(result.missingRanks);
+    const auto categories = mergedEventCategories(shards);
+    if (categories) rows[std::string(schema::kEventCategoriesKey)] = *categories;
     HPCPROF_RETURN_IF_ERROR(schema::exec(db, "BEGIN; DELETE FROM metadata WHERE key LIKE 'shard\\_%' ESCAPE '\\'"));
+    if (!categories) // the base shard's row names its own events only
+        HPCPROF_RETURN_IF_ERROR(schema::exec(db, "DELETE FROM metadata WHERE key = 'event_categories'"));
     schema::Statement put(db, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (const auto& [key, value] : rows) {
         put.bind(1, std::string_view(key));

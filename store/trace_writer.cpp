@@ -269,6 +269,10 @@ int64_t TraceWriter::insertTrack(int64_t processId, std::optional<int64_t> threa
 int64_t TraceWriter::insertEvent(const EventRow& e, const EventDetail& d) {
     int64_t id = m_nextEvent++;
     if (d.any()) ++m_detailRows;
+    if (e.categoryId >= 0 && size_t(e.categoryId) < m_categories.size())
+        m_categories.set(size_t(e.categoryId));
+    else
+        m_categoryOutOfRange = true;
     m_io.add(e.trackId, e.categoryId, e.nameId, e.objectId.value_or(0), e.dur, e.bytes.value_or(0),
              e.depth == 0);
     if (m_pages) { // packed into pages as it comes (the same row the INSERT below makes)
@@ -652,6 +656,8 @@ Status TraceWriter::settleEvents() {
 Status TraceWriter::finish() {
     HPCPROF_RETURN_IF_ERROR(settleEvents());
     flushEvents(true);
+    if (!m_categoryOutOfRange)
+        HPCPROF_RETURN_IF_ERROR(setMetadata(schema::kEventCategoriesKey, schema::eventCategoriesText(m_categories)));
     if (!m_error.ok()) return m_error;
     finalizeStatements(); // before the handle closes
     HPCPROF_RETURN_IF_ERROR(schema::exec(m_db.get(), "COMMIT"));

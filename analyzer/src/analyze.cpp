@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "advice/rule_spec.hpp"
 #include "family_analysis.hpp"
@@ -177,10 +178,12 @@ StepStats stepsInWindows(const StepStats& chosen, const detail::RangeFamilies& r
 
 /// The steps from ranges (before the pass: the default window is made of them, and the pass
 /// computes each step's breakdown) and each rank's window, ended where recording stopped.
+/// With `scanRanges` false (the trace's metadata rules ranges out) nothing is read for them.
 Result<IntervalSet> stepsAndWindows(const Trace& trace, const TraceIndex& ix, const AnalysisOptions& options,
-                                    detail::RankUnits& ranks, StepStats& steps, WindowChoice& choice,
-                                    int64_t& ranksStopped) {
-    auto families = detail::scanRangeFamilies(trace, ix, ranks, options.threads);
+                                    bool scanRanges, detail::RankUnits& ranks, StepStats& steps,
+                                    WindowChoice& choice, int64_t& ranksStopped) {
+    auto families = scanRanges ? detail::scanRangeFamilies(trace, ix, ranks, options.threads)
+                               : Result<detail::RangeFamilies>(detail::RangeFamilies{});
     if (!families) return families.status();
     HPCPROF_RETURN_IF_ERROR(detail::setActivity(trace, ranks, *families));
     auto chosen = detail::chooseRangeSteps(*families, ranks, options.steps);
@@ -447,10 +450,13 @@ Result<WindowSpec> parseWindow(const std::string& text) {
     return w;
 }
 
-Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options) {
-    auto loaded = TraceIndex::load(trace);
-    if (!loaded) return loaded.status();
-    const TraceIndex& ix = *loaded;
+namespace {
+
+/// The analysis; with `scanRanges` false (the trace's metadata says no event is a range) the
+/// step ranges are not read, and when the pass meets one all the same, nothing (the caller
+/// then analyses again with them).
+Result<std::optional<Analysis>> analyzeOnce(const Trace& trace, const TraceIndex& ix, const AnalysisOptions& options,
+                                            bool scanRanges) {
     const auto& families = analysisFamilies();
     Analysis an;
     an.tracePath = trace.path();
@@ -461,7 +467,7 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     if (!ranks) return ranks.status();
     StepStats steps;
     int64_t ranksStopped = 0;
-    auto job = stepsAndWindows(trace, ix, options, *ranks, steps, an.windowChoice, ranksStopped);
+    auto job = stepsAndWindows(trace, ix, options, scanRanges, *ranks, steps, an.windowChoice, ranksStopped);
     if (!job) return job.status();
     IntervalSet jobWindow = std::move(job.value());
     an.summary.windowBegin = jobWindow.empty() ? 0 : jobWindow.items().front().begin;
@@ -483,8 +489,10 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     makeFolds(families, pass, folds);
     std::vector<RankPass> passes;
     detail::runRankPasses(trace, pass, unitList, options.threads, passes);
-    for (const auto& p : passes)
+    for (const auto& p : passes) {
         if (!p.status.ok()) return p.status;
+        if (!scanRanges && p.rangeEventsSeen) return std::optional<Analysis>();
+    }
     const ScanQuality quality = sumQuality(passes);
     std::vector<std::vector<std::unique_ptr<RankScan>>> scans = takePasses(passes, families.size(), steps, an);
     HPCPROF_RETURN_IF_ERROR(analyseProcesses(trace, ix, pass, *ranks, jobWindow, options.threads, an));
@@ -504,6 +512,27 @@ Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options
     an.warnings.insert(an.warnings.end(), notes.begin(), notes.end());
     for (const auto& f : families) HPCPROF_RETURN_IF_ERROR(f->conclude(ctx, an));
     addFindings(an, trace, options);
+    return std::optional<Analysis>(std::move(an));
+}
+
+} // namespace
+
+Result<Analysis> analyzeTrace(const Trace& trace, const AnalysisOptions& options) {
+    auto loaded = TraceIndex::load(trace);
+    if (!loaded) return loaded.status();
+    // Reading the ranges is a full read of the CPU threads' events: skipped when the trace's
+    // metadata says there are none, which the pass checks (a trace changed by hand after it
+    // was written), reading everything again with them if it is wrong.
+    const bool rangesRuledOut = detail::metadataRulesOutRanges(trace);
+    auto once = analyzeOnce(trace, *loaded, options, !rangesRuledOut);
+    if (!once) return once.status();
+    if (*once) return std::move(**once);
+    auto again = analyzeOnce(trace, *loaded, options, true);
+    if (!again) return again.status();
+    Analysis an = std::move(**again);
+    an.warnings.push_back({"event_categories_stale", 1,
+                           "analysis: the trace's metadata event_categories leaves out the user or NVTX ranges "
+                           "its events hold (the trace was changed after it was written): read again with them"});
     return an;
 }
 

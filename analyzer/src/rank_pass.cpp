@@ -16,6 +16,7 @@
 #include "attribution.hpp"
 #include "hpcprof/schema/catalog.hpp"
 #include "name_flags.hpp"
+#include "step_ranges.hpp"
 #include "steps.hpp"
 #include "trace_access.hpp"
 
@@ -120,7 +121,7 @@ void RankScanner::addToSets(const EventRecord& e, bool ref, bool gpuTrack) {
 }
 
 Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Window& win, RankPass& out) {
-    const bool gpuTrack = t.kind == TrackKind::GpuStream;
+    const bool gpuTrack = t.kind == TrackKind::GpuStream, cpuTrack = t.kind == TrackKind::CpuThread;
     const bool ref = u.gpu ? gpuTrack : u.referenceTracks.count(t.id) > 0;
     for (auto& scan : out.scans)
         if (scan) scan->beginTrack(t, gpuTrack);
@@ -131,7 +132,10 @@ Status RankScanner::scanTrack(const RankUnit& u, const TrackInfo& t, const Windo
     return analyzer::scanTrack(m_trace, m_ix, t, out.quality, [&](const EventRecord& e) {
         ++out.breakdown.events;
         if (e.ts < runBegin || e.end() > runEnd) ++out.quality.outsideRun;
-        if (e.cls != EventClass::Annotation) addToSets(e, ref, gpuTrack);
+        if (e.cls != EventClass::Annotation)
+            addToSets(e, ref, gpuTrack);
+        else if (cpuTrack && isStepRangeCategory(e.categoryId))
+            out.rangeEventsSeen = true;
         if (!win.contains(e)) return;
         if (e.categoryId < 0 || size_t(e.categoryId) >= m_byCategory.size()) return;
         const EventContext ctx{t, gpuTrack, ref, m_names.of(e.nameId)};

@@ -46,6 +46,9 @@ struct RankPass {
     /// Per step of RankUnit::steps: the exclusive breakdown inside it.
     std::vector<RankStep> steps;
     ScanQuality quality;
+    /// Whether a CPU thread of the rank has user or NVTX ranges (the analysis skipped their
+    /// scan because the trace's metadata said there are none: it checks here).
+    bool rangeEventsSeen = false;
     /// Each data family's scan of the rank, by analysisFamilies() index (null: it has none).
     std::vector<std::unique_ptr<RankScan>> scans;
 };

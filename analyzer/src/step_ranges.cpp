@@ -7,6 +7,7 @@
 #include "event_page_reader.hpp"
 #include "rank_pass.hpp"
 #include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/event_categories.hpp"
 #include "steps.hpp"
 #include "trace_access.hpp"
 
@@ -227,6 +228,17 @@ Result<RangeFamilies> scanRangeFamilies(const Trace& trace, const TraceIndex& ix
         out.rangeOnlyTracks.insert(rr.rangeOnlyTracks.begin(), rr.rangeOnlyTracks.end());
     }
     return out;
+}
+
+bool metadataRulesOutRanges(const Trace& trace) {
+    schema::Statement row(detail::db(trace), "SELECT value FROM metadata WHERE key = ?");
+    row.bind(1, schema::kEventCategoriesKey);
+    if (!row.step()) return false; // a trace of an older build, or of another writer
+    const auto present = schema::parseEventCategories(row.text(0));
+    if (!present) return false;
+    for (size_t id = 0; id < present->size(); ++id)
+        if (present->test(id) && isStepRangeCategory(int64_t(id))) return false;
+    return true;
 }
 
 Status setActivity(const Trace& trace, RankUnits& ranks, const RangeFamilies& ranges) {

@@ -16,9 +16,19 @@
 #include <string>
 #include <vector>
 
+#include "hpcprof/schema/catalog.hpp"
 #include "rank_units.hpp"
 
 namespace hpcprof::analyzer::detail {
+
+/// The categories steps are made of: user ranges and NVTX ranges (of CPU threads).
+constexpr bool isStepRangeCategory(int64_t categoryId) {
+    return categoryId == int64_t(schema::Category::UserRange) || categoryId == int64_t(schema::Category::Nvtx);
+}
+
+/// Whether the trace's metadata (event_categories) says no event is of a step range category:
+/// then the range scan finds nothing and the analysis may skip it (the pass still checks).
+bool metadataRulesOutRanges(const Trace& trace);
 
 struct RangeFamilies {
     /// family -> rank -> the rank's outermost ranges of the family (one thread), by start

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/event_categories.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 #include "hpcprof/schema/tables.hpp"
 
@@ -191,4 +192,25 @@ TEST_CASE("opening refuses another schema version and truncated files", "[schema
     CHECK_THAT(t.status().message(), Catch::Contains("truncated"));
     std::remove(path.c_str());
     std::remove((path + "2").c_str());
+}
+
+TEST_CASE("event_categories: names in id order, numbers for ids this build does not know, nothing else read",
+          "[schema]") {
+    using hpcprof::schema::CategorySet;
+    using hpcprof::schema::eventCategoriesText;
+    using hpcprof::schema::parseEventCategories;
+    CategorySet set;
+    CHECK(eventCategoriesText(set).empty());
+    set.set(size_t(hpcprof::schema::Category::UserRange)).set(size_t(hpcprof::schema::Category::PosixIo)).set(250);
+    CHECK(eventCategoriesText(set) == "posix_io,user_range,250");
+    auto back = parseEventCategories(eventCategoriesText(set));
+    REQUIRE(back);
+    CHECK(*back == set);
+    auto none = parseEventCategories("");
+    REQUIRE(none);
+    CHECK(none->none());
+    for (const char* bad : {"posix_io,", ",posix_io", "posix_io,,nvtx", "posix_io,no_such", "256", "-1", "1x", " nvtx"}) {
+        INFO(bad);
+        CHECK_FALSE(parseEventCategories(bad));
+    }
 }

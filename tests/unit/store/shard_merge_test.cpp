@@ -195,3 +195,31 @@ TEST_CASE("the nodes' conversion warnings are said once, with how many nodes gav
     TraceQuery q(m.output.string());
     CHECK(q.scalar("SELECT COUNT(*) FROM metadata WHERE key = 'shard_warnings'") == 0);
 }
+
+TEST_CASE("the merged trace names the categories of every shard's events, or none when a shard does not",
+          "[store][shards]") {
+    TempDir dir;
+    writeRank(dir.path() / "node0", 0, 0, 1'000'000, 0, {"/data/a"});
+    writeRank(dir.path() / "node1", 1, 1, 1'100'000, 0, {"/data/b"});
+    writeRank(dir.path() / "node2", 2, 2, 1'200'000, 0, {"/data/c"});
+    store::ShardMergeOptions m = convertNodes(dir, 3, 3);
+    const std::string row = "SELECT value FROM metadata WHERE key = 'event_categories'";
+    const std::string own = TraceQuery(m.shards[0].string()).text(row);
+    CHECK(own == "posix_io,mpi_p2p,mpi_wait");
+    auto setRow = [&](size_t shard, const std::string& sql) {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(m.shards[shard].c_str(), &db) == SQLITE_OK);
+        CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+    };
+    // The last node also had NVTX ranges (as if): the trace's row has them, though the first
+    // shard, whose metadata the merge starts from, has none.
+    setRow(2, "UPDATE metadata SET value = 'posix_io,nvtx' WHERE key = 'event_categories'");
+    REQUIRE(store::mergeShards(m).ok());
+    CHECK(TraceQuery(m.output.string()).text(row) == "posix_io,mpi_p2p,mpi_wait,nvtx");
+    // A shard of a build that did not write the row: the trace says nothing rather than too little.
+    std::filesystem::remove(m.output);
+    setRow(1, "DELETE FROM metadata WHERE key = 'event_categories'");
+    REQUIRE(store::mergeShards(m).ok());
+    CHECK(TraceQuery(m.output.string()).scalar("SELECT COUNT(*) FROM metadata WHERE key = 'event_categories'") == 0);
+}

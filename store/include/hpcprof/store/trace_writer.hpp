@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hpcprof/schema/catalog.hpp"
+#include "hpcprof/schema/event_categories.hpp"
 #include "hpcprof/schema/sqlite.hpp"
 #include "hpcprof/store/io_totals.hpp"
 
@@ -250,6 +251,8 @@ private:
     int64_t m_nextString = 1, m_nextObject = 1, m_nextCommunicator = 1, m_nextThread = 1,
             m_nextTrack = 1, m_nextEvent = 1;
     int64_t m_detailRows = 0; ///< event_detail rows written (the statistics; event's: m_nextEvent - 1)
+    schema::CategorySet m_categories; ///< of the events written (metadata event_categories)
+    bool m_categoryOutOfRange = false; ///< an event's category id is not one byte: no such row
     Status m_error;
 };
 
