@@ -86,6 +86,14 @@ store::ShardMergeOptions convertNodes(const TempDir& dir, int nodes, int ranks) 
     return m;
 }
 
+/// Three nodes of one rank each (ranks 0, 1, 2 on node0, node1, node2), converted into shards.
+store::ShardMergeOptions threeOneRankNodes(const TempDir& dir) {
+    writeRank(dir.path() / "node0", 0, 0, 1'000'000, 0, {"/data/a"});
+    writeRank(dir.path() / "node1", 1, 1, 1'100'000, 0, {"/data/b"});
+    writeRank(dir.path() / "node2", 2, 2, 1'200'000, 0, {"/data/c"});
+    return convertNodes(dir, 3, 3);
+}
+
 /// Every process of the nodes converted in one piece (the merge's reference); the trace.
 fs::path convertWhole(const TempDir& dir, int nodes) {
     store::MergeOptions whole;
@@ -169,15 +177,12 @@ TEST_CASE("shards of interleaved processes merge into the rows and ids of one co
 TEST_CASE("the nodes' conversion warnings are said once, with how many nodes gave each",
           "[store][shards]") {
     TempDir dir;
-    writeRank(dir.path() / "node0", 0, 0, 1'000'000, 0, {"/data/a"});
-    writeRank(dir.path() / "node1", 1, 1, 1'100'000, 0, {"/data/b"});
-    writeRank(dir.path() / "node2", 2, 2, 1'200'000, 0, {"/data/c"});
+    store::ShardMergeOptions m = threeOneRankNodes(dir);
     // What each node's converter said (as convertShard keeps it in the shard).
     const std::vector<std::string> said = {
         R"x(["counters not counted on this machine: cycles (no perf_event)", "process 1000: one"])x",
         R"x(["counters not counted on this machine: cycles (no perf_event)"])x",
         R"x(["process 1002: two", "counters not counted on this machine: cycles (no perf_event)"])x"};
-    store::ShardMergeOptions m = convertNodes(dir, 3, 3);
     for (int n = 0; n < 3; ++n) {
         const fs::path& shard = m.shards[size_t(n)];
         CHECK(TraceQuery(shard.string()).text("SELECT value FROM metadata WHERE key = 'shard_warnings'") == "[]");
@@ -199,10 +204,7 @@ TEST_CASE("the nodes' conversion warnings are said once, with how many nodes gav
 TEST_CASE("the merged trace names the categories of every shard's events, or none when a shard does not",
           "[store][shards]") {
     TempDir dir;
-    writeRank(dir.path() / "node0", 0, 0, 1'000'000, 0, {"/data/a"});
-    writeRank(dir.path() / "node1", 1, 1, 1'100'000, 0, {"/data/b"});
-    writeRank(dir.path() / "node2", 2, 2, 1'200'000, 0, {"/data/c"});
-    store::ShardMergeOptions m = convertNodes(dir, 3, 3);
+    store::ShardMergeOptions m = threeOneRankNodes(dir);
     const std::string row = "SELECT value FROM metadata WHERE key = 'event_categories'";
     const std::string own = TraceQuery(m.shards[0].string()).text(row);
     CHECK(own == "posix_io,mpi_p2p,mpi_wait");
