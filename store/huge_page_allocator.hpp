@@ -5,15 +5,32 @@
 // when it is freed, a fifth of converting a 1 M-call I/O trace. Arrays of 4 MiB and more are
 // mapped on their own and the kernel is asked to back them with 2 MiB pages (MADV_HUGEPAGE,
 // honoured where transparent huge pages are "madvise" or "always"; elsewhere nothing changes).
+//
+// A fresh mapping is zeroed by the kernel page by page as it is first touched: a quarter of a
+// node's conversion, whose every thread decodes into an array of its own (one process is read
+// while the one before is written). So the last two mappings freed are kept (up to 256 MiB
+// each) and handed to the next arrays that fit in them: the conversion keeps two or three
+// arrays' memory instead of zeroing one per thread.
 #pragma once
-
-#include <sys/mman.h>
 
 #include <cstddef>
 #include <memory>
 #include <new>
 
 namespace hpcprof::store {
+
+/// The mappings behind HugePageAllocator's big arrays (huge_page_allocator.cpp).
+namespace hugePageArrays {
+/// `bytes` (4 MiB or more) on a 2 MiB boundary: a kept mapping it fits in, else a new one;
+/// nullptr when none can be mapped.
+void* take(size_t bytes);
+/// The array at `p`, of the `bytes` asked for, freed: kept for a later take, or unmapped.
+void give(void* p, size_t bytes);
+/// Mappings kept now (tests).
+size_t kept();
+/// Unmaps the kept mappings.
+void releaseKept();
+} // namespace hugePageArrays
 
 template <class T>
 struct HugePageAllocator {
@@ -29,29 +46,18 @@ struct HugePageAllocator {
     T* allocate(size_t n) {
         const size_t bytes = n * sizeof(T);
         if (bytes < kMinBytes) return std::allocator<T>().allocate(n);
-        // One huge page more than asked, so that the array can start on a 2 MiB boundary; the
-        // last part of the array, short of a whole huge page, gets small pages (no waste).
-        const size_t length = roundUp(bytes, kPage), mapped = length + kHugePage;
-        void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) throw std::bad_alloc();
-        char* start = static_cast<char*>(p);
-        char* aligned = start + (roundUp(reinterpret_cast<size_t>(start), kHugePage) - reinterpret_cast<size_t>(start));
-        if (aligned > start) munmap(start, size_t(aligned - start));
-        if (start + mapped > aligned + length) munmap(aligned + length, size_t(start + mapped - (aligned + length)));
-        madvise(aligned, length, MADV_HUGEPAGE);
-        return reinterpret_cast<T*>(aligned);
+        void* p = hugePageArrays::take(bytes);
+        if (!p) throw std::bad_alloc();
+        return static_cast<T*>(p);
     }
     void deallocate(T* p, size_t n) {
         const size_t bytes = n * sizeof(T);
         if (bytes < kMinBytes) return std::allocator<T>().deallocate(p, n);
-        munmap(p, roundUp(bytes, kPage));
+        hugePageArrays::give(p, bytes);
     }
 
     template <class U>
     bool operator==(const HugePageAllocator<U>&) const { return true; }
-
-private:
-    static size_t roundUp(size_t v, size_t unit) { return (v + unit - 1) & ~(unit - 1); }
 };
 
 } // namespace hpcprof::store
