@@ -9,6 +9,7 @@ void ProcessStrings::beginProcess(const schema::raw::ProcessHeader& h,
                                   std::vector<ThreadRecords>& threads, int64_t& incomplete) {
     m_objects.clear();
     m_lastId = 0;
+    m_lastTextId = 0;
     StringMap& own = m_byProcess[ProcessKey{h.pid, h.start.monotonicNs}];
     for (auto& t : threads) {
         for (auto& s : t.strings) own[s.id] = {m_w.internString(s.text), std::move(s.text)};
@@ -31,8 +32,12 @@ const ProcessStrings::KnownString* ProcessStrings::find(uint32_t id) const {
 }
 
 const std::string* ProcessStrings::text(uint32_t id) const {
+    if (id != 0 && id == m_lastTextId) return m_lastText;
     const KnownString* s = find(id);
-    return s ? &s->text : nullptr;
+    if (!s) return nullptr; // not remembered: a later process may define it
+    m_lastTextId = id;
+    m_lastText = &s->text;
+    return m_lastText;
 }
 
 std::optional<int64_t> ProcessStrings::object(uint32_t localId, std::string_view& kind) {
