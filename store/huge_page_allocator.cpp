@@ -12,7 +12,6 @@ namespace hpcprof::store::hugePageArrays {
 
 namespace {
 
-constexpr size_t kPage = 4096, kHugePage = size_t(2) << 20;
 /// Freed mappings kept for the next arrays: the conversion has one thread's array being
 /// written while the next process's are read.
 constexpr size_t kKeep = 2;

@@ -21,6 +21,9 @@ namespace hpcprof::store {
 
 /// The mappings behind HugePageAllocator's big arrays (huge_page_allocator.cpp).
 namespace hugePageArrays {
+inline constexpr size_t kMinBytes = size_t(4) << 20; ///< smaller arrays come from the heap
+inline constexpr size_t kHugePage = size_t(2) << 20;
+inline constexpr size_t kPage = 4096;
 /// `bytes` (4 MiB or more) on a 2 MiB boundary: a kept mapping it fits in, else a new one;
 /// nullptr when none can be mapped.
 void* take(size_t bytes);
@@ -35,9 +38,8 @@ void releaseKept();
 template <class T>
 struct HugePageAllocator {
     using value_type = T;
-    static constexpr size_t kMinBytes = size_t(4) << 20;
-    static constexpr size_t kHugePage = size_t(2) << 20;
-    static constexpr size_t kPage = 4096;
+    static constexpr size_t kMinBytes = hugePageArrays::kMinBytes;
+    static constexpr size_t kHugePage = hugePageArrays::kHugePage;
 
     HugePageAllocator() = default;
     template <class U>

@@ -194,8 +194,11 @@ Status writeMergedMetadata(sqlite3* db, const std::vector<ShardInfo>& shards,
     const auto categories = mergedEventCategories(shards);
     if (categories) rows[std::string(schema::kEventCategoriesKey)] = *categories;
     HPCPROF_RETURN_IF_ERROR(schema::exec(db, "BEGIN; DELETE FROM metadata WHERE key LIKE 'shard\\_%' ESCAPE '\\'"));
-    if (!categories) // the base shard's row names its own events only
-        HPCPROF_RETURN_IF_ERROR(schema::exec(db, "DELETE FROM metadata WHERE key = 'event_categories'"));
+    if (!categories) { // the base shard's row names its own events only
+        schema::Statement drop(db, "DELETE FROM metadata WHERE key = ?");
+        drop.bind(1, schema::kEventCategoriesKey);
+        HPCPROF_RETURN_IF_ERROR(drop.run());
+    }
     schema::Statement put(db, "INSERT OR REPLACE INTO metadata(key, value) VALUES (?, ?)");
     for (const auto& [key, value] : rows) {
         put.bind(1, std::string_view(key));
