@@ -31,7 +31,7 @@ struct Value {
 };
 
 /// `op` applied to an integer or NULL value; false for a value it cannot apply to.
-bool apply(const ColumnOp& op, Value& c) {
+[[gnu::always_inline]] inline bool apply(const ColumnOp& op, Value& c) {
     if (op.kind == ColumnOp::Kind::Copy || c.type == 0) return true;
     if (!isInteger(c.type)) return false;
     int64_t v = readInteger(c.type, c.bytes);
@@ -101,56 +101,68 @@ struct RecordRewrite {
     bool wide = false; ///< a changed column past the 64th: only the general path
 };
 
-/// A record's body copied in stretches of unchanged values, the changed values written between
-/// them.
-struct BodyWriter {
-    const uint8_t* rec;
-    uint8_t* out;
-    int64_t w, stretch; ///< written so far; where the unchanged values not copied yet begin
+/// The 8 bytes at `from` to `to`: a value of up to 8 bytes copied without a call. Its reader
+/// reads pages into buffers with PageFile::kSlack bytes after them, and the rewritten record's
+/// buffer has room past the record, so the bytes past the value are harmless to read and write.
+inline void copy8(uint8_t* to, const uint8_t* from) {
+    uint64_t x;
+    std::memcpy(&x, from, 8);
+    std::memcpy(to, &x, 8);
+}
+static_assert(schema::pages::PageFile::kSlack >= 8, "copy8 reads up to 8 bytes past a page's last value");
 
-    /// The value at rec + r (`len` bytes, serial type at header byte h) becomes `c`.
-    void change(int64_t h, int64_t r, int64_t len, const Value& c) {
-        std::memcpy(out + w, rec + stretch, size_t(r - stretch));
-        w += r - stretch;
-        out[h] = uint8_t(c.type);
-        if (!c.bytes) {
-            writeInteger(out + w, c.type, c.v);
-            w += serialLen(c.type);
-        }
-        stretch = r + len;
-    }
-
-    /// The rest of the record's `size` bytes; the new record's length.
-    int64_t finish(int64_t size) {
-        std::memcpy(out + w, rec + stretch, size_t(size - stretch));
-        return w + (size - stretch);
-    }
-};
+/// Integer `v` of serial type t at p, big-endian in its serialLen(t) bytes: stored as 8 bytes
+/// (the bytes past it are overwritten by the next value or left in the slack).
+inline void storeInteger(uint8_t* p, uint64_t t, int64_t v) {
+    const int64_t len = serialLen(t);
+    if (len == 0) return; // 0 and 1: no bytes
+    const uint64_t be = __builtin_bswap64(uint64_t(v) << (8 * (8 - len)));
+    std::memcpy(p, &be, 8);
+}
 
 /// The usual record: a one-byte header size and one-byte serial types (integers, NULLs, short
 /// text), which the rewritten record keeps (integer and NULL types are one byte), so its header
-/// is as long. Its body is copied in stretches of unchanged values, the changed values written
-/// between them (a shifted time, an offset or mapped id, at its new width). Its length; 0 when
-/// the record is not such a record; -1 for damage or a value an op cannot apply to.
+/// is as long. Its values are copied one by one (short ones as 8-byte moves), the changed ones
+/// written at their new width (a shifted time, an offset or mapped id, a NULL for an id the map
+/// lacks). Its length; 0 when the record is not such a record; -1 for damage or a value an op
+/// cannot apply to. `rec` lies in a page buffer with PageFile::kSlack bytes after the page.
 int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewrite& rw, uint8_t* out) {
     const int64_t headerSize = rec[0];
     if (headerSize >= 0x80 || headerSize > size || rw.wide) return 0;
     std::memcpy(out, rec, size_t(headerSize));
-    BodyWriter body{rec, out, headerSize, headerSize};
-    for (int64_t h = 1, r = headerSize; h < headerSize; ++h) { // r: where the value is read
+    const uint8_t* r = rec + headerSize; // where the next value is read
+    const uint8_t* const end = rec + size;
+    uint8_t* o = out + headerSize; // and written
+    uint64_t changed = rw.changed; // bit 0: this column's
+    // The branches taken per column follow the columns (changed or not), the same for every
+    // record; whether a value is NULL varies from record to record and is tested only for the
+    // changed columns.
+    for (int64_t h = 1; h < headerSize; ++h, changed >>= 1) {
         const uint8_t t = rec[h];
         if (t >= 0x80) return 0;
         const int64_t len = kOneByteLen[t];
-        if (len < 0 || len > size - r) return -1;
-        const uint64_t column = uint64_t(h - 1);
-        if (t != 0 && column < 64 && (rw.changed >> column & 1)) {
-            Value c{t, rec + r, 0};
-            if (!apply(rw.ops[column], c)) return -1;
-            if (!c.bytes || c.type != t) body.change(h, r, len, c); // a new value, or NULL
+        if (len < 0 || len > end - r) return -1;
+        if (!(changed & 1)) {
+            if (len <= 8) {
+                copy8(o, r);
+            } else {
+                std::memcpy(o, r, size_t(len));
+            }
+            o += len;
+        } else if (t != 0) {
+            Value c{t, r, 0};
+            if (!apply(rw.ops[size_t(h - 1)], c)) return -1;
+            out[h] = uint8_t(c.type);
+            if (c.bytes && c.type == t) {
+                copy8(o, r), o += len;
+            } else if (!c.bytes) { // a new value (0 and 1 take no bytes); or NULL, unmapped
+                storeInteger(o, c.type, c.v), o += serialLen(c.type);
+            }
         }
         r += len;
     }
-    return body.finish(size);
+    std::memcpy(o, r, size_t(end - r)); // bytes past the last value (none in a record SQLite wrote)
+    return (o - out) + (end - r);
 }
 
 /// One record rewritten through `ops` into `out` (the new record's length), -1 for a record
@@ -190,8 +202,8 @@ constexpr uint64_t kMaxWindows = uint64_t(1) << 16;
 /// One window of a run: the shard's rowids [first, last], its leaves once packed.
 struct PackedWindow {
     int64_t first = 0, last = 0;
-    std::vector<uint8_t> leaves;     ///< full pages, end to end
-    std::vector<int64_t> lastRowids; ///< per leaf
+    std::vector<uint8_t> leaves;     ///< full pages, end to end (a recycled buffer: may be longer)
+    std::vector<int64_t> lastRowids; ///< per leaf: lastRowids.size() pages of `leaves` are the window's
     int64_t firstRowid = INT64_MAX;  ///< in the trace
     int64_t rows = 0;
     Status status;
@@ -229,11 +241,18 @@ Status packWindow(const PageFile& in, const RunSource& run, PackedWindow& w) {
     const bool asIs = rewrite.asIs();
     const int64_t maxLocal = maxLocalRecord(run.usable);
     std::vector<uint8_t> record(size_t(run.pageSize) * 2);
-    LeafPacker packer(run.pageSize, run.usable, [&w, &run](const uint8_t* page, int64_t lastRowid) {
-        w.leaves.insert(w.leaves.end(), page, page + run.pageSize);
+    // Leaves are packed in place in the window's buffer, which keeps its size from window to
+    // window (grown, never cleared: the packer writes every byte of a page).
+    const size_t pageSize = run.pageSize;
+    auto nextPage = [&w, pageSize] {
+        const size_t need = (w.lastRowids.size() + 1) * pageSize;
+        if (w.leaves.size() < need) w.leaves.resize(std::max(need, 2 * w.leaves.size()));
+        return w.leaves.data() + w.lastRowids.size() * pageSize;
+    };
+    LeafPacker packer(run.pageSize, run.usable, [&w](const uint8_t*, int64_t lastRowid) {
         w.lastRowids.push_back(lastRowid);
         return Status{};
-    });
+    }, nextPage);
     Status failed;
     auto emit = [&](int64_t rowid, const uint8_t* rec, int64_t size) {
         if (size > int64_t(record.size()) / 2) return false;
@@ -290,7 +309,6 @@ struct WindowQueue {
 
     /// Window i is in the file (or failed: `ok` false stops the workers).
     void written(size_t i, bool ok) {
-        windows[i].leaves.clear();
         {
             std::lock_guard lock(mu);
             spare.push_back(std::move(windows[i].leaves));

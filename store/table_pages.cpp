@@ -61,25 +61,28 @@ int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uin
 
 // ---- LeafPacker
 
-LeafPacker::LeafPacker(uint32_t pageSize, uint32_t usable, Sink sink)
-    : m_leaf(pageSize), m_usable(usable), m_sink(std::move(sink)) {
-    start();
-}
-
-void LeafPacker::start() {
-    std::fill(m_leaf.begin(), m_leaf.end(), 0);
-    m_cells = 0;
-    m_content = m_usable;
+LeafPacker::LeafPacker(uint32_t pageSize, uint32_t usable, Sink sink, NextPage next)
+    : m_pageSize(pageSize), m_usable(usable), m_sink(std::move(sink)), m_next(std::move(next)) {
+    if (!m_next) m_leaf.resize(pageSize);
 }
 
 Status LeafPacker::flush() {
     if (m_cells == 0) return {};
-    m_leaf[0] = kLeafTable;
-    put16(m_leaf.data() + 3, m_cells);
-    put16(m_leaf.data() + 5, m_content == 65536 ? 0 : m_content);
-    HPCPROF_RETURN_IF_ERROR(m_sink(m_leaf.data(), m_lastRowid));
-    start();
-    return {};
+    // Every byte of the page is written (the page may hold an earlier leaf's bytes): the header,
+    // the free space between the cell pointers and the cells, and the reserved bytes at the end.
+    uint8_t* page = m_page;
+    const uint32_t pointersEnd = 8 + 2 * m_cells;
+    page[0] = kLeafTable;
+    page[1] = page[2] = 0; // no freeblock
+    put16(page + 3, m_cells);
+    put16(page + 5, m_content == 65536 ? 0 : m_content);
+    page[7] = 0; // no fragmented bytes
+    std::memset(page + pointersEnd, 0, m_content - pointersEnd);
+    std::memset(page + m_usable, 0, m_pageSize - m_usable);
+    m_page = nullptr;
+    m_cells = 0;
+    m_content = m_usable;
+    return m_sink(page, m_lastRowid);
 }
 
 Status LeafPacker::add(int64_t rowid, const uint8_t* record, int64_t size) {
@@ -89,11 +92,15 @@ Status LeafPacker::add(int64_t rowid, const uint8_t* record, int64_t size) {
     int64_t h = putVarint(head, uint64_t(size));
     h += putVarint(head + h, uint64_t(rowid));
     const int64_t n = h + size;
-    if (8 + 2 * (m_cells + 1) + n > m_content) HPCPROF_RETURN_IF_ERROR(flush());
+    if (m_page && 8 + 2 * (m_cells + 1) + n > m_content) HPCPROF_RETURN_IF_ERROR(flush());
+    if (!m_page) {
+        m_page = m_next ? m_next() : m_leaf.data();
+        m_content = m_usable;
+    }
     m_content -= uint32_t(n);
-    std::memcpy(m_leaf.data() + m_content, head, size_t(h));
-    std::memcpy(m_leaf.data() + m_content + h, record, size_t(size));
-    put16(m_leaf.data() + 8 + 2 * m_cells, m_content);
+    std::memcpy(m_page + m_content, head, size_t(h));
+    std::memcpy(m_page + m_content + h, record, size_t(size));
+    put16(m_page + 8 + 2 * m_cells, m_content);
     ++m_cells;
     m_lastRowid = rowid;
     ++m_rows;

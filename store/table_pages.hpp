@@ -91,7 +91,11 @@ int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uin
 class LeafPacker {
 public:
     using Sink = std::function<Status(const uint8_t* page, int64_t lastRowid)>;
-    LeafPacker(uint32_t pageSize, uint32_t usable, Sink sink);
+    /// Where the next leaf is packed (pageSize bytes, any content: every byte is written).
+    using NextPage = std::function<uint8_t*()>;
+    /// Leaves packed in the packer's own page (copied out by the sink), or where `next` says (the
+    /// sink then finds them in place: no page copy).
+    LeafPacker(uint32_t pageSize, uint32_t usable, Sink sink, NextPage next = {});
 
     /// A record of at most maxLocalRecord(usable) bytes, its rowid above the last one's.
     Status add(int64_t rowid, const uint8_t* record, int64_t size);
@@ -102,11 +106,12 @@ public:
     int64_t lastRowid() const { return m_lastRowid; }
 
 private:
-    void start();
-    std::vector<uint8_t> m_leaf;
-    uint32_t m_usable = 0, m_cells = 0, m_content = 0;
+    std::vector<uint8_t> m_leaf; ///< the page packed into without `next`
+    uint8_t* m_page = nullptr;   ///< the leaf being filled; nullptr until its first cell
+    uint32_t m_pageSize = 0, m_usable = 0, m_cells = 0, m_content = 0;
     int64_t m_lastRowid = INT64_MIN, m_rows = 0;
     Sink m_sink;
+    NextPage m_next;
 };
 
 /// The file side: leaf pages appended to one empty rowid table of a closed trace file, past the

@@ -46,11 +46,28 @@ inline int getVarint(const uint8_t* p, uint64_t* v) {
 }
 /// A varint that must end before `end` (a damaged page's last cell): its length, 0 when not.
 int getVarintInSlow(const uint8_t* p, const uint8_t* end, uint64_t* v);
-// One byte inline: every serial type, size and rowid of a scan is read through it.
+// Up to four bytes inline: every serial type, size and rowid of a scan is read through it (the
+// rowids of a big table take three or four).
 inline int getVarintIn(const uint8_t* p, const uint8_t* end, uint64_t* v) {
     if (p < end && p[0] < 0x80) {
         *v = p[0];
         return 1;
+    }
+    if (end - p >= 9) {
+        const uint64_t b0 = p[0] & 0x7f;
+        if (p[1] < 0x80) {
+            *v = b0 << 7 | p[1];
+            return 2;
+        }
+        const uint64_t b1 = p[1] & 0x7f;
+        if (p[2] < 0x80) {
+            *v = b0 << 14 | b1 << 7 | p[2];
+            return 3;
+        }
+        if (p[3] < 0x80) {
+            *v = b0 << 21 | b1 << 14 | uint64_t(p[2] & 0x7f) << 7 | p[3];
+            return 4;
+        }
     }
     return getVarintInSlow(p, end, v);
 }
