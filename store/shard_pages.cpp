@@ -3,6 +3,8 @@
 
 #include "table_pages.hpp"
 
+#include "huge_page_allocator.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -202,7 +204,9 @@ constexpr uint64_t kMaxWindows = uint64_t(1) << 16;
 /// One window of a run: the shard's rowids [first, last], its leaves once packed.
 struct PackedWindow {
     int64_t first = 0, last = 0;
-    std::vector<uint8_t> leaves;     ///< full pages, end to end (a recycled buffer: may be longer)
+    /// Full pages, end to end (a recycled buffer: may be longer). Its own mapping, so page-
+    /// aligned: the file takes it past the page cache (direct_writes.hpp).
+    std::vector<uint8_t, HugePageAllocator<uint8_t>> leaves;
     std::vector<int64_t> lastRowids; ///< per leaf: lastRowids.size() pages of `leaves` are the window's
     int64_t firstRowid = INT64_MAX;  ///< in the trace
     int64_t rows = 0;
@@ -246,7 +250,8 @@ Status packWindow(const PageFile& in, const RunSource& run, PackedWindow& w) {
     const size_t pageSize = run.pageSize;
     auto nextPage = [&w, pageSize] {
         const size_t need = (w.lastRowids.size() + 1) * pageSize;
-        if (w.leaves.size() < need) w.leaves.resize(std::max(need, 2 * w.leaves.size()));
+        if (w.leaves.size() < need)
+            w.leaves.resize(std::max({need, 2 * w.leaves.size(), hugePageArrays::kMinBytes}));
         return w.leaves.data() + w.lastRowids.size() * pageSize;
     };
     LeafPacker packer(run.pageSize, run.usable, [&w](const uint8_t*, int64_t lastRowid) {
@@ -335,7 +340,7 @@ private:
     std::condition_variable cv;
     size_t next = 0, writtenUpTo = 0;
     bool stop = false;
-    std::vector<std::vector<uint8_t>> spare;
+    std::vector<std::vector<uint8_t, HugePageAllocator<uint8_t>>> spare;
 };
 
 } // namespace
@@ -364,6 +369,7 @@ TableAppender& TableAppender::operator=(TableAppender&&) noexcept = default;
 TableAppender::~TableAppender() = default;
 
 int64_t TableAppender::rows() const { return m_state->rows; }
+uint64_t TableAppender::directBytes() const { return m_state->tree.directBytes(); }
 
 Result<TableAppender> TableAppender::open(const std::filesystem::path& trace, uint32_t rootPage,
                                           uint64_t pendingByte, int64_t windowRows) {

@@ -65,6 +65,8 @@ public:
     void abandon();
 
     int64_t rows() const;
+    /// Bytes of leaves written past the page cache (direct_writes.hpp).
+    uint64_t directBytes() const;
 
     struct State;
 

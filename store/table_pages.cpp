@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "table_pages.hpp"
 
+#include "direct_writes.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -118,6 +120,9 @@ struct TreeAppender::State {
     std::vector<uint8_t> held;    ///< the first leaf, written once a second one shows the root is interior
     bool holding = false;
     std::vector<std::pair<uint32_t, int64_t>> level; ///< (page, largest rowid) of the written leaves
+    DirectWriter direct;        ///< big aligned stretches of leaves past the page cache
+    bool directOpened = false;  ///< opened at the first stretch it could take
+    uint64_t directBytes = 0;
 
     uint32_t allocate() {
         ++next;
@@ -125,7 +130,8 @@ struct TreeAppender::State {
         return next;
     }
 
-    Status write(uint32_t pgno, const uint8_t* page) { return writeAll(pgno, page, file.pageSize); }
+    off_t offset(uint32_t pgno) const { return off_t(pgno - 1) * file.pageSize; }
+    Status write(uint32_t pgno, const uint8_t* page) { return writeAll(offset(pgno), page, file.pageSize); }
 
     /// A leaf: held while it may be the only one (then it is the root), written after.
     Status addLeaf(const uint8_t* page, int64_t lastRowid) {
@@ -161,15 +167,30 @@ struct TreeAppender::State {
             size_t end = k + 1;
             while (end < level.size() && level[end].first == level[end - 1].first + 1) ++end;
             const uint8_t* data = leaves + (i + k - from) * file.pageSize;
-            HPCPROF_RETURN_IF_ERROR(writeAll(level[k].first, data, (end - k) * file.pageSize));
+            HPCPROF_RETURN_IF_ERROR(writeLeaves(offset(level[k].first), data, (end - k) * file.pageSize));
             k = end;
         }
         return {};
     }
 
-    /// `bytes` from page `pgno` on, through short writes.
-    Status writeAll(uint32_t pgno, const uint8_t* data, size_t bytes) {
-        off_t at = off_t(pgno - 1) * file.pageSize;
+    /// A stretch of leaves: direct where it can (direct_writes.hpp), the rest buffered.
+    Status writeLeaves(off_t at, const uint8_t* data, size_t bytes) {
+        if (!directOpened && bytes >= DirectWriter::kMinBytes) {
+            direct.open(path);
+            directOpened = true;
+        }
+        if (direct.fits(data, bytes, at)) {
+            bool failed = false;
+            const size_t done = direct.write(data, bytes, at, failed);
+            if (failed) return Status::error(path.string() + ": write failed (disk full?)");
+            directBytes += done;
+            data += done, at += off_t(done), bytes -= done;
+        }
+        return writeAll(at, data, bytes);
+    }
+
+    /// `bytes` at offset `at`, through short writes.
+    Status writeAll(off_t at, const uint8_t* data, size_t bytes) {
         while (bytes > 0) {
             const ssize_t w = pwrite(file.fd, data, bytes, at);
             if (w <= 0) return Status::error(path.string() + ": write failed (disk full?)");
@@ -238,6 +259,7 @@ TreeAppender::TreeAppender(TreeAppender&&) noexcept = default;
 TreeAppender& TreeAppender::operator=(TreeAppender&&) noexcept = default;
 TreeAppender::~TreeAppender() = default;
 
+uint64_t TreeAppender::directBytes() const { return m_state->directBytes; }
 uint32_t TreeAppender::pageSize() const { return m_state->file.pageSize; }
 uint32_t TreeAppender::usable() const { return m_state->file.usable; }
 

@@ -9,7 +9,12 @@
 
 #include <sqlite3.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -17,6 +22,7 @@
 
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
+#include "store/direct_writes.hpp"
 #include "store/shard_pages.hpp"
 #include "store/table_pages.hpp"
 
@@ -29,17 +35,17 @@ namespace {
 constexpr const char* kTable = "CREATE TABLE ev (id INTEGER PRIMARY KEY, track INTEGER NOT NULL, ts INTEGER,"
                                " name_id INTEGER, note, x REAL);";
 
-schema::DbHandle openDb(const fs::path& path) {
+schema::DbHandle openDb(const fs::path& path, int pageSize = 512) {
     sqlite3* raw = nullptr;
     REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
     schema::DbHandle db(raw);
-    REQUIRE(schema::exec(raw, "PRAGMA page_size = 512; PRAGMA journal_mode = OFF;").ok());
+    REQUIRE(schema::exec(raw, "PRAGMA page_size = " + std::to_string(pageSize) + "; PRAGMA journal_mode = OFF;").ok());
     return db;
 }
 
 /// A shard of `rows` rows whose values cover every serial type, one- and two-byte ones.
-void makeShard(const fs::path& path, int64_t rows, int64_t seed) {
-    auto db = openDb(path);
+void makeShard(const fs::path& path, int64_t rows, int64_t seed, int pageSize = 512) {
+    auto db = openDb(path, pageSize);
     REQUIRE(schema::exec(db.get(), std::string(kTable) + "BEGIN;").ok());
     schema::Statement ins(db.get(), "INSERT INTO ev VALUES (?, ?, ?, ?, ?, ?)");
     for (int64_t i = 1; i <= rows; ++i) {
@@ -181,6 +187,87 @@ TEST_CASE("the rows written below SQL make the same file whatever the number of 
     const std::string one = merged(1);
     CHECK(merged(2) == one);
     CHECK(merged(5) == one);
+}
+
+/// Whether `dir`'s file system takes an aligned O_DIRECT write.
+bool directWritesWork(const fs::path& dir) {
+    const fs::path probe = dir / "probe";
+    const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    void* buf = nullptr;
+    bool ok = posix_memalign(&buf, 4096, 4096) == 0;
+    if (ok) {
+        std::memset(buf, 1, 4096);
+        ok = pwrite(fd, buf, 4096, 0) == 4096;
+    }
+    std::free(buf);
+    ::close(fd);
+    fs::remove(probe);
+    return ok;
+}
+
+TEST_CASE("leaves written past the page cache make the file buffered writes make", "[store][shards]") {
+    TempDir dir;
+    const fs::path a = dir.path() / "a.db";
+    makeShard(a, 60'000, 2, 4096); // about 3 MB of leaves: stretches past DirectWriter::kMinBytes
+    const std::vector<int64_t> map = {5, 4, -1, 2, 1, 0, 9, 8, 7};
+    using Op = store::ColumnOp;
+    const std::vector<Op> ops = {{}, {Op::Kind::Add, 70'000, nullptr}, {Op::Kind::Add, 3, nullptr},
+                                 {Op::Kind::Map, 0, &map}, {}, {}};
+    auto merged = [&](bool direct, uint64_t& directBytes) {
+        if (direct) ::unsetenv("HPCPROF_NO_DIRECT_IO");
+        else ::setenv("HPCPROF_NO_DIRECT_IO", "1", 1);
+        const fs::path out = dir.path() / (direct ? "direct.db" : "buffered.db");
+        REQUIRE(schema::exec(openDb(out, 4096).get(), kTable).ok());
+        auto appender = store::TableAppender::open(out, rootOf(out));
+        REQUIRE(appender.ok());
+        REQUIRE(appender->append(a, rootOf(a), 1, 60'000, 0, ops, 2).ok());
+        REQUIRE(appender->finish().ok());
+        ::unsetenv("HPCPROF_NO_DIRECT_IO");
+        directBytes = appender->directBytes();
+        CHECK(appender->rows() == 60'000);
+        CHECK(text(out, "PRAGMA integrity_check") == "ok");
+        std::ifstream in(out, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    uint64_t direct = 0, buffered = 0;
+    const std::string withDirect = merged(true, direct), withBuffered = merged(false, buffered);
+    CHECK(buffered == 0);
+    CHECK(withDirect.size() > (size_t(2) << 20));
+    CHECK(withDirect == withBuffered);
+    if (directWritesWork(dir.path())) {
+        CHECK(direct > (size_t(1) << 20)); // the leaves but the first two went past the cache
+    } else {
+        WARN("this file system refuses O_DIRECT: only the buffered path was tried");
+    }
+}
+
+TEST_CASE("a write the file system refuses direct is left to the caller, and direct writes stop", "[store][shards]") {
+    TempDir dir;
+    const fs::path out = dir.path() / "out";
+    std::ofstream(out).put('x');
+    store::DirectWriter direct;
+    direct.open(out);
+    if (!direct.active()) {
+        WARN("this file system refuses O_DIRECT");
+        return;
+    }
+    std::vector<uint8_t> bytes((size_t(2) << 20) + 4096, 7);
+    const uint8_t* misaligned = bytes.data() + ((4096 - uintptr_t(bytes.data()) % 4096) % 4096) + 1;
+    CHECK(!direct.fits(misaligned, size_t(1) << 20, 0));
+    bool failed = true;
+    const size_t done = direct.write(misaligned, size_t(1) << 20, 0, failed);
+    CHECK(!failed);
+    if (done == 0) {
+        CHECK(!direct.active()); // refused (EINVAL): buffered from now on
+        CHECK(fs::file_size(out) == 1);
+    } else {
+        CHECK(done == (size_t(1) << 20)); // a file system that takes it whatever the alignment
+    }
+    ::setenv("HPCPROF_NO_DIRECT_IO", "1", 1);
+    direct.open(out);
+    ::unsetenv("HPCPROF_NO_DIRECT_IO");
+    CHECK(!direct.active());
 }
 
 TEST_CASE("leaves appended one at a time step over the lock-byte page", "[store][shards]") {
