@@ -111,7 +111,7 @@ inline void copy8(uint8_t* to, const uint8_t* from) {
     std::memcpy(&x, from, 8);
     std::memcpy(to, &x, 8);
 }
-static_assert(schema::pages::PageFile::kSlack >= 8, "copy8 reads up to 8 bytes past a page's last value");
+static_assert(schema::pages::PageFile::kSlack >= 16, "a record's header is read 16 bytes at a time");
 
 /// Integer `v` of serial type t at p, big-endian in its serialLen(t) bytes: stored as 8 bytes
 /// (the bytes past it are overwritten by the next value or left in the slack).
@@ -127,11 +127,18 @@ inline void storeInteger(uint8_t* p, uint64_t t, int64_t v) {
 /// is as long. Its values are copied one by one (short ones as 8-byte moves), the changed ones
 /// written at their new width (a shifted time, an offset or mapped id, a NULL for an id the map
 /// lacks). Its length; 0 when the record is not such a record; -1 for damage or a value an op
-/// cannot apply to. `rec` lies in a page buffer with PageFile::kSlack bytes after the page.
+/// cannot apply to. `rec` lies in a page buffer with PageFile::kSlack bytes after the page (a
+/// short header is read 16 bytes at a time), and `out` has room past the record.
 int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewrite& rw, uint8_t* out) {
     const int64_t headerSize = rec[0];
     if (headerSize >= 0x80 || headerSize > size || rw.wide) return 0;
-    std::memcpy(out, rec, size_t(headerSize));
+    if (headerSize <= 16) { // the usual header (up to 15 columns): one 16-byte move, into the slack
+        uint8_t head[16];
+        std::memcpy(head, rec, 16);
+        std::memcpy(out, head, 16);
+    } else {
+        std::memcpy(out, rec, size_t(headerSize));
+    }
     const uint8_t* r = rec + headerSize; // where the next value is read
     const uint8_t* const end = rec + size;
     uint8_t* o = out + headerSize; // and written
@@ -163,7 +170,7 @@ int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewri
         }
         r += len;
     }
-    std::memcpy(o, r, size_t(end - r)); // bytes past the last value (none in a record SQLite wrote)
+    if (r != end) std::memcpy(o, r, size_t(end - r)); // bytes past the last value (none in a record SQLite wrote)
     return (o - out) + (end - r);
 }
 

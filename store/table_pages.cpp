@@ -90,7 +90,7 @@ Status LeafPacker::flush() {
 Status LeafPacker::add(int64_t rowid, const uint8_t* record, int64_t size) {
     if (rowid <= m_lastRowid || size > maxLocalRecord(m_usable) || size < 0)
         return Status::error("a row the page writer does not handle");
-    uint8_t head[18];
+    uint8_t head[64]; // two varints (at most 18 bytes); copyShort may read up to 64
     int64_t h = putVarint(head, uint64_t(size));
     h += putVarint(head + h, uint64_t(rowid));
     const int64_t n = h + size;
@@ -100,8 +100,8 @@ Status LeafPacker::add(int64_t rowid, const uint8_t* record, int64_t size) {
         m_content = m_usable;
     }
     m_content -= uint32_t(n);
-    std::memcpy(m_page + m_content, head, size_t(h));
-    std::memcpy(m_page + m_content + h, record, size_t(size));
+    copyShort(m_page + m_content, head, size_t(h));
+    copyShort(m_page + m_content + h, record, size_t(size));
     put16(m_page + 8 + 2 * m_cells, m_content);
     ++m_cells;
     m_lastRowid = rowid;

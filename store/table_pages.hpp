@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "hpcprof/schema/sqlite_pages.hpp"
@@ -60,7 +61,35 @@ inline int putVarint(uint8_t* p, uint64_t v) {
         p[2] = uint8_t(0x80 | ((v >> 7) & 0x7f)), p[3] = uint8_t(v & 0x7f);
         return 4;
     }
+    if (v < 0x800000000) { // the rowids of a trace past 268 M events
+        p[0] = uint8_t(0x80 | (v >> 28)), p[1] = uint8_t(0x80 | ((v >> 21) & 0x7f));
+        p[2] = uint8_t(0x80 | ((v >> 14) & 0x7f)), p[3] = uint8_t(0x80 | ((v >> 7) & 0x7f));
+        p[4] = uint8_t(v & 0x7f);
+        return 5;
+    }
     return putVarintSlow(p, v);
+}
+
+/// `n` bytes from `from` to `to`, exactly (no byte past `to + n` written), for the short copies
+/// of the per-row path: overlapping fixed-size moves instead of a call to memcpy.
+inline void copyShort(uint8_t* to, const uint8_t* from, size_t n) {
+    auto move = [](uint8_t* t, const uint8_t* f, auto size) {
+        uint8_t tmp[decltype(size)::value];
+        std::memcpy(tmp, f, sizeof tmp);
+        std::memcpy(t, tmp, sizeof tmp);
+    };
+    if (n >= 16 && n <= 32) {
+        move(to, from, std::integral_constant<size_t, 16>{});
+        move(to + n - 16, from + n - 16, std::integral_constant<size_t, 16>{});
+    } else if (n > 32 && n <= 64) {
+        move(to, from, std::integral_constant<size_t, 32>{});
+        move(to + n - 32, from + n - 32, std::integral_constant<size_t, 32>{});
+    } else if (n >= 8 && n < 16) {
+        move(to, from, std::integral_constant<size_t, 8>{});
+        move(to + n - 8, from + n - 8, std::integral_constant<size_t, 8>{});
+    } else {
+        std::memcpy(to, from, n);
+    }
 }
 int varintLen(uint64_t v);
 

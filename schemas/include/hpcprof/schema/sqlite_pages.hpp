@@ -141,7 +141,7 @@ struct PageFile {
     bool read(uint32_t pgno, uint8_t* buf) const;
     /// Page `pgno` for a b-tree walk at `depth` (< kMaxDepth): in place when mapped, otherwise
     /// read into that depth's buffer (valid until the next page of the same depth; at least
-    /// kSlack readable bytes follow it, for decoders that load 8 bytes at a time); nullptr past
+    /// kSlack readable bytes follow it, for decoders that load 8 or 16 bytes at a time); nullptr past
     /// the end or for a failed read.
     const uint8_t* page(uint32_t pgno, int depth) const;
     /// Done with a page of page(): its mapping released (mapped files only).
@@ -150,7 +150,7 @@ struct PageFile {
     }
 
     static constexpr int kMaxDepth = 20;
-    static constexpr size_t kSlack = 8;
+    static constexpr size_t kSlack = 16;
 
 private:
     /// One page (and kSlack) per depth, for unmapped reads: made at the first read at that
