@@ -3,6 +3,7 @@
 
 #include "table_pages.hpp"
 
+#include "direct_io.hpp"
 #include "huge_page_allocator.hpp"
 
 #include <fcntl.h>
@@ -12,6 +13,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <map>
+#include <optional>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -122,6 +126,21 @@ inline void storeInteger(uint8_t* p, uint64_t t, int64_t v) {
     std::memcpy(p, &be, 8);
 }
 
+/// A changed column's value of type t at `r`, through `op`, written at `o` (advanced past it)
+/// and its type at `type`; false for a value the op cannot apply to.
+[[gnu::always_inline]] inline bool writeChanged(const ColumnOp& op, uint8_t t, const uint8_t* r, uint8_t& type,
+                                                uint8_t*& o) {
+    Value c{t, r, 0};
+    if (!apply(op, c)) return false;
+    type = uint8_t(c.type);
+    if (c.bytes && c.type == t) {
+        copy8(o, r), o += kOneByteLen[t];
+    } else if (!c.bytes) { // a new value (0 and 1 take no bytes); or NULL, unmapped
+        storeInteger(o, c.type, c.v), o += serialLen(c.type);
+    }
+    return true;
+}
+
 /// The usual record: a one-byte header size and one-byte serial types (integers, NULLs, short
 /// text), which the rewritten record keeps (integer and NULL types are one byte), so its header
 /// is as long. Its values are copied one by one (short ones as 8-byte moves), the changed ones
@@ -158,15 +177,8 @@ int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewri
                 std::memcpy(o, r, size_t(len));
             }
             o += len;
-        } else if (t != 0) {
-            Value c{t, r, 0};
-            if (!apply(rw.ops[size_t(h - 1)], c)) return -1;
-            out[h] = uint8_t(c.type);
-            if (c.bytes && c.type == t) {
-                copy8(o, r), o += len;
-            } else if (!c.bytes) { // a new value (0 and 1 take no bytes); or NULL, unmapped
-                storeInteger(o, c.type, c.v), o += serialLen(c.type);
-            }
+        } else if (t != 0 && !writeChanged(rw.ops[size_t(h - 1)], t, r, out[h], o)) {
+            return -1;
         }
         r += len;
     }
@@ -212,7 +224,7 @@ constexpr uint64_t kMaxWindows = uint64_t(1) << 16;
 struct PackedWindow {
     int64_t first = 0, last = 0;
     /// Full pages, end to end (a recycled buffer: may be longer). Its own mapping, so page-
-    /// aligned: the file takes it past the page cache (direct_writes.hpp).
+    /// aligned: the file takes it past the page cache (direct_io.hpp).
     std::vector<uint8_t, HugePageAllocator<uint8_t>> leaves;
     std::vector<int64_t> lastRowids; ///< per leaf: lastRowids.size() pages of `leaves` are the window's
     int64_t firstRowid = INT64_MAX;  ///< in the trace
@@ -244,10 +256,86 @@ struct RunSource {
     int64_t rowidOffset;
     const std::vector<ColumnOp>& ops;
     uint32_t pageSize, usable;
+    bool preload; ///< the shard is mostly not cached: each window's leaves read past the cache
+    std::atomic<uint64_t>& preloaded; ///< pages read so
 };
 
+/// Most bytes of leaves one window reads in one piece (PageFile::preload).
+constexpr uint64_t kMaxPreloadBytes = uint64_t(64) << 20;
+
+/// Interior levels of the table b-tree rooted at `root` above its leaves (down the left-most
+/// children to a leaf); -1 for anything unexpected.
+int interiorLevels(const PageFile& in, uint32_t root) {
+    int levels = 0;
+    for (uint32_t pgno = root; levels + 1 < PageFile::kMaxDepth; ++levels) {
+        const uint8_t* p = in.page(pgno, levels);
+        if (!p) return -1;
+        const uint8_t* hdr = p + (pgno == 1 ? 100 : 0);
+        if (hdr[0] == kLeafTable) return levels;
+        if (hdr[0] != kInteriorTable || get16(hdr + 3) == 0) return -1;
+        const uint32_t off = get16(hdr + 12);
+        if (off + 4 > in.usable) return -1;
+        pgno = get32(p + off);
+    }
+    return -1;
+}
+
+/// The leaves that hold rows [first, last], in order, from the interior pages alone.
+struct LeafCollector {
+    const PageFile& in;
+    int64_t first, last;
+    int levels;
+    size_t most; ///< more leaves than this: give up
+    std::vector<uint32_t> leaves;
+
+    /// The children of interior page `pgno` at `depth` that hold rows of [first, last]; false
+    /// for anything unexpected or too many.
+    bool interior(uint32_t pgno, int depth) {
+        const uint8_t* p = in.page(pgno, depth); // each depth has its own buffer: p stays valid
+        if (!p) return false;
+        const uint8_t* hdr = p + (pgno == 1 ? 100 : 0);
+        const uint32_t cells = get16(hdr + 3);
+        if (hdr[0] != kInteriorTable || uint32_t(hdr - p) + 12 + 2 * cells > in.usable) return false;
+        for (uint32_t i = 0; i < cells; ++i) { // child i holds the rowids up to key i
+            const uint32_t off = get16(hdr + 12 + 2 * i);
+            uint64_t key = 0;
+            if (off + 4 > in.usable || !getVarintIn(p + off + 4, p + in.usable, &key)) return false;
+            if (int64_t(key) >= first && !child(get32(p + off), depth)) return false;
+            if (int64_t(key) >= last) return true;
+        }
+        return child(get32(hdr + 8), depth); // the right-most child: rowids past the last key
+    }
+
+    bool child(uint32_t pgno, int depth) {
+        if (depth + 1 < levels) return interior(pgno, depth + 1);
+        leaves.push_back(pgno);
+        return leaves.size() <= most;
+    }
+};
+
+/// The leaves of the rows [first, last] of the table b-tree rooted at `root`, as (first page,
+/// pages) when they lie close together (a bulk-loaded table's leaves follow each other, but for
+/// the lock-byte page) and fit kMaxPreloadBytes; nullopt otherwise, or for anything unexpected
+/// (the scan that follows reads page by page and reports damage its own way).
+std::optional<std::pair<uint32_t, uint32_t>> leafSpan(const PageFile& in, uint32_t root, int64_t first, int64_t last) {
+    const int levels = interiorLevels(in, root);
+    if (levels <= 0) return std::nullopt; // one leaf: nothing to gain
+    LeafCollector c{in, first, last, levels, size_t(kMaxPreloadBytes / in.pageSize), {}};
+    if (!c.interior(root, 0) || c.leaves.empty()) return std::nullopt;
+    const std::vector<uint32_t>& leaves = c.leaves;
+    if (!std::is_sorted(leaves.begin(), leaves.end()) ||
+        std::adjacent_find(leaves.begin(), leaves.end()) != leaves.end())
+        return std::nullopt;
+    const uint64_t span = uint64_t(leaves.back()) - leaves.front() + 1;
+    if (span > leaves.size() + 2 || span > c.most) return std::nullopt; // scattered: page by page
+    return std::pair{leaves.front(), uint32_t(span)};
+}
+
 /// Window `w` of the run: its records rewritten through the ops and packed into leaves.
-Status packWindow(const PageFile& in, const RunSource& run, PackedWindow& w) {
+Status packWindow(PageFile& in, const RunSource& run, PackedWindow& w) {
+    if (run.preload)
+        if (auto span = leafSpan(in, run.root, w.first, w.last); span && in.preload(span->first, span->second))
+            run.preloaded += span->second;
     const RecordRewrite rewrite(run.ops);
     const bool asIs = rewrite.asIs();
     const int64_t maxLocal = maxLocalRecord(run.usable);
@@ -357,6 +445,15 @@ struct TableAppender::State {
     TreeAppender tree;
     int64_t windowRows;
     int64_t rows = 0, lastRowid = INT64_MIN;
+    std::map<std::string, bool> preload; ///< per shard: mostly not cached (direct_io.hpp)
+    std::atomic<uint64_t> preloaded{0};
+
+    /// Whether `shard`'s leaves are read past the page cache: asked once per shard.
+    bool preloads(const std::filesystem::path& shard) {
+        auto [it, added] = preload.try_emplace(shard.string(), false);
+        if (added) it->second = directIoWanted() && cachedShare(shard) < 0.5;
+        return it->second;
+    }
 
     /// A packed window's leaves to the file, in order.
     Status take(PackedWindow& w) {
@@ -377,6 +474,7 @@ TableAppender::~TableAppender() = default;
 
 int64_t TableAppender::rows() const { return m_state->rows; }
 uint64_t TableAppender::directBytes() const { return m_state->tree.directBytes(); }
+uint64_t TableAppender::preloadedPages() const { return m_state->preloaded; }
 
 Result<TableAppender> TableAppender::open(const std::filesystem::path& trace, uint32_t rootPage,
                                           uint64_t pendingByte, int64_t windowRows) {
@@ -390,7 +488,8 @@ Status TableAppender::append(const std::filesystem::path& shard, uint32_t shardR
     State& s = *m_state;
     WindowQueue q(windowsOf(first, last, s.windowRows), threads);
     if (q.windows.empty()) return {};
-    const RunSource run{shard, shardRoot, rowidOffset, ops, s.tree.pageSize(), s.tree.usable()};
+    const RunSource run{shard, shardRoot, rowidOffset, ops, s.tree.pageSize(), s.tree.usable(), s.preloads(shard),
+                        s.preloaded};
     auto worker = [&] {
         // Read, not mapped: a mapping's pages released by one thread cost every other a TLB
         // shoot-down, and a shard cut short is then a short read rather than a SIGBUS.

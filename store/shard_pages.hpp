@@ -65,8 +65,10 @@ public:
     void abandon();
 
     int64_t rows() const;
-    /// Bytes of leaves written past the page cache (direct_writes.hpp).
+    /// Bytes of leaves written past the page cache (direct_io.hpp).
     uint64_t directBytes() const;
+    /// Pages of shards' leaves read past the page cache, window by window (direct_io.hpp).
+    uint64_t preloadedPages() const;
 
     struct State;
 

@@ -49,13 +49,14 @@ Result<ShardInfo> readShardInfo(const std::filesystem::path& file) {
     while (meta.step()) s.meta[meta.text(0)] = meta.text(1);
     schema::Statement ranks(db->get(), "SELECT DISTINCT rank FROM process WHERE rank IS NOT NULL");
     while (ranks.step()) s.ranks.insert(ranks.int64(0));
+    // No COUNT(*) of the events here: SQLite reads every leaf of the table for it, the whole
+    // shard through the page cache before the merge reads it again (the merge counts the rows it
+    // writes instead).
     schema::Statement facts(db->get(), "SELECT (SELECT COALESCE(MAX(world_size), 0) FROM process),"
-                                       " (SELECT host FROM process ORDER BY id LIMIT 1),"
-                                       " (SELECT COUNT(*) FROM event)");
+                                       " (SELECT host FROM process ORDER BY id LIMIT 1)");
     if (facts.step()) {
         s.worldSize = facts.int64(0);
         s.host = facts.text(1);
-        s.events = facts.int64(2);
     }
     schema::Statement procs(db->get(), "SELECT id, start_ts, parent_process_id FROM process ORDER BY id");
     while (procs.step())

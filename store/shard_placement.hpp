@@ -23,7 +23,6 @@ struct ShardInfo {
     int64_t originRealtime = 0;
     int64_t nodesExpected = 0, worldSize = 0;
     std::set<int64_t> ranks;
-    int64_t events = 0;
     struct Process {
         int64_t id, startTs;
         std::optional<int64_t> parent;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "table_pages.hpp"
 
-#include "direct_writes.hpp"
+#include "direct_io.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -173,7 +173,7 @@ struct TreeAppender::State {
         return {};
     }
 
-    /// A stretch of leaves: direct where it can (direct_writes.hpp), the rest buffered.
+    /// A stretch of leaves: direct where it can (direct_io.hpp), the rest buffered.
     Status writeLeaves(off_t at, const uint8_t* data, size_t bytes) {
         if (!directOpened && bytes >= DirectWriter::kMinBytes) {
             direct.open(path);

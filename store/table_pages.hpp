@@ -164,13 +164,13 @@ public:
     Status addLeaf(const uint8_t* page, int64_t lastRowid);
     /// `n` full leaves laid end to end in `leaves`, each with its largest rowid: addLeaf's, with
     /// one write per stretch of consecutive pages (past the page cache where the stretch is big
-    /// and aligned: direct_writes.hpp).
+    /// and aligned: direct_io.hpp).
     Status addLeaves(const uint8_t* leaves, const int64_t* lastRowids, size_t n);
     /// The interior pages, the root, and the header: the leaves become the table's rows.
     Status finish();
     /// Truncates the file back to what it was.
     void abandon();
-    /// Bytes of leaves written past the page cache (direct_writes.hpp).
+    /// Bytes of leaves written past the page cache (direct_io.hpp).
     uint64_t directBytes() const;
 
     struct State;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 
 namespace hpcprof::schema::pages {
 
@@ -34,12 +35,63 @@ int getVarintInSlow(const uint8_t* p, const uint8_t* end, uint64_t* v) {
 
 PageFile::~PageFile() {
     if (mapped) munmap(const_cast<uint8_t*>(mapped), size_t(mappedPages) * pageSize);
+    if (m_span) munmap(m_span, m_spanBytes);
+    if (m_directFd >= 0) ::close(m_directFd);
     if (fd >= 0) ::close(fd);
+}
+
+namespace {
+
+constexpr size_t kDirectAlign = 4096; // offsets, lengths and buffers of O_DIRECT reads
+
+/// `bytes` at `at` of `fd` into `buf`, through short reads; false for a failure or the end.
+bool readWhole(int fd, uint8_t* buf, size_t bytes, off_t at) {
+    for (size_t done = 0; done < bytes;) {
+        const ssize_t r = pread(fd, buf + done, bytes - done, at + off_t(done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r == 0) errno = 0; // the end: not a refusal
+        if (r <= 0) return false;
+        done += size_t(r);
+    }
+    return true;
+}
+
+} // namespace
+
+bool PageFile::reserveSpan(size_t bytes) {
+    if (m_spanBytes >= bytes) return true;
+    if (m_span) munmap(m_span, m_spanBytes);
+    m_spanBytes = (bytes + kDirectAlign - 1) / kDirectAlign * kDirectAlign; // mapped: page-aligned
+    void* p = mmap(nullptr, m_spanBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    m_span = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+    if (!m_span) m_spanBytes = 0;
+    return m_span != nullptr;
+}
+
+bool PageFile::preload(uint32_t first, uint32_t count) {
+    m_spanCount = 0;
+    if (pageSize % kDirectAlign != 0 || first < 1 || count == 0 || uint64_t(first) + count - 1 > pageCount)
+        return false;
+    if (m_directFd == -2) m_directFd = ::open(m_path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+    const size_t bytes = size_t(count) * pageSize;
+    if (m_directFd < 0 || !reserveSpan(bytes + kSlack)) return false;
+    if (!readWhole(m_directFd, m_span, bytes, off_t(first - 1) * pageSize)) {
+        if (errno == EINVAL) { // refused here after all: page by page from now on
+            ::close(m_directFd);
+            m_directFd = -1;
+        }
+        return false;
+    }
+    std::memset(m_span + bytes, 0, kSlack);
+    m_spanFirst = first;
+    m_spanCount = count;
+    return true;
 }
 
 Status PageFile::open(const std::filesystem::path& path, int flags) {
     fd = ::open(path.c_str(), flags | O_CLOEXEC);
     if (fd < 0) return Status::error(path.string() + ": cannot open");
+    m_path = path.string();
     uint8_t h[100];
     struct stat st{};
     if (pread(fd, h, sizeof h, 0) != ssize_t(sizeof h) || std::memcmp(h, "SQLite format 3", 16) != 0 ||
@@ -83,6 +135,7 @@ bool PageFile::read(uint32_t pgno, uint8_t* buf) const {
 const uint8_t* PageFile::page(uint32_t pgno, int depth) const {
     if (pgno < 1 || pgno > pageCount || depth < 0 || depth >= kMaxDepth) return nullptr;
     if (mapped) return at(pgno);
+    if (pgno - m_spanFirst < m_spanCount) return m_span + size_t(pgno - m_spanFirst) * pageSize;
     if (m_buffers.empty()) m_buffers.resize(kMaxDepth);
     std::vector<uint8_t>& buffer = m_buffers[size_t(depth)];
     if (buffer.empty()) buffer.resize(size_t(pageSize) + kSlack);

@@ -22,7 +22,7 @@
 
 #include "hpcprof/schema/sqlite.hpp"
 #include "process_runner.hpp"
-#include "store/direct_writes.hpp"
+#include "store/direct_io.hpp"
 #include "store/shard_pages.hpp"
 #include "store/table_pages.hpp"
 
@@ -189,6 +189,15 @@ TEST_CASE("the rows written below SQL make the same file whatever the number of 
     CHECK(merged(5) == one);
 }
 
+/// `path`'s pages dropped from the page cache where the file system lets them go.
+void dropFromCache(const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+}
+
 /// Whether `dir`'s file system takes an aligned O_DIRECT write.
 bool directWritesWork(const fs::path& dir) {
     const fs::path probe = dir / "probe";
@@ -206,26 +215,32 @@ bool directWritesWork(const fs::path& dir) {
     return ok;
 }
 
-TEST_CASE("leaves written past the page cache make the file buffered writes make", "[store][shards]") {
+TEST_CASE("leaves written and shards read past the page cache make the file buffered I/O makes", "[store][shards]") {
     TempDir dir;
     const fs::path a = dir.path() / "a.db";
-    makeShard(a, 60'000, 2, 4096); // about 3 MB of leaves: stretches past DirectWriter::kMinBytes
+    // About 3.5 MB of leaves in windows of 50,000 rows: stretches past DirectWriter::kMinBytes.
+    makeShard(a, 100'000, 2, 4096);
     const std::vector<int64_t> map = {5, 4, -1, 2, 1, 0, 9, 8, 7};
     using Op = store::ColumnOp;
     const std::vector<Op> ops = {{}, {Op::Kind::Add, 70'000, nullptr}, {Op::Kind::Add, 3, nullptr},
                                  {Op::Kind::Map, 0, &map}, {}, {}};
+    uint64_t preloaded = 0;
     auto merged = [&](bool direct, uint64_t& directBytes) {
         if (direct) ::unsetenv("HPCPROF_NO_DIRECT_IO");
         else ::setenv("HPCPROF_NO_DIRECT_IO", "1", 1);
         const fs::path out = dir.path() / (direct ? "direct.db" : "buffered.db");
         REQUIRE(schema::exec(openDb(out, 4096).get(), kTable).ok());
-        auto appender = store::TableAppender::open(out, rootOf(out));
+        const uint32_t root = rootOf(a);
+        dropFromCache(a); // mostly out of the cache: its leaves are read past it, window by window
+        auto appender = store::TableAppender::open(out, rootOf(out), 0x40000000, 50'000);
         REQUIRE(appender.ok());
-        REQUIRE(appender->append(a, rootOf(a), 1, 60'000, 0, ops, 2).ok());
+        REQUIRE(appender->append(a, root, 1, 100'000, 0, ops, 2).ok());
         REQUIRE(appender->finish().ok());
         ::unsetenv("HPCPROF_NO_DIRECT_IO");
         directBytes = appender->directBytes();
-        CHECK(appender->rows() == 60'000);
+        if (direct) preloaded = appender->preloadedPages();
+        else CHECK(appender->preloadedPages() == 0);
+        CHECK(appender->rows() == 100'000);
         CHECK(text(out, "PRAGMA integrity_check") == "ok");
         std::ifstream in(out, std::ios::binary);
         return std::string(std::istreambuf_iterator<char>(in), {});
@@ -237,6 +252,9 @@ TEST_CASE("leaves written past the page cache make the file buffered writes make
     CHECK(withDirect == withBuffered);
     if (directWritesWork(dir.path())) {
         CHECK(direct > (size_t(1) << 20)); // the leaves but the first two went past the cache
+        dropFromCache(a);
+        if (store::cachedShare(a) < 0.5) CHECK(preloaded > 2 * 300); // 2 windows of > 300 leaves
+        else WARN("this file system keeps the shard cached: its leaves were read through the cache");
     } else {
         WARN("this file system refuses O_DIRECT: only the buffered path was tried");
     }
@@ -420,4 +438,33 @@ TEST_CASE("a leaf packed into a page that held other bytes is the leaf packed in
     REQUIRE(own.size() > 3);
     CHECK(own == inPlace);
     CHECK(reused.rows() == 200);
+}
+
+TEST_CASE("pages read in one piece past the page cache are the pages read one by one", "[store][shard_pages]") {
+    TempDir dir;
+    const fs::path a = dir.path() / "a.db";
+    makeShard(a, 20'000, 4, 4096);
+    schema::pages::PageFile byPage, inOnePiece;
+    REQUIRE(byPage.open(a, O_RDONLY).ok());
+    REQUIRE(inOnePiece.open(a, O_RDONLY).ok());
+    const uint32_t pages = byPage.pageCount;
+    REQUIRE(pages > 20);
+    CHECK(!inOnePiece.preload(pages - 2, 5)); // past the end: nothing kept
+    CHECK(!inOnePiece.preload(0, 3));
+    if (!inOnePiece.preload(3, pages - 5)) {
+        WARN("this file system refuses O_DIRECT reads");
+        return;
+    }
+    for (uint32_t pgno = 1; pgno <= pages; ++pgno) {
+        const uint8_t* one = byPage.page(pgno, 0);
+        const uint8_t* piece = inOnePiece.page(pgno, 1);
+        REQUIRE(one);
+        REQUIRE(piece);
+        INFO("page " << pgno);
+        CHECK(std::equal(one, one + byPage.pageSize, piece));
+    }
+    // A later span replaces the first.
+    REQUIRE(inOnePiece.preload(pages - 4, 4));
+    for (uint32_t pgno : {uint32_t(1), uint32_t(5), pages - 3, pages})
+        CHECK(std::equal(byPage.page(pgno, 0), byPage.page(pgno, 0) + byPage.pageSize, inOnePiece.page(pgno, 1)));
 }

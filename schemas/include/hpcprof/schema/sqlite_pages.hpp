@@ -149,10 +149,27 @@ struct PageFile {
         if (mapped) release(page);
     }
 
+    /// Pages [first, first + count) read in one piece past the page cache (O_DIRECT), for a
+    /// reader of a file that is not cached (the shard merge, on shards that came from other
+    /// nodes): no cache page filled and copied out per page. page() serves them from there
+    /// until the next preload. false (nothing kept: pages are read one by one) where the file
+    /// system refuses O_DIRECT, for a page size under 4 KiB, or for a read that fails or comes
+    /// short.
+    bool preload(uint32_t first, uint32_t count);
+
     static constexpr int kMaxDepth = 20;
     static constexpr size_t kSlack = 16;
 
 private:
+    /// The span's buffer holds at least `bytes`.
+    bool reserveSpan(size_t bytes);
+
+    std::string m_path;
+    int m_directFd = -2; ///< -2: not opened yet, -1: refused
+    uint8_t* m_span = nullptr;
+    size_t m_spanBytes = 0;
+    uint32_t m_spanFirst = 0, m_spanCount = 0;
+
     /// One page (and kSlack) per depth, for unmapped reads: made at the first read at that
     /// depth, so a reader costs the depths its table has (3 or 4), not kMaxDepth pages.
     mutable std::vector<std::vector<uint8_t>> m_buffers;

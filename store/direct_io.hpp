@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Big writes of a trace's pages past the page cache (O_DIRECT). The shard merge writes every
+// The shard merge's I/O past the page cache (O_DIRECT): big writes of the trace's pages, and
+// the choice to read a shard's leaves the same way when the shard is not cached.
+//
+// Writes. The shard merge writes every
 // event page of the trace once and never reads it back; through the page cache each page costs
 // a copy into a fresh cache page, and the cache, full of the shards just read, must first give
 // one up: on a 250 M-event merge two thirds of the CPU time went to the kernel (13-21 s of
@@ -21,6 +24,15 @@
 #include <filesystem>
 
 namespace hpcprof::store {
+
+/// The share (0 to 1) of `path`'s pages in the page cache (mincore of a mapping that is never
+/// touched); 1 when it cannot tell. Reads: a shard mostly out of the cache has its leaves read
+/// past it, window by window (PageFile::preload): no cache page filled and copied out per page.
+/// A cached shard is read through the cache, which is faster than the device.
+double cachedShare(const std::filesystem::path& path);
+
+/// Whether direct I/O is wanted at all (HPCPROF_NO_DIRECT_IO unset, empty or 0).
+bool directIoWanted();
 
 class DirectWriter {
 public:
