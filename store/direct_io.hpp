@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: MIT
-// The shard merge's I/O past the page cache (O_DIRECT): big writes of the trace's pages, and
-// the choice to read a shard's leaves the same way when the shard is not cached.
+// The shard merge's I/O past the page cache (O_DIRECT).
 //
-// Writes. The shard merge writes every
-// event page of the trace once and never reads it back; through the page cache each page costs
-// a copy into a fresh cache page, and the cache, full of the shards just read, must first give
-// one up: on a 250 M-event merge two thirds of the CPU time went to the kernel (13-21 s of
-// system time against 16 s of user time). Written direct, the device reads the pages from the
-// merge's own buffers and the system time is 2.7 s.
+// Writes. The merge writes every event page of the trace once and never reads it back. Through
+// the page cache each page costs a copy into a fresh cache page, and the cache, full of the
+// shards just read, must first give one up: on a 250 M-event merge the kernel took 13-21 s of
+// system time against 16 s of user time. Written direct, the device reads the pages from the
+// merge's own buffers, and the system time is 2.7 s. Only writes whose buffer, file offset and
+// length are multiples of kAlign, of at least kMinBytes, go direct (one synchronous write per
+// buffer of pages: small ones would wait on the device one by one).
 //
-// Only writes whose buffer, file offset and length are multiples of kAlign and of at least
-// kMinBytes go direct (one synchronous write per buffer of pages: small ones would wait on the
-// device one by one). A file system that refuses O_DIRECT, at open or at a write (EINVAL), gets
-// buffered writes, for that write and every later one; HPCPROF_NO_DIRECT_IO=1 asks for them
-// from the start. Nothing else changes: the same bytes land at the same offsets, and SQLite
-// reads them back through the page cache as any other.
+// Reads. A shard mostly out of the cache (one that came over a shared file system) has each
+// window's leaves read in one piece past the cache (schema's PageFile::preload); a cached shard
+// is read through the cache, which is faster than the device.
+//
+// A file system that refuses O_DIRECT, at open or at a write or read (EINVAL), gets buffered
+// I/O from then on; HPCPROF_NO_DIRECT_IO=1 asks for it from the start. Nothing else changes:
+// the same bytes land at the same offsets, and SQLite reads them back as any other.
 #pragma once
 
 #include <sys/types.h>
@@ -26,9 +27,7 @@
 namespace hpcprof::store {
 
 /// The share (0 to 1) of `path`'s pages in the page cache (mincore of a mapping that is never
-/// touched); 1 when it cannot tell. Reads: a shard mostly out of the cache has its leaves read
-/// past it, window by window (PageFile::preload): no cache page filled and copied out per page.
-/// A cached shard is read through the cache, which is faster than the device.
+/// touched); 1 when it cannot tell.
 double cachedShare(const std::filesystem::path& path);
 
 /// Whether direct I/O is wanted at all (HPCPROF_NO_DIRECT_IO unset, empty or 0).

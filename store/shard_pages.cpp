@@ -257,7 +257,7 @@ struct RunSource {
     const std::vector<ColumnOp>& ops;
     uint32_t pageSize, usable;
     bool preload; ///< the shard is mostly not cached: each window's leaves read past the cache
-    std::atomic<uint64_t>& preloaded; ///< pages read so
+    std::atomic<uint64_t>& preloaded; ///< pages read past the cache, all windows
 };
 
 /// Most bytes of leaves one window reads in one piece (PageFile::preload).
