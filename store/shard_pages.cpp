@@ -77,7 +77,7 @@ int64_t writeRecord(const Value* values, size_t n, uint8_t* out) {
         if (from) {
             stretch = len;
         } else {
-            writeInteger(out + w, values[i].type, values[i].v);
+            storeInteger(out + w, values[i].type, values[i].v); // `out` has room past the record
             w += len;
         }
     }
@@ -107,24 +107,10 @@ struct RecordRewrite {
     bool wide = false; ///< a changed column past the 64th: only the general path
 };
 
-/// The 8 bytes at `from` to `to`: a value of up to 8 bytes copied without a call. Its reader
-/// reads pages into buffers with PageFile::kSlack bytes after them, and the rewritten record's
-/// buffer has room past the record, so the bytes past the value are harmless to read and write.
-inline void copy8(uint8_t* to, const uint8_t* from) {
-    uint64_t x;
-    std::memcpy(&x, from, 8);
-    std::memcpy(to, &x, 8);
-}
+// A value of up to 8 bytes is copied as one 8-byte move (moveBytes<8>): its reader reads pages
+// into buffers with PageFile::kSlack bytes after them, and the rewritten record's buffer has room
+// past the record, so the bytes past the value are harmless to read and write.
 static_assert(schema::pages::PageFile::kSlack >= 16, "a record's header is read 16 bytes at a time");
-
-/// Integer `v` of serial type t at p, big-endian in its serialLen(t) bytes: stored as 8 bytes
-/// (the bytes past it are overwritten by the next value or left in the slack).
-inline void storeInteger(uint8_t* p, uint64_t t, int64_t v) {
-    const int64_t len = serialLen(t);
-    if (len == 0) return; // 0 and 1: no bytes
-    const uint64_t be = __builtin_bswap64(uint64_t(v) << (8 * (8 - len)));
-    std::memcpy(p, &be, 8);
-}
 
 /// A changed column's value of type t at `r`, through `op`, written at `o` (advanced past it)
 /// and its type at `type`; false for a value the op cannot apply to.
@@ -134,7 +120,7 @@ inline void storeInteger(uint8_t* p, uint64_t t, int64_t v) {
     if (!apply(op, c)) return false;
     type = uint8_t(c.type);
     if (c.bytes && c.type == t) {
-        copy8(o, r), o += kOneByteLen[t];
+        moveBytes<8>(o, r), o += kOneByteLen[t];
     } else if (!c.bytes) { // a new value (0 and 1 take no bytes); or NULL, unmapped
         storeInteger(o, c.type, c.v), o += serialLen(c.type);
     }
@@ -152,9 +138,7 @@ int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewri
     const int64_t headerSize = rec[0];
     if (headerSize >= 0x80 || headerSize > size || rw.wide) return 0;
     if (headerSize <= 16) { // the usual header (up to 15 columns): one 16-byte move, into the slack
-        uint8_t head[16];
-        std::memcpy(head, rec, 16);
-        std::memcpy(out, head, 16);
+        moveBytes<16>(out, rec);
     } else {
         std::memcpy(out, rec, size_t(headerSize));
     }
@@ -172,7 +156,7 @@ int64_t rewriteOneByteHeader(const uint8_t* rec, int64_t size, const RecordRewri
         if (len < 0 || len > end - r) return -1;
         if (!(changed & 1)) {
             if (len <= 8) {
-                copy8(o, r);
+                moveBytes<8>(o, r);
             } else {
                 std::memcpy(o, r, size_t(len));
             }

@@ -50,13 +50,8 @@ int64_t encodeIntegerRecord(const std::optional<int64_t>* columns, size_t n, uin
         }
         const uint64_t t = integerType(*columns[i]);
         out[1 + i] = uint8_t(t);
-        const int64_t len = serialLen(t);
-        if (len == 0) continue;
-        // The value's low `len` bytes, big-endian: shifted to the top and byte-swapped, stored
-        // as 8 bytes (the next value or the slack overwrites the rest).
-        const uint64_t be = __builtin_bswap64(uint64_t(*columns[i]) << (8 * (8 - len)));
-        std::memcpy(out + w, &be, 8);
-        w += len;
+        storeInteger(out + w, t, *columns[i]); // `out` has 8 bytes of room past the record
+        w += serialLen(t);
     }
     return w;
 }

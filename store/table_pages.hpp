@@ -70,23 +70,26 @@ inline int putVarint(uint8_t* p, uint64_t v) {
     return putVarintSlow(p, v);
 }
 
+/// The N bytes at `from` to `to` as one fixed-size move (no call): the per-row path's copies.
+template <size_t N>
+inline void moveBytes(uint8_t* to, const uint8_t* from) {
+    uint8_t tmp[N];
+    std::memcpy(tmp, from, N);
+    std::memcpy(to, tmp, N);
+}
+
 /// `n` bytes from `from` to `to`, exactly (no byte past `to + n` written), for the short copies
 /// of the per-row path: overlapping fixed-size moves instead of a call to memcpy.
 inline void copyShort(uint8_t* to, const uint8_t* from, size_t n) {
-    auto move = [](uint8_t* t, const uint8_t* f, auto size) {
-        uint8_t tmp[decltype(size)::value];
-        std::memcpy(tmp, f, sizeof tmp);
-        std::memcpy(t, tmp, sizeof tmp);
-    };
     if (n >= 16 && n <= 32) {
-        move(to, from, std::integral_constant<size_t, 16>{});
-        move(to + n - 16, from + n - 16, std::integral_constant<size_t, 16>{});
+        moveBytes<16>(to, from);
+        moveBytes<16>(to + n - 16, from + n - 16);
     } else if (n > 32 && n <= 64) {
-        move(to, from, std::integral_constant<size_t, 32>{});
-        move(to + n - 32, from + n - 32, std::integral_constant<size_t, 32>{});
+        moveBytes<32>(to, from);
+        moveBytes<32>(to + n - 32, from + n - 32);
     } else if (n >= 8 && n < 16) {
-        move(to, from, std::integral_constant<size_t, 8>{});
-        move(to + n - 8, from + n - 8, std::integral_constant<size_t, 8>{});
+        moveBytes<8>(to, from);
+        moveBytes<8>(to + n - 8, from + n - 8);
     } else {
         std::memcpy(to, from, n);
     }
@@ -104,8 +107,14 @@ inline uint64_t integerType(int64_t v) {
     if (u <= 0x7fffffffffffULL) return 5;
     return 6;
 }
-inline void writeInteger(uint8_t* p, uint64_t t, int64_t v) {
-    for (int64_t i = serialLen(t) - 1; i >= 0; --i, v >>= 8) p[i] = uint8_t(v);
+/// Integer `v` of serial type `t` at `p`, big-endian in its serialLen(t) bytes, stored as 8
+/// bytes: the 8 bytes at `p` must be writable (the next value, or the buffer's room past the
+/// record, overwrites the rest).
+inline void storeInteger(uint8_t* p, uint64_t t, int64_t v) {
+    const int64_t len = serialLen(t);
+    if (len == 0) return; // 0 and 1 (types 8 and 9), and NULL: no bytes
+    const uint64_t be = __builtin_bswap64(uint64_t(v) << (8 * (8 - len)));
+    std::memcpy(p, &be, 8);
 }
 
 /// The record of `n` (< 127) integer-or-NULL columns (nullopt: NULL, as the INTEGER PRIMARY KEY

@@ -402,7 +402,7 @@ TEST_CASE("integers of every serial type read back as written", "[store][shard_p
         uint8_t buf[16] = {};
         const uint64_t t = integerType(v);
         types.insert(t);
-        writeInteger(buf, t, v);
+        storeInteger(buf, t, v);
         INFO(v << " as type " << t);
         CHECK(readInteger(t, buf) == v);
         CHECK(serialLen(t) <= 8);
