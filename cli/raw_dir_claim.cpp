@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "hpcprof/schema/file_io.hpp"
+
 namespace hpcprof::cli {
 
 namespace fs = std::filesystem;
@@ -47,15 +49,7 @@ std::string nowText() {
 
 /// Writes the whole owner file (the lock file's content) at offset 0.
 bool writeOwner(int fd, const std::string& text) {
-    if (ftruncate(fd, 0) != 0) return false;
-    size_t done = 0;
-    while (done < text.size()) {
-        ssize_t n = pwrite(fd, text.data() + done, text.size() - done, off_t(done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += size_t(n);
-    }
-    return true;
+    return ftruncate(fd, 0) == 0 && schema::fileio::pwriteAll(fd, text.data(), text.size(), 0);
 }
 
 std::map<std::string, std::string> readOwner(int fd) {

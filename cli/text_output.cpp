@@ -13,6 +13,7 @@
 
 #include "messages.hpp"
 
+#include "hpcprof/schema/file_io.hpp"
 #include "hpcprof/schema/output_file.hpp"
 
 namespace hpcprof::cli {
@@ -25,16 +26,7 @@ bool isStream(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-bool writeAll(int fd, std::string_view text) {
-    size_t done = 0;
-    while (done < text.size()) {
-        ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += size_t(n);
-    }
-    return true;
-}
+bool writeAll(int fd, std::string_view text) { return schema::fileio::writeAll(fd, text.data(), text.size()); }
 
 } // namespace
 

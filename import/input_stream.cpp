@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "hpcprof/schema/file_io.hpp"
+
 namespace hpcprof::import {
 
 InputStreamBuf::~InputStreamBuf() {
@@ -85,16 +87,8 @@ size_t BlockInput::read(char* dst, size_t n) {
     if (!m_error.empty()) return 0;
     size_t got = 0;
     if (m_fd >= 0) {
-        while (got < n) {
-            ssize_t r = ::read(m_fd, dst + got, n - got);
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0) {
-                m_error = std::strerror(errno);
-                break;
-            }
-            if (r == 0) break;
-            got += size_t(r);
-        }
+        got = schema::fileio::readFull(m_fd, dst, n);
+        if (got < n && errno != 0) m_error = std::strerror(errno);
     } else if (m_gz) {
         int r = gzread(m_gz, dst, unsigned(n));
         int code = 0;

@@ -65,20 +65,14 @@ void DirectWriter::open(const std::filesystem::path& path) {
 
 size_t DirectWriter::write(const uint8_t* data, size_t bytes, off_t at, bool& failed) {
     failed = false;
-    size_t done = 0;
-    while (done < bytes && m_fd >= 0) {
-        const ssize_t w = pwrite(m_fd, data + done, bytes - done, at + off_t(done));
-        if (w > 0) {
-            done += size_t(w);
-            continue;
-        }
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0 && errno == EINVAL) { // alignment or O_DIRECT refused here: buffered from now
+    if (m_fd < 0) return 0;
+    const size_t done = schema::fileio::pwriteFull(m_fd, data, bytes, at);
+    if (done < bytes) {
+        if (errno == EINVAL) { // alignment or O_DIRECT refused here: buffered from now
             close();
-            break;
+        } else {
+            failed = true;
         }
-        failed = true;
-        break;
     }
     return done;
 }

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "hpcprof/schema/file_io.hpp"
+
 namespace hpcprof::store {
 
 /// The share (0 to 1) of `path`'s pages in the page cache (mincore of a mapping that is never
@@ -35,7 +37,7 @@ bool directIoWanted();
 
 class DirectWriter {
 public:
-    static constexpr size_t kAlign = 4096;
+    static constexpr size_t kAlign = schema::fileio::kDirectIoAlign;
     static constexpr size_t kMinBytes = size_t(1) << 20;
 
     DirectWriter() = default;

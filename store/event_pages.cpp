@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "hpcprof/schema/file_io.hpp"
+
 namespace hpcprof::store {
 
 using namespace pages;
@@ -49,7 +51,7 @@ Result<std::unique_ptr<EventPages>> EventPages::create(const std::filesystem::pa
 }
 
 Status EventPages::spill(Table t, const uint8_t* page, int64_t lastRowid) {
-    if (pwrite(m_fd, page, m_pageSize, off_t(m_spilled) * m_pageSize) != ssize_t(m_pageSize))
+    if (!schema::fileio::pwriteAll(m_fd, page, m_pageSize, off_t(m_spilled) * m_pageSize))
         return Status::error("cannot write the event rows' spill file (disk full?)");
     m_leaves[t].emplace_back(m_spilled++, lastRowid);
     return {};

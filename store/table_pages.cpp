@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <string>
 
+#include "hpcprof/schema/file_io.hpp"
+
 namespace hpcprof::store::pages {
 
 int putVarintSlow(uint8_t* p, uint64_t v) {
@@ -184,14 +186,9 @@ struct TreeAppender::State {
         return writeAll(at, data, bytes);
     }
 
-    /// `bytes` at offset `at`, through short writes.
     Status writeAll(off_t at, const uint8_t* data, size_t bytes) {
-        while (bytes > 0) {
-            const ssize_t w = pwrite(file.fd, data, bytes, at);
-            if (w <= 0) return Status::error(path.string() + ": write failed (disk full?)");
-            data += w, at += w, bytes -= size_t(w);
-        }
-        return {};
+        if (schema::fileio::pwriteAll(file.fd, data, bytes, at)) return {};
+        return Status::error(path.string() + ": write failed (disk full?)");
     }
 
     /// Groups of children for one level of interior pages (each with at least two).
@@ -239,12 +236,12 @@ struct TreeAppender::State {
 
     Status writeHeader() {
         uint8_t h[100];
-        if (pread(file.fd, h, sizeof h, 0) != ssize_t(sizeof h)) return Status::error(path.string() + ": short read");
+        if (!schema::fileio::preadAll(file.fd, h, sizeof h, 0)) return Status::error(path.string() + ": short read");
         const uint32_t counter = get32(h + 24) + 1;
         put32(h + 24, counter);
         put32(h + 28, std::max(next, pages));
         put32(h + 92, counter);
-        if (pwrite(file.fd, h, sizeof h, 0) != ssize_t(sizeof h)) return Status::error(path.string() + ": write failed");
+        if (!schema::fileio::pwriteAll(file.fd, h, sizeof h, 0)) return Status::error(path.string() + ": write failed");
         return {};
     }
 };
@@ -264,7 +261,7 @@ Result<TreeAppender> TreeAppender::open(const std::filesystem::path& trace, uint
     s->pendingByte = pendingByte;
     HPCPROF_RETURN_IF_ERROR(s->file.open(trace, O_RDWR));
     uint8_t h[100];
-    if (pread(s->file.fd, h, sizeof h, 0) != ssize_t(sizeof h)) return Status::error(trace.string() + ": short read");
+    if (!schema::fileio::preadAll(s->file.fd, h, sizeof h, 0)) return Status::error(trace.string() + ": short read");
     if (get32(h + 52) != 0) return Status::error(trace.string() + ": auto-vacuum database");
     if (get32(h + 44) != 4) return Status::error(trace.string() + ": schema format is not 4");
     if (get32(h + 24) != get32(h + 92)) return Status::error(trace.string() + ": page count not in header");

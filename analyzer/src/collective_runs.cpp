@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "hpcprof/schema/file_io.hpp"
+
 namespace hpcprof::analyzer::detail {
 
 namespace {
@@ -48,25 +50,6 @@ int openTemporary() {
     return fd;
 }
 
-/// All `n` bytes at `at` through `io` (pread or pwrite), retrying short and interrupted calls.
-template <typename Io, typename Byte>
-bool allAt(Io io, int fd, Byte* p, size_t n, off_t at) {
-    while (n > 0) {
-        const ssize_t k = io(fd, p, n, at);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        p += k;
-        n -= size_t(k);
-        at += k;
-    }
-    return true;
-}
-
-bool writeAll(int fd, const void* data, size_t n, off_t at) {
-    return allAt(pwrite, fd, static_cast<const char*>(data), n, at);
-}
-
-bool readAll(int fd, void* data, size_t n, off_t at) { return allAt(pread, fd, static_cast<char*>(data), n, at); }
 
 } // namespace
 
@@ -85,7 +68,7 @@ struct CollectiveRuns::Impl {
             std::copy_n(memory.begin() + ptrdiff_t(first), n, out);
             return {};
         }
-        if (!readAll(fd, out, n * sizeof(Record), off_t(first * sizeof(Record))))
+        if (!schema::fileio::preadAll(fd, out, n * sizeof(Record), off_t(first * sizeof(Record))))
             return Status::error(std::string("analysis: reading the temporary file of collective calls failed: ") +
                                  std::strerror(errno));
         return {};
@@ -101,7 +84,7 @@ struct CollectiveRuns::Impl {
     }
 
     Status append(const std::vector<Record>& rs) {
-        if (fd >= 0 && !writeAll(fd, rs.data(), rs.size() * sizeof(Record), off_t(records * sizeof(Record))))
+        if (fd >= 0 && !schema::fileio::pwriteAll(fd, rs.data(), rs.size() * sizeof(Record), off_t(records * sizeof(Record))))
             HPCPROF_RETURN_IF_ERROR(toMemory());
         if (fd < 0) memory.insert(memory.end(), rs.begin(), rs.end());
         records += rs.size();

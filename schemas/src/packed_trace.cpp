@@ -17,6 +17,8 @@
 
 #include <zstd.h>
 
+#include "hpcprof/schema/file_io.hpp"
+
 #include "columnar_pack.hpp"
 #include "temp_file.hpp"
 #include "zstd_file.hpp"
@@ -117,17 +119,6 @@ struct ZstdC {
 };
 } // namespace
 
-bool writeAll(int fd, const char* p, size_t n) {
-    while (n > 0) {
-        ssize_t w = ::write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= size_t(w);
-    }
-    return true;
-}
-
 Status compress(std::FILE* in, std::FILE* out, int level, int threads, uint64_t pledged,
                 uint64_t& written) {
     ZstdC c;
@@ -173,7 +164,7 @@ Status decompress(std::FILE* in, uint64_t limit, int fd, const std::string& path
                 return Status::error(path + ": damaged packed trace (" +
                                      ZSTD_getErrorName(pending) + ")");
             frames = true;
-            if (!writeAll(fd, outBuf.data(), ob.pos))
+            if (!fileio::writeAll(fd, outBuf.data(), ob.pos))
                 return Status::error(path + ": cannot unpack: " + tempfile::failure(errno));
         }
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "hpcprof/schema/sqlite_pages.hpp"
 
+#include "hpcprof/schema/file_io.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -40,28 +42,12 @@ PageFile::~PageFile() {
     if (fd >= 0) ::close(fd);
 }
 
-namespace {
-
-constexpr size_t kDirectAlign = 4096; // offsets, lengths and buffers of O_DIRECT reads
-
-/// `bytes` at `at` of `fd` into `buf`, through short reads; false for a failure or the end.
-bool readWhole(int fd, uint8_t* buf, size_t bytes, off_t at) {
-    for (size_t done = 0; done < bytes;) {
-        const ssize_t r = pread(fd, buf + done, bytes - done, at + off_t(done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0) errno = 0; // the end: not a refusal
-        if (r <= 0) return false;
-        done += size_t(r);
-    }
-    return true;
-}
-
-} // namespace
+using fileio::kDirectIoAlign;
 
 bool PageFile::reserveSpan(size_t bytes) {
     if (m_spanBytes >= bytes) return true;
     if (m_span) munmap(m_span, m_spanBytes);
-    m_spanBytes = (bytes + kDirectAlign - 1) / kDirectAlign * kDirectAlign; // mapped: page-aligned
+    m_spanBytes = (bytes + kDirectIoAlign - 1) / kDirectIoAlign * kDirectIoAlign; // mapped: page-aligned
     void* p = mmap(nullptr, m_spanBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     m_span = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
     if (!m_span) m_spanBytes = 0;
@@ -70,12 +56,12 @@ bool PageFile::reserveSpan(size_t bytes) {
 
 bool PageFile::preload(uint32_t first, uint32_t count) {
     m_spanCount = 0;
-    if (pageSize % kDirectAlign != 0 || first < 1 || count == 0 || uint64_t(first) + count - 1 > pageCount)
+    if (pageSize % kDirectIoAlign != 0 || first < 1 || count == 0 || uint64_t(first) + count - 1 > pageCount)
         return false;
     if (m_directFd == -2) m_directFd = ::open(m_path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
     const size_t bytes = size_t(count) * pageSize;
     if (m_directFd < 0 || !reserveSpan(bytes + kSlack)) return false;
-    if (!readWhole(m_directFd, m_span, bytes, off_t(first - 1) * pageSize)) {
+    if (!fileio::preadAll(m_directFd, m_span, bytes, off_t(first - 1) * pageSize)) {
         if (errno == EINVAL) { // refused here after all: page by page from now on
             ::close(m_directFd);
             m_directFd = -1;

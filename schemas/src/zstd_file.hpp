@@ -19,7 +19,4 @@ Status compress(std::FILE* in, std::FILE* out, int level, int threads, uint64_t 
 /// the end of the file); the error names `path` and what went wrong.
 Status decompress(std::FILE* in, uint64_t limit, int fd, const std::string& path);
 
-/// Writes all of `p` to `fd` (retrying short writes).
-bool writeAll(int fd, const char* p, size_t n);
-
 } // namespace hpcprof::schema::zstdfile
