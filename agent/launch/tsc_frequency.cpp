@@ -19,14 +19,13 @@ int64_t monotonicNow() {
 
 uint64_t measureTscHz(int64_t sampleNs) {
 #if defined(__x86_64__)
-    int64_t m0 = monotonicNow();
-    uint64_t t0 = __rdtsc();
-    int64_t m1;
-    do {
-        m1 = monotonicNow();
-    } while (m1 - m0 < sampleNs);
-    uint64_t t1 = __rdtsc();
-    return uint64_t(double(t1 - t0) * 1e9 / double(m1 - m0));
+    auto tsc = [] { return uint64_t(__rdtsc()); };
+    const TickInstant start = narrowestTickInstant(tsc, monotonicNow);
+    while (monotonicNow() - start.monotonicNs < sampleNs) {
+    }
+    const TickInstant end = narrowestTickInstant(tsc, monotonicNow);
+    if (end.monotonicNs <= start.monotonicNs || end.ticks <= start.ticks) return 0;
+    return uint64_t(double(end.ticks - start.ticks) * 1e9 / double(end.monotonicNs - start.monotonicNs));
 #else
     (void)sampleNs;
     return 0;

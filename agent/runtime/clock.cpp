@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "hpcprof/launch/tsc_frequency.hpp"
 #include "syscalls.hpp"
 
 namespace hpcprof::agent {
@@ -37,12 +38,10 @@ schema::raw::ClockKind selectClock(const char* requested) {
 }
 
 schema::raw::ClockPair readClockPair() {
-    // Bracket the tick read with the monotonic clock and keep the midpoint.
-    int64_t m0 = monotonicNs();
-    uint64_t ticks = readTicks();
-    int64_t m1 = monotonicNs();
-    int64_t rt = realtimeNs();
-    return {ticks, m0 + (m1 - m0) / 2, rt};
+    // The tick read bracketed by the monotonic clock, the narrowest of a few tries (the
+    // conversion's rate is the slope between two such pairs).
+    const TickInstant at = narrowestTickInstant([] { return readTicks(); }, [] { return monotonicNs(); });
+    return {at.ticks, at.monotonicNs, realtimeNs()};
 }
 
 } // namespace hpcprof::agent

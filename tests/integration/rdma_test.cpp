@@ -23,10 +23,10 @@ namespace {
 constexpr int64_t kDelayNs = 2'000'000; // STAND_IN_VERBS_DELAY_US=2000
 
 /// The least post-to-completion time a trace can show for the stand-in's `delayNs`. The stand-in
-/// waits on CLOCK_MONOTONIC; the trace's times come from the time-stamp counter at the rate
-/// `hpcprof run` measured, which can be off by parts in 10^4 (a 2 ms wait read as 1,999,672 ns
-/// in one CI run). One part in a thousand is allowed.
-constexpr int64_t atLeast(int64_t delayNs) { return delayNs - delayNs / 1000; }
+/// waits on CLOCK_MONOTONIC; the trace's times come from the time-stamp counter, at the slope
+/// between two calibration pairs at least 10 ms apart, each good to 125 ns (half its bracket,
+/// tsc_frequency.hpp): off by at most 2.5 parts in 10^5. The path adds 100-400 ns here.
+constexpr int64_t atLeast(int64_t delayNs) { return delayNs - delayNs / 40000; }
 
 ProcessResult profile(const TempDir& dir, const std::string& mode,
                       std::vector<std::string> env = {}) {
