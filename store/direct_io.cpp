@@ -34,6 +34,8 @@ bool directIoWanted() {
     return !(off && *off && std::strcmp(off, "0") != 0);
 }
 
+bool readsPastCache(const std::filesystem::path& shard) { return directIoWanted() && cachedShare(shard) < 0.5; }
+
 double cachedShare(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 1;

@@ -35,6 +35,11 @@ double cachedShare(const std::filesystem::path& path);
 /// Whether direct I/O is wanted at all (HPCPROF_NO_DIRECT_IO unset, empty or 0).
 bool directIoWanted();
 
+/// Whether a shard's leaves are read past the page cache: direct I/O wanted, and under half of
+/// the shard cached. Asked once per shard, before any of it is read (reads through the cache
+/// would change the answer).
+bool readsPastCache(const std::filesystem::path& shard);
+
 class DirectWriter {
 public:
     static constexpr size_t kAlign = schema::fileio::kDirectIoAlign;

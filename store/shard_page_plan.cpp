@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "shard_page_plan.hpp"
 
+#include "direct_io.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -80,12 +82,16 @@ void PagePlan::readRoots(sqlite3* db) {
 
 Status PagePlan::write(const std::string& path, const std::vector<std::filesystem::path>& shardFiles,
                        std::map<std::string, int64_t>& rows, unsigned threads) const {
+    // Decided once per shard, before any table reads it through the cache.
+    std::vector<char> pastCache(shardFiles.size());
+    for (size_t i = 0; i < shardFiles.size(); ++i) pastCache[i] = readsPastCache(shardFiles[i]);
     for (const auto& name : m_order) {
         const Table& t = m_tables.at(name);
         auto appender = TableAppender::open(path, t.root);
         if (!appender) return appender.status();
         for (const auto& r : t.runs) {
-            Status s = appender->append(shardFiles[r.shard], t.shardRoots[r.shard], r.first, r.last, r.offset, r.ops, threads);
+            Status s = appender->append(shardFiles[r.shard], t.shardRoots[r.shard], r.first, r.last, r.offset, r.ops, threads,
+                                        pastCache[r.shard] != 0);
             if (!s.ok()) {
                 appender->abandon();
                 return Status::error(name + ": " + s.message());

@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <map>
+#include <memory>
 #include <optional>
 #include <condition_variable>
 #include <cstring>
@@ -429,14 +429,21 @@ struct TableAppender::State {
     TreeAppender tree;
     int64_t windowRows;
     int64_t rows = 0, lastRowid = INT64_MIN;
-    std::map<std::string, bool> preload; ///< per shard: mostly not cached (direct_io.hpp)
     std::atomic<uint64_t> preloaded{0};
+    /// Readers of the last run's shard, one per worker, kept for that shard's next runs: each
+    /// keeps its buffers (a preload's span of up to kMaxPreloadBytes) instead of mapping and
+    /// touching new ones per run.
+    std::string readersOf;
+    std::vector<std::unique_ptr<PageFile>> readers;
 
-    /// Whether `shard`'s leaves are read past the page cache: asked once per shard.
-    bool preloads(const std::filesystem::path& shard) {
-        auto [it, added] = preload.try_emplace(shard.string(), false);
-        if (added) it->second = directIoWanted() && cachedShare(shard) < 0.5;
-        return it->second;
+    /// Reader `i` of `shard` (opened on first use); null with `failed` set when it cannot open.
+    PageFile* reader(size_t i, const std::filesystem::path& shard, Status& failed) {
+        std::unique_ptr<PageFile>& in = readers[i];
+        if (in) return in.get();
+        in = std::make_unique<PageFile>();
+        failed = in->open(shard, O_RDONLY);
+        if (!failed.ok()) in.reset();
+        return in.get();
     }
 
     /// A packed window's leaves to the file, in order.
@@ -468,21 +475,22 @@ Result<TableAppender> TableAppender::open(const std::filesystem::path& trace, ui
 }
 
 Status TableAppender::append(const std::filesystem::path& shard, uint32_t shardRoot, int64_t first, int64_t last,
-                             int64_t rowidOffset, const std::vector<ColumnOp>& ops, unsigned threads) {
+                             int64_t rowidOffset, const std::vector<ColumnOp>& ops, unsigned threads, bool pastCache) {
     State& s = *m_state;
     WindowQueue q(windowsOf(first, last, s.windowRows), threads);
     if (q.windows.empty()) return {};
-    const RunSource run{shard, shardRoot, rowidOffset, ops, s.tree.pageSize(), s.tree.usable(), s.preloads(shard),
-                        s.preloaded};
-    auto worker = [&] {
+    const RunSource run{shard, shardRoot, rowidOffset, ops, s.tree.pageSize(), s.tree.usable(), pastCache, s.preloaded};
+    if (s.readersOf != shard.string()) s.readers.clear(), s.readersOf = shard.string();
+    if (s.readers.size() < q.threads) s.readers.resize(q.threads);
+    auto worker = [&](size_t t) {
         // Read, not mapped: a mapping's pages released by one thread cost every other a TLB
         // shoot-down, and a shard cut short is then a short read rather than a SIGBUS.
-        PageFile in;
-        const Status opened = in.open(shard, O_RDONLY);
-        for (size_t i = 0; q.claim(i);) q.packed(i, opened.ok() ? packWindow(in, run, q.windows[i]) : opened);
+        Status opened;
+        PageFile* in = s.reader(t, shard, opened);
+        for (size_t i = 0; q.claim(i);) q.packed(i, in ? packWindow(*in, run, q.windows[i]) : opened);
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 0; t < q.threads; ++t) pool.emplace_back(worker);
+    for (unsigned t = 0; t < q.threads; ++t) pool.emplace_back(worker, size_t(t));
     Status result;
     for (size_t i = 0; i < q.windows.size() && result.ok(); ++i) {
         q.waitPacked(i);

@@ -54,9 +54,11 @@ public:
     /// Rows [first, last] of the rowid table rooted at `shardRoot` in `shard`, with rowid + offset
     /// and their columns through `ops` (ops[i] for column i; the INTEGER PRIMARY KEY column, NULL
     /// in the record, is ops' Copy). `threads` rewrite and pack windows of rows side by side;
-    /// the file is the same whatever their number.
+    /// the file is the same whatever their number. `pastCache`: each window's leaves are read in
+    /// one piece past the page cache (readsPastCache, direct_io.hpp), else page by page through it.
     Status append(const std::filesystem::path& shard, uint32_t shardRoot, int64_t first, int64_t last,
-                  int64_t rowidOffset, const std::vector<ColumnOp>& ops, unsigned threads = 1);
+                  int64_t rowidOffset, const std::vector<ColumnOp>& ops, unsigned threads = 1,
+                  bool pastCache = false);
 
     /// The interior pages, the root, and the header: the rows become the table's.
     Status finish();

@@ -234,7 +234,7 @@ TEST_CASE("leaves written and shards read past the page cache make the file buff
         dropFromCache(a); // mostly out of the cache: its leaves are read past it, window by window
         auto appender = store::TableAppender::open(out, rootOf(out), 0x40000000, 50'000);
         REQUIRE(appender.ok());
-        REQUIRE(appender->append(a, root, 1, 100'000, 0, ops, 2).ok());
+        REQUIRE(appender->append(a, root, 1, 100'000, 0, ops, 2, store::readsPastCache(a)).ok());
         REQUIRE(appender->finish().ok());
         ::unsetenv("HPCPROF_NO_DIRECT_IO");
         directBytes = appender->directBytes();
