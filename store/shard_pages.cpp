@@ -240,7 +240,7 @@ struct RunSource {
     int64_t rowidOffset;
     const std::vector<ColumnOp>& ops;
     uint32_t pageSize, usable;
-    bool preload; ///< the shard is mostly not cached: each window's leaves read past the cache
+    bool pastCache; ///< each window's leaves read in one piece past the cache (readsPastCache)
     std::atomic<uint64_t>& preloaded; ///< pages read past the cache, all windows
 };
 
@@ -317,7 +317,7 @@ std::optional<std::pair<uint32_t, uint32_t>> leafSpan(const PageFile& in, uint32
 
 /// Window `w` of the run: its records rewritten through the ops and packed into leaves.
 Status packWindow(PageFile& in, const RunSource& run, PackedWindow& w) {
-    if (run.preload)
+    if (run.pastCache)
         if (auto span = leafSpan(in, run.root, w.first, w.last); span && in.preload(span->first, span->second))
             run.preloaded += span->second;
     const RecordRewrite rewrite(run.ops);

@@ -40,7 +40,7 @@ schema::raw::ClockKind selectClock(const char* requested) {
 schema::raw::ClockPair readClockPair() {
     // The tick read bracketed by the monotonic clock, the narrowest of a few tries (the
     // conversion's rate is the slope between two such pairs).
-    const TickInstant at = narrowestTickInstant([] { return readTicks(); }, [] { return monotonicNs(); });
+    const TickInstant at = narrowestTickInstant(readTicks, monotonicNs);
     return {at.ticks, at.monotonicNs, realtimeNs()};
 }
 

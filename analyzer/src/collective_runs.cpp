@@ -50,7 +50,6 @@ int openTemporary() {
     return fd;
 }
 
-
 } // namespace
 
 struct CollectiveRuns::Impl {
