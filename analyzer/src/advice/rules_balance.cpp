@@ -17,13 +17,15 @@ std::optional<Judgement> loadImbalance(const Analysis& a) {
         return std::nullopt;
     Judgement j;
     j.gainNs = a.pop.maxUsefulNs - a.pop.avgUsefulNs;
+    // The minimum and the listed ranks from the same useful time as POP's maximum and average
+    // (between MPI_Init and MPI_Finalize when the ranks have them), not from the whole run's.
     int64_t minUseful = INT64_MAX;
     for (const auto& r : a.ranks) {
-        minUseful = std::min(minUseful, r.ns(TimeClass::Compute));
-        if (double(r.ns(TimeClass::Compute)) > kListedAboveAverage * double(a.pop.avgUsefulNs))
-            j.ranks.push_back(r.rank);
+        const int64_t useful = usefulNs(r, a);
+        minUseful = std::min(minUseful, useful);
+        if (double(useful) > kListedAboveAverage * double(a.pop.avgUsefulNs)) j.ranks.push_back(r.rank);
         // What rebalancing saves a rank is its wait for the slowest one, at most the gain.
-        j.rankClaimNs.push_back(std::min(j.gainNs, a.pop.maxUsefulNs - usefulNs(r, a)));
+        j.rankClaimNs.push_back(std::min(j.gainNs, a.pop.maxUsefulNs - useful));
     }
     j.evidence = {{"pop.load_balance", a.pop.loadBalance, "ratio"},
                   {"max_compute_ns", double(a.pop.maxUsefulNs), "ns"},

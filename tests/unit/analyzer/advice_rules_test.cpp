@@ -75,6 +75,30 @@ TEST_CASE("rule load-imbalance fires when one rank computes half as much, not wh
     CHECK_FALSE(find(run(build(985)), "load-imbalance"));
 }
 
+TEST_CASE("rule load-imbalance measures every rank between MPI_Init and MPI_Finalize, as POP does",
+          "[analyzer][advice]") {
+    // Rank 0 computes 590 between its MPI_Init and MPI_Finalize and 190 after them (780 in the
+    // whole run); rank 1 computes 790, all inside. POP's useful time: 590 and 790, average 690.
+    Analysis a = run([](test::TraceBuilder& b) {
+        int r0 = b.rank(0, 0, 1100, 2);
+        int r1 = b.rank(1, 0, 1000, 2);
+        b.event(r0, Category::MpiSetup, "MPI_Init", 0, 100);
+        b.event(r1, Category::MpiSetup, "MPI_Init", 0, 100);
+        b.event(r0, Category::MpiCollective, "MPI_Barrier", 690, 210).collective("world", 2, 0);
+        b.event(r1, Category::MpiCollective, "MPI_Barrier", 890, 10).collective("world", 2, 0);
+        b.event(r0, Category::MpiSetup, "MPI_Finalize", 900, 10);
+        b.event(r1, Category::MpiSetup, "MPI_Finalize", 900, 100);
+    });
+    REQUIRE(a.pop.region == "init_to_finalize");
+    const Finding* f = find(a, "load-imbalance");
+    REQUIRE(f);
+    CHECK(evidence(*f, "max_compute_ns") == Approx(790));
+    CHECK(evidence(*f, "avg_compute_ns") == Approx(690));
+    CHECK(evidence(*f, "min_compute_ns") == Approx(590)); // not rank 0's 780 of the whole run
+    CHECK(f->ranks == std::vector<int64_t>{1});            // rank 0's 590 is under the average
+    CHECK(f->estimatedGainNs == 100);
+}
+
 TEST_CASE("rule straggler names the rank that enters collectives late, not when entries align",
           "[analyzer][advice]") {
     auto build = [](int64_t lateBy) {
