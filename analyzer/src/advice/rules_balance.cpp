@@ -42,8 +42,10 @@ std::vector<RuleSpec> balanceRules() {
         "load-imbalance", "balance", "Computation is unevenly distributed across ranks",
         "≥ 2 ranks with a rank source (`cross_rank`) and `pop.load_balance` < {min_load_balance}",
         "max(useful) − avg(useful)",
-        "`useful` is the exclusive compute of each rank. Ranks listed: those computing more than "
-        "{listed_above_average} × the average.",
+        "`useful` is the exclusive compute of each rank in POP's region (`pop.region`): between "
+        "MPI_Init and MPI_Finalize when the ranks call them, the whole window otherwise; "
+        "`max_compute_ns`, `avg_compute_ns` and `min_compute_ns` are its maximum, average and "
+        "minimum. Ranks listed: those computing more than {listed_above_average} × the average.",
         "Rebalance the work: partition the domain or the data by cost rather than by size, "
         "use dynamic load balancing, or give the overloaded ranks fewer items.",
         {"pop.load_balance", "max_compute_ns", "avg_compute_ns", "min_compute_ns"},
