@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "hpcprof/schema/file_io.hpp"
 
 namespace hpcprof::analyzer::detail {
@@ -41,14 +43,21 @@ RunCall fromRecord(const Record& r, int64_t rank) {
     return out;
 }
 
-/// An unlinked file in $TMPDIR (else /tmp); -1 when none can be made.
-int openTemporary() {
+/// Where the temporary file goes: $TMPDIR, else /tmp.
+std::string temporaryFolder() {
     const char* dir = std::getenv("TMPDIR");
-    std::string path = std::string(dir && *dir ? dir : "/tmp") + "/hpcprof-collectives-XXXXXX";
+    return dir && *dir ? dir : "/tmp";
+}
+
+/// An unlinked file in temporaryFolder(); -1 (errno set) when none can be made.
+int openTemporary() {
+    std::string path = temporaryFolder() + "/hpcprof-collectives-XXXXXX";
     const int fd = mkstemp(path.data());
     if (fd >= 0) unlink(path.c_str());
     return fd;
 }
+
+double mebibytes(size_t records) { return double(records * sizeof(Record)) / double(1 << 20); }
 
 } // namespace
 
@@ -56,6 +65,8 @@ struct CollectiveRuns::Impl {
     int fd = -1;                  ///< the temporary file, -1: in memory
     std::vector<Record> memory;   ///< the records when there is no file
     size_t records = 0;           ///< in all
+    size_t memoryLimit = SIZE_MAX; ///< records memory may hold when the file failed
+    std::string fileFailure;      ///< why the records are in memory; empty: memory was asked for
     std::map<int64_t, std::pair<size_t, size_t>> runs; ///< rank -> (first record, count)
 
     ~Impl() {
@@ -73,8 +84,23 @@ struct CollectiveRuns::Impl {
         return {};
     }
 
+    /// Memory may take `more` records after a failed file only while all of them stay under the
+    /// limit: past it the analysis stops and says where room is missing, rather than growing
+    /// until the machine kills it.
+    Status roomInMemory(size_t more) const {
+        if (fileFailure.empty() || records + more <= memoryLimit) return {};
+        return Status::error(fmt::format(
+            "analysis: {}, and the collective calls ({:.1f} MiB so far, {} bytes a call) are more than the {:.1f} MiB "
+            "the analysis keeps in memory instead: point TMPDIR to a folder with room for {} bytes per "
+            "collective call of the trace",
+            fileFailure, mebibytes(records + more), sizeof(Record), mebibytes(memoryLimit), sizeof(Record)));
+    }
+
     /// The file could not take more (full disk): what it holds moves to memory, and so does the rest.
-    Status toMemory() {
+    Status toMemory(size_t more) {
+        fileFailure = fmt::format("the temporary file of collective calls in {} (TMPDIR) could not grow past {:.1f} MiB: {}",
+                                  temporaryFolder(), mebibytes(records), std::strerror(errno ? errno : ENOSPC));
+        HPCPROF_RETURN_IF_ERROR(roomInMemory(more));
         memory.resize(records);
         const Status st = read(0, records, memory.data());
         close(fd);
@@ -84,15 +110,23 @@ struct CollectiveRuns::Impl {
 
     Status append(const std::vector<Record>& rs) {
         if (fd >= 0 && !schema::fileio::pwriteAll(fd, rs.data(), rs.size() * sizeof(Record), off_t(records * sizeof(Record))))
-            HPCPROF_RETURN_IF_ERROR(toMemory());
-        if (fd < 0) memory.insert(memory.end(), rs.begin(), rs.end());
+            HPCPROF_RETURN_IF_ERROR(toMemory(rs.size()));
+        if (fd < 0) {
+            HPCPROF_RETURN_IF_ERROR(roomInMemory(rs.size()));
+            memory.insert(memory.end(), rs.begin(), rs.end());
+        }
         records += rs.size();
         return {};
     }
 };
 
-CollectiveRuns::CollectiveRuns(bool inMemory) : m(std::make_unique<Impl>()) {
-    if (!inMemory) m->fd = openTemporary();
+CollectiveRuns::CollectiveRuns(bool inMemory, size_t memoryLimitBytes) : m(std::make_unique<Impl>()) {
+    m->memoryLimit = memoryLimitBytes / sizeof(Record);
+    if (inMemory) return;
+    m->fd = openTemporary();
+    if (m->fd < 0)
+        m->fileFailure = fmt::format("no temporary file for the collective calls could be made in {} (TMPDIR): {}",
+                                     temporaryFolder(), std::strerror(errno));
 }
 CollectiveRuns::~CollectiveRuns() = default;
 CollectiveRuns::CollectiveRuns(CollectiveRuns&&) noexcept = default;

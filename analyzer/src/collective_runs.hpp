@@ -6,8 +6,10 @@
 // ends, as one run sorted by instance (communicator, seq) to an unlinked temporary file; the
 // cross-rank sweep then reads the runs side by side (a merge by instance with a small buffer per
 // rank), so the wait states hold one instance at a time, and the steps of the collective pattern
-// read one rank's run at a time. Where no temporary file can be made (TMPDIR unwritable) the runs
-// stay in memory: same results, the memory of before.
+// read one rank's run at a time. Where no temporary file can be made (TMPDIR unwritable) or it
+// stops growing (disk full), the runs stay in memory, same results, up to a limit (1 GiB: 16.7 M
+// calls); past it the analysis stops with an error that names TMPDIR. A 1 B-event MPI job has
+// about 15 GB of calls: growing in memory until the kernel kills the process said nothing.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,12 @@ struct RunCall {
 
 class CollectiveRuns {
 public:
-    /// `inMemory`: never use a temporary file (the tests compare both).
-    explicit CollectiveRuns(bool inMemory = false);
+    /// What memory holds at most when the temporary file failed.
+    static constexpr size_t kMemoryLimitBytes = size_t(1) << 30;
+
+    /// `inMemory`: never use a temporary file (the tests compare both), and no limit.
+    /// `memoryLimitBytes`: what memory may hold after the temporary file failed.
+    explicit CollectiveRuns(bool inMemory = false, size_t memoryLimitBytes = kMemoryLimitBytes);
     ~CollectiveRuns();
     CollectiveRuns(CollectiveRuns&&) noexcept;
     CollectiveRuns& operator=(CollectiveRuns&&) noexcept;

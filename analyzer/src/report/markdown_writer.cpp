@@ -85,9 +85,9 @@ std::string findingsMarkdown(const Analysis& a) {
     std::string o = "### Findings\n\n";
     if (a.findings.empty()) o += "No findings.\n\n";
     else {
-        o += fmt::format("Together the findings could save up to {} of the {} run: each counts only the time "
+        o += fmt::format("Together the findings could save up to {} of the {}: each counts only the time "
                          "no finding above it already claims (alone: up to the second figure).\n\n",
-                         dur(a.findingsGainNs), dur(a.pop.runtimeNs));
+                         dur(a.findingsGainNs), markdownEscape(gainSpanText(a)));
         o += fmt::format("| severity | finding | {} | could save (alone) | evidence | suggestion |\n|---|---|---|---:|---|---|\n",
                          unitNoun(a, 2));
         for (const auto& f : a.findings)

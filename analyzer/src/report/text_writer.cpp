@@ -226,9 +226,9 @@ std::string findingsText(const Analysis& a) {
     std::string o = "\nFindings\n";
     if (a.findings.empty()) o += "  none\n";
     else
-        o += fmt::format("  together they could save up to {} of the {} run (each finding: its own share, "
+        o += fmt::format("  together they could save up to {} of the {} (each finding: its own share, "
                          "time another finding above already claims not counted again)\n",
-                         formatDuration(double(a.findingsGainNs)), formatDuration(double(a.pop.runtimeNs)));
+                         formatDuration(double(a.findingsGainNs)), gainSpanText(a));
     for (const auto& f : a.findings) {
         o += fmt::format("  [{}] {}: {} ({}; {} {})\n", severityName(f.severity), f.id, f.title, gainText(f),
                          unitNoun(a, f.ranks.size()), rankList(f.ranks));

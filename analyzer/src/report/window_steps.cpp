@@ -19,6 +19,12 @@ std::string windowText(const Analysis& a) {
     return fmt::format("{} ({} of {} recorded)", w.reason, len, recorded);
 }
 
+std::string gainSpanText(const Analysis& a) {
+    const std::string len = formatDuration(double(a.pop.runtimeNs));
+    if (a.pop.region == "init_to_finalize") return len + " between MPI_Init and MPI_Finalize";
+    return len + (a.windowChoice.basis == "whole" ? " run" : " window");
+}
+
 std::string stepsHeadline(const StepStats& s) {
     return fmt::format("{} steps from {}: mean {}, min {}, max {}, cv {:.3f}", s.steps.size(),
                        s.reason.empty() ? s.source : s.reason, formatDuration(double(s.meanNs)),

@@ -133,6 +133,9 @@ std::string inflictedSplit(const analyzer::Straggler& s);
 /// Which window the report used and why: "steps 0-7 (ProfilerStep (profiler steps)), 2.43 s of
 /// 3.37 s recorded; --window all for the whole span" (window_steps.cpp).
 std::string windowText(const analyzer::Analysis& a);
+/// The span the findings' gains are a share of (POP's region): "316 ms between MPI_Init and
+/// MPI_Finalize", "722 ms run" or "300 ms window"; the report's header may name a longer one.
+std::string gainSpanText(const analyzer::Analysis& a);
 /// "8 steps from ProfilerStep (profiler steps): mean 607 ms, min ..., cv 0.011"
 std::string stepsHeadline(const analyzer::StepStats& s);
 /// Step-time variance per rank: steps, mean, stddev, min, max.

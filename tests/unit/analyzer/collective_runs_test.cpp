@@ -6,9 +6,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <map>
 #include <random>
 #include <tuple>
+
+#include <sys/resource.h>
 
 #include "analyzer/src/collective_runs.hpp"
 #include "analyzer/src/p2p_matcher.hpp"
@@ -173,4 +176,57 @@ TEST_CASE("collective wait states settled one instance at a time equal the whole
         if (ns > 0) CHECK(whole.waitByEvent.at(id) == ns);
     CHECK(smallWait[0] == 60);                // rank 0's small call: (5, 1) only
     CHECK(smallWait[2] == 280 + 280 + 20);    // (7, 0), (7, 1), (5, 1)
+}
+
+namespace {
+
+/// 4 ranks of 600 calls on one communicator, each 38,400 bytes of runs.
+std::map<int64_t, std::vector<CollectiveCall>> longJob() {
+    std::map<int64_t, std::vector<CollectiveCall>> byRank;
+    int64_t id = 1;
+    for (int64_t r = 0; r < 4; ++r)
+        for (int64_t seq = 0; seq < 600; ++seq) byRank[r].push_back({r, 1, seq, 10 * seq + r, 10 * seq + 5, 8, 1, id++});
+    return byRank;
+}
+
+/// Adds the ranks while files may not grow past 64 KiB (as on a full disk: the write fails with
+/// EFBIG, SIGXFSZ ignored meanwhile): the temporary file fails during rank 1. The status of each
+/// rank's addRank, in rank order.
+std::vector<hpcprof::Status> addWhileFilesCannotGrow(CollectiveRuns& runs,
+                                                     const std::map<int64_t, std::vector<CollectiveCall>>& byRank) {
+    rlimit before{};
+    REQUIRE(getrlimit(RLIMIT_FSIZE, &before) == 0);
+    const rlimit small{64 << 10, before.rlim_max};
+    auto* handler = std::signal(SIGXFSZ, SIG_IGN);
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    std::vector<hpcprof::Status> out;
+    for (const auto& [r, calls] : byRank) out.push_back(runs.addRank(r, calls, {}));
+    setrlimit(RLIMIT_FSIZE, &before);
+    std::signal(SIGXFSZ, handler);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("runs whose temporary file stops growing move to memory up to the limit, then say where room is missing",
+          "[analyzer][waits][safety]") {
+    const auto byRank = longJob();
+    SECTION("under the limit: the same sweep as in memory") {
+        CollectiveRuns runs(false, 1 << 20);
+        for (const auto& st : addWhileFilesCannotGrow(runs, byRank)) REQUIRE(st.ok());
+        CHECK_FALSE(runs.spilled());
+        CHECK(runs.size() == 2400);
+        std::vector<int64_t> ids;
+        REQUIRE(runs.sweep({}, [&](const CollectiveCall& c, bool) { ids.push_back(c.eventId); }).ok());
+        CHECK(ids == expectedIds(byRank, {}));
+    }
+    SECTION("past the limit: an error that names TMPDIR, not a process that grows until it is killed") {
+        CollectiveRuns runs(false, 1600 * 64); // rank 0 in the file, ranks 0 and 1 fit memory, rank 2 not
+        const auto st = addWhileFilesCannotGrow(runs, byRank);
+        CHECK(st[0].ok());
+        CHECK(st[1].ok());
+        REQUIRE_FALSE(st[2].ok());
+        CHECK_THAT(st[2].message(), Catch::Contains("could not grow past 0.0 MiB") && Catch::Contains("TMPDIR") &&
+                                        Catch::Contains("0.1 MiB so far"));
+    }
 }

@@ -83,3 +83,29 @@ TEST_CASE("durations and counts of a 1,024-rank job read as numbers, not in e-no
     CHECK(formatNumber(-3) == "-3");
     CHECK(formatNumber(2.5e20) == "2.5e+20");
 }
+
+TEST_CASE("the findings' total gain names the span it is a share of, not the whole run's", "[report]") {
+    // An MPI job: the header shows the whole run (722 ms), POP's runtime and the gains are
+    // measured between MPI_Init and MPI_Finalize (316 ms).
+    Analysis a = lateAnalysis(false);
+    a.summary.wallNs = 722'000'000;
+    a.windowChoice.basis = "whole";
+    a.pop.region = "init_to_finalize";
+    a.pop.runtimeNs = 316'000'000;
+    Finding f;
+    f.id = "load-imbalance";
+    f.title = "Computation is unevenly distributed across ranks";
+    f.estimatedGainNs = f.exclusiveGainNs = 191'000'000;
+    a.findings.push_back(f);
+    a.findingsGainNs = 191'000'000;
+    const std::string text = report::writeReport(report::Format::Text, a, {});
+    INFO(text);
+    CHECK(text.find("whole run (722 ms)") != std::string::npos);
+    CHECK(text.find("could save up to 191 ms of the 316 ms between MPI_Init and MPI_Finalize (") != std::string::npos);
+    const std::string md = report::writeReport(report::Format::Markdown, a, {});
+    CHECK(md.find("could save up to 191 ms of the 316 ms between MPI\\_Init and MPI\\_Finalize:") != std::string::npos);
+
+    a.pop.region = "window"; // no MPI_Init: the whole run is the span
+    a.pop.runtimeNs = a.summary.wallNs;
+    CHECK(report::writeReport(report::Format::Text, a, {}).find("of the 722 ms run (") != std::string::npos);
+}
