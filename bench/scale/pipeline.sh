@@ -15,6 +15,11 @@
 # the medians. The report is checked against the generator's answers.
 # Disk: about 64 bytes per event of raw data plus 2 x 41 of shards and trace (and 41 more with
 # the one-piece trace); the script says how much it needs and stops when it does not fit.
+# For a job the disk cannot hold: CONSUME=1 removes each node's raw folder once the conversion
+# is done and the shards once merged, as the node wrappers do (one run; the raw capture is
+# generated again next time), and TRACE_DIR=DIR puts the trace (and its report's JSON) on another
+# file system. The 1 B run of docs/performance.md:
+#   CONSUME=1 ONE_PIECE=0 TRACE_DIR=/work/p bench/scale/pipeline.sh build 976563 1 /mnt/zstd 1024
 #
 #   bench/scale/pipeline.sh [BUILD] [EVENTS_PER_RANK] [RUNS] [DIR] [RANKS...]
 #   NODES=4 bench/scale/pipeline.sh build 20000 3 /tmp/hpcprof-pipeline 64 256 1024
@@ -31,6 +36,8 @@ rank_list=("$@")
 nodes=${NODES:-4}
 cores=${CORES:-$(nproc)}
 one_piece=${ONE_PIECE:-1}
+consume=${CONSUME:-0}
+((consume)) && runs=1 one_piece=0
 hpcprof=$(cd "$build" && pwd)/bin/hpcprof
 jobgen=$(cd "$build" && pwd)/bench/jobgen
 [ -x /usr/bin/time ] || { echo "pipeline: needs GNU time (/usr/bin/time)" >&2; exit 2; }
@@ -70,8 +77,10 @@ split_nodes() {
 for ranks in "${rank_list[@]}"; do
     total=$((ranks * events))
     need=$((total * (64 + 82 + (one_piece ? 41 : 0)) / 1048576))
+    ((consume)) && need=$((total * (64 + 41) / 1048576))
     free=$(df -Pm "$dir" | awk 'NR == 2 {print $4}')
     work=$dir/job-$ranks-$events
+    trace=${TRACE_DIR:-$work}/trace-$ranks-$events.hpcprof
     if [ ! -d "$work/nodes" ] && ((need + 2048 > free)); then
         echo "$ranks ranks x $events events: needs about $need MiB in $dir, $free MiB free: not run"
         continue
@@ -87,7 +96,7 @@ for ranks in "${rank_list[@]}"; do
         "$ranks" "$events" "$total" "$nodes" "$cores" "$(du -sm "$work/nodes" | cut -f1)"
     rm -f "$work"/*.log
     for ((i = 1; i <= runs; i++)); do
-        rm -rf "$work/shards" "$work/trace.hpcprof" "$work/whole.hpcprof"
+        rm -rf "$work/shards" "$trace" "$work/whole.hpcprof"
         mkdir -p "$work/shards"
         export -f timed
         export hpcprof work
@@ -98,20 +107,23 @@ for ranks in "${rank_list[@]}"; do
         wall=$(echo "$(date +%s.%N) - $t0" | bc)
         stage_line "$work/convert-run.log" "$wall" >>"$work/convert.log"
         rm -f "$work/convert-run.log"
+        ((consume)) && rm -rf "$work/nodes"
         if [ -n "${BASE:-}" ]; then
             timed "$work/merge-base.log" "$BASE/bin/hpcprof" merge "$work/shards" -o "$work/base.hpcprof"
             rm -f "$work/base.hpcprof"
         fi
-        timed "$work/merge.log" "$hpcprof" merge "$work/shards" -o "$work/trace.hpcprof"
-        timed "$work/report.log" "$hpcprof" report --format json -o "$work/report.json" "$work/trace.hpcprof"
+        timed "$work/merge.log" "$hpcprof" merge "$work/shards" -o "$trace"
+        ((consume)) && rm -rf "$work/shards"
+        timed "$work/report.log" "$hpcprof" report --format json -o "$trace.json" "$trace"
         if ((one_piece)); then
             mkdir -p "$work/whole"
             for p in "$work"/nodes/node*/proc-*; do ln -sfn "$p" "$work/whole/${p##*/}"; done
             timed "$work/one-piece.log" "$hpcprof" merge "$work/whole" -o "$work/whole.hpcprof"
         fi
     done
-    printf '  trace %s MiB, shards %s MiB\n' "$(($(stat -c %s "$work/trace.hpcprof") / 1048576))" \
-        "$(du -sm "$work/shards" | cut -f1)"
+    shards="removed once merged"
+    ((consume)) || shards="$(du -sm "$work/shards" | cut -f1) MiB"
+    printf '  trace %s MiB, shards %s\n' "$(($(stat -c %s "$trace") / 1048576))" "$shards"
     stages=(convert)
     [ -n "${BASE:-}" ] && stages+=(merge-base)
     stages+=(merge report)
@@ -123,7 +135,7 @@ for ranks in "${rank_list[@]}"; do
             "$s" "$wall" "$cpu" "$(echo "$total / $wall / 1000000" | bc -l)" "$(echo "$total / $cpu / 1000000" | bc -l)" \
             "$(cut -d' ' -f3 "$log" | median)" "$(cut -d' ' -f1,3 "$log" | paste -sd';')"
     done
-    check_answers "$work/report.json" "$work/answers.json"
+    check_answers "$trace.json" "$work/answers.json"
     [ -n "${KEEP:-}" ] || rm -rf "$work/shards" "$work/whole" "$work/whole.hpcprof"
 done
 printf 'cores: %s, load now: %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
