@@ -124,7 +124,8 @@ void generate(const JobSpec& s, EventSink& sink) {
     const Schedule sc = schedule(s, [](int64_t, const auto&, const auto&, int64_t) {});
     const int64_t n = s.iterations();
     const int64_t finalizeEnd = sc.begin.back() + 50'000;
-    for (int64_t r = 0; r < s.ranks; ++r) {
+    const int64_t end = s.endRank < 0 ? s.ranks : std::min(s.endRank, s.ranks);
+    for (int64_t r = std::max<int64_t>(0, s.firstRank); r < end; ++r) {
         sink.beginRank(r, initTs() - 100'000, finalizeEnd + 10'000);
         sink.event(JobEvent{Op::MpiInit, initTs(), initTs() + 200'000});
         for (int64_t i = 0; i < n; ++i)

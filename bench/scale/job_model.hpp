@@ -31,6 +31,10 @@ struct JobSpec {
     int64_t eventsPerRank = 10'000; ///< approximate: whole iterations, plus MPI_Init and _Finalize
     uint64_t seed = 1;
     int64_t stragglerExtraNs = 150'000; ///< the straggler's extra compute per iteration
+    /// The ranks generate() writes, [firstRank, endRank) (endRank < 0: to the last): one
+    /// node's share of a job too big for the disk at once. The job and its answers stay the
+    /// whole job's.
+    int64_t firstRank = 0, endRank = -1;
     /// Iterations per rank for eventsPerRank (4 events each, a write every 4th: 4.25 on average).
     int64_t iterations() const;
     /// The straggler's rank (from the seed).

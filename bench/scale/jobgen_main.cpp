@@ -6,6 +6,10 @@
 //   jobgen trace OUT.hpcprof RANKS EVENTS_PER_RANK [SEED] [ANSWERS.json]
 //   jobgen raw   OUT.raw     RANKS EVENTS_PER_RANK [SEED] [ANSWERS.json]
 //   jobgen answers -         RANKS EVENTS_PER_RANK [SEED]          (the answers on stdout)
+//
+// JOBGEN_RANKS=FIRST:END writes only ranks FIRST to END - 1 of the job (one simulated node's
+// share: bench/scale/pipeline.sh NODE_RAW=1 generates each node's raw capture just before it
+// converts, so that a job bigger than the disk still runs).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +49,16 @@ int main(int argc, char** argv) {
     if (spec.ranks < 2 || spec.eventsPerRank < 7) {
         std::fprintf(stderr, "jobgen: needs at least 2 ranks and 7 events per rank\n");
         return 2;
+    }
+    if (const char* only = std::getenv("JOBGEN_RANKS"); only && *only) {
+        long long first = 0, end = 0;
+        if (std::sscanf(only, "%lld:%lld", &first, &end) != 2 || first < 0 || end <= first || end > spec.ranks) {
+            std::fprintf(stderr, "jobgen: JOBGEN_RANKS=%s is not FIRST:END within the %lld ranks\n", only,
+                         (long long)spec.ranks);
+            return 2;
+        }
+        spec.firstRank = first;
+        spec.endRank = end;
     }
     if (mode == "answers") return writeAnswers(spec, "-") ? 0 : 1;
     const auto t0 = std::chrono::steady_clock::now();

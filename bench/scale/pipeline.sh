@@ -18,8 +18,15 @@
 # For a job the disk cannot hold: CONSUME=1 removes each node's raw folder once the conversion
 # is done and the shards once merged, as the node wrappers do (one run; the raw capture is
 # generated again next time), and TRACE_DIR=DIR puts the trace (and its report's JSON) on another
-# file system. The 1 B run of docs/performance.md:
+# file system. NODE_RAW=1 (implies CONSUME=1) goes further, for a job whose raw capture does not
+# fit the disk at all: each group of CORES nodes has its raw capture generated (untimed) just
+# before it converts, as a node's ranks write theirs during the job, so the disk holds CORES
+# nodes' raw data at a time; SHARD_STORE=DIR then moves each group's shards to DIR once converted
+# (untimed: the copy a node makes to the shared file system) and, where this user may, drops the
+# page cache before the merge (shards from other nodes are not in this one's cache). The 1 B runs
+# of docs/performance.md:
 #   CONSUME=1 ONE_PIECE=0 TRACE_DIR=/work/p bench/scale/pipeline.sh build 976563 1 /mnt/zstd 1024
+#   NODE_RAW=1 SHARD_STORE=/mnt/zstd/shards TRACE_DIR=/work/p bench/scale/pipeline.sh build 976563 1 /work/n 1024
 #
 #   bench/scale/pipeline.sh [BUILD] [EVENTS_PER_RANK] [RUNS] [DIR] [RANKS...]
 #   NODES=4 bench/scale/pipeline.sh build 20000 3 /tmp/hpcprof-pipeline 64 256 1024
@@ -37,7 +44,11 @@ nodes=${NODES:-4}
 cores=${CORES:-$(nproc)}
 one_piece=${ONE_PIECE:-1}
 consume=${CONSUME:-0}
+node_raw=${NODE_RAW:-0}
+((node_raw)) && consume=1
 ((consume)) && runs=1 one_piece=0
+shard_dir=${SHARD_STORE:-}
+[ -z "$shard_dir" ] || mkdir -p "$shard_dir"
 hpcprof=$(cd "$build" && pwd)/bin/hpcprof
 jobgen=$(cd "$build" && pwd)/bench/jobgen
 [ -x /usr/bin/time ] || { echo "pipeline: needs GNU time (/usr/bin/time)" >&2; exit 2; }
@@ -74,10 +85,44 @@ split_nodes() {
     rmdir "$raw"
 }
 
+# first_rank K RANKS: the first rank split_nodes places on node K (rank * nodes / ranks == K).
+first_rank() { echo $((($1 * $2 + nodes - 1) / nodes)); }
+
+# convert_group FIRST LAST: nodes FIRST to LAST converted side by side into $work/shards, each
+# under GNU time into $work/convert-run.log; prints the group's wall seconds.
+convert_group() {
+    local t0
+    t0=$(date +%s.%N)
+    seq "$1" "$2" | xargs -P "$cores" -I{} bash -c \
+        'timed "$work/convert-run.log" "$hpcprof" merge "$work/nodes/node{}" --node node{} -o "$work/shards/shard-node{}.hpcprof"'
+    echo "$(date +%s.%N) - $t0" | bc
+}
+
+# convert_node_raw RANKS: NODE_RAW's conversion, CORES nodes at a time, each group's raw capture
+# generated just before (and removed after); prints the sum of the groups' walls.
+convert_node_raw() {
+    local ranks=$1 wall=0 g k last
+    for ((g = 0; g < nodes; g += cores)); do
+        last=$((g + cores - 1 < nodes - 1 ? g + cores - 1 : nodes - 1))
+        for ((k = g; k <= last; k++)); do
+            JOBGEN_RANKS=$(first_rank "$k" "$ranks"):$(first_rank $((k + 1)) "$ranks") \
+                "$jobgen" raw "$work/nodes/node$k" "$ranks" "$events" 1 2>/dev/null
+        done
+        sync
+        wall=$(echo "$wall + $(convert_group "$g" "$last")" | bc)
+        for ((k = g; k <= last; k++)); do
+            rm -rf "$work/nodes/node$k"
+            [ -z "$shard_dir" ] || mv "$work/shards/shard-node$k.hpcprof" "$shard_dir/"
+        done
+    done
+    echo "$wall"
+}
+
 for ranks in "${rank_list[@]}"; do
     total=$((ranks * events))
     need=$((total * (64 + 82 + (one_piece ? 41 : 0)) / 1048576))
     ((consume)) && need=$((total * (64 + 41) / 1048576))
+    ((node_raw)) && need=$((total * (64 * cores / nodes + 41) / 1048576))
     free=$(df -Pm "$dir" | awk 'NR == 2 {print $4}')
     work=$dir/job-$ranks-$events
     trace=${TRACE_DIR:-$work}/trace-$ranks-$events.hpcprof
@@ -85,35 +130,49 @@ for ranks in "${rank_list[@]}"; do
         echo "$ranks ranks x $events events: needs about $need MiB in $dir, $free MiB free: not run"
         continue
     fi
-    if [ ! -d "$work/nodes" ]; then
+    if ((node_raw)); then
+        rm -rf "$work"
+        mkdir -p "$work/nodes"
+        "$jobgen" answers - "$ranks" "$events" 1 >"$work/answers.json"
+    elif [ ! -d "$work/nodes" ]; then
         rm -rf "$work"
         mkdir -p "$work"
         "$jobgen" raw "$work/raw" "$ranks" "$events" 1 "$work/answers.json" 2>/dev/null
         split_nodes "$work/raw" "$work/nodes" "$ranks"
     fi
     total=$(python3 -c "import json; print(json.load(open('$work/answers.json'))['events'])")
-    printf '%d ranks x %d events/rank = %d events on %d simulated nodes, %d at a time; raw %s MiB\n' \
-        "$ranks" "$events" "$total" "$nodes" "$cores" "$(du -sm "$work/nodes" | cut -f1)"
+    raw="$(du -sm "$work/nodes" | cut -f1) MiB"
+    ((node_raw)) && raw="about $((total * 64 / 1048576)) MiB, $cores nodes' share at a time"
+    printf '%d ranks x %d events/rank = %d events on %d simulated nodes, %d at a time; raw %s\n' \
+        "$ranks" "$events" "$total" "$nodes" "$cores" "$raw"
     rm -f "$work"/*.log
     for ((i = 1; i <= runs; i++)); do
         rm -rf "$work/shards" "$trace" "$work/whole.hpcprof"
         mkdir -p "$work/shards"
         export -f timed
         export hpcprof work
-        t0=$(date +%s.%N)
         # CORES nodes at a time, as the node wrappers of one machine would.
-        seq 0 $((nodes - 1)) | xargs -P "$cores" -I{} bash -c \
-            'timed "$work/convert-run.log" "$hpcprof" merge "$work/nodes/node{}" --node node{} -o "$work/shards/shard-node{}.hpcprof"'
-        wall=$(echo "$(date +%s.%N) - $t0" | bc)
+        if ((node_raw)); then
+            wall=$(convert_node_raw "$ranks")
+        else
+            wall=$(convert_group 0 $((nodes - 1)))
+        fi
         stage_line "$work/convert-run.log" "$wall" >>"$work/convert.log"
         rm -f "$work/convert-run.log"
         ((consume)) && rm -rf "$work/nodes"
+        shard_src=$work/shards
+        if [ -n "$shard_dir" ]; then
+            [ -n "$(ls "$work/shards")" ] && mv "$work/shards"/*.hpcprof "$shard_dir/"
+            shard_src=$shard_dir
+            sync
+            [ -w /proc/sys/vm/drop_caches ] && echo 3 >/proc/sys/vm/drop_caches
+        fi
         if [ -n "${BASE:-}" ]; then
-            timed "$work/merge-base.log" "$BASE/bin/hpcprof" merge "$work/shards" -o "$work/base.hpcprof"
+            timed "$work/merge-base.log" "$BASE/bin/hpcprof" merge "$shard_src" -o "$work/base.hpcprof"
             rm -f "$work/base.hpcprof"
         fi
-        timed "$work/merge.log" "$hpcprof" merge "$work/shards" -o "$trace"
-        ((consume)) && rm -rf "$work/shards"
+        timed "$work/merge.log" "$hpcprof" merge "$shard_src" -o "$trace"
+        ((consume)) && rm -rf "$work/shards" "${shard_dir:-$work/shards}"/shard-node*.hpcprof
         timed "$work/report.log" "$hpcprof" report --format json -o "$trace.json" "$trace"
         if ((one_piece)); then
             mkdir -p "$work/whole"
