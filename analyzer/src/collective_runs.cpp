@@ -20,16 +20,18 @@ namespace hpcprof::analyzer::detail {
 
 namespace {
 
-/// A call as a run stores it (the rank is the run's): 64 bytes.
+/// A call of a run before it is encoded (the rank is the run's).
 struct Record {
     int64_t communicatorId, seq, ts, end, bytes, nameId, eventId;
     uint64_t positionSmall; ///< scan position << 1 | small
 };
-static_assert(sizeof(Record) == 64);
 
-/// What the side-by-side read of the runs may buffer in all (a run gets its share, at least 16
-/// calls): the sweep's memory whatever the number of calls.
-constexpr size_t kSweepBufferRecords = (8u << 20) / sizeof(Record);
+/// Most bytes one encoded call takes: eight varints of at most ten bytes.
+constexpr size_t kMaxCallBytes = 80;
+
+/// What the side-by-side read of the runs may buffer in all (a run gets its share, at least
+/// two calls' worth): the sweep's memory whatever the number of calls.
+constexpr size_t kSweepBufferBytes = size_t(8) << 20;
 
 Record toRecord(const CollectiveCall& c, size_t position, bool small) {
     return {c.communicatorId, c.seq, c.ts, c.end, c.bytes, c.nameId, c.eventId, uint64_t(position) << 1 | (small ? 1 : 0)};
@@ -42,6 +44,77 @@ RunCall fromRecord(const Record& r, int64_t rank) {
     out.small = r.positionSmall & 1;
     return out;
 }
+
+// A run is stored compactly (the temporary file was 64 bytes a call, 15 GB at 1 B events, and
+// writing it through the page cache and reading it back was a fifth of a report's CPU): each
+// field as a zigzag varint of its difference from the previous call's (the end from the call's
+// own start). Sorted by instance, a run's communicator and name rarely change, seq steps by one,
+// and starts, event ids and positions grow a little: 10-16 bytes a call. The differences wrap
+// (unsigned), so any values come back exact.
+
+uint64_t zigzag(uint64_t d) { return d << 1 ^ uint64_t(int64_t(d) >> 63); }
+uint64_t unzigzag(uint64_t z) { return z >> 1 ^ (0 - (z & 1)); }
+
+void putVarint(std::vector<uint8_t>& out, uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out.push_back(uint8_t(v) | 0x80);
+    out.push_back(uint8_t(v));
+}
+
+/// The varint at p (before end) into v: past it, or nullptr for one cut short or too long.
+const uint8_t* getVarint(const uint8_t* p, const uint8_t* end, uint64_t& v) {
+    v = 0;
+    for (int shift = 0; p < end && shift < 64; shift += 7) {
+        const uint8_t b = *p++;
+        v |= uint64_t(b & 0x7f) << shift;
+        if (!(b & 0x80)) return p;
+    }
+    return nullptr;
+}
+
+/// The calls of one run, each against the one before.
+class RunEncoder {
+public:
+    void put(const Record& r, std::vector<uint8_t>& out) {
+        putVarint(out, zigzag(uint64_t(r.communicatorId) - uint64_t(m_prev.communicatorId)));
+        putVarint(out, zigzag(uint64_t(r.seq) - uint64_t(m_prev.seq)));
+        putVarint(out, zigzag(uint64_t(r.ts) - uint64_t(m_prev.ts)));
+        putVarint(out, zigzag(uint64_t(r.end) - uint64_t(r.ts)));
+        putVarint(out, zigzag(uint64_t(r.bytes) - uint64_t(m_prev.bytes)));
+        putVarint(out, zigzag(uint64_t(r.nameId) - uint64_t(m_prev.nameId)));
+        putVarint(out, zigzag(uint64_t(r.eventId) - uint64_t(m_prev.eventId)));
+        putVarint(out, zigzag(r.positionSmall - m_prev.positionSmall));
+        m_prev = r;
+    }
+
+private:
+    Record m_prev{};
+};
+
+class RunDecoder {
+public:
+    /// The call at p (before end) into r: past it, or nullptr for bytes that are no call.
+    const uint8_t* get(const uint8_t* p, const uint8_t* end, Record& r) {
+        uint64_t d[8];
+        for (uint64_t& v : d)
+            if (!(p = getVarint(p, end, v))) return nullptr;
+        auto plus = [](int64_t base, uint64_t z) { return int64_t(uint64_t(base) + unzigzag(z)); };
+        r.communicatorId = plus(m_prev.communicatorId, d[0]);
+        r.seq = plus(m_prev.seq, d[1]);
+        r.ts = plus(m_prev.ts, d[2]);
+        r.end = plus(r.ts, d[3]);
+        r.bytes = plus(m_prev.bytes, d[4]);
+        r.nameId = plus(m_prev.nameId, d[5]);
+        r.eventId = plus(m_prev.eventId, d[6]);
+        r.positionSmall = m_prev.positionSmall + unzigzag(d[7]);
+        m_prev = r;
+        return p;
+    }
+
+private:
+    Record m_prev{};
+};
+
+Status damagedFile() { return Status::error("analysis: the temporary file of collective calls reads back damaged"); }
 
 /// Where the temporary file goes: $TMPDIR, else /tmp.
 std::string temporaryFolder() {
@@ -57,71 +130,78 @@ int openTemporary() {
     return fd;
 }
 
-double mebibytes(size_t records) { return double(records * sizeof(Record)) / double(1 << 20); }
+double mebibytes(size_t bytes) { return double(bytes) / double(1 << 20); }
 
 } // namespace
 
+/// A rank's run: where its bytes are, and how many calls they hold.
+struct CollectiveRuns::Run {
+    size_t offset = 0, bytes = 0, calls = 0;
+};
+
 struct CollectiveRuns::Impl {
     int fd = -1;                  ///< the temporary file, -1: in memory
-    std::vector<Record> memory;   ///< the records when there is no file
-    size_t records = 0;           ///< in all
-    size_t memoryLimit = SIZE_MAX; ///< records memory may hold when the file failed
-    std::string fileFailure;      ///< why the records are in memory; empty: memory was asked for
-    std::map<int64_t, std::pair<size_t, size_t>> runs; ///< rank -> (first record, count)
+    std::vector<uint8_t> memory;  ///< the runs when there is no file
+    size_t bytes = 0, calls = 0;  ///< of all runs
+    size_t memoryLimit = SIZE_MAX; ///< bytes memory may hold when the file failed
+    std::string fileFailure;      ///< why the runs are in memory; empty: memory was asked for
+    std::map<int64_t, Run> runs;
 
     ~Impl() {
         if (fd >= 0) close(fd);
     }
 
-    Status read(size_t first, size_t n, Record* out) const {
+    Status read(size_t offset, size_t n, uint8_t* out) const {
         if (fd < 0) {
-            std::copy_n(memory.begin() + ptrdiff_t(first), n, out);
+            std::copy_n(memory.begin() + ptrdiff_t(offset), n, out);
             return {};
         }
-        if (!schema::fileio::preadAll(fd, out, n * sizeof(Record), off_t(first * sizeof(Record))))
+        if (!schema::fileio::preadAll(fd, out, n, off_t(offset)))
             return Status::error(std::string("analysis: reading the temporary file of collective calls failed: ") +
                                  std::strerror(errno));
         return {};
     }
 
-    /// Memory may take `more` records after a failed file only while all of them stay under the
+    /// Memory may take `more` bytes after a failed file only while all of them stay under the
     /// limit: past it the analysis stops and says where room is missing, rather than growing
     /// until the machine kills it.
-    Status roomInMemory(size_t more) const {
-        if (fileFailure.empty() || records + more <= memoryLimit) return {};
+    Status roomInMemory(size_t more, size_t moreCalls) const {
+        if (fileFailure.empty() || bytes + more <= memoryLimit) return {};
+        const double perCall = double(bytes + more) / double(std::max<size_t>(1, calls + moreCalls));
         return Status::error(fmt::format(
-            "analysis: {}, and the collective calls ({:.1f} MiB so far, {} bytes a call) are more than the {:.1f} MiB "
-            "the analysis keeps in memory instead: point TMPDIR to a folder with room for {} bytes per "
-            "collective call of the trace",
-            fileFailure, mebibytes(records + more), sizeof(Record), mebibytes(memoryLimit), sizeof(Record)));
+            "analysis: {}, and the collective calls ({:.1f} MiB so far, {:.0f} bytes a call) are more than the "
+            "{:.1f} MiB the analysis keeps in memory instead: point TMPDIR to a folder with room for about {:.0f} "
+            "bytes per collective call of the trace",
+            fileFailure, mebibytes(bytes + more), perCall, mebibytes(memoryLimit), perCall));
     }
 
     /// The file could not take more (full disk): what it holds moves to memory, and so does the rest.
-    Status toMemory(size_t more) {
+    Status toMemory(size_t more, size_t moreCalls) {
         fileFailure = fmt::format("the temporary file of collective calls in {} (TMPDIR) could not grow past {:.1f} MiB: {}",
-                                  temporaryFolder(), mebibytes(records), std::strerror(errno ? errno : ENOSPC));
-        HPCPROF_RETURN_IF_ERROR(roomInMemory(more));
-        memory.resize(records);
-        const Status st = read(0, records, memory.data());
+                                  temporaryFolder(), mebibytes(bytes), std::strerror(errno ? errno : ENOSPC));
+        HPCPROF_RETURN_IF_ERROR(roomInMemory(more, moreCalls));
+        memory.resize(bytes);
+        const Status st = read(0, bytes, memory.data());
         close(fd);
         fd = -1;
         return st;
     }
 
-    Status append(const std::vector<Record>& rs) {
-        if (fd >= 0 && !schema::fileio::pwriteAll(fd, rs.data(), rs.size() * sizeof(Record), off_t(records * sizeof(Record))))
-            HPCPROF_RETURN_IF_ERROR(toMemory(rs.size()));
+    Status append(const std::vector<uint8_t>& run, size_t runCalls) {
+        if (fd >= 0 && !schema::fileio::pwriteAll(fd, run.data(), run.size(), off_t(bytes)))
+            HPCPROF_RETURN_IF_ERROR(toMemory(run.size(), runCalls));
         if (fd < 0) {
-            HPCPROF_RETURN_IF_ERROR(roomInMemory(rs.size()));
-            memory.insert(memory.end(), rs.begin(), rs.end());
+            HPCPROF_RETURN_IF_ERROR(roomInMemory(run.size(), runCalls));
+            memory.insert(memory.end(), run.begin(), run.end());
         }
-        records += rs.size();
+        bytes += run.size();
+        calls += runCalls;
         return {};
     }
 };
 
 CollectiveRuns::CollectiveRuns(bool inMemory, size_t memoryLimitBytes) : m(std::make_unique<Impl>()) {
-    m->memoryLimit = memoryLimitBytes / sizeof(Record);
+    m->memoryLimit = memoryLimitBytes;
     if (inMemory) return;
     m->fd = openTemporary();
     if (m->fd < 0)
@@ -140,8 +220,12 @@ Status CollectiveRuns::addRank(int64_t rank, const std::vector<CollectiveCall>& 
     sortUnlessSorted(rs, [](const Record& a, const Record& b) {
         return std::tie(a.communicatorId, a.seq) < std::tie(b.communicatorId, b.seq);
     });
-    m->runs[rank] = {m->records, rs.size()};
-    return m->append(rs);
+    std::vector<uint8_t> run;
+    run.reserve(rs.size() * 16);
+    RunEncoder encoder;
+    for (const Record& r : rs) encoder.put(r, run);
+    m->runs[rank] = {m->bytes, run.size(), rs.size()};
+    return m->append(run, rs.size());
 }
 
 std::vector<int64_t> CollectiveRuns::ranks() const {
@@ -150,17 +234,25 @@ std::vector<int64_t> CollectiveRuns::ranks() const {
     return out;
 }
 
-size_t CollectiveRuns::size() const { return m->records; }
+size_t CollectiveRuns::size() const { return m->calls; }
+size_t CollectiveRuns::bytes() const { return m->bytes; }
 bool CollectiveRuns::spilled() const { return m->fd >= 0; }
 
 Status CollectiveRuns::readRank(int64_t rank, std::vector<RunCall>& out) const {
     out.clear();
     auto it = m->runs.find(rank);
     if (it == m->runs.end()) return {};
-    std::vector<Record> rs(it->second.second);
-    HPCPROF_RETURN_IF_ERROR(m->read(it->second.first, rs.size(), rs.data()));
-    out.reserve(rs.size());
-    for (const Record& r : rs) out.push_back(fromRecord(r, rank));
+    const Run& run = it->second;
+    std::vector<uint8_t> bytes(run.bytes);
+    HPCPROF_RETURN_IF_ERROR(m->read(run.offset, run.bytes, bytes.data()));
+    out.reserve(run.calls);
+    RunDecoder decoder;
+    const uint8_t *p = bytes.data(), *end = p + bytes.size();
+    Record r{};
+    for (size_t i = 0; i < run.calls; ++i) {
+        if (!(p = decoder.get(p, end, r))) return damagedFile();
+        out.push_back(fromRecord(r, rank));
+    }
     return {};
 }
 
@@ -170,15 +262,17 @@ namespace {
 struct Cursor {
     int64_t rank = 0;        ///< the run's (extra: the current call's)
     int source = 0;          ///< 0 a run, 1 extra
-    size_t first = 0, count = 0, next = 0; ///< the run's records, the next to read
-    std::vector<Record> buffer;
-    size_t at = 0, filled = 0; ///< in buffer: the next, and how many were read
+    size_t count = 0, next = 0;      ///< the calls, the next to decode
+    size_t fileAt = 0, fileEnd = 0;  ///< the run's bytes not read yet
+    std::vector<uint8_t> buffer;
+    size_t at = 0, filled = 0; ///< in buffer: the next byte, and how many were read
+    RunDecoder decoder;
     const std::vector<CollectiveCall>* extra = nullptr;
     std::vector<uint32_t> order; ///< extra's indices in instance order
     RunCall current;
     bool done = false; ///< past its last call
 
-    /// To the next call (`read(first, n, out)` reads n records of the runs), or done.
+    /// To the next call (`read(offset, n, out)` reads n bytes of the runs), or done.
     template <typename Read>
     Status advance(const Read& read) {
         if (next == count) {
@@ -190,27 +284,37 @@ struct Cursor {
             current.small = false;
             return {};
         }
-        if (at == filled) {
-            filled = std::min(buffer.size(), count - next);
-            HPCPROF_RETURN_IF_ERROR(read(first + next, filled, buffer.data()));
+        if (filled - at < kMaxCallBytes && fileAt < fileEnd) { // the unread bytes first, then more
+            std::memmove(buffer.data(), buffer.data() + at, filled - at);
+            filled -= at;
             at = 0;
+            const size_t n = std::min(buffer.size() - filled, fileEnd - fileAt);
+            HPCPROF_RETURN_IF_ERROR(read(fileAt, n, buffer.data() + filled));
+            fileAt += n;
+            filled += n;
         }
-        current = fromRecord(buffer[at++], rank);
+        Record r{};
+        const uint8_t* p = decoder.get(buffer.data() + at, buffer.data() + filled, r);
+        if (!p) return damagedFile();
+        at = size_t(p - buffer.data());
+        current = fromRecord(r, rank);
         ++next;
         return {};
     }
 };
 
 /// A cursor per run, in rank order, sharing the sweep's buffer.
-std::vector<Cursor> runCursors(const std::map<int64_t, std::pair<size_t, size_t>>& runs, size_t cursors) {
+std::vector<Cursor> runCursors(const std::map<int64_t, CollectiveRuns::Run>& runs, size_t cursors) {
     std::vector<Cursor> out(runs.size());
-    const size_t share = std::max<size_t>(16, kSweepBufferRecords / std::max<size_t>(1, cursors));
+    const size_t share = std::max(2 * kMaxCallBytes, kSweepBufferBytes / std::max<size_t>(1, cursors));
     size_t k = 0;
     for (const auto& [rank, run] : runs) {
         Cursor& c = out[k++];
         c.rank = rank;
-        std::tie(c.first, c.count) = run;
-        c.buffer.resize(std::min(share, c.count));
+        c.count = run.calls;
+        c.fileAt = run.offset;
+        c.fileEnd = run.offset + run.bytes;
+        c.buffer.resize(std::min(share, run.bytes));
     }
     return out;
 }
@@ -270,7 +374,7 @@ Status CollectiveRuns::sweep(const std::vector<CollectiveCall>& extra,
     std::vector<Cursor> cursors = runCursors(m->runs, m->runs.size() + (extra.empty() ? 0 : 1));
     if (!extra.empty()) cursors.push_back(extraCursor(extra));
     if (cursors.empty()) return {};
-    auto read = [this](size_t first, size_t n, Record* out) { return m->read(first, n, out); };
+    auto read = [this](size_t offset, size_t n, uint8_t* out) { return m->read(offset, n, out); };
     for (Cursor& c : cursors) HPCPROF_RETURN_IF_ERROR(c.advance(read));
     // The cursors merged by (communicator, seq, rank, source, cursor) in a loser tree: log2(k)
     // comparisons a call where a binary heap's pop and push made about twice as many (the

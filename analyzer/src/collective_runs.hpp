@@ -6,10 +6,12 @@
 // ends, as one run sorted by instance (communicator, seq) to an unlinked temporary file; the
 // cross-rank sweep then reads the runs side by side (a merge by instance with a small buffer per
 // rank), so the wait states hold one instance at a time, and the steps of the collective pattern
-// read one rank's run at a time. Where no temporary file can be made (TMPDIR unwritable) or it
-// stops growing (disk full), the runs stay in memory, same results, up to a limit (1 GiB: 16.7 M
-// calls); past it the analysis stops with an error that names TMPDIR. A 1 B-event MPI job has
-// about 15 GB of calls: growing in memory until the kernel kills the process said nothing.
+// read one rank's run at a time. A run is stored compactly, each call against the one before
+// (10-16 bytes a call, where a call in memory is 64). Where no temporary file can be made (TMPDIR
+// unwritable) or it stops growing (disk full), the runs stay in memory, same results, up to a
+// limit (1 GiB: some 70 M calls); past it the analysis stops with an error that names TMPDIR. A
+// 1 B-event MPI job has 200 M collective calls: growing in memory until the kernel killed the
+// process said nothing.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +54,8 @@ public:
     std::vector<int64_t> ranks() const;
     /// The calls of all runs.
     size_t size() const;
+    /// The bytes they take (a few of them a call: see collective_runs.cpp).
+    size_t bytes() const;
     /// True when the runs are in a temporary file (else in memory).
     bool spilled() const;
 
@@ -64,6 +68,8 @@ public:
     /// all calls listed rank by rank with `extra` after them. Holds a small buffer per run.
     Status sweep(const std::vector<CollectiveCall>& extra,
                  const std::function<void(const CollectiveCall&, bool small)>& each) const;
+
+    struct Run;
 
 private:
     struct Impl;

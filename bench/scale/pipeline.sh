@@ -21,12 +21,13 @@
 # file system. NODE_RAW=1 (implies CONSUME=1) goes further, for a job whose raw capture does not
 # fit the disk at all: each group of CORES nodes has its raw capture generated (untimed) just
 # before it converts, as a node's ranks write theirs during the job, so the disk holds CORES
-# nodes' raw data at a time; SHARD_STORE=DIR then moves each group's shards to DIR once converted
-# (untimed: the copy a node makes to the shared file system) and, where this user may, drops the
-# page cache before the merge (shards from other nodes are not in this one's cache). The 1 B runs
-# of docs/performance.md:
+# nodes' raw data at a time (RAW_STORE=DIR puts it on another file system). SHARD_STORE=DIR moves
+# each group's shards to DIR once converted (untimed: the copy a node makes to the shared file
+# system) and, where this user may, drops the page cache before the merge (shards from other
+# nodes are not in this one's cache). The 1 B runs of docs/performance.md:
 #   CONSUME=1 ONE_PIECE=0 TRACE_DIR=/work/p bench/scale/pipeline.sh build 976563 1 /mnt/zstd 1024
-#   NODE_RAW=1 SHARD_STORE=/mnt/zstd/shards TRACE_DIR=/work/p bench/scale/pipeline.sh build 976563 1 /work/n 1024
+#   NODE_RAW=1 RAW_STORE=/mnt/zstd SHARD_STORE=/mnt/zstd/shards TRACE_DIR=/work/p \
+#       bench/scale/pipeline.sh build 976563 1 /work/n 1024
 #
 #   bench/scale/pipeline.sh [BUILD] [EVENTS_PER_RANK] [RUNS] [DIR] [RANKS...]
 #   NODES=4 bench/scale/pipeline.sh build 20000 3 /tmp/hpcprof-pipeline 64 256 1024
@@ -94,24 +95,26 @@ convert_group() {
     local t0
     t0=$(date +%s.%N)
     seq "$1" "$2" | xargs -P "$cores" -I{} bash -c \
-        'timed "$work/convert-run.log" "$hpcprof" merge "$work/nodes/node{}" --node node{} -o "$work/shards/shard-node{}.hpcprof"'
+        'timed "$work/convert-run.log" "$hpcprof" merge "$node_dirs/node{}" --node node{} -o "$work/shards/shard-node{}.hpcprof"' ||
+        return 1
     echo "$(date +%s.%N) - $t0" | bc
 }
 
 # convert_node_raw RANKS: NODE_RAW's conversion, CORES nodes at a time, each group's raw capture
 # generated just before (and removed after); prints the sum of the groups' walls.
 convert_node_raw() {
-    local ranks=$1 wall=0 g k last
+    local ranks=$1 wall=0 g k last w
     for ((g = 0; g < nodes; g += cores)); do
         last=$((g + cores - 1 < nodes - 1 ? g + cores - 1 : nodes - 1))
         for ((k = g; k <= last; k++)); do
             JOBGEN_RANKS=$(first_rank "$k" "$ranks"):$(first_rank $((k + 1)) "$ranks") \
-                "$jobgen" raw "$work/nodes/node$k" "$ranks" "$events" 1 2>/dev/null
+                "$jobgen" raw "$node_dirs/node$k" "$ranks" "$events" 1 2>/dev/null
         done
         sync
-        wall=$(echo "$wall + $(convert_group "$g" "$last")" | bc)
+        w=$(convert_group "$g" "$last") || return 1
+        wall=$(echo "$wall + $w" | bc)
         for ((k = g; k <= last; k++)); do
-            rm -rf "$work/nodes/node$k"
+            rm -rf "$node_dirs/node$k"
             [ -z "$shard_dir" ] || mv "$work/shards/shard-node$k.hpcprof" "$shard_dir/"
         done
     done
@@ -126,13 +129,15 @@ for ranks in "${rank_list[@]}"; do
     free=$(df -Pm "$dir" | awk 'NR == 2 {print $4}')
     work=$dir/job-$ranks-$events
     trace=${TRACE_DIR:-$work}/trace-$ranks-$events.hpcprof
+    node_dirs=$work/nodes
+    ((node_raw)) && [ -n "${RAW_STORE:-}" ] && node_dirs=$RAW_STORE/nodes-$ranks-$events
     if [ ! -d "$work/nodes" ] && ((need + 2048 > free)); then
         echo "$ranks ranks x $events events: needs about $need MiB in $dir, $free MiB free: not run"
         continue
     fi
     if ((node_raw)); then
-        rm -rf "$work"
-        mkdir -p "$work/nodes"
+        rm -rf "$work" "$node_dirs"
+        mkdir -p "$work" "$node_dirs"
         "$jobgen" answers - "$ranks" "$events" 1 >"$work/answers.json"
     elif [ ! -d "$work/nodes" ]; then
         rm -rf "$work"
@@ -141,8 +146,11 @@ for ranks in "${rank_list[@]}"; do
         split_nodes "$work/raw" "$work/nodes" "$ranks"
     fi
     total=$(python3 -c "import json; print(json.load(open('$work/answers.json'))['events'])")
-    raw="$(du -sm "$work/nodes" | cut -f1) MiB"
-    ((node_raw)) && raw="about $((total * 64 / 1048576)) MiB, $cores nodes' share at a time"
+    if ((node_raw)); then
+        raw="about $((total * 64 / 1048576)) MiB, $cores nodes' share at a time"
+    else
+        raw="$(du -sm "$node_dirs" | cut -f1) MiB"
+    fi
     printf '%d ranks x %d events/rank = %d events on %d simulated nodes, %d at a time; raw %s\n' \
         "$ranks" "$events" "$total" "$nodes" "$cores" "$raw"
     rm -f "$work"/*.log
@@ -150,7 +158,7 @@ for ranks in "${rank_list[@]}"; do
         rm -rf "$work/shards" "$trace" "$work/whole.hpcprof"
         mkdir -p "$work/shards"
         export -f timed
-        export hpcprof work
+        export hpcprof work node_dirs
         # CORES nodes at a time, as the node wrappers of one machine would.
         if ((node_raw)); then
             wall=$(convert_node_raw "$ranks")
@@ -159,7 +167,7 @@ for ranks in "${rank_list[@]}"; do
         fi
         stage_line "$work/convert-run.log" "$wall" >>"$work/convert.log"
         rm -f "$work/convert-run.log"
-        ((consume)) && rm -rf "$work/nodes"
+        ((consume)) && rm -rf "$node_dirs"
         shard_src=$work/shards
         if [ -n "$shard_dir" ]; then
             [ -n "$(ls "$work/shards")" ] && mv "$work/shards"/*.hpcprof "$shard_dir/"

@@ -180,13 +180,24 @@ TEST_CASE("collective wait states settled one instance at a time equal the whole
 
 namespace {
 
-/// 4 ranks of 600 calls on one communicator, each 38,400 bytes of runs.
+/// 4 ranks of 6,000 calls on one communicator, each about 48 KB of runs (8 bytes a call).
 std::map<int64_t, std::vector<CollectiveCall>> longJob() {
     std::map<int64_t, std::vector<CollectiveCall>> byRank;
     int64_t id = 1;
     for (int64_t r = 0; r < 4; ++r)
-        for (int64_t seq = 0; seq < 600; ++seq) byRank[r].push_back({r, 1, seq, 10 * seq + r, 10 * seq + 5, 8, 1, id++});
+        for (int64_t seq = 0; seq < 6000; ++seq) byRank[r].push_back({r, 1, seq, 10 * seq + r, 10 * seq + 5, 8, 1, id++});
     return byRank;
+}
+
+/// The bytes of the runs after each rank of `byRank` is added, in rank order.
+std::vector<size_t> bytesAfterEachRank(const std::map<int64_t, std::vector<CollectiveCall>>& byRank) {
+    CollectiveRuns runs(true);
+    std::vector<size_t> out;
+    for (const auto& [r, calls] : byRank) {
+        REQUIRE(runs.addRank(r, calls, {}).ok());
+        out.push_back(runs.bytes());
+    }
+    return out;
 }
 
 /// Adds the ranks while files may not grow past 64 KiB (as on a full disk: the write fails with
@@ -211,22 +222,92 @@ std::vector<hpcprof::Status> addWhileFilesCannotGrow(CollectiveRuns& runs,
 TEST_CASE("runs whose temporary file stops growing move to memory up to the limit, then say where room is missing",
           "[analyzer][waits][safety]") {
     const auto byRank = longJob();
+    const std::vector<size_t> after = bytesAfterEachRank(byRank);
+    REQUIRE(after[0] < (64u << 10)); // rank 0 fits the file, rank 1 does not
+    REQUIRE(after[1] > (64u << 10));
     SECTION("under the limit: the same sweep as in memory") {
         CollectiveRuns runs(false, 1 << 20);
         for (const auto& st : addWhileFilesCannotGrow(runs, byRank)) REQUIRE(st.ok());
         CHECK_FALSE(runs.spilled());
-        CHECK(runs.size() == 2400);
+        CHECK(runs.size() == 24000);
+        CHECK(runs.bytes() == after[3]);
         std::vector<int64_t> ids;
         REQUIRE(runs.sweep({}, [&](const CollectiveCall& c, bool) { ids.push_back(c.eventId); }).ok());
         CHECK(ids == expectedIds(byRank, {}));
     }
     SECTION("past the limit: an error that names TMPDIR, not a process that grows until it is killed") {
-        CollectiveRuns runs(false, 1600 * 64); // rank 0 in the file, ranks 0 and 1 fit memory, rank 2 not
+        CollectiveRuns runs(false, after[1]); // rank 0 in the file, ranks 0 and 1 fit memory, rank 2 not
         const auto st = addWhileFilesCannotGrow(runs, byRank);
         CHECK(st[0].ok());
         CHECK(st[1].ok());
         REQUIRE_FALSE(st[2].ok());
         CHECK_THAT(st[2].message(), Catch::Contains("could not grow past 0.0 MiB") && Catch::Contains("TMPDIR") &&
                                         Catch::Contains("0.1 MiB so far"));
+    }
+}
+
+TEST_CASE("every field of a call comes back exact from a run, whatever its value", "[analyzer][waits]") {
+    // Random values, the extremes of int64 among them (differences wrap), and runs longer than a
+    // cursor's share of the sweep's buffer (its refills cut calls anywhere).
+    std::mt19937_64 rng(11);
+    const int64_t extremes[] = {INT64_MIN, INT64_MAX, -1, 0, 1};
+    auto value = [&]() {
+        switch (rng() % 4) {
+        case 0: return extremes[rng() % 5];
+        case 1: return int64_t(rng());
+        default: return int64_t(rng() % 100'000);
+        }
+    };
+    std::map<int64_t, std::vector<CollectiveCall>> byRank;
+    std::map<int64_t, std::vector<bool>> smallByRank;
+    int64_t id = 1;
+    for (int64_t r : {0, 1}) {
+        auto& calls = byRank[r];
+        for (int i = 0; i < 300'000; ++i) {
+            const int64_t ts = value();
+            calls.push_back({r, int64_t(rng() % 4), int64_t(i / 2), ts, rng() % 3 ? ts + int64_t(rng() % 5000) : value(),
+                             value(), value(), id++});
+            if (rng() % 7 == 0) calls.back().eventId = value();
+            smallByRank[r].push_back(rng() % 2);
+        }
+    }
+    for (bool inMemory : {false, true}) {
+        INFO((inMemory ? "in memory" : "in a file"));
+        CollectiveRuns runs(inMemory);
+        for (const auto& [r, calls] : byRank) REQUIRE(runs.addRank(r, calls, smallByRank[r]).ok());
+        CHECK(runs.spilled() == !inMemory);
+        CHECK(runs.bytes() > (size_t(8) << 20)); // each run past its 4 MiB share of the buffer
+        for (const auto& [r, calls] : byRank) {
+            std::vector<detail::RunCall> run;
+            REQUIRE(runs.readRank(r, run).ok());
+            REQUIRE(run.size() == calls.size());
+            std::vector<bool> seen(calls.size());
+            size_t differ = 0;
+            for (const auto& c : run) {
+                REQUIRE(c.position < calls.size());
+                const CollectiveCall& want = calls[c.position];
+                differ += std::tie(c.call.rank, c.call.communicatorId, c.call.seq, c.call.ts, c.call.end, c.call.bytes,
+                                   c.call.nameId, c.call.eventId) != std::tie(want.rank, want.communicatorId, want.seq,
+                                                                              want.ts, want.end, want.bytes,
+                                                                              want.nameId, want.eventId) ||
+                          c.small != smallByRank[r][c.position];
+                seen[c.position] = true;
+            }
+            CHECK(differ == 0);
+            CHECK(std::count(seen.begin(), seen.end(), true) == ptrdiff_t(calls.size()));
+        }
+        std::vector<CollectiveCall> swept;
+        REQUIRE(runs.sweep({}, [&](const CollectiveCall& c, bool) { swept.push_back(c); }).ok());
+        REQUIRE(swept.size() == 600'000);
+        std::vector<CollectiveCall> want;
+        for (const auto& [r, calls] : byRank) want.insert(want.end(), calls.begin(), calls.end());
+        std::stable_sort(want.begin(), want.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
+            return std::tie(a.communicatorId, a.seq, a.rank) < std::tie(b.communicatorId, b.seq, b.rank);
+        });
+        size_t differ = 0;
+        for (size_t i = 0; i < want.size(); ++i)
+            differ += std::tie(swept[i].eventId, swept[i].ts, swept[i].end, swept[i].bytes, swept[i].nameId) !=
+                      std::tie(want[i].eventId, want[i].ts, want[i].end, want[i].bytes, want[i].nameId);
+        CHECK(differ == 0);
     }
 }
