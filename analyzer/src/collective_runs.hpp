@@ -7,11 +7,11 @@
 // cross-rank sweep then reads the runs side by side (a merge by instance with a small buffer per
 // rank), so the wait states hold one instance at a time, and the steps of the collective pattern
 // read one rank's run at a time. A run is stored compactly, each call against the one before
-// (10-16 bytes a call, where a call in memory is 64). Where no temporary file can be made (TMPDIR
-// unwritable) or it stops growing (disk full), the runs stay in memory, same results, up to a
-// limit (1 GiB: some 70 M calls); past it the analysis stops with an error that names TMPDIR. A
-// 1 B-event MPI job has 200 M collective calls: growing in memory until the kernel killed the
-// process said nothing.
+// (12 bytes a call on the generated MPI job; 64 in memory). Where no temporary file can be made
+// (TMPDIR unwritable) or it stops growing (disk full), the runs stay in memory, same results, up
+// to a limit (1 GiB: some 90 M calls); past it the analysis stops with an error that names
+// TMPDIR. A 1 B-event MPI job has 235 M collective calls: growing in memory until the kernel
+// killed the process said nothing.
 #pragma once
 
 #include <cstdint>

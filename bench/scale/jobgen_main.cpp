@@ -37,6 +37,30 @@ bool writeAnswers(const JobSpec& spec, const char* path) {
     return std::fclose(f) == 0 && ok;
 }
 
+/// JOBGEN_RANKS=FIRST:END into spec; false (said) for a value that is not a range of its ranks.
+bool onlyRanks(JobSpec& spec) {
+    const char* only = std::getenv("JOBGEN_RANKS");
+    if (!only || !*only) return true;
+    long long first = 0, end = 0;
+    if (std::sscanf(only, "%lld:%lld", &first, &end) != 2 || first < 0 || end <= first || end > spec.ranks) {
+        std::fprintf(stderr, "jobgen: JOBGEN_RANKS=%s is not FIRST:END within the %lld ranks\n", only,
+                     (long long)spec.ranks);
+        return false;
+    }
+    spec.firstRank = first;
+    spec.endRank = end;
+    return true;
+}
+
+/// The job's size checked, and JOBGEN_RANKS taken in; false (said) for a job it cannot write.
+bool validSpec(JobSpec& spec) {
+    if (spec.ranks < 2 || spec.eventsPerRank < 7) {
+        std::fprintf(stderr, "jobgen: needs at least 2 ranks and 7 events per rank\n");
+        return false;
+    }
+    return onlyRanks(spec);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -46,20 +70,7 @@ int main(int argc, char** argv) {
     spec.ranks = std::atoll(argv[3]);
     spec.eventsPerRank = std::atoll(argv[4]);
     if (argc > 5) spec.seed = std::strtoull(argv[5], nullptr, 10);
-    if (spec.ranks < 2 || spec.eventsPerRank < 7) {
-        std::fprintf(stderr, "jobgen: needs at least 2 ranks and 7 events per rank\n");
-        return 2;
-    }
-    if (const char* only = std::getenv("JOBGEN_RANKS"); only && *only) {
-        long long first = 0, end = 0;
-        if (std::sscanf(only, "%lld:%lld", &first, &end) != 2 || first < 0 || end <= first || end > spec.ranks) {
-            std::fprintf(stderr, "jobgen: JOBGEN_RANKS=%s is not FIRST:END within the %lld ranks\n", only,
-                         (long long)spec.ranks);
-            return 2;
-        }
-        spec.firstRank = first;
-        spec.endRank = end;
-    }
+    if (!validSpec(spec)) return 2;
     if (mode == "answers") return writeAnswers(spec, "-") ? 0 : 1;
     const auto t0 = std::chrono::steady_clock::now();
     hpcprof::Result<int64_t> written = mode == "trace" ? writeTrace(spec, out)

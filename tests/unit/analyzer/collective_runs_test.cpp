@@ -246,9 +246,12 @@ TEST_CASE("runs whose temporary file stops growing move to memory up to the limi
     }
 }
 
-TEST_CASE("every field of a call comes back exact from a run, whatever its value", "[analyzer][waits]") {
-    // Random values, the extremes of int64 among them (differences wrap), and runs longer than a
-    // cursor's share of the sweep's buffer (its refills cut calls anywhere).
+namespace {
+
+/// Two ranks of 300,000 calls of random values, the extremes of int64 among them (differences
+/// wrap), each rank's run longer than a cursor's share of the sweep's buffer (its refills cut
+/// calls anywhere), and each call's small mark.
+std::map<int64_t, std::vector<CollectiveCall>> randomCalls(std::map<int64_t, std::vector<bool>>& smallByRank) {
     std::mt19937_64 rng(11);
     const int64_t extremes[] = {INT64_MIN, INT64_MAX, -1, 0, 1};
     auto value = [&]() {
@@ -259,7 +262,6 @@ TEST_CASE("every field of a call comes back exact from a run, whatever its value
         }
     };
     std::map<int64_t, std::vector<CollectiveCall>> byRank;
-    std::map<int64_t, std::vector<bool>> smallByRank;
     int64_t id = 1;
     for (int64_t r : {0, 1}) {
         auto& calls = byRank[r];
@@ -271,6 +273,14 @@ TEST_CASE("every field of a call comes back exact from a run, whatever its value
             smallByRank[r].push_back(rng() % 2);
         }
     }
+    return byRank;
+}
+
+} // namespace
+
+TEST_CASE("every field of a call comes back exact from a run, whatever its value", "[analyzer][waits]") {
+    std::map<int64_t, std::vector<bool>> smallByRank;
+    const auto byRank = randomCalls(smallByRank);
     for (bool inMemory : {false, true}) {
         INFO((inMemory ? "in memory" : "in a file"));
         CollectiveRuns runs(inMemory);
