@@ -29,16 +29,16 @@ mkdir -p "$logs"
 torch_steps=${TORCH_STEPS:-200}
 fails=0
 report() { echo "$*" | tee -a "$out"; }
-# sql DB QUERY: the first row, columns separated by '|' (sqlite3, or Python's sqlite3 module
-# where the command is not installed).
+# sql DB QUERY: the first row, columns separated by '|' (sqlite3, or the project's Python
+# package, python/hpcprof, where the command is not installed).
 sql() {
     if command -v sqlite3 >/dev/null; then
         sqlite3 "$1" "$2" 2>&1 | head -1
     else
-        python3 -c 'import sqlite3, sys
+        PYTHONPATH=$here/python python3 -c 'import sys, hpcprof
 try:
-    row = sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()
-    print("|".join("" if v is None else str(v) for v in row) if row else "")
+    rows = hpcprof.open(sys.argv[1]).query(sys.argv[2])
+    print("|".join("" if v is None else str(v) for v in rows[0].values()) if rows else "")
 except Exception as e:
     print("error:", e)' "$1" "$2"
     fi
@@ -57,6 +57,13 @@ verdict() { # verdict NAME VALUE EXPECTATION(awk condition on $1)
         report "| $name | $v | **FAILED** (want $cond) |"
         fails=$((fails + 1))
     fi
+}
+check_stats() { # check_stats DB NAME...: each stat is 0 (or absent)
+    local db=$1 st
+    shift
+    for st in "$@"; do
+        check "stat $st" "SELECT COALESCE((SELECT value FROM stats WHERE name = '$st'), 0)" '$1 == 0' "$db"
+    done
 }
 elapsed() { sed -n 's/.*elapsed_ms=\([0-9.]*\).*/\1/p' | tail -1; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -99,7 +106,7 @@ report '```'
 report ""
 report "| check | value | result |"
 report "|---|---|---|"
-check "exit code" "SELECT $rc" '$1 == 0'
+verdict "exit code" "$rc" '$1 == 0'
 check "gemm kernels (3 a step + 2 in the graph's replays if recorded per node)" \
     "SELECT COUNT(*) FROM event_view WHERE category = 'gpu_kernel' AND name LIKE 'gemm%'" '$1 >= 15'
 check "graph launches (GRAPH_TRACE)" "SELECT COUNT(*) FROM event_view WHERE name LIKE 'cuda_graph%'" '$1 == 3'
@@ -122,19 +129,17 @@ check "kernels checked against their step" \
     "SELECT COUNT(*) FROM event_view k JOIN event_view a ON a.correlation_id = k.correlation_id AND a.category = 'cuda_api' JOIN event_view s ON s.track_id = a.track_id AND s.category = 'nvtx' AND s.name LIKE 'step %' AND a.ts_ns >= s.ts_ns AND a.ts_ns < s.ts_ns + s.dur_ns WHERE k.category = 'gpu_kernel'" '$1 >= 15'
 # One clock: GPU work cannot start before the CPU call that submitted it, and cannot end after a
 # context synchronisation that returned once it was done (10 us of slack either way).
+with_call="event_view g JOIN event_view a ON a.correlation_id = g.correlation_id AND a.process_id = g.process_id AND a.category = 'cuda_api'"
 check "GPU records starting over 10 us before their API call" \
-    "SELECT COUNT(*) FROM event_view g JOIN event_view a ON a.correlation_id = g.correlation_id AND a.process_id = g.process_id AND a.category = 'cuda_api' WHERE g.track_kind = 'gpu_stream' AND g.ts_ns < a.ts_ns - 10000" '$1 == 0'
+    "SELECT COUNT(*) FROM $with_call WHERE g.track_kind = 'gpu_stream' AND g.ts_ns < a.ts_ns - 10000" '$1 == 0'
 check "GPU records ending over 10 us after a later context sync returned" \
-    "SELECT COUNT(*) FROM event_view g JOIN event_view a ON a.correlation_id = g.correlation_id AND a.process_id = g.process_id AND a.category = 'cuda_api' JOIN event_view c ON c.name = 'context_synchronize' AND c.process_id = g.process_id AND c.ts_ns > a.ts_ns + a.dur_ns WHERE g.track_kind = 'gpu_stream' AND g.ts_ns + g.dur_ns > c.ts_ns + c.dur_ns + 10000" '$1 == 0'
-check "launch-to-start latency, smallest (ns, informational)" \
-    "SELECT MIN(g.ts_ns - a.ts_ns) FROM event_view g JOIN event_view a ON a.correlation_id = g.correlation_id AND a.process_id = g.process_id AND a.category = 'cuda_api' WHERE g.category = 'gpu_kernel'" '$1 > -10000'
-for st in cupti_records_dropped records_dropped gpu_untimed_records cupti_unavailable gpu_unmatched_correlations; do
-    check "stat $st" "SELECT COALESCE((SELECT value FROM stats WHERE name = '$st'), 0)" '$1 == 0'
-done
+    "SELECT COUNT(*) FROM $with_call JOIN event_view c ON c.name = 'context_synchronize' AND c.process_id = g.process_id AND c.ts_ns > a.ts_ns + a.dur_ns WHERE g.track_kind = 'gpu_stream' AND g.ts_ns + g.dur_ns > c.ts_ns + c.dur_ns + 10000" '$1 == 0'
+check_stats "$work/step.hpcprof" cupti_records_dropped records_dropped gpu_untimed_records cupti_unavailable gpu_unmatched_correlations
 check "stat cupti_overhead_ns (informational)" "SELECT COALESCE((SELECT value FROM stats WHERE name = 'cupti_overhead_ns'), 0)" '$1 >= 0'
 sql "$work/step.hpcprof" "SELECT group_concat(name || '=' || value, ' ') FROM stats WHERE value <> 0" >"$logs/step.stats"
 report ""
 report "Non-zero stats: $(cat "$logs/step.stats")"
+report "Smallest launch-to-start latency of a kernel (ns): $(sql "$work/step.hpcprof" "SELECT MIN(g.ts_ns - a.ts_ns) FROM $with_call WHERE g.category = 'gpu_kernel'")"
 
 # 3. Overhead: kernel-launch loop and training-like loop, 5 alternating runs each.
 report ""
@@ -198,9 +203,7 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
     t=$work/t.hpcprof
     check "NVTX step ranges (timed steps)" "SELECT COUNT(*) FROM event_view WHERE category = 'nvtx' AND name LIKE 'step %' AND name <> 'step -1'" "\$1 == $torch_steps" "$t"
     check "ncclAllReduce calls (DDP's gradient buckets)" "SELECT COUNT(*) FROM event_view WHERE name = 'ncclAllReduce'" "\$1 >= $torch_steps" "$t"
-    for st in cupti_records_dropped records_dropped cupti_unavailable gpu_unmatched_correlations; do
-        check "stat $st" "SELECT COALESCE((SELECT value FROM stats WHERE name = '$st'), 0)" '$1 == 0' "$t"
-    done
+    check_stats "$t" cupti_records_dropped records_dropped cupti_unavailable gpu_unmatched_correlations
     # Kernels (NCCL's included) launched inside the timed steps, against the PyTorch profiler's
     # trace of the same steps in another run.
     ours=$(sql "$t" "WITH api AS MATERIALIZED (SELECT correlation_id, process_id, track_id, ts_ns FROM event_view WHERE category = 'cuda_api' AND correlation_id IS NOT NULL), steps AS MATERIALIZED (SELECT track_id, ts_ns, dur_ns FROM event_view WHERE category = 'nvtx' AND name LIKE 'step %' AND name <> 'step -1'), k AS MATERIALIZED (SELECT correlation_id, process_id, dur_ns FROM event_view WHERE category IN ('gpu_kernel', 'gpu_comm_kernel')) SELECT COUNT(*), SUM(k.dur_ns) FROM k JOIN api a ON a.correlation_id = k.correlation_id AND a.process_id = k.process_id WHERE EXISTS (SELECT 1 FROM steps s WHERE s.track_id = a.track_id AND a.ts_ns >= s.ts_ns AND a.ts_ns < s.ts_ns + s.dur_ns)")
